@@ -1,0 +1,36 @@
+# The two commands: `make run` (install, build, measure) and `make test` (install, test).
+# Everything installs into .venv: Python packages and MPI (PyPI's mpich wheel), pinned in
+# pyproject.toml.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+ARGS   ?=
+
+.PHONY: run test install install-test test-fast test-slow clean
+
+$(BIN)/python:
+	@$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install the venv module (Debian: apt-get install python3-venv)"; exit 1; }
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+# Measure a ping-pong between two ranks, 0 B to 64 MiB, print the table and the run file.
+run: $(VENV)/.installed
+	$(BIN)/msgperf run $(ARGS)
+
+# Kernel unit tests (plain C), then the Python suite (real 2-rank MPI runs included).
+test: $(VENV)/.installed-test
+	$(MAKE) -s -C kernels check
+	$(BIN)/python -m pytest $(ARGS)
+
+clean:
+	$(MAKE) -s -C kernels clean
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

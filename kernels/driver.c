@@ -1,0 +1,101 @@
+#include "driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule.h"
+#include "stats.h"
+
+#define CONFIDENCE 0.95
+
+/* Time `k` iterations; every participant gets the slowest participant's time. */
+static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, long k)
+{
+    int64_t t0 = clock_now_ns();
+    p->iterate(ctx, k);
+    double t = (clock_now_ns() - t0) * 1e-9;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    return t;
+}
+
+/* Double k until a sample lasts long enough, then scale k to the target. Every participant
+ * sees the same reduced times, so all agree on k without another message. These iterations
+ * are the warm-up. */
+static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, double target, long *warmup)
+{
+    for (long k = 1;; k *= 2) {
+        double t = timed_max(p, ctx, k);
+        *warmup += k;
+        long calibrated = schedule_calibrated_k(k, t, target);
+        if (calibrated > 0)
+            return calibrated;
+    }
+}
+
+int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
+                   const struct mp_clock_test *clock, struct mp_result *result, char *err, size_t errlen)
+{
+    memset(result, 0, sizeof *result);
+    int64_t start = clock_now_ns();
+    p->prepare(ctx);
+    MPI_Barrier(ctx->comm);
+
+    result->first = timed_max(p, ctx, 1);
+    result->warmup = 1;
+    result->k = calibrate(p, ctx, schedule_sample_target(clock), &result->warmup);
+    const long k = result->k;
+
+    long capacity = o->min_samples, n = 0, batch = o->min_samples;
+    double *samples = malloc(capacity * sizeof *samples);
+    double *sorted = ctx->me == 0 ? malloc(capacity * sizeof *sorted) : NULL;
+    if (!samples || (ctx->me == 0 && !sorted)) {
+        snprintf(err, errlen, "out of memory for %ld samples", capacity);
+        return -1;
+    }
+    const char *stop_reason = "max_samples";
+    while (batch > 0) {
+        if (n + batch > capacity) {
+            capacity = n + batch > 2 * capacity ? n + batch : 2 * capacity;
+            samples = realloc(samples, capacity * sizeof *samples);
+            if (ctx->me == 0)
+                sorted = realloc(sorted, capacity * sizeof *sorted);
+            if (!samples || (ctx->me == 0 && !sorted)) {
+                snprintf(err, errlen, "out of memory for %ld samples", capacity);
+                return -1;
+            }
+        }
+        for (long i = n; i < n + batch; i++) {
+            int64_t t0 = clock_now_ns();
+            p->iterate(ctx, k);
+            samples[i] = (clock_now_ns() - t0) * 1e-9;
+        }
+        /* Honest reduction: each sample is what the slowest participant saw. */
+        MPI_Reduce(ctx->me == 0 ? MPI_IN_PLACE : samples + n, samples + n, (int)batch, MPI_DOUBLE,
+                   MPI_MAX, 0, ctx->comm);
+        n += batch;
+        if (ctx->me == 0) {
+            double median, lo, hi;
+            memcpy(sorted, samples, n * sizeof *samples);
+            stats_median_ci(sorted, n, CONFIDENCE, &median, &lo, &hi);
+            batch = schedule_next_batch(o, n, (hi - lo) / (2 * median), median, (clock_now_ns() - start) * 1e-9,
+                                        &stop_reason);
+        }
+        MPI_Bcast(&batch, 1, MPI_LONG, 0, ctx->comm);
+    }
+    free(sorted);
+
+    if (o->test_corrupt >= 0 && o->test_corrupt == ctx->bytes && ctx->me == 1 && ctx->bytes > 0)
+        ctx->recv[ctx->bytes / 2] ^= 0x5a; /* test-only: prove that verify() catches bad bytes */
+    long long bad = p->verify(ctx);
+    long long first_bad = bad > 0 ? bad - 1 : -1;
+    MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_LONG_LONG, MPI_MAX, ctx->comm);
+
+    result->samples = samples;
+    result->nsamples = n;
+    result->stop_reason = stop_reason;
+    result->mismatch = first_bad;
+    result->elapsed = (clock_now_ns() - start) * 1e-9;
+    return 0;
+}

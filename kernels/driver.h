@@ -1,0 +1,27 @@
+/* The one timed loop every pattern runs in: cold first iteration, warm-up and calibration
+ * of k, timed samples in batches, honest reduction (max over participants) and adaptive
+ * stopping on the precision of the median. */
+#ifndef MP_DRIVER_H
+#define MP_DRIVER_H
+
+#include "clock.h"
+#include "options.h"
+#include "pattern.h"
+
+struct mp_result {
+    long k;
+    long warmup;
+    double first;
+    double elapsed;
+    const char *stop_reason;
+    long long mismatch;     /* -1 when every participant received what it should */
+    double *samples;        /* on comm rank 0 only: max over participants, seconds */
+    long nsamples;
+};
+
+/* Collective over ctx->comm. The caller frees result->samples. Returns 0, or -1 when out
+ * of memory (with a message in err). */
+int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
+                   const struct mp_clock_test *clock, struct mp_result *result, char *err, size_t errlen);
+
+#endif

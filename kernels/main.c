@@ -1,0 +1,267 @@
+/* msgperf-kernels: MPI_Init, options, placement and clock self-test, then every (pattern, size)
+ * through the driver, one record each, flushed as it finishes. World rank 0 writes the run
+ * file; ranks outside the measured pair wait without spinning. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "buffers.h"
+#include "clock.h"
+#include "driver.h"
+#include "options.h"
+#include "patterns.h"
+#include "placement.h"
+#include "record.h"
+
+#define TAG_RESULT 7001
+#define IDLE_POLL_NS 200000 /* 0.2 ms: idle ranks check for progress this often */
+
+static int world_rank;
+
+/* One line on rank 0 (problem and fix), then every rank stops. */
+static void fail(const char *message, int code)
+{
+    if (world_rank == 0)
+        fprintf(stderr, "msgperf-kernels: %s\n", message);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code);
+}
+
+/* Complete a request while sleeping between polls, so a waiting rank leaves its core to
+ * the ranks being measured (oversubscribed nodes). */
+static void wait_sleeping(MPI_Request *request)
+{
+    const struct timespec pause = {0, IDLE_POLL_NS};
+    int done = 0;
+    for (;;) {
+        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        nanosleep(&pause, NULL);
+    }
+}
+
+static char *joined_argv(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = calloc(len, 1);
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        int quote = strpbrk(argv[i], " \t") != NULL;
+        strcat(s, i ? " " : "");
+        strcat(s, quote ? "'" : "");
+        strcat(s, argv[i]);
+        strcat(s, quote ? "'" : "");
+    }
+    return s;
+}
+
+/* Memory for two buffers of the largest size per rank, checked before allocating. */
+static void check_memory(const struct mp_options *o, int ranks_here)
+{
+    long long largest = 0;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > largest)
+            largest = o->sizes[i];
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return;
+    double need = 2.0 * (double)largest * ranks_here, have = (double)pages * page;
+    if (need > 0.9 * have) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "sizes up to %lld B need %.1f GiB of buffers on this node but %.1f GiB are free; use smaller sizes",
+                 largest, need / (1 << 30), have / (1 << 30));
+        fail(msg, 2);
+    }
+}
+
+/* Parse "RANK:BYTES" of the test-only --test-stall option. */
+static int stall_matches(const struct mp_options *o, long long bytes)
+{
+    long rank;
+    long long at;
+    return o->test_stall && sscanf(o->test_stall, "%ld:%lld", &rank, &at) == 2 && rank == world_rank && at == bytes;
+}
+
+struct result_head {
+    long k, warmup, nsamples;
+    double first, elapsed;
+    long long mismatch;
+    char stop_reason[16];
+};
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    int nranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+    struct mp_options o;
+    char err[MP_ERRLEN];
+    int rc = options_parse(argc, argv, &o, err, sizeof err);
+    if (rc == 1) {
+        MPI_Finalize();
+        return 0;
+    }
+    if (rc != 0)
+        fail(err, 2);
+    if (nranks < 2)
+        fail("only 1 rank; a pairwise pattern needs at least 2 (run with mpiexec -n 2)", 2);
+    if (o.pair_a >= nranks || o.pair_b >= nranks) {
+        snprintf(err, sizeof err, "--pair %d:%d names a rank that does not exist (ranks are 0 to %d); use ranks below %d",
+                 o.pair_a, o.pair_b, nranks - 1, nranks);
+        fail(err, 2);
+    }
+
+    struct mp_rank_place *places = world_rank == 0 ? calloc(nranks, sizeof *places) : NULL;
+    if (world_rank == 0 && !places)
+        fail("out of memory", 3);
+    placement_gather(MPI_COMM_WORLD, 0, places);
+    MPI_Comm node;
+    int ranks_here;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &ranks_here);
+    MPI_Comm_free(&node);
+    check_memory(&o, ranks_here);
+
+    struct mp_clock_test clock;
+    clock_self_test(&clock);
+    struct { double resolution, overhead; } worst = {clock.resolution, clock.overhead};
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    int monotonic = clock.monotonic;
+    MPI_Allreduce(MPI_IN_PLACE, &monotonic, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    clock.resolution = worst.resolution;
+    clock.overhead = worst.overhead;
+    clock.monotonic = monotonic;
+
+    FILE *out = NULL;
+    int open_ok = 1;
+    if (world_rank == 0) {
+        out = strcmp(o.output, "-") == 0 ? stdout : fopen(o.output, o.append ? "a" : "w");
+        open_ok = out != NULL;
+    }
+    MPI_Bcast(&open_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!open_ok) {
+        snprintf(err, sizeof err, "cannot write run file '%s': %s; choose a writable path with -o", o.output, strerror(errno));
+        fail(err, 2);
+    }
+    if (world_rank == 0) {
+        char *cli = o.command_line ? NULL : joined_argv(argc, argv);
+        if (!o.append)
+            record_run(out, &o, nranks, o.command_line ? o.command_line : (cli ? cli : argv[0]));
+        free(cli);
+        char library[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len, version, subversion;
+        MPI_Get_library_version(library, &len);
+        MPI_Get_version(&version, &subversion);
+        struct mp_launch_info info = {library, version, subversion, nranks, places, &clock, MPI_Wtick()};
+        record_launch(out, &o, &info);
+    }
+
+    /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
+    int in_pair = world_rank == o.pair_a || world_rank == o.pair_b;
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, world_rank == o.pair_a ? 0 : 1, &pair);
+
+    long long largest = 0;
+    for (int i = 0; i < o.nsizes; i++)
+        if (o.sizes[i] > largest)
+            largest = o.sizes[i];
+    unsigned char *send = NULL, *recv = NULL;
+    if (in_pair) {
+        send = buffers_alloc((size_t)largest);
+        recv = o.buffer == MP_BUFFER_INPLACE ? send : buffers_alloc((size_t)largest);
+        if (!send || !recv)
+            fail("cannot allocate the message buffers; use smaller sizes", 3);
+    }
+
+    int leader = o.pair_a, mismatches = 0;
+    for (int pi = 0; pi < o.npatterns; pi++) {
+        const struct mp_pattern *p = patterns_find(o.patterns[pi]);
+        for (int si = 0; si < o.nsizes; si++) {
+            struct mp_result r = {0};
+            struct result_head head;
+            memset(&head, 0, sizeof head);
+            if (in_pair) {
+                struct mp_ctx ctx = {pair, world_rank == o.pair_a ? 0 : 1, 2, send, recv,
+                                     (int)o.sizes[si], o.buffer == MP_BUFFER_INPLACE};
+                if (stall_matches(&o, o.sizes[si]))
+                    for (;;)
+                        pause(); /* test-only: a rank that never arrives */
+                if (driver_measure(p, &ctx, &o, &clock, &r, err, sizeof err))
+                    fail(err, 3);
+                head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, ""};
+                snprintf(head.stop_reason, sizeof head.stop_reason, "%s", r.stop_reason ? r.stop_reason : "");
+            }
+            double *samples = r.samples;
+            if (leader != 0 && world_rank == leader) {
+                MPI_Send(&head, (int)sizeof head, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+                MPI_Send(samples, (int)head.nsamples, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+            } else if (leader != 0 && world_rank == 0) {
+                MPI_Request req;
+                MPI_Irecv(&head, (int)sizeof head, MPI_BYTE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+                wait_sleeping(&req);
+                free(samples);
+                samples = malloc((head.nsamples ? head.nsamples : 1) * sizeof *samples);
+                if (!samples)
+                    fail("out of memory for samples", 3);
+                MPI_Irecv(samples, (int)head.nsamples, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+                wait_sleeping(&req);
+            }
+            if (world_rank == 0) {
+                struct mp_measurement m = {p->name, p->timing, p->metric, o.sizes[si],
+                                           (int)(head.k * p->divisor), head.k, head.warmup, head.first,
+                                           head.elapsed, head.stop_reason, head.mismatch, samples,
+                                           head.nsamples};
+                record_measurement(out, &o, &m);
+                if (head.mismatch >= 0)
+                    mismatches++;
+                if (!o.quiet) {
+                    printf("%-10s %12lld B  samples %-8ld k %-8ld stop %-11s %s\n", p->name, o.sizes[si],
+                           head.nsamples, head.k, head.stop_reason, head.mismatch < 0 ? "ok" : "PAYLOAD MISMATCH");
+                    fflush(stdout);
+                }
+            }
+            free(samples);
+        }
+    }
+
+    /* Everyone meets at the end; ranks that were idle sleep while they wait. */
+    MPI_Request done;
+    MPI_Ibarrier(MPI_COMM_WORLD, &done);
+    wait_sleeping(&done);
+    int *cpus = world_rank == 0 ? calloc(nranks, sizeof *cpus) : NULL;
+    placement_gather_cpus(MPI_COMM_WORLD, 0, cpus);
+    if (world_rank == 0) {
+        record_launch_end(out, &o, cpus, nranks);
+        if (out != stdout)
+            fclose(out);
+        if (mismatches)
+            fprintf(stderr, "msgperf-kernels: %d measurement(s) received bytes that differ from those sent; see 'validation' in %s\n",
+                    mismatches, o.output);
+    }
+    MPI_Bcast(&mismatches, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(cpus);
+    free(places);
+    if (in_pair) {
+        buffers_free(send);
+        if (recv != send)
+            buffers_free(recv);
+        MPI_Comm_free(&pair);
+    }
+    options_free(&o);
+    MPI_Finalize();
+    return mismatches ? 4 : 0;
+}

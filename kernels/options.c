@@ -1,0 +1,214 @@
+#include "options.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patterns.h"
+#include "units.h"
+
+static const struct option longopts[] = {
+    {"pattern", required_argument, NULL, 'p'},
+    {"sizes", required_argument, NULL, 's'},
+    {"pair", required_argument, NULL, 'P'},
+    {"buffer", required_argument, NULL, 'b'},
+    {"precision", required_argument, NULL, 'r'},
+    {"time-budget", required_argument, NULL, 't'},
+    {"min-samples", required_argument, NULL, 'n'},
+    {"max-samples", required_argument, NULL, 'N'},
+    {"output", required_argument, NULL, 'o'},
+    {"append", no_argument, NULL, 'a'},
+    {"launch", required_argument, NULL, 'l'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"command-line", required_argument, NULL, 'c'},
+    {"test-stall", required_argument, NULL, 'S'},
+    {"test-corrupt", required_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static void usage(void)
+{
+    printf("usage: msgperf-kernels [options]\n"
+           "  -p, --pattern NAME      pattern to run (repeatable; default pingpong)\n"
+           "  -s, --sizes LIST        sizes: 0,1,4K or 1:64M or 1:64M:4 (default 0:64M)\n"
+           "      --pair A:B          measured ranks, A sends first (default 0:1)\n"
+           "      --buffer MODE       separate (default) or inplace\n"
+           "      --precision P       target half-width of the median's 95%% CI (default 1%%)\n"
+           "      --time-budget SECS  time budget per size (default 1s)\n"
+           "      --min-samples N     minimum samples per size (default 20)\n"
+           "      --max-samples N     maximum samples per size (default 1000000)\n"
+           "  -o, --output FILE       run file to write (default msgperf-run.jsonl)\n"
+           "      --append            add a launch to an existing run file\n"
+           "      --launch N          index of this launch in the run file (with --append)\n"
+           "  -q, --quiet             no per-size lines on stdout\n"
+           "patterns:");
+    for (int i = 0; i < patterns_count(); i++)
+        printf(" %s", patterns_get(i)->name);
+    printf("\n");
+}
+
+static int scan_long(const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int scan_pair(const char *text, int *a, int *b)
+{
+    char *end;
+    long x = strtol(text, &end, 10);
+    if (end == text || *end != ':' || x < 0 || x > INT_MAX)
+        return -1;
+    const char *second = end + 1;
+    long y = strtol(second, &end, 10);
+    if (end == second || *end != '\0' || y < 0 || y > INT_MAX)
+        return -1;
+    *a = (int)x;
+    *b = (int)y;
+    return 0;
+}
+
+int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->pair_a = 0;
+    o->pair_b = 1;
+    o->buffer = MP_BUFFER_SEPARATE;
+    o->precision = 0.01;
+    o->time_budget = 1.0;
+    o->min_samples = 20;
+    o->max_samples = 1000000;
+    o->output = "msgperf-run.jsonl";
+    o->test_corrupt = -1;
+    const char *sizes = "0:64M";
+    long value;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":p:s:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (!patterns_find(optarg)) {
+                snprintf(err, errlen, "unknown pattern '%s'; run with --help to list the patterns", optarg);
+                return -1;
+            }
+            if (o->npatterns == MP_MAX_PATTERNS) {
+                snprintf(err, errlen, "too many patterns (at most %d)", MP_MAX_PATTERNS);
+                return -1;
+            }
+            o->patterns[o->npatterns++] = optarg;
+            break;
+        case 's': sizes = optarg; break;
+        case 'P':
+            if (scan_pair(optarg, &o->pair_a, &o->pair_b)) {
+                snprintf(err, errlen, "cannot read --pair '%s'; write two ranks like 0:1", optarg);
+                return -1;
+            }
+            if (o->pair_a == o->pair_b) {
+                snprintf(err, errlen, "--pair %s names rank %d twice; name two different ranks", optarg, o->pair_a);
+                return -1;
+            }
+            break;
+        case 'b':
+            if (strcmp(optarg, "separate") == 0)
+                o->buffer = MP_BUFFER_SEPARATE;
+            else if (strcmp(optarg, "inplace") == 0)
+                o->buffer = MP_BUFFER_INPLACE;
+            else {
+                snprintf(err, errlen, "unknown --buffer '%s'; use separate or inplace", optarg);
+                return -1;
+            }
+            break;
+        case 'r':
+            if (units_scan_fraction(optarg, &o->precision, err, errlen))
+                return -1;
+            if (!(o->precision >= 1e-5 && o->precision <= 0.5)) {
+                snprintf(err, errlen, "--precision %s is out of range; use 0.001%% to 50%%", optarg);
+                return -1;
+            }
+            break;
+        case 't':
+            if (units_scan_seconds(optarg, &o->time_budget, err, errlen))
+                return -1;
+            if (!(o->time_budget > 0 && o->time_budget <= 86400)) {
+                snprintf(err, errlen, "--time-budget %s is out of range; use more than 0 and at most a day", optarg);
+                return -1;
+            }
+            break;
+        case 'n':
+            if (scan_long(optarg, 6, 100000000, &o->min_samples)) {
+                snprintf(err, errlen, "--min-samples %s is out of range; use 6 to 100000000 (a median CI needs 6)", optarg);
+                return -1;
+            }
+            break;
+        case 'N':
+            if (scan_long(optarg, 6, 100000000, &o->max_samples)) {
+                snprintf(err, errlen, "--max-samples %s is out of range; use 6 to 100000000", optarg);
+                return -1;
+            }
+            break;
+        case 'o': o->output = optarg; break;
+        case 'a': o->append = 1; break;
+        case 'l':
+            if (scan_long(optarg, 0, 1000000, &value)) {
+                snprintf(err, errlen, "--launch %s must be a launch index >= 0", optarg);
+                return -1;
+            }
+            o->launch_index = (int)value;
+            break;
+        case 'q': o->quiet = 1; break;
+        case 'c': o->command_line = optarg; break;
+        case 'S': o->test_stall = optarg; break;
+        case 'C': o->test_corrupt = atoll(optarg); break;
+        case 'h': usage(); return 1;
+        case ':':
+            snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            snprintf(err, errlen, "unknown option %s; run with --help", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s'; run with --help", argv[optind]);
+        return -1;
+    }
+    if (o->min_samples > o->max_samples) {
+        snprintf(err, errlen, "--min-samples %ld is above --max-samples %ld", o->min_samples, o->max_samples);
+        return -1;
+    }
+    if (o->npatterns == 0)
+        o->patterns[o->npatterns++] = "pingpong";
+    o->sizes = malloc(MP_MAX_SIZES * sizeof *o->sizes);
+    if (!o->sizes) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (units_scan_sizes(sizes, o->sizes, MP_MAX_SIZES, &o->nsizes, err, errlen))
+        return -1;
+    for (int i = 0; i < o->nsizes; i++)
+        if (o->sizes[i] > INT_MAX) {
+            snprintf(err, errlen, "size %lld is beyond 2^31-1 bytes, the largest MPI count of one MPI_BYTE message; use smaller sizes",
+                     o->sizes[i]);
+            return -1;
+        }
+    return 0;
+}
+
+void options_free(struct mp_options *o)
+{
+    free(o->sizes);
+    o->sizes = NULL;
+}
+
+const char *options_buffer_name(enum mp_buffer_mode mode)
+{
+    return mode == MP_BUFFER_INPLACE ? "inplace" : "separate";
+}

@@ -1,0 +1,36 @@
+/* Command-line options of msgperf-kernels: parsed once, then passed down as const. */
+#ifndef MP_OPTIONS_H
+#define MP_OPTIONS_H
+
+#include <stddef.h>
+
+#define MP_MAX_PATTERNS 32
+#define MP_ERRLEN 512
+
+enum mp_buffer_mode { MP_BUFFER_SEPARATE, MP_BUFFER_INPLACE };
+
+struct mp_options {
+    const char *patterns[MP_MAX_PATTERNS];
+    int npatterns;
+    long long *sizes;       /* owned; options_free() releases it */
+    int nsizes;
+    int pair_a, pair_b;     /* the measured pair; pair_a sends first */
+    enum mp_buffer_mode buffer;
+    double precision;       /* target relative half-width of the median's 95% CI */
+    double time_budget;     /* seconds per (pattern, size) */
+    long min_samples, max_samples;
+    const char *output;     /* run file; "-" is stdout */
+    int append;             /* add a launch to an existing run file (resume, repeat) */
+    int launch_index;
+    int quiet;
+    const char *command_line; /* recorded in the run record; default: argv joined */
+    const char *test_stall;   /* test-only: "RANK:BYTES" makes that rank stall at that size */
+    long long test_corrupt;   /* test-only: flip a received byte at this size (-1: never) */
+};
+
+/* 0 on success; -1 with a one-line message (problem and fix) in err; 1 when --help was shown. */
+int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t errlen);
+void options_free(struct mp_options *o);
+const char *options_buffer_name(enum mp_buffer_mode mode);
+
+#endif

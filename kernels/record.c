@@ -1,0 +1,154 @@
+#include "record.h"
+
+#include <string.h>
+#include <time.h>
+
+#ifndef MSGPERF_VERSION
+#define MSGPERF_VERSION "0.1.0"
+#endif
+
+extern char **environ;
+
+/* The environment that explains MPI behaviour (tuning knobs, batch system). */
+static const char *const env_prefixes[] = {
+    "MPICH_", "MPIR_CVAR_", "MPIEXEC_", "HYDRA_", "OMPI_", "PMIX_", "UCX_", "FI_", "I_MPI_",
+    "SLURM_", "PMI_", "MV2_",
+};
+
+void record_utc_now(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_double(FILE *f, double x) { fprintf(f, "%.17g", x); }
+
+void record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line)
+{
+    char now[32];
+    record_utc_now(now, sizeof now);
+    fprintf(f, "{\"type\":\"run\",\"format\":\"msgperf-run\",\"format_version\":%d,"
+               "\"msgperf_version\":", MP_FORMAT_VERSION);
+    json_string(f, MSGPERF_VERSION);
+    fputs(",\"command_line\":", f);
+    json_string(f, command_line);
+    fprintf(f, ",\"start_time\":\"%s\",\"source\":\"msgperf\",\"plan\":{\"patterns\":[", now);
+    for (int i = 0; i < o->npatterns; i++) {
+        if (i)
+            fputc(',', f);
+        json_string(f, o->patterns[i]);
+    }
+    fputs("],\"sizes\":[", f);
+    for (int i = 0; i < o->nsizes; i++)
+        fprintf(f, "%s%lld", i ? "," : "", o->sizes[i]);
+    fprintf(f, "],\"buffer\":\"%s\",\"pair\":[%d,%d],\"nranks\":%d,\"precision\":",
+            options_buffer_name(o->buffer), o->pair_a, o->pair_b, nranks);
+    json_double(f, o->precision);
+    fputs(",\"time_budget_s\":", f);
+    json_double(f, o->time_budget);
+    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld}}\n", o->min_samples, o->max_samples);
+    fflush(f);
+}
+
+void record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info)
+{
+    char now[32];
+    record_utc_now(now, sizeof now);
+    const struct mp_rank_place *r = info->ranks;
+    fprintf(f, "{\"type\":\"launch\",\"launch\":%d,\"start_time\":\"%s\",\"mpi_library\":",
+            o->launch_index, now);
+    json_string(f, info->mpi_library);
+    fprintf(f, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"pair\":[%d,%d],\"pair_shares_node\":%s,\"ranks\":[",
+            info->mpi_version, info->mpi_subversion, info->nranks, o->pair_a, o->pair_b,
+            r[o->pair_a].node == r[o->pair_b].node ? "true" : "false");
+    for (int i = 0; i < info->nranks; i++) {
+        fprintf(f, "%s{\"rank\":%d,\"host\":", i ? "," : "", r[i].rank);
+        json_string(f, r[i].host);
+        fprintf(f, ",\"cpu\":%d,\"node\":%d}", r[i].cpu, r[i].node);
+    }
+    fputs("],\"clock\":{\"source\":\"clock_gettime(CLOCK_MONOTONIC)\",\"resolution_s\":", f);
+    json_double(f, info->clock->resolution);
+    fputs(",\"overhead_s\":", f);
+    json_double(f, info->clock->overhead);
+    fprintf(f, ",\"monotonic\":%s,\"reported_resolution_s\":", info->clock->monotonic ? "true" : "false");
+    json_double(f, info->clock->reported_resolution);
+    fputs(",\"mpi_wtick_s\":", f);
+    json_double(f, info->wtick);
+    fputs("},\"environment\":{", f);
+    int first = 1;
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        for (size_t p = 0; p < sizeof env_prefixes / sizeof env_prefixes[0]; p++) {
+            if (strncmp(*e, env_prefixes[p], strlen(env_prefixes[p])) != 0)
+                continue;
+            char name[256];
+            size_t len = (size_t)(eq - *e) < sizeof name - 1 ? (size_t)(eq - *e) : sizeof name - 1;
+            memcpy(name, *e, len);
+            name[len] = '\0';
+            fputs(first ? "" : ",", f);
+            json_string(f, name);
+            fputc(':', f);
+            json_string(f, eq + 1);
+            first = 0;
+            break;
+        }
+    }
+    fputs("}}\n", f);
+    fflush(f);
+}
+
+void record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m)
+{
+    fprintf(f, "{\"type\":\"measurement\",\"launch\":%d,\"pattern\":", o->launch_index);
+    json_string(f, m->pattern);
+    fprintf(f, ",\"bytes\":%lld,\"buffer\":\"%s\",\"ranks\":[%d,%d],\"k\":%ld,\"divisor\":%d,\"metric\":",
+            m->bytes, options_buffer_name(o->buffer), o->pair_a, o->pair_b, m->k, m->divisor);
+    json_string(f, m->metric);
+    fputs(",\"timing\":", f);
+    json_string(f, m->timing);
+    fprintf(f, ",\"warmup\":%ld,\"first_s\":", m->warmup);
+    json_double(f, m->first);
+    fputs(",\"elapsed_s\":", f);
+    json_double(f, m->elapsed);
+    fprintf(f, ",\"stop_reason\":\"%s\",\"validation\":\"%s\"", m->stop_reason,
+            m->mismatch < 0 ? "ok" : "mismatch");
+    if (m->mismatch >= 0)
+        fprintf(f, ",\"mismatch_byte\":%lld", m->mismatch);
+    fputs(",\"samples_s\":[", f);
+    for (long i = 0; i < m->nsamples; i++) {
+        if (i)
+            fputc(',', f);
+        json_double(f, m->samples[i]);
+    }
+    fputs("]}\n", f);
+    fflush(f);
+}
+
+void record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks)
+{
+    char now[32];
+    record_utc_now(now, sizeof now);
+    fprintf(f, "{\"type\":\"launch_end\",\"launch\":%d,\"end_time\":\"%s\",\"cpus\":[", o->launch_index, now);
+    for (int i = 0; i < nranks; i++)
+        fprintf(f, "%s%d", i ? "," : "", cpus[i]);
+    fputs("]}\n", f);
+    fflush(f);
+}

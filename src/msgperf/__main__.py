@@ -1,0 +1,3 @@
+from msgperf.cli import main
+
+main()

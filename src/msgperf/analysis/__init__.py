@@ -1,0 +1,1 @@
+"""Pure analysis over arrays: statistics, model fits, comparisons. No I/O, no printing."""

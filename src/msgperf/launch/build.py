@@ -1,0 +1,154 @@
+"""Compile the C kernels against a chosen MPI, cached per MPI identity.
+
+The cache key is the mpicc path, its compile line, the MPI library's version macros and a hash
+of the kernel sources, so switching MPI (or editing a kernel) never runs a stale binary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from msgperf import __version__
+from msgperf.errors import MsgperfError
+
+KERNEL_NAME = "msgperf-kernels"
+_VERSION_MACROS = ("MPI_VERSION", "MPI_SUBVERSION", "MPICH_VERSION", "MPICH_NUMVERSION",
+                   "OMPI_MAJOR_VERSION", "OMPI_MINOR_VERSION", "OMPI_RELEASE_VERSION",
+                   "MVAPICH2_VERSION", "I_MPI_VERSION")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    path: Path
+    mpicc: Path
+    mpiexec: Path | None  # the launcher that belongs to this MPI, where one sits beside mpicc
+    mpi_version: str       # e.g. "MPICH 5.0.2"
+
+
+def kernels_dir() -> Path:
+    """The C sources: MSGPERF_KERNELS_DIR, else the repository's kernels/ beside src/."""
+    env = os.environ.get("MSGPERF_KERNELS_DIR")
+    here = Path(env) if env else Path(__file__).resolve().parents[3] / "kernels"
+    if not (here / "main.c").is_file():
+        raise MsgperfError(f"kernel sources not found in {here}; set MSGPERF_KERNELS_DIR to the kernels/ folder")
+    return here
+
+
+def kernel_sources(root: Path) -> list[Path]:
+    return sorted(root.glob("*.c")) + sorted((root / "patterns").glob("*.c"))
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("MSGPERF_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "msgperf" / "kernels"
+
+
+def find_mpicc(explicit: str | None = None) -> Path:
+    """The chosen mpicc: explicit path, else the one installed beside this Python (the PyPI
+    mpich wheel), else the first on PATH."""
+    if explicit:
+        p = Path(explicit)
+        found = p if p.is_file() else (Path(shutil.which(explicit)) if shutil.which(explicit) else None)
+        if found is None or not os.access(found, os.X_OK):
+            raise MsgperfError(f"--mpicc {explicit}: no such executable; give the path of an MPI C compiler wrapper")
+        return found.absolute()
+    beside = Path(sys.executable).parent / "mpicc"
+    if beside.is_file():
+        return beside
+    on_path = shutil.which("mpicc")
+    if on_path:
+        return Path(on_path)
+    raise MsgperfError("no MPI found: no mpicc beside this Python or on PATH; "
+                       "install one (pip install mpich) or pass --mpicc PATH")
+
+
+def find_mpiexec(mpicc: Path) -> Path | None:
+    for name in ("mpiexec", "mpirun"):
+        # Debian's alternatives name them after the MPI: mpicc.mpich -> mpiexec.mpich
+        suffix = mpicc.name[len("mpicc"):] if mpicc.name.startswith("mpicc") else ""
+        candidate = mpicc.parent / f"{name}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise MsgperfError(f"{what}: {exc}") from None
+
+
+def mpi_identity(mpicc: Path) -> dict[str, str]:
+    """The compile line and version macros of the MPI behind mpicc (no MPI program runs)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe.c"
+        probe.write_text("#include <mpi.h>\n")
+        pre = _run([str(mpicc), "-E", "-dM", str(probe)], f"{mpicc} cannot run")
+    if pre.returncode != 0:
+        first = (pre.stderr.strip().splitlines() or ["no output"])[0]
+        raise MsgperfError(f"{mpicc} cannot compile against mpi.h ({first}); check the MPI installation or pass --mpicc")
+    macros = {}
+    for line in pre.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0] == "#define" and parts[1] in _VERSION_MACROS:
+            macros[parts[1]] = parts[2].strip('"')
+    show = _run([str(mpicc), "-show"], "mpicc -show")
+    if show.returncode != 0:
+        show = _run([str(mpicc), "--showme"], "mpicc --showme")
+    macros["compile_line"] = show.stdout.strip()
+    return macros
+
+
+def describe_mpi(identity: dict[str, str]) -> str:
+    if "MPICH_VERSION" in identity:
+        return f"MPICH {identity['MPICH_VERSION']}"
+    if "OMPI_MAJOR_VERSION" in identity:
+        return "Open MPI {}.{}.{}".format(identity["OMPI_MAJOR_VERSION"], identity.get("OMPI_MINOR_VERSION", "?"),
+                                          identity.get("OMPI_RELEASE_VERSION", "?"))
+    return f"MPI {identity.get('MPI_VERSION', '?')}.{identity.get('MPI_SUBVERSION', '?')}"
+
+
+def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
+    """Return a kernel binary for this MPI, compiling it unless the cache already has it."""
+    compiler = find_mpicc(mpicc)
+    root = kernels_dir()
+    sources = kernel_sources(root)
+    identity = mpi_identity(compiler)
+    digest = hashlib.sha256()
+    digest.update(str(compiler.resolve()).encode())
+    digest.update(json.dumps(identity, sort_keys=True).encode())
+    digest.update(__version__.encode())
+    for src in sources + sorted(root.glob("*.h")):
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    target_dir = cache_dir() / digest.hexdigest()[:16]
+    binary = target_dir / KERNEL_NAME
+    kernel = Kernel(path=binary, mpicc=compiler, mpiexec=find_mpiexec(compiler),
+                    mpi_version=describe_mpi(identity))
+    if binary.is_file() and not force:
+        return kernel
+    target_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target_dir / f".{KERNEL_NAME}.{os.getpid()}"
+    cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L",
+           f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources), "-lm"]
+    result = _run(cmd, f"{compiler} cannot run")
+    if result.returncode != 0:
+        errors = [l for l in result.stderr.splitlines() if "error" in l] or result.stderr.splitlines() or ["no output"]
+        raise MsgperfError(f"{compiler} cannot compile the kernels: {errors[0].strip()}; "
+                           "check the MPI installation or pass another --mpicc")
+    os.replace(tmp, binary)  # atomic: a concurrent build never sees half a binary
+    (target_dir / "identity.json").write_text(json.dumps(
+        {"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
+    return kernel

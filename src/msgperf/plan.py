@@ -1,0 +1,167 @@
+"""What to measure, validated before anything runs: sizes, ranks, precision, budget.
+
+The grammar matches the kernels' own parser (kernels/units.c), so a plan written here and a
+standalone ``msgperf-kernels --sizes ...`` mean the same thing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+
+from msgperf.errors import MsgperfError
+
+MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large-count support
+MAX_SIZES = 4096
+PATTERNS = ("pingpong",)
+BUFFERS = ("separate", "inplace")
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
+          "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
+_SIZE = re.compile(r"^\s*(-?)(\d+)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_size(text: str) -> int:
+    """'64' -> 64, '4K' -> 4096, '1M' -> 1048576 (K, M, G are powers of 1024)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise MsgperfError(f"cannot read size '{text}'; write bytes like 64, 4K, 1M or 2G")
+    sign, digits, unit = m.groups()
+    if sign:
+        raise MsgperfError(f"size '{text}' is negative; sizes are byte counts >= 0")
+    if unit.lower() not in _UNITS:
+        raise MsgperfError(f"unknown unit in size '{text}'; use K, M or G (powers of 1024)")
+    return int(digits) * _UNITS[unit.lower()]
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """A list '0,1,4K', a power-of-two range '1:64M' (0 first if the range starts at 0), or a
+    range with an integer ratio '1:64M:4'; items may be mixed: '0,16:1K'."""
+    sizes: list[int] = []
+    if not text or not text.strip():
+        raise MsgperfError("no sizes given; use a list like 0,1,4K or a range like 1:64M")
+    for item in text.split(","):
+        parts = item.split(":")
+        if len(parts) == 1:
+            sizes.append(parse_size(item))
+            continue
+        if len(parts) > 3:
+            raise MsgperfError(f"cannot read size range '{item}'; write FROM:TO or FROM:TO:RATIO")
+        lo, hi = parse_size(parts[0]), parse_size(parts[1])
+        ratio = 2
+        if len(parts) == 3:
+            if not parts[2].strip().isdigit() or int(parts[2]) < 2:
+                raise MsgperfError(f"range step in '{item}' must be an integer ratio >= 2")
+            ratio = int(parts[2])
+        if hi < lo:
+            raise MsgperfError(f"range '{item}' ends below where it starts")
+        if lo == 0:
+            sizes.append(0)
+            lo = 1
+        s = lo
+        while s <= hi:
+            sizes.append(s)
+            s *= ratio
+        if len(sizes) > MAX_SIZES:
+            break
+    if len(sizes) > MAX_SIZES:
+        raise MsgperfError(f"too many sizes (at most {MAX_SIZES})")
+    for s in sizes:
+        if s > MAX_COUNT:
+            raise MsgperfError(
+                f"size {s} B is beyond 2^31-1 bytes, the largest MPI count of one MPI_BYTE "
+                "message; use smaller sizes")
+    return tuple(sizes)
+
+
+def parse_fraction(text: str) -> float:
+    """'1%' -> 0.01, '0.02' -> 0.02; the precision target (relative CI half-width)."""
+    t = text.strip()
+    try:
+        value = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise MsgperfError(f"cannot read precision '{text}'; write a percentage like 1% or a fraction like 0.01") from None
+    if not (math.isfinite(value) and 1e-5 <= value <= 0.5):
+        raise MsgperfError(f"precision {text} is out of range; use 0.001% to 50%")
+    return value
+
+
+def parse_seconds(text: str) -> float:
+    """'1.5' or '1.5s' -> 1.5, '500ms' -> 0.5, '2m' -> 120."""
+    m = re.match(r"^\s*([0-9.eE+-]+)\s*(ms|us|s|m|min)?\s*$", text)
+    try:
+        value = float(m.group(1)) * {"ms": 1e-3, "us": 1e-6, "s": 1, "m": 60, "min": 60, None: 1}[m.group(2)]
+    except (AttributeError, ValueError):
+        raise MsgperfError(f"cannot read duration '{text}'; write seconds like 1.5, 500ms or 2s") from None
+    if not (math.isfinite(value) and 0 < value <= 86400):
+        raise MsgperfError(f"time budget {text} is out of range; use more than 0 and at most a day")
+    return value
+
+
+def parse_pair(text: str) -> tuple[int, int]:
+    m = re.match(r"^\s*(\d+)\s*:\s*(\d+)\s*$", text)
+    if not m:
+        raise MsgperfError(f"cannot read --pair '{text}'; write two ranks like 0:1 (the first sends first)")
+    a, b = int(m.group(1)), int(m.group(2))
+    if a == b:
+        raise MsgperfError(f"--pair {text} names rank {a} twice; name two different ranks")
+    return a, b
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A validated ``msgperf run``: everything the launcher needs."""
+
+    patterns: tuple[str, ...] = PATTERNS
+    sizes: tuple[int, ...] = parse_sizes("0:64M")
+    np: int = 2
+    pair: tuple[int, int] = (0, 1)
+    buffer: str = "separate"
+    precision: float = 0.01
+    time_budget_s: float = 1.0
+    min_samples: int = 20
+    max_samples: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for p in self.patterns:
+            if p not in PATTERNS:
+                raise MsgperfError(f"unknown pattern '{p}'; known patterns: {', '.join(PATTERNS)}")
+        if self.np < 2:
+            raise MsgperfError(f"--np {self.np}: a pairwise pattern needs at least 2 ranks; use --np 2 or more")
+        if max(self.pair) >= self.np:
+            raise MsgperfError(
+                f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.np} "
+                f"(ranks are 0 to {self.np - 1}); use ranks below {self.np} or raise --np")
+        if self.buffer not in BUFFERS:
+            raise MsgperfError(f"unknown --buffer '{self.buffer}'; use separate or inplace")
+        if not 6 <= self.min_samples <= self.max_samples <= 100_000_000:
+            raise MsgperfError(
+                f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
+                "6 <= min <= max <= 100000000 (a median CI needs 6 samples)")
+
+    def check_memory(self, available_bytes: int | None = None, ranks_per_node: int | None = None) -> None:
+        """Two buffers of the largest size per rank must fit in the free memory (checked before
+        anything is allocated)."""
+        if available_bytes is None:
+            try:
+                available_bytes = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            except (ValueError, OSError):
+                return
+        ranks = ranks_per_node if ranks_per_node is not None else self.np
+        need = 2 * max(self.sizes) * ranks
+        if need > 0.9 * available_bytes:
+            raise MsgperfError(
+                f"sizes up to {max(self.sizes)} B need {need / 2**30:.1f} GiB of buffers for {ranks} "
+                f"ranks but {available_bytes / 2**30:.1f} GiB are free; use smaller sizes or fewer ranks")
+
+    def kernel_args(self) -> list[str]:
+        args: list[str] = []
+        for p in self.patterns:
+            args += ["--pattern", p]
+        args += ["--sizes", ",".join(str(s) for s in self.sizes),
+                 "--pair", f"{self.pair[0]}:{self.pair[1]}", "--buffer", self.buffer,
+                 "--precision", repr(self.precision), "--time-budget", repr(self.time_budget_s),
+                 "--min-samples", str(self.min_samples), "--max-samples", str(self.max_samples)]
+        return args

@@ -1,0 +1,356 @@
+"""The run-file format: the one place that knows its record types and field names.
+
+A run file is JSON Lines (docs/record-format.md). Its records, in order:
+
+- ``run``: written once, when the file is created: format version, plan, command line;
+- ``launch``: one per MPI launch (a run has several with ``--repeat`` or ``--resume``):
+  MPI library, rank placement, clock self-test, MPI-related environment;
+- ``measurement``: one per (pattern, size), written and flushed as soon as it is done;
+- ``launch_end``: when a launch finishes cleanly: placement at the end, end time.
+
+This module turns already-decoded JSON objects into frozen dataclasses and back; reading
+bytes from disk is ``records.read``'s job.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from msgperf.errors import MsgperfError
+
+FORMAT_NAME = "msgperf-run"
+FORMAT_VERSION = 1
+
+STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
+
+
+class RecordError(MsgperfError):
+    """A record that does not follow the format."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run was asked to measure (the ``plan`` object of the ``run`` record)."""
+
+    patterns: tuple[str, ...]
+    sizes: tuple[int, ...]
+    buffer: str
+    pair: tuple[int, int]
+    nranks: int
+    precision: float
+    time_budget_s: float
+    min_samples: int
+    max_samples: int
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The ``run`` record: written once when a run file is created."""
+
+    format_version: int
+    msgperf_version: str
+    command_line: str
+    start_time: str
+    plan: Plan
+    source: str = "msgperf"  # "msgperf" or the tool an imported run came from
+
+
+@dataclass(frozen=True)
+class RankPlacement:
+    rank: int
+    host: str
+    cpu: int  # -1 where unknown
+    node: int  # index of the rank's shared-memory node (MPI_COMM_TYPE_SHARED)
+
+
+@dataclass(frozen=True)
+class ClockSelfTest:
+    source: str
+    resolution_s: float
+    overhead_s: float
+    monotonic: bool
+    reported_resolution_s: float  # what clock_getres() claims
+    mpi_wtick_s: float
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The ``launch`` record, plus the matching ``launch_end`` when there is one."""
+
+    index: int
+    mpi_library: str
+    mpi_version: str
+    nranks: int
+    ranks: tuple[RankPlacement, ...]
+    pair: tuple[int, int]
+    pair_shares_node: bool
+    clock: ClockSelfTest
+    environment: Mapping[str, str]
+    start_time: str
+    end_time: str | None = None
+    end_cpus: tuple[int, ...] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.end_time is not None
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.host for r in self.ranks))
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """One (pattern, size) measurement with its raw samples.
+
+    ``samples_s[i]`` is the wall time of one sample: ``k`` iterations of the pattern, as seen
+    by the slowest participant. The reported time per message is ``samples_s / divisor``
+    (for a ping-pong, divisor = 2k: the one-way time is half the round trip).
+    """
+
+    pattern: str
+    bytes: int
+    buffer: str
+    ranks: tuple[int, ...]
+    k: int
+    divisor: int
+    samples_s: np.ndarray
+    stop_reason: str
+    validated: bool
+    launch: int = 0
+    timing: str = ""
+    metric: str = "one_way"
+    first_s: float | None = None  # the cold first iteration, before warm-up; never a sample
+    warmup: int = 0
+    elapsed_s: float = 0.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def per_message_s(self) -> np.ndarray:
+        """Samples converted to the reported time per message (one-way for a ping-pong)."""
+        return self.samples_s / self.divisor
+
+    @property
+    def key(self) -> tuple[str, str, int, tuple[int, ...]]:
+        return (self.pattern, self.buffer, self.bytes, self.ranks)
+
+
+@dataclass(frozen=True)
+class Run:
+    info: RunInfo
+    launches: tuple[Launch, ...]
+    measurements: tuple[Measurement, ...]
+    path: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """Every planned (pattern, size) was measured and the last launch ended cleanly (an
+        earlier launch may have been killed and resumed)."""
+        if not self.launches or not self.launches[-1].finished:
+            return False
+        done = {(m.pattern, m.bytes) for m in self.measurements}
+        return all((p, s) in done for p in self.info.plan.patterns for s in self.info.plan.sizes)
+
+    def missing(self) -> list[tuple[str, int]]:
+        """Planned (pattern, size) pairs that have no measurement yet, in plan order."""
+        done = {(m.pattern, m.bytes) for m in self.measurements}
+        return [(p, s) for p in self.info.plan.patterns for s in self.info.plan.sizes
+                if (p, s) not in done]
+
+
+# ---- decoding -------------------------------------------------------------------------------
+
+def _require(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if name not in obj:
+        raise RecordError(f"{where}: missing field '{name}'")
+    value = obj[name]
+    if kind in (int, float) or kind == (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RecordError(f"{where}: field '{name}' must be a number, got {type(value).__name__}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RecordError(f"{where}: field '{name}' is not a finite number")
+        if kind is int and not float(value).is_integer():
+            raise RecordError(f"{where}: field '{name}' must be an integer")
+        return int(value) if kind is int else float(value)
+    if not isinstance(value, kind):
+        raise RecordError(f"{where}: field '{name}' has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _pair(value: Any, where: str, name: str) -> tuple[int, ...]:
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
+        raise RecordError(f"{where}: field '{name}' must be a list of rank numbers")
+    return tuple(value)
+
+
+def decode_plan(obj: Any, where: str) -> Plan:
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: field 'plan' must be an object")
+    patterns = _require(obj, "patterns", list, where)
+    sizes = _require(obj, "sizes", list, where)
+    if not all(isinstance(p, str) for p in patterns):
+        raise RecordError(f"{where}: plan.patterns must be strings")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
+        raise RecordError(f"{where}: plan.sizes must be non-negative integers")
+    pair = _pair(_require(obj, "pair", list, where), where, "plan.pair")
+    if len(pair) != 2:
+        raise RecordError(f"{where}: plan.pair must name two ranks")
+    return Plan(
+        patterns=tuple(patterns),
+        sizes=tuple(sizes),
+        buffer=_require(obj, "buffer", str, where),
+        pair=(pair[0], pair[1]),
+        nranks=_require(obj, "nranks", int, where),
+        precision=_require(obj, "precision", float, where),
+        time_budget_s=_require(obj, "time_budget_s", float, where),
+        min_samples=_require(obj, "min_samples", int, where),
+        max_samples=_require(obj, "max_samples", int, where),
+    )
+
+
+def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
+    version = _require(obj, "format_version", int, where)
+    if version > FORMAT_VERSION:
+        raise RecordError(
+            f"{where}: run file format version {version} is newer than this msgperf reads "
+            f"({FORMAT_VERSION}); upgrade msgperf")
+    if version < 1:
+        raise RecordError(f"{where}: unknown run file format version {version}")
+    if obj.get("format") != FORMAT_NAME:
+        raise RecordError(f"{where}: not a msgperf run file (format is {obj.get('format')!r})")
+    return RunInfo(
+        format_version=version,
+        msgperf_version=_require(obj, "msgperf_version", str, where),
+        command_line=_require(obj, "command_line", str, where),
+        start_time=_require(obj, "start_time", str, where),
+        plan=decode_plan(obj.get("plan"), where),
+        source=obj.get("source", "msgperf") if isinstance(obj.get("source", ""), str) else "msgperf",
+    )
+
+
+def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
+    ranks_raw = _require(obj, "ranks", list, where)
+    ranks = []
+    for r in ranks_raw:
+        if not isinstance(r, dict):
+            raise RecordError(f"{where}: each entry of 'ranks' must be an object")
+        ranks.append(RankPlacement(rank=_require(r, "rank", int, where),
+                                   host=_require(r, "host", str, where),
+                                   cpu=_require(r, "cpu", int, where),
+                                   node=_require(r, "node", int, where)))
+    clock = _require(obj, "clock", dict, where)
+    env = _require(obj, "environment", dict, where)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise RecordError(f"{where}: 'environment' must map names to strings")
+    pair = _pair(_require(obj, "pair", list, where), where, "pair")
+    return Launch(
+        index=_require(obj, "launch", int, where),
+        mpi_library=_require(obj, "mpi_library", str, where),
+        mpi_version=_require(obj, "mpi_version", str, where),
+        nranks=_require(obj, "nranks", int, where),
+        ranks=tuple(ranks),
+        pair=(pair[0], pair[-1]),
+        pair_shares_node=_require(obj, "pair_shares_node", bool, where),
+        clock=ClockSelfTest(
+            source=_require(clock, "source", str, where),
+            resolution_s=_require(clock, "resolution_s", float, where),
+            overhead_s=_require(clock, "overhead_s", float, where),
+            monotonic=_require(clock, "monotonic", bool, where),
+            reported_resolution_s=_require(clock, "reported_resolution_s", float, where),
+            mpi_wtick_s=_require(clock, "mpi_wtick_s", float, where),
+        ),
+        environment=dict(env),
+        start_time=_require(obj, "start_time", str, where),
+    )
+
+
+def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
+    samples = _require(obj, "samples_s", list, where)
+    if not samples:
+        raise RecordError(f"{where}: a measurement needs at least one sample")
+    if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
+        raise RecordError(f"{where}: samples_s must hold numbers")
+    array = np.asarray(samples, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(array) | (array <= 0))
+    if bad.size:
+        i = int(bad[0])
+        raise RecordError(
+            f"{where}: sample {i} is {samples[i]!r} s; a time must be positive and finite "
+            "(a clock or overflow fault, not a measurement)")
+    k = _require(obj, "k", int, where)
+    divisor = _require(obj, "divisor", int, where)
+    size = _require(obj, "bytes", int, where)
+    if k < 1 or divisor < 1 or size < 0:
+        raise RecordError(f"{where}: k and divisor must be >= 1 and bytes >= 0")
+    stop = _require(obj, "stop_reason", str, where)
+    if stop not in STOP_REASONS:
+        raise RecordError(f"{where}: unknown stop_reason {stop!r}")
+    validation = _require(obj, "validation", str, where)
+    first = obj.get("first_s")
+    if first is not None and (isinstance(first, bool) or not isinstance(first, (int, float))):
+        raise RecordError(f"{where}: first_s must be a number")
+    known = {"type", "pattern", "bytes", "buffer", "ranks", "k", "divisor", "samples_s",
+             "stop_reason", "validation", "launch", "timing", "metric", "first_s", "warmup",
+             "elapsed_s"}
+    return Measurement(
+        pattern=_require(obj, "pattern", str, where),
+        bytes=size,
+        buffer=_require(obj, "buffer", str, where),
+        ranks=_pair(_require(obj, "ranks", list, where), where, "ranks"),
+        k=k,
+        divisor=divisor,
+        samples_s=array,
+        stop_reason=stop,
+        validated=validation == "ok",
+        launch=int(obj.get("launch", 0)) if isinstance(obj.get("launch", 0), int) else 0,
+        timing=obj.get("timing", "") if isinstance(obj.get("timing", ""), str) else "",
+        metric=obj.get("metric", "one_way") if isinstance(obj.get("metric", ""), str) else "",
+        first_s=None if first is None else float(first),
+        warmup=obj.get("warmup", 0) if isinstance(obj.get("warmup", 0), int) else 0,
+        elapsed_s=float(obj.get("elapsed_s", 0.0)) if isinstance(obj.get("elapsed_s", 0), (int, float)) else 0.0,
+        extra={k2: v for k2, v in obj.items() if k2 not in known},
+    )
+
+
+# ---- encoding (imports and tests write run files through these) ------------------------------
+
+def encode_plan(plan: Plan) -> dict[str, Any]:
+    d = dataclasses.asdict(plan)
+    d["patterns"], d["sizes"], d["pair"] = list(plan.patterns), list(plan.sizes), list(plan.pair)
+    return d
+
+
+def encode_run(info: RunInfo) -> dict[str, Any]:
+    return {"type": "run", "format": FORMAT_NAME, "format_version": info.format_version,
+            "msgperf_version": info.msgperf_version, "command_line": info.command_line,
+            "start_time": info.start_time, "source": info.source, "plan": encode_plan(info.plan)}
+
+
+def encode_launch(launch: Launch) -> dict[str, Any]:
+    return {"type": "launch", "launch": launch.index, "mpi_library": launch.mpi_library,
+            "mpi_version": launch.mpi_version, "nranks": launch.nranks,
+            "ranks": [dataclasses.asdict(r) for r in launch.ranks], "pair": list(launch.pair),
+            "pair_shares_node": launch.pair_shares_node, "clock": dataclasses.asdict(launch.clock),
+            "environment": dict(launch.environment), "start_time": launch.start_time}
+
+
+def encode_launch_end(launch: Launch) -> dict[str, Any]:
+    return {"type": "launch_end", "launch": launch.index, "end_time": launch.end_time,
+            "cpus": list(launch.end_cpus or ())}
+
+
+def encode_measurement(m: Measurement) -> dict[str, Any]:
+    d = {"type": "measurement", "launch": m.launch, "pattern": m.pattern, "bytes": m.bytes,
+         "buffer": m.buffer, "ranks": list(m.ranks), "k": m.k, "divisor": m.divisor,
+         "metric": m.metric, "timing": m.timing, "warmup": m.warmup, "first_s": m.first_s,
+         "elapsed_s": m.elapsed_s, "stop_reason": m.stop_reason,
+         "validation": "ok" if m.validated else "mismatch",
+         "samples_s": [float(x) for x in m.samples_s]}
+    d.update(m.extra)
+    return d

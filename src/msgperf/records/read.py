@@ -1,0 +1,110 @@
+"""Read a run file from disk into a ``Run``.
+
+Strict: every malformed line is an error naming the file and line. The single exception is
+a truncated *last* line without its newline, which is what a killed job leaves behind; it
+is dropped and reported through ``ReadResult.truncated``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch,
+                                    decode_measurement, decode_run)
+
+# Refuse absurd inputs before decoding them (hostile files): 1 GiB per line is far above any
+# real measurement (a million samples is ~25 MB of JSON).
+MAX_LINE_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    run: Run
+    truncated: bool  # a partial last line (killed writer) was dropped
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not allowed in a run file")
+
+
+def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
+    """Parse the contents of a run file; ``name`` is used in error messages."""
+    if not text.strip():
+        raise RecordError(f"{name}: the file is empty; it holds no run (was the job killed before it started?)")
+    lines = text.split("\n")
+    ends_cleanly = text.endswith("\n")
+    if ends_cleanly:
+        lines = lines[:-1]
+    info = None
+    launches: dict[int, Launch] = {}
+    measurements: list[Measurement] = []
+    truncated = False
+    for number, line in enumerate(lines, start=1):
+        where = f"{name}, line {number}"
+        last = number == len(lines)
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            if last and not ends_cleanly:
+                truncated = True
+                break
+            raise RecordError(f"{where}: not valid JSON ({exc.__class__.__name__}); the file is corrupt") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+            raise RecordError(f"{where}: each line must be a JSON object with a 'type' field")
+        kind = obj["type"]
+        if info is None and kind != "run":
+            raise RecordError(f"{where}: not a msgperf run file (the first record must be a 'run' record)")
+        if kind == "run":
+            if info is not None:
+                raise RecordError(f"{where}: a second 'run' record; two run files were concatenated")
+            info = decode_run(obj, where)
+        elif kind == "launch":
+            launch = decode_launch(obj, where)
+            if launch.index in launches:
+                raise RecordError(f"{where}: launch {launch.index} appears twice")
+            launches[launch.index] = launch
+        elif kind == "launch_end":
+            index = obj.get("launch")
+            if index not in launches:
+                raise RecordError(f"{where}: 'launch_end' for launch {index!r}, which never started")
+            cpus = obj.get("cpus", [])
+            end_time = obj.get("end_time")
+            if not isinstance(end_time, str) or not isinstance(cpus, list):
+                raise RecordError(f"{where}: 'launch_end' needs end_time (string) and cpus (list)")
+            launches[index] = dataclasses.replace(launches[index], end_time=end_time,
+                                                  end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
+        elif kind == "measurement":
+            m = decode_measurement(obj, where)
+            if m.launch not in launches and info.source == "msgperf":
+                raise RecordError(f"{where}: measurement of launch {m.launch}, which never started")
+            measurements.append(m)
+        else:
+            raise RecordError(f"{where}: unknown record type {kind!r}")
+    if info is None:
+        raise RecordError(f"{name}: no complete 'run' record; the file was cut off at its start")
+    run = Run(info=info, launches=tuple(launches[i] for i in sorted(launches)),
+              measurements=tuple(measurements), path=name)
+    return ReadResult(run=run, truncated=truncated)
+
+
+def read_run(path: str | Path) -> ReadResult:
+    """Read and validate a run file. Raises ``RecordError`` with a one-line message."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise RecordError(f"{p}: is a directory, not a run file")
+        if p.stat().st_size > MAX_LINE_BYTES * 4:
+            raise RecordError(f"{p}: larger than 4 GiB; not a run file msgperf will read")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise RecordError(f"{p}: no such file") from None
+    except PermissionError:
+        raise RecordError(f"{p}: permission denied") from None
+    if b"\x00" in raw[:4096]:
+        raise RecordError(f"{p}: binary data, not a run file")
+    return parse_run_text(raw.decode("utf-8", errors="replace"), str(p))

@@ -1,0 +1,108 @@
+"""Real MPI runs at 2-3 ranks on this machine, small sizes and short budgets."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msgperf.launch.build import build_kernel
+from msgperf.records.read import read_run
+
+pytestmark = pytest.mark.mpi
+FAST = ["--time-budget", "0.2", "--min-samples", "10"]
+
+
+def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--sizes", "0,1,1K,64K", *FAST, "-o", out, "-q")
+    assert result.returncode == 0, result.stderr
+    assert "one-way" in result.stdout and f"run file: {out}" in result.stdout
+    run = read_run(out).run
+    assert [m.bytes for m in run.measurements] == [0, 1, 1024, 65536]
+    assert run.complete and run.launches[0].pair_shares_node
+    for m in run.measurements:
+        assert m.validated and m.samples_s.size >= 10 and np.all(m.samples_s > 0)
+        assert m.stop_reason in ("precision", "time_budget") and m.k >= 1 and m.divisor == 2 * m.k
+        assert m.first_s > 0
+    medians = [np.median(m.per_message_s) for m in run.measurements]
+    assert medians[3] > medians[0]  # 64 KiB takes longer than 0 B
+    clock = run.launches[0].clock
+    assert clock.monotonic and 0 < clock.resolution_s < 1e-3 and 0 < clock.overhead_s < 1e-5
+    rows = json.loads(msgperf("show", out, "--json").stdout)
+    assert [r["bytes"] for r in rows] == [0, 1, 1024, 65536]
+    for r in rows:
+        assert r["ci_low_s"] <= r["median_s"] <= r["ci_high_s"] and r["buffer"] == "separate"
+        assert r["pattern"] == "pingpong" and r["samples"] >= 10
+
+
+def test_pair_of_three_ranks_measures_the_named_pair(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--np", "3", "--pair", "2:1", "--sizes", "0,1K", *FAST, "-o", out, "-q")
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    launch = run.launches[0]
+    assert launch.nranks == 3 and [r.rank for r in launch.ranks] == [0, 1, 2]
+    assert launch.pair == (2, 1) and launch.pair_shares_node
+    assert all(m.ranks == (2, 1) and m.validated for m in run.measurements)
+
+
+def test_in_place_buffer_moves_the_data_both_ways(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    assert msgperf("run", "--buffer", "inplace", "--sizes", "1,4K,1M", *FAST, "-o", out, "-q").returncode == 0
+    run = read_run(out).run
+    assert all(m.validated and m.buffer == "inplace" for m in run.measurements)
+    assert run.info.plan.buffer == "inplace"
+
+
+def test_a_corrupted_payload_is_caught(tmp_path):
+    kernel = build_kernel()
+    out = tmp_path / "run.jsonl"
+    result = subprocess.run([str(kernel.mpiexec), "-n", "2", str(kernel.path), "--sizes", "8,1K", "--time-budget",
+                             "0.1", "--test-corrupt", "1024", "-o", str(out), "-q"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 4 and "differ from those sent" in result.stderr
+    ms = read_run(out).run.measurements
+    assert [m.validated for m in ms] == [True, False]
+    assert ms[1].extra["mismatch_byte"] == 512
+
+
+def test_watchdog_stops_a_hang_and_resume_finishes_without_repeating(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    hung = msgperf("run", "--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "4", "-o", out, "-q",
+                   timeout=120)
+    assert hung.returncode == 1
+    assert "no progress for 4 s after pingpong 2 B" in hung.stderr and "--resume" in hung.stderr
+    partial = read_run(out).run
+    assert [m.bytes for m in partial.measurements] == [0, 1, 2] and not partial.complete
+    resumed = msgperf("run", "--resume", out, "-q")
+    assert resumed.returncode == 0, resumed.stderr
+    run = read_run(out).run
+    assert [m.bytes for m in run.measurements] == [0, 1, 2, 64]
+    assert [l.index for l in run.launches] == [0, 1] and run.complete
+    assert {m.launch for m in run.measurements if m.bytes == 64} == {1}
+
+
+def test_repeat_makes_separate_launches(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    assert msgperf("run", "--repeat", "2", "--sizes", "8", *FAST, "-o", out, "-q").returncode == 0
+    run = read_run(out).run
+    assert [l.index for l in run.launches] == [0, 1] and all(l.finished for l in run.launches)
+    assert [m.launch for m in run.measurements] == [0, 1]
+
+
+def test_standalone_kernel_build_and_show(msgperf, tmp_path):
+    kernel = build_kernel()
+    root = Path(__file__).resolve().parents[2] / "kernels"
+    binary = tmp_path / "msgperf-kernels"
+    made = subprocess.run(["make", "-s", "-C", str(root), f"MPICC={kernel.mpicc}", f"BIN={binary}"],
+                          capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "standalone.jsonl"
+    ran = subprocess.run([str(kernel.mpiexec), "-n", "2", str(binary), "--sizes", "0,8", "--time-budget", "0.1",
+                          "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "pingpong" in ran.stdout  # per-size lines for batch-job logs
+    shown = msgperf("show", out)
+    assert shown.returncode == 0 and "one-way" in shown.stdout and "8 B" in shown.stdout

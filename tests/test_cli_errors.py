@@ -1,0 +1,30 @@
+"""Bad input: one clear line on stderr, exit 1, before anything runs."""
+
+import pytest
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["run", "--pair", "0:0"], "names rank 0 twice"),
+    (["run", "--np", "1"], "at least 2 ranks"),
+    (["run", "--pair", "0:5"], "does not exist"),
+    (["run", "--sizes", "-1"], "negative"),
+    (["run", "--sizes", "12Q"], "unknown unit"),
+    (["run", "--sizes", "4G"], "2^31-1"),
+    (["run", "--precision", "200%"], "out of range"),
+    (["run", "--time-budget", "0"], "out of range"),
+    (["run", "--sizes", "1G", "--np", "64"], "GiB of buffers"),
+    (["run", "--mpicc", "/nonexistent/mpicc"], "no such executable"),
+    (["show", "/nonexistent.jsonl"], "no such file"),
+])
+def test_bad_input_gets_one_line(msgperf, args, fragment, tmp_path):
+    result = msgperf(*args, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], result.stderr
+    assert not (tmp_path / "runs").exists()  # nothing was launched
+
+
+def test_unknown_option_is_named(msgperf):
+    result = msgperf("run", "--bogus")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: No such option '--bogus'. (see 'msgperf run --help')"

@@ -1,0 +1,88 @@
+import pytest
+
+from msgperf.errors import MsgperfError
+from msgperf.plan import (RunPlan, parse_fraction, parse_pair, parse_seconds, parse_size,
+                          parse_sizes)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0", 0), ("64", 64), ("4K", 4096), ("4kib", 4096), ("1M", 2**20), ("2G", 2**31), (" 8 ", 8), ("16B", 16),
+])
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("-1", "negative"), ("abc", "cannot read"), ("4X", "unknown unit"), ("", "cannot read"), ("1.5K", "cannot read"),
+])
+def test_parse_size_errors(text, fragment):
+    with pytest.raises(MsgperfError, match=fragment):
+        parse_size(text)
+
+
+def test_default_range_is_zero_then_powers_of_two_to_64_mib():
+    sizes = parse_sizes("0:64M")
+    assert sizes[:3] == (0, 1, 2) and sizes[-1] == 64 * 2**20 and len(sizes) == 28
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("0,1,4K", (0, 1, 4096)),
+    ("1:1K:4", (1, 4, 16, 64, 256, 1024)),
+    ("3:3", (3,)),
+    ("0,16:64", (0, 16, 32, 64)),
+])
+def test_parse_sizes(text, expected):
+    assert parse_sizes(text) == expected
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("8:1", "ends below"), ("1:8:1", "ratio"), ("", "no sizes"), ("1:2:3:4", "cannot read"),
+    ("4G", "2\\^31-1"), ("1,-2", "negative"), ("1:2G", "2\\^31-1"),
+])
+def test_parse_sizes_errors(text, fragment):
+    with pytest.raises(MsgperfError, match=fragment):
+        parse_sizes(text)
+
+
+def test_parse_precision_and_duration():
+    assert parse_fraction("1%") == pytest.approx(0.01)
+    assert parse_fraction("0.05") == 0.05
+    assert parse_seconds("500ms") == pytest.approx(0.5)
+    assert parse_seconds("2s") == 2 and parse_seconds("1.5") == 1.5 and parse_seconds("1m") == 60
+    for bad in ("0%", "90%", "x"):
+        with pytest.raises(MsgperfError):
+            parse_fraction(bad)
+    for bad in ("0", "-1", "fast", "2d"):
+        with pytest.raises(MsgperfError):
+            parse_seconds(bad)
+
+
+def test_parse_pair():
+    assert parse_pair("4:1") == (4, 1)
+    with pytest.raises(MsgperfError, match="twice"):
+        parse_pair("2:2")
+    with pytest.raises(MsgperfError, match="cannot read"):
+        parse_pair("a:b")
+
+
+def test_plan_rejects_impossible_ranks():
+    with pytest.raises(MsgperfError, match="at least 2 ranks"):
+        RunPlan(np=1)
+    with pytest.raises(MsgperfError, match="does not exist"):
+        RunPlan(np=2, pair=(0, 2))
+    assert RunPlan(np=5, pair=(4, 1)).pair == (4, 1)
+
+
+def test_plan_memory_check_happens_before_allocation():
+    plan = RunPlan(sizes=(1, 2**30), np=2)
+    with pytest.raises(MsgperfError, match="GiB of buffers"):
+        plan.check_memory(available_bytes=2**31)
+    plan.check_memory(available_bytes=2**34)
+
+
+def test_kernel_args_carry_the_whole_plan():
+    args = RunPlan(sizes=(0, 8), pair=(1, 0), buffer="inplace", precision=0.02).kernel_args()
+    assert args[args.index("--sizes") + 1] == "0,8"
+    assert args[args.index("--pair") + 1] == "1:0"
+    assert args[args.index("--buffer") + 1] == "inplace"
+    assert float(args[args.index("--precision") + 1]) == 0.02
