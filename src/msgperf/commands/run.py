@@ -50,6 +50,8 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
 
 
 @click.command("run")
+@click.option("--pattern", "patterns", multiple=True, metavar="NAME",
+              help="Pattern to measure; repeat for several (default pingpong).")
 @click.option("--np", "np_", type=int, default=2, show_default=True, help="Number of MPI ranks.")
 @click.option("--launcher", metavar="CMD", help="Launcher command (default: the mpiexec of the selected MPI).")
 @click.option("--pair", default="0:1", show_default=True, help="Measured ranks A:B (A sends first); other ranks idle.")
@@ -75,9 +77,9 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
-def command(np_, launcher, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
+def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
             repeat, output, resume, mpicc, deadline, quiet, test_stall) -> None:
-    """Measure a ping-pong between two ranks over a sweep of sizes."""
+    """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     if resume is not None:
         if not resume.is_file():
@@ -87,7 +89,7 @@ def command(np_, launcher, pair, sizes, precision, time_budget, buffer, min_samp
         if not remaining:
             console.print(f"{resume} already holds every planned measurement; nothing to resume")
     else:
-        plan = RunPlan(sizes=parse_sizes(sizes), np=np_, pair=parse_pair(pair), buffer=buffer,
+        plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes), np=np_, pair=parse_pair(pair), buffer=buffer,
                        precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
                        min_samples=min_samples, max_samples=max_samples)
         remaining, first_launch = list(plan.sizes), 0
