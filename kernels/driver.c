@@ -49,8 +49,9 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
 
     long capacity = o->min_samples, n = 0, batch = o->min_samples;
     double *samples = malloc(capacity * sizeof *samples);
-    double *sorted = ctx->me == 0 ? malloc(capacity * sizeof *sorted) : NULL;
-    if (!samples || (ctx->me == 0 && !sorted)) {
+    double *own = malloc(capacity * sizeof *own);
+    double *sorted = malloc(capacity * sizeof *sorted);
+    if (!samples || !own || !sorted) {
         snprintf(err, errlen, "out of memory for %ld samples", capacity);
         return -1;
     }
@@ -59,9 +60,9 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
         if (n + batch > capacity) {
             capacity = n + batch > 2 * capacity ? n + batch : 2 * capacity;
             samples = realloc(samples, capacity * sizeof *samples);
-            if (ctx->me == 0)
-                sorted = realloc(sorted, capacity * sizeof *sorted);
-            if (!samples || (ctx->me == 0 && !sorted)) {
+            own = realloc(own, capacity * sizeof *own);
+            sorted = realloc(sorted, capacity * sizeof *sorted);
+            if (!samples || !own || !sorted) {
                 snprintf(err, errlen, "out of memory for %ld samples", capacity);
                 return -1;
             }
@@ -71,6 +72,7 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
             p->iterate(ctx, k);
             samples[i] = (clock_now_ns() - t0) * 1e-9;
         }
+        memcpy(own + n, samples + n, batch * sizeof *own);
         /* Honest reduction: each sample is what the slowest participant saw. */
         MPI_Reduce(ctx->me == 0 ? MPI_IN_PLACE : samples + n, samples + n, (int)batch, MPI_DOUBLE,
                    MPI_MAX, 0, ctx->comm);
@@ -84,9 +86,23 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
         }
         MPI_Bcast(&batch, 1, MPI_LONG, 0, ctx->comm);
     }
+    /* Every participant's own median (per-pair times of patterns that run many pairs). */
+    double lo, hi, mine;
+    memcpy(sorted, own, n * sizeof *own);
+    stats_median_ci(sorted, n, CONFIDENCE, &mine, &lo, &hi);
+    mine /= (double)k;
+    result->rank_medians = ctx->me == 0 ? malloc(ctx->nranks * sizeof(double)) : NULL;
+    MPI_Gather(&mine, 1, MPI_DOUBLE, result->rank_medians, 1, MPI_DOUBLE, 0, ctx->comm);
+    if (ctx->me == 0) {
+        memcpy(sorted, samples, n * sizeof *samples);
+        stats_median_ci(sorted, n, CONFIDENCE, &result->median, &lo, &hi);
+        result->median /= (double)k;
+    }
+    MPI_Bcast(&result->median, 1, MPI_DOUBLE, 0, ctx->comm);
     free(sorted);
+    free(own);
 
-    if (o->test_corrupt >= 0 && o->test_corrupt == ctx->bytes && ctx->me == 1 && ctx->bytes > 0)
+    if (o->test_corrupt >= 0 && o->test_corrupt == ctx->bytes && ctx->me == 1 && ctx->bytes > 0 && ctx->recv)
         ctx->recv[ctx->bytes / 2] ^= 0x5a; /* test-only: prove that verify() catches bad bytes */
     long long bad = p->verify(ctx);
     long long first_bad = bad > 0 ? bad - 1 : -1;

@@ -17,9 +17,11 @@ struct mp_result {
     long long mismatch;     /* -1 when every participant received what it should */
     double *samples;        /* on comm rank 0 only: max over participants, seconds */
     long nsamples;
+    double median;          /* median of samples / k: time per iteration, on every participant */
+    double *rank_medians;   /* on comm rank 0 only: each participant's own median sample / k */
 };
 
-/* Collective over ctx->comm. The caller frees result->samples. Returns 0, or -1 when out
+/* Collective over ctx->comm. The caller frees result->samples and result->rank_medians. Returns 0, or -1 when out
  * of memory (with a message in err). */
 int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
                    const struct mp_clock_test *clock, struct mp_result *result, char *err, size_t errlen);

@@ -28,10 +28,27 @@ static int world_rank;
 /* One line on rank 0 (problem and fix), then every rank stops. */
 static void fail(const char *message, int code)
 {
-    if (world_rank == 0)
+    if (world_rank == 0) {
         fprintf(stderr, "msgperf-kernels: %s\n", message);
+        fflush(stderr);
+        /* Give the launcher time to forward the line before MPI_Abort tears the job down
+         * (Hydra can lose it otherwise). An error path: the pause costs nothing. */
+        const struct timespec grace = {0, 300000000};
+        nanosleep(&grace, NULL);
+    }
     MPI_Abort(MPI_COMM_WORLD, code);
     exit(code);
+}
+
+/* The run file could not be written (a full disk, say): what reached it is kept. */
+static void fail_write(const char *path)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "cannot write run file '%s' (%s); every measurement finished before this is kept in it; "
+             "free space and continue with msgperf run --resume %s",
+             path, strerror(errno), path);
+    fail(msg, 3);
 }
 
 /* Complete a request while sleeping between polls, so a waiting rank leaves its core to
@@ -98,8 +115,165 @@ struct result_head {
     long k, warmup, nsamples;
     double first, elapsed;
     long long mismatch;
+    int inplace, nranks, extra_len;
     char stop_reason[16];
 };
+
+/* What one measurement needs besides the pattern: the run's fixed parts. */
+struct mp_run {
+    const struct mp_options *o;
+    const struct mp_clock_test *clock;
+    MPI_Comm pair;              /* the --pair's communicator, MPI_COMM_NULL elsewhere */
+    unsigned char *send, *recv; /* NULL on ranks that never take part */
+    FILE *out;
+    int nranks;
+    int mismatches;
+};
+
+/* The record's pattern-specific members: variant, the pattern's own fields, per-pair times. */
+static char *extra_fields(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_result *r,
+                          int divisor, int *ranks, int *nranks)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    if (p->variant_name) {
+        char name[64];
+        p->variant_name(ctx->variant, ctx->world_size, name, sizeof name);
+        fprintf(f, ",\"variant\":\"%s\"", name);
+    }
+    if (p->fields) {
+        char buf[1024] = "";
+        p->fields(ctx, r->median, buf, sizeof buf);
+        fputs(buf, f);
+    }
+    int *pairs = p->pairs ? malloc(ctx->nranks * 2 * sizeof *pairs) : NULL;
+    int npairs = pairs ? p->pairs(ctx, pairs, ctx->nranks) : 0;
+    if (npairs > 0) {
+        fputs(",\"pairs\":[", f);
+        for (int i = 0; i < npairs; i++)
+            fprintf(f, "%s[%d,%d]", i ? "," : "", ctx->world[pairs[2 * i]], ctx->world[pairs[2 * i + 1]]);
+        fputs("],\"pair_median_s\":[", f);
+        for (int i = 0; i < npairs; i++) {
+            double a = r->rank_medians[pairs[2 * i]], b = r->rank_medians[pairs[2 * i + 1]];
+            fprintf(f, "%s%.17g", i ? "," : "", (a > b ? a : b) / divisor);
+        }
+        fputc(']', f);
+        for (int i = 0; i < 2 * npairs; i++) /* ranks is ctx->world: map in place, then order */
+            pairs[i] = ctx->world[pairs[i]];
+        memcpy(ranks, pairs, 2 * npairs * sizeof *ranks);
+        *nranks = 2 * npairs;
+    }
+    free(pairs);
+    fclose(f);
+    return text;
+}
+
+/* One record: the participants measure (others sleep), the leader's result reaches world
+ * rank 0, which writes it. `previous` gains this variant's time per iteration. */
+static void measure(struct mp_run *run, const struct mp_pattern *p, long long bytes, int variant, double *previous)
+{
+    const struct mp_options *o = run->o;
+    int member, leader;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (p->participants == MP_ALL) {
+        MPI_Request ready;
+        MPI_Ibarrier(MPI_COMM_WORLD, &ready); /* idle ranks of the last measurement sleep here */
+        wait_sleeping(&ready);
+        member = p->member ? p->member(world_rank, run->nranks, variant) : 1;
+        leader = 0;
+        while (p->member && !p->member(leader, run->nranks, variant))
+            leader++;
+        MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    } else {
+        member = run->pair != MPI_COMM_NULL;
+        leader = o->pair_a;
+        comm = run->pair;
+    }
+
+    struct mp_result r = {0};
+    struct result_head head;
+    memset(&head, 0, sizeof head);
+    int *ranks = calloc(run->nranks, sizeof *ranks);
+    char *extra = NULL;
+    char err[MP_ERRLEN];
+    if (!ranks)
+        fail("out of memory", 3);
+    if (member) {
+        int me, size;
+        MPI_Comm_rank(comm, &me);
+        MPI_Comm_size(comm, &size);
+        MPI_Allgather(&world_rank, 1, MPI_INT, ranks, 1, MPI_INT, comm);
+        int inplace = o->buffer == MP_BUFFER_INPLACE && p->inplace_ok;
+        struct mp_ctx ctx = {comm, me, size, run->send, inplace ? run->send : run->recv, (int)bytes, inplace,
+                             variant, ranks, run->nranks, previous, NULL};
+        if (stall_matches(o, bytes))
+            for (;;)
+                pause(); /* test-only: a rank that never arrives */
+        if (p->setup && p->setup(&ctx, err, sizeof err))
+            fail(err, 2);
+        if (driver_measure(p, &ctx, o, run->clock, &r, err, sizeof err))
+            fail(err, 3);
+        int divisor = p->divisor ? p->divisor : size;
+        head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, inplace, size, 0, ""};
+        snprintf(head.stop_reason, sizeof head.stop_reason, "%s", r.stop_reason ? r.stop_reason : "");
+        if (me == 0) {
+            extra = extra_fields(p, &ctx, &r, divisor, ranks, &head.nranks);
+            head.extra_len = extra ? (int)strlen(extra) + 1 : 0;
+        }
+        if (p->teardown)
+            p->teardown(&ctx);
+        previous[variant] = r.median;
+        free(r.rank_medians);
+    }
+    double *samples = r.samples;
+    if (leader != 0 && world_rank == leader) {
+        MPI_Send(&head, (int)sizeof head, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(samples, (int)head.nsamples, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(ranks, head.nranks, MPI_INT, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(extra, head.extra_len, MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
+    } else if (leader != 0 && world_rank == 0) {
+        MPI_Request req;
+        MPI_Irecv(&head, (int)sizeof head, MPI_BYTE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+        wait_sleeping(&req);
+        free(samples);
+        free(extra);
+        samples = malloc((head.nsamples ? head.nsamples : 1) * sizeof *samples);
+        extra = malloc(head.extra_len ? head.extra_len : 1);
+        if (!samples || !extra)
+            fail("out of memory for samples", 3);
+        extra[0] = '\0';
+        MPI_Irecv(samples, (int)head.nsamples, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+        wait_sleeping(&req);
+        MPI_Irecv(ranks, head.nranks, MPI_INT, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+        wait_sleeping(&req);
+        MPI_Irecv(extra, head.extra_len, MPI_CHAR, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+        wait_sleeping(&req);
+    }
+    if (world_rank == 0) {
+        int divisor = p->divisor ? p->divisor : head.nranks;
+        struct mp_measurement m = {p->name, head.inplace ? "inplace" : "separate", ranks, head.nranks,
+                                   p->flows ? p->flows : 1, extra, p->timing, p->metric, bytes,
+                                   (int)(head.k * divisor), head.k, head.warmup, head.first, head.elapsed,
+                                   head.stop_reason, head.mismatch, samples, head.nsamples};
+        if (record_measurement(run->out, o, &m))
+            fail_write(o->output);
+        if (head.mismatch >= 0)
+            run->mismatches++;
+        if (!o->quiet) {
+            printf("%-14s %12lld B  samples %-8ld k %-8ld stop %-11s %s\n", p->name, bytes, head.nsamples, head.k,
+                   head.stop_reason, head.mismatch < 0 ? "ok" : "PAYLOAD MISMATCH");
+            fflush(stdout);
+        }
+    }
+    free(samples);
+    free(extra);
+    free(ranks);
+    if (p->participants == MP_ALL && comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+}
 
 int main(int argc, char **argv)
 {
@@ -159,15 +333,16 @@ int main(int argc, char **argv)
     }
     if (world_rank == 0) {
         char *cli = o.command_line ? NULL : joined_argv(argc, argv);
-        if (!o.append)
-            record_run(out, &o, nranks, o.command_line ? o.command_line : (cli ? cli : argv[0]));
+        if (!o.append && record_run(out, &o, nranks, o.command_line ? o.command_line : (cli ? cli : argv[0])))
+            fail_write(o.output);
         free(cli);
         char library[MPI_MAX_LIBRARY_VERSION_STRING];
         int len, version, subversion;
         MPI_Get_library_version(library, &len);
         MPI_Get_version(&version, &subversion);
         struct mp_launch_info info = {library, version, subversion, nranks, places, &clock, MPI_Wtick()};
-        record_launch(out, &o, &info);
+        if (record_launch(out, &o, &info))
+            fail_write(o.output);
     }
 
     /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
@@ -175,68 +350,43 @@ int main(int argc, char **argv)
     MPI_Comm pair;
     MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, world_rank == o.pair_a ? 0 : 1, &pair);
 
+    int any_all = 0;
+    for (int pi = 0; pi < o.npatterns; pi++) {
+        const struct mp_pattern *p = patterns_find(o.patterns[pi]);
+        any_all |= p->participants == MP_ALL;
+        if (p->even_ranks && nranks % 2) {
+            snprintf(err, sizeof err, "pattern %s pairs the bottom half of the ranks with the top half and needs an "
+                     "even number of ranks, not %d (it would deadlock); run with an even -n", p->name, nranks);
+            if (world_rank != 0)
+                MPI_Barrier(MPI_COMM_WORLD); /* rank 0 says why and stops the job */
+            fail(err, 2);
+        }
+    }
     long long largest = 0;
     for (int i = 0; i < o.nsizes; i++)
         if (o.sizes[i] > largest)
             largest = o.sizes[i];
     unsigned char *send = NULL, *recv = NULL;
-    if (in_pair) {
+    if (in_pair || any_all) {
         send = buffers_alloc((size_t)largest);
-        recv = o.buffer == MP_BUFFER_INPLACE ? send : buffers_alloc((size_t)largest);
+        recv = buffers_alloc((size_t)largest);
         if (!send || !recv)
             fail("cannot allocate the message buffers; use smaller sizes", 3);
     }
 
-    int leader = o.pair_a, mismatches = 0;
+    struct mp_run run = {&o, &clock, in_pair ? pair : MPI_COMM_NULL, send, recv, out, nranks, 0};
     for (int pi = 0; pi < o.npatterns; pi++) {
         const struct mp_pattern *p = patterns_find(o.patterns[pi]);
-        for (int si = 0; si < o.nsizes; si++) {
-            struct mp_result r = {0};
-            struct result_head head;
-            memset(&head, 0, sizeof head);
-            if (in_pair) {
-                struct mp_ctx ctx = {pair, world_rank == o.pair_a ? 0 : 1, 2, send, recv,
-                                     (int)o.sizes[si], o.buffer == MP_BUFFER_INPLACE};
-                if (stall_matches(&o, o.sizes[si]))
-                    for (;;)
-                        pause(); /* test-only: a rank that never arrives */
-                if (driver_measure(p, &ctx, &o, &clock, &r, err, sizeof err))
-                    fail(err, 3);
-                head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, ""};
-                snprintf(head.stop_reason, sizeof head.stop_reason, "%s", r.stop_reason ? r.stop_reason : "");
-            }
-            double *samples = r.samples;
-            if (leader != 0 && world_rank == leader) {
-                MPI_Send(&head, (int)sizeof head, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
-                MPI_Send(samples, (int)head.nsamples, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
-            } else if (leader != 0 && world_rank == 0) {
-                MPI_Request req;
-                MPI_Irecv(&head, (int)sizeof head, MPI_BYTE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
-                wait_sleeping(&req);
-                free(samples);
-                samples = malloc((head.nsamples ? head.nsamples : 1) * sizeof *samples);
-                if (!samples)
-                    fail("out of memory for samples", 3);
-                MPI_Irecv(samples, (int)head.nsamples, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
-                wait_sleeping(&req);
-            }
-            if (world_rank == 0) {
-                struct mp_measurement m = {p->name, p->timing, p->metric, o.sizes[si],
-                                           (int)(head.k * p->divisor), head.k, head.warmup, head.first,
-                                           head.elapsed, head.stop_reason, head.mismatch, samples,
-                                           head.nsamples};
-                record_measurement(out, &o, &m);
-                if (head.mismatch >= 0)
-                    mismatches++;
-                if (!o.quiet) {
-                    printf("%-10s %12lld B  samples %-8ld k %-8ld stop %-11s %s\n", p->name, o.sizes[si],
-                           head.nsamples, head.k, head.stop_reason, head.mismatch < 0 ? "ok" : "PAYLOAD MISMATCH");
-                    fflush(stdout);
-                }
-            }
-            free(samples);
-        }
+        int variants = p->variants ? p->variants(nranks) : 1;
+        double *previous = calloc(variants, sizeof *previous);
+        if (!previous)
+            fail("out of memory", 3);
+        for (int si = 0; si < o.nsizes; si++)
+            for (int v = 0; v < variants; v++)
+                measure(&run, p, o.sizes[si], v, previous);
+        free(previous);
     }
+    int mismatches = run.mismatches;
 
     /* Everyone meets at the end; ranks that were idle sleep while they wait. */
     MPI_Request done;
@@ -245,7 +395,8 @@ int main(int argc, char **argv)
     int *cpus = world_rank == 0 ? calloc(nranks, sizeof *cpus) : NULL;
     placement_gather_cpus(MPI_COMM_WORLD, 0, cpus);
     if (world_rank == 0) {
-        record_launch_end(out, &o, cpus, nranks);
+        if (record_launch_end(out, &o, cpus, nranks))
+            fail_write(o.output);
         if (out != stdout)
             fclose(out);
         if (mismatches)
@@ -255,12 +406,10 @@ int main(int argc, char **argv)
     MPI_Bcast(&mismatches, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(cpus);
     free(places);
-    if (in_pair) {
-        buffers_free(send);
-        if (recv != send)
-            buffers_free(recv);
+    buffers_free(send);
+    buffers_free(recv);
+    if (in_pair)
         MPI_Comm_free(&pair);
-    }
     options_free(&o);
     MPI_Finalize();
     return mismatches ? 4 : 0;

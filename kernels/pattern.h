@@ -1,30 +1,58 @@
 /* What a pattern is: a small set of functions the driver plugs into its one timed loop.
- * A pattern never times itself, prints, parses options or allocates message buffers. */
+ * A pattern never times its samples, prints, parses options or allocates the message buffers;
+ * what it needs beyond them (requests, a Bsend buffer, a shared window) it makes in setup(). */
 #ifndef MP_PATTERN_H
 #define MP_PATTERN_H
+
+#include <stddef.h>
 
 #include <mpi.h>
 
 struct mp_ctx {
     MPI_Comm comm;      /* the participants only */
-    int me;             /* rank in comm; 0 is the first rank of --pair */
+    int me;             /* rank in comm; for a pair, 0 is the first rank of --pair */
     int nranks;         /* size of comm */
     unsigned char *send, *recv; /* the same buffer when in place */
     int bytes;
     int inplace;
+    int variant;        /* which variant (round, k, phase) of the pattern: 0 .. variants-1 */
+    const int *world;   /* world rank of each comm rank */
+    int world_size;
+    const double *previous; /* median time per iteration (s) of the earlier variants at this size */
+    void *state;        /* the pattern's own: made by setup(), freed by teardown() */
 };
+
+enum mp_participants { MP_PAIR, MP_ALL };
 
 struct mp_pattern {
     const char *name;
     const char *timing;  /* what one iteration is and what is reported, in words */
-    const char *metric;  /* "one_way": reported = sample / divisor per message */
-    int divisor;         /* per iteration: the reported time = sample / (k * divisor) */
+    const char *metric;  /* one_way, round_trip, per_iteration, per_message, per_hop, copy, probe */
+    int divisor;         /* reported time = sample / (k * divisor); 0: divisor = comm size */
+    int flows;           /* messages of `bytes` the bandwidth counts per reported time; 0 means 1 */
+    enum mp_participants participants; /* the --pair, or every rank */
+    int inplace_ok;      /* honours --buffer inplace (others run with separate buffers, and say so) */
+    int even_ranks;      /* needs an even number of ranks (checked before anything runs) */
+    /* Number of variants (NULL: 1), each its own record: rounds, k values, phases. */
+    int (*variants)(int world_size);
+    /* The variant's name for the record's "variant" field (NULL: no field). */
+    void (*variant_name)(int variant, int world_size, char *buf, size_t len);
+    /* Whether a world rank takes part in a variant (NULL: every rank). */
+    int (*member)(int world_rank, int world_size, int variant);
+    /* Optional, collective: 0, or -1 with a one-line message (problem and fix) in err. */
+    int (*setup)(struct mp_ctx *ctx, char *err, size_t errlen);
+    void (*teardown)(struct mp_ctx *ctx);
     /* Run `iterations` iterations; the driver times the call. */
     void (*iterate)(const struct mp_ctx *ctx, long iterations);
     /* Before timing: fill buffers so that verify() can prove the bytes moved. */
     void (*prepare)(const struct mp_ctx *ctx);
     /* After timing: 0 when this rank received what it should have; else the bad byte's index + 1. */
     long long (*verify)(const struct mp_ctx *ctx);
+    /* Optional: the pairs measured at once, as comm ranks (initiator first); returns how many. */
+    int (*pairs)(const struct mp_ctx *ctx, int *pairs, int max_pairs);
+    /* Optional, on comm rank 0 after verify(): extra record fields as JSON members, each
+     * starting with a comma (",\"window\":64"); median = this variant's time per iteration. */
+    void (*fields)(const struct mp_ctx *ctx, double median, char *buf, size_t len);
 };
 
 #endif

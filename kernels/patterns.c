@@ -2,11 +2,39 @@
 
 #include <string.h>
 
-extern const struct mp_pattern pattern_pingpong;
+#define PATTERNS(X) \
+    X(pingpong) \
+    X(pingpong_nb) \
+    X(pingpong_ssend) \
+    X(pingpong_rsend) \
+    X(pingpong_bsend) \
+    X(pingpong_persistent) \
+    X(sendrecv) \
+    X(pingping) \
+    X(exchange) \
+    X(osu_latency) \
+    X(osu_bw) \
+    X(osu_bibw) \
+    X(imb_pingpong) \
+    X(imb_sendrecv) \
+    X(imb_uniband) \
+    X(imb_biband) \
+    X(ring) \
+    X(pairs) \
+    X(matrix) \
+    X(unexpected) \
+    X(eager_probe) \
+    X(pack) \
+    X(combine) \
+    X(overlap) \
+    X(memcpy) \
+    X(floor) \
 
-static const struct mp_pattern *const table[] = {
-    &pattern_pingpong,
-};
+#define DECLARE(id) extern const struct mp_pattern pattern_##id;
+#define ENTRY(id) &pattern_##id,
+PATTERNS(DECLARE)
+
+static const struct mp_pattern *const table[] = {PATTERNS(ENTRY)};
 
 int patterns_count(void) { return (int)(sizeof table / sizeof table[0]); }
 

@@ -15,6 +15,12 @@ static const char *const env_prefixes[] = {
     "SLURM_", "PMI_", "MV2_",
 };
 
+/* A full disk or a lost file shows here: 0 when the record reached the kernel, else -1. */
+static int record_flush(FILE *f)
+{
+    return (fflush(f) != 0 || ferror(f)) ? -1 : 0;
+}
+
 void record_utc_now(char *buf, size_t len)
 {
     time_t now = time(NULL);
@@ -39,7 +45,7 @@ static void json_string(FILE *f, const char *s)
 
 static void json_double(FILE *f, double x) { fprintf(f, "%.17g", x); }
 
-void record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line)
+int record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line)
 {
     char now[32];
     record_utc_now(now, sizeof now);
@@ -63,10 +69,10 @@ void record_run(FILE *f, const struct mp_options *o, int nranks, const char *com
     fputs(",\"time_budget_s\":", f);
     json_double(f, o->time_budget);
     fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld}}\n", o->min_samples, o->max_samples);
-    fflush(f);
+    return record_flush(f);
 }
 
-void record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info)
+int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info)
 {
     char now[32];
     record_utc_now(now, sizeof now);
@@ -112,15 +118,17 @@ void record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_i
         }
     }
     fputs("}}\n", f);
-    fflush(f);
+    return record_flush(f);
 }
 
-void record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m)
+int record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m)
 {
     fprintf(f, "{\"type\":\"measurement\",\"launch\":%d,\"pattern\":", o->launch_index);
     json_string(f, m->pattern);
-    fprintf(f, ",\"bytes\":%lld,\"buffer\":\"%s\",\"ranks\":[%d,%d],\"k\":%ld,\"divisor\":%d,\"metric\":",
-            m->bytes, options_buffer_name(o->buffer), o->pair_a, o->pair_b, m->k, m->divisor);
+    fprintf(f, ",\"bytes\":%lld,\"buffer\":\"%s\",\"ranks\":[", m->bytes, m->buffer);
+    for (int i = 0; i < m->nranks; i++)
+        fprintf(f, "%s%d", i ? "," : "", m->ranks[i]);
+    fprintf(f, "],\"k\":%ld,\"divisor\":%d,\"flows\":%d,\"metric\":", m->k, m->divisor, m->flows);
     json_string(f, m->metric);
     fputs(",\"timing\":", f);
     json_string(f, m->timing);
@@ -132,6 +140,8 @@ void record_measurement(FILE *f, const struct mp_options *o, const struct mp_mea
             m->mismatch < 0 ? "ok" : "mismatch");
     if (m->mismatch >= 0)
         fprintf(f, ",\"mismatch_byte\":%lld", m->mismatch);
+    if (m->extra)
+        fputs(m->extra, f);
     fputs(",\"samples_s\":[", f);
     for (long i = 0; i < m->nsamples; i++) {
         if (i)
@@ -139,10 +149,10 @@ void record_measurement(FILE *f, const struct mp_options *o, const struct mp_mea
         json_double(f, m->samples[i]);
     }
     fputs("]}\n", f);
-    fflush(f);
+    return record_flush(f);
 }
 
-void record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks)
+int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks)
 {
     char now[32];
     record_utc_now(now, sizeof now);
@@ -150,5 +160,5 @@ void record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int
     for (int i = 0; i < nranks; i++)
         fprintf(f, "%s%d", i ? "," : "", cpus[i]);
     fputs("]}\n", f);
-    fflush(f);
+    return record_flush(f);
 }

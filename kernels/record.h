@@ -1,4 +1,4 @@
-/* The run-file writer (docs/record-format.md): the only code that writes records.
+/* The run-file writer (each record_* returns 0, or -1 when the write failed, e.g. a full disk) (docs/record-format.md): the only code that writes records.
  * Every record is one JSON line, flushed as soon as it is written. */
 #ifndef MP_RECORD_H
 #define MP_RECORD_H
@@ -13,6 +13,11 @@
 
 struct mp_measurement {
     const char *pattern;
+    const char *buffer;   /* "separate" or "inplace": what the pattern really used */
+    const int *ranks;     /* world ranks taking part (pairs flattened: ranks[2i] <-> ranks[2i+1]) */
+    int nranks;
+    int flows;            /* messages of `bytes` counted by the bandwidth per reported time */
+    const char *extra;    /* pattern-specific JSON members, each starting with a comma; may be NULL */
     const char *timing;
     const char *metric;
     long long bytes;
@@ -37,9 +42,9 @@ struct mp_launch_info {
 };
 
 void record_utc_now(char *buf, size_t len);
-void record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line);
-void record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info);
-void record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m);
-void record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks);
+int record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line);
+int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info);
+int record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m);
+int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks);
 
 #endif

@@ -15,7 +15,17 @@ from msgperf.errors import MsgperfError
 
 MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large-count support
 MAX_SIZES = 4096
-PATTERNS = ("pingpong",)
+PATTERNS = (
+    "pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend", "pingpong-bsend", "pingpong-persistent",
+    "sendrecv", "pingping", "exchange",
+    "ring", "pairs", "matrix",
+    "unexpected", "eager-probe", "pack", "combine", "overlap", "memcpy", "floor",
+    "osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv", "imb-uniband", "imb-biband",
+)
+# Patterns in which every rank takes part (the others measure --pair and leave the rest idle).
+ALL_RANK_PATTERNS = ("ring", "pairs", "matrix")
+# Patterns that pair the bottom half of the ranks with the top half: an odd count would deadlock.
+EVEN_RANK_PATTERNS = ("pairs",)
 BUFFERS = ("separate", "inplace")
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
@@ -114,7 +124,7 @@ def parse_pair(text: str) -> tuple[int, int]:
 class RunPlan:
     """A validated ``msgperf run``: everything the launcher needs."""
 
-    patterns: tuple[str, ...] = PATTERNS
+    patterns: tuple[str, ...] = ("pingpong",)
     sizes: tuple[int, ...] = parse_sizes("0:64M")
     np: int = 2
     pair: tuple[int, int] = (0, 1)
@@ -130,6 +140,11 @@ class RunPlan:
                 raise MsgperfError(f"unknown pattern '{p}'; known patterns: {', '.join(PATTERNS)}")
         if self.np < 2:
             raise MsgperfError(f"--np {self.np}: a pairwise pattern needs at least 2 ranks; use --np 2 or more")
+        odd = [p for p in self.patterns if p in EVEN_RANK_PATTERNS]
+        if odd and self.np % 2:
+            raise MsgperfError(
+                f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
+                f"number of ranks, not --np {self.np} (it would deadlock); use --np {self.np + 1} or {self.np - 1}")
         if max(self.pair) >= self.np:
             raise MsgperfError(
                 f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.np} "
@@ -165,3 +180,16 @@ class RunPlan:
                  "--precision", repr(self.precision), "--time-budget", repr(self.time_budget_s),
                  "--min-samples", str(self.min_samples), "--max-samples", str(self.max_samples)]
         return args
+
+
+def records_per_size(pattern: str, np: int) -> int:
+    """How many measurement records the kernels write for one (pattern, size): one per variant
+    (kernels/patterns/*.c, kernels/rounds.c). For progress bars and "where did it hang"."""
+    if pattern == "pairs":
+        steps, a = 1, 1
+        while a < np // 2:
+            a, steps = a * 2, steps + 1
+        return steps if np >= 2 else 0
+    if pattern == "matrix":
+        return 2 * (np + np % 2 - 1)
+    return {"unexpected": 2, "pack": 2, "combine": 4, "overlap": 3}.get(pattern, 1)

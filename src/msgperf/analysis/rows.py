@@ -6,7 +6,8 @@ separating launches is the launch analysis's job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -27,10 +28,14 @@ class SizeRow:
     validated: bool
     launches: int
     first_s: float | None       # the cold first iteration's per-message time, earliest launch
+    variant: str = ""           # the pattern's variant (round, k, phase), "" when it has one
+    flows: int = 1              # messages of `bytes` per reported time (2 when both directions count)
+    extra: Mapping[str, Any] = field(default_factory=dict)  # pattern-specific record fields (latest launch)
 
     @property
     def bandwidth_bytes_per_s(self) -> float:
-        return self.bytes / self.summary.median if self.summary.median > 0 else float("nan")
+        """Bytes moved per second: bytes x flows / median (both directions for bidirectional patterns)."""
+        return self.bytes * self.flows / self.summary.median if self.summary.median > 0 else float("nan")
 
     @property
     def messages_per_s(self) -> float:
@@ -41,9 +46,9 @@ def size_rows(run: Run) -> list[SizeRow]:
     """Rows in the order measurements first appear in the run."""
     groups: dict[tuple, list[Measurement]] = {}
     for m in run.measurements:
-        groups.setdefault(m.key, []).append(m)
+        groups.setdefault((*m.key, m.variant), []).append(m)
     rows = []
-    for (pattern, buffer, size, ranks), ms in groups.items():
+    for (pattern, buffer, size, ranks, variant), ms in groups.items():
         values = np.concatenate([m.per_message_s for m in ms])
         first = next((m for m in ms if m.first_s is not None), None)
         rows.append(SizeRow(
@@ -51,5 +56,6 @@ def size_rows(run: Run) -> list[SizeRow]:
             summary=summarize(values), k=tuple(m.k for m in ms),
             stop_reasons=tuple(m.stop_reason for m in ms), validated=all(m.validated for m in ms),
             launches=len({m.launch for m in ms}),
-            first_s=None if first is None else first.first_s * first.k / first.divisor))
+            first_s=None if first is None else first.first_s * first.k / first.divisor,
+            variant=variant, flows=ms[0].flows, extra=dict(ms[-1].extra)))
     return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -32,6 +33,7 @@ class Summary:
         return (self.ci_high - self.ci_low) / (2 * self.median) if self.median > 0 else float("inf")
 
 
+@lru_cache(maxsize=4096)
 def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int]:
     """0-based order-statistic indices (lo, hi) of a distribution-free CI of the median.
 

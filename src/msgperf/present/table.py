@@ -6,15 +6,27 @@ from itertools import groupby
 
 from rich.console import Console
 from rich.markup import escape
+
+from msgperf.present.text import printable, safe
 from rich.table import Table
 
 from msgperf.analysis.rows import SizeRow
+from msgperf.present.pattern_tables import render_pattern_tables
 from msgperf.present.units import format_bytes, format_count, format_rate, format_seconds
 from msgperf.records.format import Run
 
 _METRIC_WORDS = {
     "one_way": "one-way time = half the round trip",
+    "round_trip": "round-trip time",
+    "per_iteration": "time per iteration (one bidirectional exchange); MB/s counts both directions",
+    "per_message": "time per message of the window; MB/s counts every direction",
+    "per_hop": "time per hop of the token around the ring",
+    "copy": "time of one memcpy",
+    "probe": "time of one probe cycle (see the pattern's timing)",
 }
+_COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop"}
+# Patterns whose per-round tables say little on their own: only their summary table is shown.
+_SUMMARY_ONLY = ("matrix",)
 
 
 def run_title(run: Run) -> str:
@@ -28,7 +40,7 @@ def run_title(run: Run) -> str:
         parts.append("pair on one node" if launch.pair_shares_node else "pair on different nodes")
         if len(run.launches) > 1:
             parts.append(f"{len(run.launches)} launches")
-    return escape(" · ".join(parts))
+    return safe(" · ".join(parts))
 
 
 def terminal_console(stderr: bool = False, quiet: bool = False) -> Console:
@@ -38,16 +50,16 @@ def terminal_console(stderr: bool = False, quiet: bool = False) -> Console:
 
 
 def render_rows(console: Console, run: Run, rows: list[SizeRow]) -> None:
-    console.print(f"[bold]msgperf run[/bold] {escape(run.path)}")
+    console.print(f"[bold]msgperf run[/bold] {safe(run.path)}")
     console.print(run_title(run))
     for (pattern, buffer, ranks, metric), group in groupby(rows, key=lambda r: (r.pattern, r.buffer, r.ranks, r.metric)):
         group = list(group)
         words = _METRIC_WORDS.get(metric, metric)
-        table = Table(title=escape(f"{pattern}  ·  ranks {':'.join(map(str, ranks))}  ·  {buffer} buffers"),
+        table = Table(title=safe(f"{pattern}  ·  ranks {':'.join(map(str, ranks))}  ·  {buffer} buffers"),
                       caption=escape(f"time: median per message, {words}; ±: half-width of the 95% CI of the "
                                      "median; MB/s: 10^6 bytes/s; samples: count × k messages each"),
                       caption_justify="left", header_style="bold")
-        for name in ("bytes", "one-way" if metric == "one_way" else metric, "±", "MB/s", "msg/s", "samples",
+        for name in ("bytes", _COLUMN.get(metric, metric), "±", "MB/s", "msg/s", "samples",
                      "min", "p95", "max"):
             table.add_column(name, justify="right", no_wrap=True)
         table.add_column("stopped by", no_wrap=True)
@@ -63,6 +75,7 @@ def render_rows(console: Console, run: Run, rows: list[SizeRow]) -> None:
                 f"{s.n} × {ks[0] if len(ks) == 1 else '/'.join(map(str, ks))}",
                 format_seconds(s.min), format_seconds(s.p95), format_seconds(s.max), stop)
         console.print(table)
+    render_pattern_tables(console, rows)
 
 
 def rows_as_json(rows: list[SizeRow]) -> list[dict]:
@@ -79,5 +92,8 @@ def rows_as_json(rows: list[SizeRow]) -> list[dict]:
             "bandwidth_bytes_per_s": r.bandwidth_bytes_per_s if r.bytes else 0.0,
             "messages_per_s": r.messages_per_s, "stop_reasons": list(r.stop_reasons),
             "validated": r.validated, "launches": r.launches, "first_s": r.first_s,
+            "variant": r.variant, "flows": r.flows,
         })
+        # Pattern-specific fields (eager_limit_bytes, pairs and pair_median_s, window, ...).
+        out[-1].update({k: v for k, v in r.extra.items() if k not in out[-1]})
     return out

@@ -6,7 +6,9 @@ A run file is JSON Lines (docs/record-format.md). Its records, in order:
 - ``launch``: one per MPI launch (a run has several with ``--repeat`` or ``--resume``):
   MPI library, rank placement, clock self-test, MPI-related environment;
 - ``measurement``: one per (pattern, size), written and flushed as soon as it is done;
-- ``launch_end``: when a launch finishes cleanly: placement at the end, end time.
+- ``launch_end``: when a launch finishes cleanly: placement at the end, end time;
+- ``launch_abort``: written by msgperf when it had to stop a launch (hang, a dead rank,
+  Ctrl-C): the reason. Such a run is incomplete; ``--resume`` continues it.
 
 This module turns already-decoded JSON objects into frozen dataclasses and back; reading
 bytes from disk is ``records.read``'s job.
@@ -94,6 +96,7 @@ class Launch:
     start_time: str
     end_time: str | None = None
     end_cpus: tuple[int, ...] | None = None
+    aborted: str | None = None  # why msgperf stopped this launch (hang, dead rank, Ctrl-C)
 
     @property
     def finished(self) -> bool:
@@ -128,6 +131,8 @@ class Measurement:
     first_s: float | None = None  # the cold first iteration, before warm-up; never a sample
     warmup: int = 0
     elapsed_s: float = 0.0
+    flows: int = 1  # messages of `bytes` the bandwidth counts per reported time (2 for bidirectional)
+    variant: str = ""  # which variant of the pattern (a round, a k, a phase); "" when it has one
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -297,7 +302,13 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         raise RecordError(f"{where}: first_s must be a number")
     known = {"type", "pattern", "bytes", "buffer", "ranks", "k", "divisor", "samples_s",
              "stop_reason", "validation", "launch", "timing", "metric", "first_s", "warmup",
-             "elapsed_s"}
+             "elapsed_s", "flows", "variant"}
+    flows = obj.get("flows", 1)
+    if isinstance(flows, bool) or not isinstance(flows, int) or flows < 1:
+        raise RecordError(f"{where}: flows must be an integer >= 1")
+    variant = obj.get("variant", "")
+    if not isinstance(variant, str):
+        raise RecordError(f"{where}: variant must be a string")
     return Measurement(
         pattern=_require(obj, "pattern", str, where),
         bytes=size,
@@ -314,6 +325,8 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         first_s=None if first is None else float(first),
         warmup=obj.get("warmup", 0) if isinstance(obj.get("warmup", 0), int) else 0,
         elapsed_s=float(obj.get("elapsed_s", 0.0)) if isinstance(obj.get("elapsed_s", 0), (int, float)) else 0.0,
+        flows=flows,
+        variant=variant,
         extra={k2: v for k2, v in obj.items() if k2 not in known},
     )
 
@@ -345,6 +358,10 @@ def encode_launch_end(launch: Launch) -> dict[str, Any]:
             "cpus": list(launch.end_cpus or ())}
 
 
+def encode_launch_abort(index: int, time: str, reason: str) -> dict[str, Any]:
+    return {"type": "launch_abort", "launch": index, "time": time, "reason": reason}
+
+
 def encode_measurement(m: Measurement) -> dict[str, Any]:
     d = {"type": "measurement", "launch": m.launch, "pattern": m.pattern, "bytes": m.bytes,
          "buffer": m.buffer, "ranks": list(m.ranks), "k": m.k, "divisor": m.divisor,
@@ -352,5 +369,9 @@ def encode_measurement(m: Measurement) -> dict[str, Any]:
          "elapsed_s": m.elapsed_s, "stop_reason": m.stop_reason,
          "validation": "ok" if m.validated else "mismatch",
          "samples_s": [float(x) for x in m.samples_s]}
+    if m.flows != 1:
+        d["flows"] = m.flows
+    if m.variant:
+        d["variant"] = m.variant
     d.update(m.extra)
     return d

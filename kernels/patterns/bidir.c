@@ -1,0 +1,100 @@
+/* Both ranks send and receive at once: MPI_Sendrecv (IMB Sendrecv, seeds/001), ping-ping
+ * (Isend, then the receive is posted) and the exchange of seeds/002 §3.1 in the form that
+ * cannot hang (receive posted first, Isend, Waitall). One iteration = one bidirectional
+ * exchange; the bandwidth counts both directions. */
+#include <stdio.h>
+
+#include "../buffers.h"
+#include "../payload.h"
+
+#define TAG 4
+
+static void sendrecv_iterate(const struct mp_ctx *c, long iterations)
+{
+    int other = 1 - c->me;
+    for (long i = 0; i < iterations; i++) {
+        if (c->inplace)
+            MPI_Sendrecv_replace(c->send, c->bytes, MPI_BYTE, other, TAG, other, TAG, c->comm, MPI_STATUS_IGNORE);
+        else
+            MPI_Sendrecv(c->send, c->bytes, MPI_BYTE, other, TAG, c->recv, c->bytes, MPI_BYTE, other, TAG, c->comm,
+                         MPI_STATUS_IGNORE);
+    }
+}
+
+/* In place the two payloads swap on every call: either one, whole, is right. */
+static long long sendrecv_verify(const struct mp_ctx *c)
+{
+    if (c->inplace && buffers_check(c->recv, c->bytes, payload_seed(c->me)) < 0)
+        return 0;
+    return payload_verify_partner(c);
+}
+
+static void pingping_iterate(const struct mp_ctx *c, long iterations)
+{
+    int other = 1 - c->me;
+    MPI_Request r;
+    for (long i = 0; i < iterations; i++) {
+        MPI_Isend(c->send, c->bytes, MPI_BYTE, other, TAG, c->comm, &r);
+        MPI_Recv(c->recv, c->bytes, MPI_BYTE, other, TAG, c->comm, MPI_STATUS_IGNORE);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+}
+
+static void exchange_iterate(const struct mp_ctx *c, long iterations)
+{
+    int other = 1 - c->me;
+    MPI_Request r[2];
+    for (long i = 0; i < iterations; i++) {
+        MPI_Irecv(c->recv, c->bytes, MPI_BYTE, other, TAG, c->comm, &r[0]);
+        MPI_Isend(c->send, c->bytes, MPI_BYTE, other, TAG, c->comm, &r[1]);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    }
+}
+
+/* IMB Sendrecv: a periodic chain over every rank, send right, receive from the left. */
+static void chain_iterate(const struct mp_ctx *c, long iterations)
+{
+    int right = (c->me + 1) % c->nranks, left = (c->me + c->nranks - 1) % c->nranks;
+    for (long i = 0; i < iterations; i++)
+        MPI_Sendrecv(c->send, c->bytes, MPI_BYTE, right, TAG, c->recv, c->bytes, MPI_BYTE, left, TAG, c->comm,
+                     MPI_STATUS_IGNORE);
+}
+
+static long long chain_verify(const struct mp_ctx *c)
+{
+    return payload_verify_from(c, (c->me + c->nranks - 1) % c->nranks);
+}
+
+static void imb_fields(const struct mp_ctx *c, double m, char *buf, size_t len)
+{
+    (void)c, (void)m;
+    snprintf(buf, len, ",\"compat\":\"IMB-MPI1 Sendrecv\"");
+}
+
+#define BIDIR .metric = "per_iteration", .divisor = 1, .flows = 2, .prepare = payload_prepare
+
+const struct mp_pattern pattern_sendrecv = {
+    .name = "sendrecv",
+    .timing = "one iteration = one MPI_Sendrecv on both ranks at once (MPI_Sendrecv_replace in place); "
+              "reported = time per iteration; bandwidth counts both directions (2 x bytes)",
+    BIDIR, .inplace_ok = 1, .iterate = sendrecv_iterate, .verify = sendrecv_verify,
+};
+const struct mp_pattern pattern_pingping = {
+    .name = "pingping",
+    .timing = "one iteration = MPI_Isend, then MPI_Recv, then MPI_Wait, on both ranks at once (the receive is "
+              "posted after the send); reported = time per iteration; bandwidth counts both directions",
+    BIDIR, .iterate = pingping_iterate, .verify = payload_verify_partner,
+};
+const struct mp_pattern pattern_exchange = {
+    .name = "exchange",
+    .timing = "one iteration = MPI_Irecv, MPI_Isend, MPI_Waitall on both ranks at once (seeds/002's exchange in "
+              "the form that cannot deadlock; blocking send-then-receive is never run); reported = time per "
+              "iteration; bandwidth counts both directions",
+    BIDIR, .iterate = exchange_iterate, .verify = payload_verify_partner,
+};
+const struct mp_pattern pattern_imb_sendrecv = {
+    .name = "imb-sendrecv",
+    .timing = "IMB Sendrecv: one iteration = MPI_Sendrecv on every rank of a periodic chain (send right, receive "
+              "from the left); reported = time per iteration (max over ranks); bandwidth = 2 x bytes / time",
+    BIDIR, .participants = MP_ALL, .iterate = chain_iterate, .verify = chain_verify, .fields = imb_fields,
+};
