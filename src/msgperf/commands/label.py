@@ -1,0 +1,19 @@
+"""``msgperf label ID TEXT``: name a stored run."""
+
+from __future__ import annotations
+
+import click
+
+from msgperf.store.db import open_store
+
+
+@click.command("label")
+@click.argument("run_id", metavar="ID", type=int)
+@click.argument("text", nargs=-1)
+@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
+def command(run_id: int, text: tuple[str, ...], db: str | None) -> None:
+    """Set the label of stored run ID (no TEXT clears it)."""
+    label = " ".join(text).strip()
+    with open_store(db, create=False) as store:
+        store.set_label(run_id, label)
+    click.echo(f"run {run_id}: " + (f"label '{label}'" if label else "label cleared"))

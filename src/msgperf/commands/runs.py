@@ -1,0 +1,101 @@
+"""``msgperf runs``: list the stored runs, with filters."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from msgperf.store.db import NoStoreError, open_store
+from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def format_bytes(n: int) -> str:
+    value, unit = float(n), 0
+    while value >= 1024 and unit < len(_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    return f"{value:.3g} {_UNITS[unit]}"
+
+
+def format_sizes(sizes: tuple[int, ...]) -> str:
+    if not sizes:
+        return "-"
+    if len(sizes) == 1:
+        return format_bytes(sizes[0])
+    return f"{format_bytes(sizes[0])}–{format_bytes(sizes[-1])} ({len(sizes)})"
+
+
+def format_time(row: RunRow) -> str:
+    when = parse_time(row.start_time)
+    suffix = ""
+    if when is None:
+        when, suffix = parse_time(row.added_at), " (added)"
+    return when.astimezone().strftime("%Y-%m-%d %H:%M") + suffix if when else "-"
+
+
+def format_hosts(hosts: tuple[str, ...]) -> str:
+    if not hosts:
+        return "-"
+    shown = ", ".join(hosts[:2])
+    return shown + (f" +{len(hosts) - 2}" if len(hosts) > 2 else "")
+
+
+def format_placement(row: RunRow) -> str:
+    ranks = f"{row.nranks} ranks" if row.nranks else ""
+    return ", ".join(p for p in (ranks, row.placement) if p) or "-"
+
+
+def format_patterns(patterns: tuple[str, ...]) -> str:
+    shown = ", ".join(patterns[:4])
+    return shown + (f" +{len(patterns) - 4}" if len(patterns) > 4 else "")
+
+
+def runs_table(rows: list[RunRow]) -> Table:
+    imported = any(r.source != "msgperf" for r in rows)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for name in ("id", "time", "host(s)", "MPI", "patterns", "sizes", "placement", "label"):
+        table.add_column(name, justify="right" if name == "id" else "left", overflow="fold")
+    if imported:
+        table.add_column("from")
+    for r in rows:
+        cells = [str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-",
+                 format_patterns(r.patterns), format_sizes(r.sizes), format_placement(r), r.label]
+        if imported:
+            cells.append(r.source)
+        table.add_row(*cells)
+    return table
+
+
+@click.command("runs")
+@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: $MSGPERF_HOME/msgperf.db "
+              "or ~/.local/share/msgperf/msgperf.db).")
+@click.option("--host", help="Only runs with a host containing this text.")
+@click.option("--mpi", help="Only runs whose MPI library/version contains this text.")
+@click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu_*' works).")
+@click.option("--since", help="Only runs from this date/time (2026-11-01, 2026-11-01T12:00) or age (7d, 12h).")
+@click.option("--label", help="Only runs whose label contains this text.")
+@click.option("--source", type=click.Choice(["msgperf", "osu", "imb", "netpipe"]),
+              help="Only runs measured by msgperf or imported from this tool.")
+def command(db: str | None, host: str | None, mpi: str | None, pattern: str | None,
+            since: str | None, label: str | None, source: str | None) -> None:
+    """List the stored runs (id, time, hosts, MPI, patterns, sizes, placement, label)."""
+    filters = RunFilter(host=host, mpi=mpi, pattern=pattern, label=label, source=source,
+                        since=parse_since(since) if since else None)
+    try:
+        with open_store(db, create=False) as store:
+            rows = store.list_runs(filters)
+            path = store.path
+    except NoStoreError as exc:
+        click.echo(f"no stored runs: {exc}")
+        return
+    if not rows:
+        filtered = any(v is not None for v in (host, mpi, pattern, since, label, source))
+        click.echo(f"no stored runs{' match' if filtered else ''} in {path}"
+                   + ("" if filtered else " ('msgperf run' stores each run; 'msgperf import' adds files)"))
+        return
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(runs_table(rows))

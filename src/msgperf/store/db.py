@@ -1,0 +1,247 @@
+"""The results store: an embedded SQLite database every run lands in, raw samples included.
+
+Where it lives: ``--db PATH`` (the ``path`` argument), else ``$MSGPERF_HOME/msgperf.db``, else
+``$XDG_DATA_HOME/msgperf/msgperf.db`` (``~/.local/share/msgperf/msgperf.db``). WAL mode, a
+busy timeout and one ``BEGIN IMMEDIATE`` transaction per write let several processes (a batch
+of jobs, two terminals) write to one database at once. Schema and migrations: ``schema.py``;
+the layout is documented in docs/store.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from msgperf.records.format import Run
+from msgperf.store import schema
+from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
+from msgperf.store.listing import RunFilter, RunRow, summarize
+from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
+                                decode_run_record, dumps, launch_jsons, measurement_record,
+                                run_record_json, samples_blob)
+
+DB_NAME = "msgperf.db"
+BUSY_TIMEOUT_S = 60.0  # how long a writer waits for another writer before giving up
+
+__all__ = ["Store", "StoreError", "NoStoreError", "open_store", "default_path", "RunRow", "RunFilter"]
+
+
+def default_path() -> Path:
+    """``$MSGPERF_HOME/msgperf.db``, else the user's data directory (XDG)."""
+    home = os.environ.get("MSGPERF_HOME")
+    if home:
+        return Path(home).expanduser() / DB_NAME
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "msgperf" / DB_NAME
+
+
+def open_store(path: str | os.PathLike | None = None, create: bool = True) -> "Store":
+    """Open (migrating as needed) the store at ``path`` or the default place; with
+    ``create=False`` (commands that only read) a missing database is an error, not a new file."""
+    p = Path(path).expanduser() if path else default_path()
+    if p.is_dir():
+        raise StoreError(f"{p}: is a directory; --db takes the path of a database file")
+    if not create and not p.exists():
+        raise NoStoreError(f"{p}: no msgperf database here yet ('msgperf run' and 'msgperf import' "
+                           "create it; --db or MSGPERF_HOME point elsewhere)")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{p.parent}: cannot create the store's directory ({exc.strerror}); "
+                         "set MSGPERF_HOME or pass --db") from None
+    try:
+        conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{p}: cannot open the database ({exc}); pass another --db") from None
+    store = Store(conn, str(p))
+    try:
+        store._prepare()
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise StoreError(f"{p}: not a usable msgperf database ({exc}); pass another --db") from None
+    except BaseException:
+        conn.close()
+        raise
+    return store
+
+
+class NoStoreError(StoreError):
+    """The database file does not exist (and was not to be created)."""
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Store:
+    conn: sqlite3.Connection
+    path: str
+
+    # ---- lifecycle --------------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        self.conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; a crash loses no commit
+        for attempt in range(50):  # switching to WAL needs a moment alone with the file
+            try:
+                if self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+                    raise StoreError(f"{self.path}: SQLite cannot use WAL mode here (a network "
+                                     "file system?); put the database on a local disk with --db")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 49:
+                    raise
+                time.sleep(0.05)
+        schema.migrate(self.conn, self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self) -> "_Transaction":
+        return _Transaction(self.conn)
+
+    # ---- writing ----------------------------------------------------------------------------
+
+    def add_run(self, run: Run, label: str = "") -> tuple[int, bool]:
+        """Store ``run``; return (id, added).
+
+        Idempotent: a run whose content is already stored returns its id and False. A run that
+        continues a stored one (same ``run`` record, the stored launches and measurements a
+        prefix of its own: ``msgperf run --resume``) replaces it under the same id (True); an
+        earlier, shorter copy of a stored run changes nothing (False).
+        """
+        digests = measurement_digests(run)
+        chash, ihash = content_hash(run, digests), identity_hash(run)
+        with self._write():
+            row = self.conn.execute("SELECT id FROM runs WHERE content_hash = ?", (chash,)).fetchone()
+            if row:
+                return row[0], False
+            run_id, relation = (self._relative(run, ihash, digests) if run.info.source == "msgperf"
+                                else (None, ""))
+            if relation == "older copy":
+                return run_id, False
+            if run_id is None:
+                run_id = self.conn.execute(
+                    "INSERT INTO runs (content_hash, identity_hash, source, start_time, added_at, "
+                    "label, source_path, run_record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (chash, ihash, run.info.source, run.info.start_time, _utc_now(), label,
+                     run.path, run_record_json(run.info))).lastrowid
+            else:
+                self.conn.execute("DELETE FROM launches WHERE run_id = ?", (run_id,))
+                self.conn.execute("DELETE FROM measurements WHERE run_id = ?", (run_id,))
+                self.conn.execute("UPDATE runs SET content_hash = ?, source_path = ? WHERE id = ?",
+                                  (chash, run.path, run_id))
+            self._insert_children(run_id, run)
+            measured = [(m.pattern, m.bytes) for m in run.measurements]
+            schema.write_listing(self.conn, run_id, summarize(run.info, run.launches, measured))
+        return run_id, True
+
+    def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
+        """(id, "continued") for a stored, shorter version of ``run``; (id, "older copy") when
+        ``run`` is a shorter version of a stored run; else (None, "")."""
+        new_launches = [launch_jsons(l)[0] for l in run.launches]
+        for (run_id,) in self.conn.execute("SELECT id FROM runs WHERE identity_hash = ?", (ihash,)).fetchall():
+            old_launches = [r[0] for r in self.conn.execute(
+                "SELECT record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,))]
+            old_digests = [measurement_digest(record, blob) for record, blob in self.conn.execute(
+                "SELECT record, samples FROM measurements WHERE run_id = ? ORDER BY seq", (run_id,))]
+            if (new_launches[:len(old_launches)] == old_launches
+                    and digests[:len(old_digests)] == old_digests):
+                return run_id, "continued"
+            if (old_launches[:len(new_launches)] == new_launches
+                    and old_digests[:len(digests)] == digests):
+                return run_id, "older copy"
+        return None, ""
+
+    def _insert_children(self, run_id: int, run: Run) -> None:
+        self.conn.executemany(
+            "INSERT INTO launches (run_id, idx, record, end_record, abort_record) VALUES (?, ?, ?, ?, ?)",
+            [(run_id, l.index, *launch_jsons(l)) for l in run.launches])
+        self.conn.executemany(
+            "INSERT INTO measurements (run_id, seq, pattern, bytes, metric, n_samples, record, samples) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, seq, m.pattern, m.bytes, m.metric, int(m.samples_s.size),
+              dumps(measurement_record(m)), samples_blob(m.samples_s))
+             for seq, m in enumerate(run.measurements)])
+
+    def set_label(self, run_id: int, text: str) -> None:
+        """Label a run ("" clears the label)."""
+        if "\n" in text or "\r" in text:
+            raise StoreError("a label is one line of text")
+        with self._write():
+            if self.conn.execute("UPDATE runs SET label = ? WHERE id = ?", (text, run_id)).rowcount == 0:
+                raise self._missing(run_id)
+
+    def delete_run(self, run_id: int) -> None:
+        with self._write():
+            if self.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
+                raise self._missing(run_id)
+
+    # ---- reading ----------------------------------------------------------------------------
+
+    def _missing(self, run_id: int) -> StoreError:
+        return StoreError(f"no run {run_id} in {self.path} ('msgperf runs' lists the stored runs)")
+
+    def load_run(self, run_id: int) -> Run:
+        """The stored run, exactly as it was added (samples bit for bit)."""
+        row = self.conn.execute("SELECT run_record, source_path FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise self._missing(run_id)
+        where = f"{self.path}, run {run_id}"
+        info = decode_run_record(row[0], where)
+        launches = tuple(decode_launch_rows(record, end, where, abort) for record, end, abort in self.conn.execute(
+            "SELECT record, end_record, abort_record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,)))
+        measurements = tuple(decode_measurement_row(record, blob, f"{where}, measurement {seq}")
+                             for seq, record, blob in self.conn.execute(
+                                 "SELECT seq, record, samples FROM measurements WHERE run_id = ? "
+                                 "ORDER BY seq", (run_id,)))
+        return Run(info=info, launches=launches, measurements=measurements, path=row[1])
+
+    def get_row(self, run_id: int) -> RunRow:
+        rows = list(self._rows("WHERE id = ?", (run_id,)))
+        if not rows:
+            raise self._missing(run_id)
+        return rows[0]
+
+    def list_runs(self, filters: RunFilter | None = None) -> list[RunRow]:
+        """Stored runs matching ``filters``, oldest id first."""
+        filters = filters or RunFilter()
+        where, params = "", ()
+        if filters.source:
+            where, params = "WHERE source = ?", (filters.source,)
+        return [row for row in self._rows(where, params) if filters.matches(row)]
+
+    def _rows(self, where: str, params: tuple) -> Iterator[RunRow]:
+        for r in self.conn.execute(
+                "SELECT id, start_time, added_at, source, label, source_path, hosts, mpi, patterns, "
+                f"sizes, nranks, placement, n_measurements FROM runs {where} ORDER BY id", params):
+            yield RunRow(id=r[0], start_time=r[1], added_at=r[2], source=r[3], label=r[4],
+                         source_path=r[5], hosts=tuple(json.loads(r[6])), mpi=r[7],
+                         patterns=tuple(json.loads(r[8])), sizes=tuple(json.loads(r[9])),
+                         nranks=r[10], placement=r[11], n_measurements=r[12])
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on any exception)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type | None, *exc: object) -> None:
+        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")

@@ -1,0 +1,145 @@
+"""The database schema, its version history and the migrations between versions.
+
+The version lives in ``PRAGMA user_version``; ``MIGRATIONS[n - 1]`` (``update_to_n``) takes a
+database from version n - 1 to n. Migrations run in one ``BEGIN IMMEDIATE`` transaction, so a
+crash leaves the old version intact and two processes opening a new database do not both
+migrate it. Once released, a version's DDL never changes: a change is a new ``update_to_N``.
+
+History
+- 1: runs (content/identity hash, source, start time, label, the ``run`` record as JSON),
+  launches (``launch``/``launch_end`` records as JSON), measurements (record JSON without its
+  samples + samples as a BLOB of little-endian float64).
+- 2: listing columns on runs (hosts, mpi, patterns, sizes, nranks, placement,
+  n_measurements), backfilled from the stored records, so ``msgperf runs`` reads one table;
+  an index on measurements(pattern, bytes).
+- 3: launches.abort_record (the ``launch_abort`` record: why msgperf stopped a launch), NULL
+  for launches stored before (no abort was recorded then).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from msgperf.store.listing import summarize
+from msgperf.store.rows import StoreError, decode_launch_rows, decode_run_record, dumps
+
+APPLICATION_ID = 0x6D736770  # "msgp", so `file` and msgperf can tell its databases apart
+
+VERSION_1 = (
+    """CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL UNIQUE,
+        identity_hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        start_time TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
+        source_path TEXT NOT NULL DEFAULT '',
+        run_record TEXT NOT NULL)""",
+    "CREATE INDEX runs_identity ON runs(identity_hash)",
+    """CREATE TABLE launches (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        end_record TEXT,
+        PRIMARY KEY (run_id, idx))""",
+    """CREATE TABLE measurements (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        pattern TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        metric TEXT NOT NULL,
+        n_samples INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        samples BLOB NOT NULL,
+        PRIMARY KEY (run_id, seq))""",
+)
+
+VERSION_2 = (
+    "ALTER TABLE runs ADD COLUMN hosts TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE runs ADD COLUMN mpi TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE runs ADD COLUMN patterns TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE runs ADD COLUMN sizes TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE runs ADD COLUMN nranks INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE runs ADD COLUMN placement TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE runs ADD COLUMN n_measurements INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX measurements_pattern ON measurements(pattern, bytes)",
+)
+
+VERSION_3 = (
+    "ALTER TABLE launches ADD COLUMN abort_record TEXT",
+)
+
+
+def update_to_1(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_1:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def update_to_2(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_2:
+        conn.execute(statement)
+    for run_id, run_record in conn.execute("SELECT id, run_record FROM runs").fetchall():
+        where = f"run {run_id}"
+        info = decode_run_record(run_record, where)
+        launches = [decode_launch_rows(record, end, where) for record, end in conn.execute(
+            "SELECT record, end_record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,))]
+        measured = conn.execute(
+            "SELECT pattern, bytes FROM measurements WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+        write_listing(conn, run_id, summarize(info, launches, measured))
+
+
+def update_to_3(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_3:
+        conn.execute(statement)
+
+
+def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
+    """Store the version-2 listing columns of one run."""
+    conn.execute(
+        "UPDATE runs SET hosts = ?, mpi = ?, patterns = ?, sizes = ?, nranks = ?, placement = ?, "
+        "n_measurements = ? WHERE id = ?",
+        (dumps(list(listing.hosts)), listing.mpi, dumps(list(listing.patterns)),
+         dumps(list(listing.sizes)), listing.nranks, listing.placement, listing.n_measurements, run_id))
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3]
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def migrate(conn: sqlite3.Connection, name: str, target: int = LATEST_VERSION) -> int:
+    """Bring the database to ``target`` (tests stop at earlier versions); return the old version."""
+    version = user_version(conn)
+    if version > LATEST_VERSION:
+        raise StoreError(f"{name}: database schema version {version} is newer than this msgperf "
+                         f"reads ({LATEST_VERSION}); upgrade msgperf or pass another --db")
+    if version >= target:
+        return version
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = user_version(conn)  # another process may have migrated while we waited
+        if version == 0:
+            _check_unused(conn, name)
+        for n in range(version + 1, target + 1):
+            MIGRATIONS[n - 1](conn)
+            conn.execute(f"PRAGMA user_version = {n}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return version
+
+
+def _check_unused(conn: sqlite3.Connection, name: str) -> None:
+    """Refuse to create msgperf's tables inside somebody else's database."""
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
+    tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchone()[0]
+    if (app not in (0, APPLICATION_ID)) or tables:
+        raise StoreError(f"{name}: an SQLite database that is not msgperf's (it already has tables); "
+                         "pass another --db or MSGPERF_HOME")
