@@ -14,7 +14,7 @@ import pytest
     (["run", "--time-budget", "0"], "out of range"),
     (["run", "--sizes", "1G", "--np", "64"], "GiB of buffers"),
     (["run", "--mpicc", "/nonexistent/mpicc"], "no such executable"),
-    (["show", "/nonexistent.jsonl"], "no such file"),
+    (["show", "/nonexistent.jsonl"], "no run file or run id"),
 ])
 def test_bad_input_gets_one_line(msgperf, args, fragment, tmp_path):
     result = msgperf(*args, cwd=tmp_path)
@@ -28,3 +28,21 @@ def test_unknown_option_is_named(msgperf):
     result = msgperf("run", "--bogus")
     assert result.returncode == 2
     assert result.stderr.strip() == "error: No such option '--bogus'. (see 'msgperf run --help')"
+
+
+def test_a_launcher_that_cannot_start_ranks(msgperf, tmp_path):
+    result = msgperf("run", "--launcher", "false", "--sizes", "8", "-o", tmp_path / "r.jsonl")
+    assert result.returncode == 1
+    line = result.stderr.strip()
+    assert line.startswith("error: false could not start the ranks (exit 1)") and len(line.splitlines()) == 1
+
+
+def test_no_mpi_found(monkeypatch, tmp_path):
+    import sys
+
+    from msgperf.errors import MsgperfError
+    from msgperf.launch.build import find_mpicc
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MsgperfError, match="no MPI found.*pip install mpich.*--mpicc"):
+        find_mpicc()

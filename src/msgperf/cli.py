@@ -1,5 +1,6 @@
 """Subcommand wiring only: every module in msgperf.commands that defines ``command`` is a
-subcommand. Errors a user can fix (MsgperfError) print one line and exit 1."""
+subcommand, imported only when it is invoked (fast start-up; one command's imports never
+break another's). Errors a user can fix (MsgperfError) print one line and exit 1."""
 
 from __future__ import annotations
 
@@ -13,16 +14,26 @@ from msgperf import __version__, commands
 from msgperf.errors import MsgperfError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def _module_name(command_name: str) -> str:
+    return "import_" if command_name == "import" else command_name
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = [info.name.rstrip("_") for info in pkgutil.iter_modules(commands.__path__)]
+        return sorted(n for n in names if not n.startswith("_"))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.list_commands(ctx):
+            return None
+        module = importlib.import_module(f"{commands.__name__}.{_module_name(name)}")
+        return getattr(module, "command", None)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="msgperf")
 def group() -> None:
     """Measure, model and explain message-passing performance."""
-
-
-for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-    _module = importlib.import_module(f"{commands.__name__}.{_info.name}")
-    if hasattr(_module, "command"):
-        group.add_command(_module.command)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
         group.main(args=argv, prog_name="msgperf", standalone_mode=False)
     except MsgperfError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(getattr(exc, "exit_code", 1))
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)

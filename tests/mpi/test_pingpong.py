@@ -73,9 +73,14 @@ def test_watchdog_stops_a_hang_and_resume_finishes_without_repeating(msgperf, tm
     hung = msgperf("run", "--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "4", "-o", out, "-q",
                    timeout=120)
     assert hung.returncode == 1
-    assert "no progress for 4 s after pingpong 2 B" in hung.stderr and "--resume" in hung.stderr
+    message = hung.stderr.strip()
+    assert message.startswith("error: hung: no progress for 4 s while measuring pingpong 64 B (ranks 0 and 1)")
+    assert f"3 finished measurement(s) of this launch are kept in {out}" in message
+    assert f"msgperf run --resume {out}" in message and len(message.splitlines()) == 1
     partial = read_run(out).run
     assert [m.bytes for m in partial.measurements] == [0, 1, 2] and not partial.complete
+    assert partial.launches[0].aborted.startswith("hung: no progress")
+    assert "launch 0 was stopped: hung" in msgperf("show", out).stderr
     resumed = msgperf("run", "--resume", out, "-q")
     assert resumed.returncode == 0, resumed.stderr
     run = read_run(out).run
@@ -106,3 +111,92 @@ def test_standalone_kernel_build_and_show(msgperf, tmp_path):
     assert "pingpong" in ran.stdout  # per-size lines for batch-job logs
     shown = msgperf("show", out)
     assert shown.returncode == 0 and "one-way" in shown.stdout and "8 B" in shown.stdout
+
+
+def _start(args, out):
+    import os
+    import signal  # noqa: F401
+    import sys
+    return subprocess.Popen([sys.executable, "-m", "msgperf", "run", *args, "-o", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+
+
+def _wait_for_measurements(out, count, timeout=60):
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if out.exists() and out.read_text().count('"type":"measurement"') >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{out} never reached {count} measurements")
+
+
+def test_a_rank_killed_mid_run_is_reported_and_resume_continues(msgperf, tmp_path):
+    import os
+    import signal
+    out = tmp_path / "run.jsonl"
+    proc = _start(["--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "60"], out)
+    _wait_for_measurements(out, 3)
+    ranks = subprocess.run(["pgrep", "-f", f"msgperf-kernels.*{out}"], capture_output=True, text=True).stdout.split()
+    kernel_pids = [int(p) for p in ranks if int(p) != proc.pid]
+    assert len(kernel_pids) >= 2  # the launcher's children: the two ranks
+    os.kill(kernel_pids[-1], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "the MPI job failed while measuring pingpong 64 B (ranks 0 and 1)" in stderr
+    assert "died" in stderr and "signal 9" in stderr and f"msgperf run --resume {out}" in stderr
+    partial = read_run(out).run
+    assert [m.bytes for m in partial.measurements] == [0, 1, 2] and "died" in partial.launches[0].aborted
+    assert msgperf("run", "--resume", out, "-q").returncode == 0
+    assert [m.bytes for m in read_run(out).run.measurements] == [0, 1, 2, 64]
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
+    import signal
+    out = tmp_path / "run.jsonl"
+    proc = _start(["--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "60"], out)
+    _wait_for_measurements(out, 3)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "interrupted while measuring pingpong 64 B" in stderr and f"msgperf run --resume {out}" in stderr
+    assert subprocess.run(["pgrep", "-f", f"msgperf-kernels.*{out}"], capture_output=True).returncode == 1  # no rank left
+    run = read_run(out).run
+    assert [m.bytes for m in run.measurements] == [0, 1, 2] and run.launches[0].aborted.startswith("interrupted")
+
+
+def test_two_runs_at_once_write_two_intact_files(tmp_path):
+    import os
+    import sys
+    procs = [subprocess.Popen([sys.executable, "-m", "msgperf", "run", "--sizes", "0,8", *FAST, "-q"], cwd=tmp_path,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+             for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    files = sorted((tmp_path / "runs").glob("*.jsonl"))
+    assert len(files) == 2
+    for f in files:
+        run = read_run(f).run
+        assert run.complete and [m.bytes for m in run.measurements] == [0, 8]
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_full_disk_keeps_what_was_written(msgperf, tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40k", "tmpfs", str(disk)], check=True)
+    try:
+        out = disk / "run.jsonl"
+        # Each record holds 1000 samples (~23 KB): the first fits on the 40 KB disk, the second does not.
+        result = msgperf("run", "--sizes", "0,8", "--min-samples", "1000", "--max-samples", "1000", "-o", out, "-q",
+                         "--no-store")
+        assert result.returncode == 1
+        line = result.stderr.strip()
+        assert "cannot write run file" in line and "No space left on device" in line and len(line.splitlines()) == 1
+        assert f"msgperf run --resume {out}" in line
+        partial = read_run(out)
+        assert [m.bytes for m in partial.run.measurements] == [0]
+        assert not partial.run.complete
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shlex
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -14,21 +16,45 @@ from msgperf.analysis.rows import size_rows
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_kernel
 from msgperf.launch.command import launch_argv
-from msgperf.launch.run import execute
-from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.launch.run import LaunchError, execute
+from msgperf.plan import ALL_RANK_PATTERNS, RunPlan, records_per_size, parse_fraction, parse_pair, parse_seconds, parse_sizes
 from msgperf.present.progress import RunProgress
 from msgperf.present.table import render_rows, terminal_console
+from msgperf.records.format import RecordError
 from msgperf.records.read import read_run
+from msgperf.records.write import append_launch_abort, cut_partial_line
+from msgperf.store.db import open_store
 
 
 def default_output(patterns: tuple[str, ...]) -> Path:
+    """runs/<time>-<patterns>.jsonl, claimed with an exclusive create so that two runs started
+    in the same second never share a file."""
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     base = Path("runs") / f"{stamp}-{'+'.join(patterns)}"
-    path, n = base.with_suffix(".jsonl"), 1
-    while path.exists():
-        n += 1
-        path = Path(f"{base}-{n}.jsonl")
-    return path
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10000):
+        path = Path(f"{base}.jsonl") if n == 1 else Path(f"{base}-{n}.jsonl")
+        try:
+            path.open("x").close()
+            return path
+        except FileExistsError:
+            continue
+    raise MsgperfError(f"cannot find a free run file name next to {base}; pass -o FILE")
+
+
+# When there are more ranks than cores, MPICH's busy-polling ranks take the cores from the ranks
+# that have work: these make its progress loop yield the core (sched_yield) after every poll.
+# Recorded in the launch record's environment, so the run says it was oversubscribed.
+OVERSUBSCRIBED_ENV = {"MPIR_CVAR_POLLS_BEFORE_YIELD": "1", "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
+
+
+def launch_env(np: int, cores: int | None = None) -> dict[str, str] | None:
+    """The environment of the launch: the parent's, plus yielding polls when oversubscribed
+    (a setting the user made in the environment wins)."""
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    if np <= cores:
+        return None
+    return {**OVERSUBSCRIBED_ENV, **os.environ}
 
 
 def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
@@ -36,8 +62,7 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
     A partial last line (the killed writer's) is cut off so that appending stays valid."""
     result = read_run(path)
     if result.truncated:
-        data = path.read_bytes()
-        path.write_bytes(data[: data.rfind(b"\n") + 1])
+        cut_partial_line(path)
     run = result.run
     p = run.info.plan
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
@@ -47,6 +72,19 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
     remaining = [s for s in p.sizes if any(ms == s for _, ms in missing)]
     next_launch = max((l.index for l in run.launches), default=-1) + 1
     return plan, remaining, next_launch
+
+
+def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
+    """Record why a launch was stopped, if it got far enough to write its launch record; an
+    empty file claimed for a launch that never started is removed."""
+    try:
+        run = read_run(run_file).run
+    except RecordError:
+        if run_file.exists() and run_file.stat().st_size == 0:
+            run_file.unlink()
+        return
+    if any(l.index == launch for l in run.launches):
+        append_launch_abort(run_file, launch, reason)
 
 
 @click.command("run")
@@ -74,11 +112,14 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
 @click.option("--deadline", type=float, default=None,
               help="Seconds without a finished measurement before the job is declared hung "
                    "(default 60 + 10 × time budget).")
+@click.option("--db", type=click.Path(dir_okay=False), help="Result database the run lands in "
+              "(default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db).")
+@click.option("--no-store", is_flag=True, help="Do not add the run to the result database.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
 def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
-            repeat, output, resume, mpicc, deadline, quiet, test_stall) -> None:
+            repeat, output, resume, mpicc, deadline, db, no_store, quiet, test_stall) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     if resume is not None:
@@ -93,13 +134,15 @@ def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer
                        precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
                        min_samples=min_samples, max_samples=max_samples)
         remaining, first_launch = list(plan.sizes), 0
-        run_file, append = output or default_output(plan.patterns), False
+        run_file, append = output, False
     plan.check_memory()
 
     kernel = build_kernel(mpicc)
     launcher_argv = shlex.split(launcher) if launcher else ([str(kernel.mpiexec)] if kernel.mpiexec else [])
     if not launcher_argv:
         raise MsgperfError(f"no mpiexec found beside {kernel.mpicc}; pass --launcher CMD")
+    if run_file is None:
+        run_file = default_output(plan.patterns)
     run_file.parent.mkdir(parents=True, exist_ok=True)
     command_line = "msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     stall = deadline if deadline is not None else 60 + 10 * plan.time_budget_s
@@ -116,16 +159,33 @@ def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer
             args[args.index("--sizes") + 1] = ",".join(map(str, remaining))
         argv = [*launcher_argv[:1], *launch_argv(launcher_argv[0], plan.np, [])[1:], *launcher_argv[1:], *args]
         label = f"launch {i + 1}/{launches}" if launches > 1 else "measuring"
-        total = len(plan.patterns) * len(remaining if i == 0 else plan.sizes)
+        sizes_now = remaining if i == 0 else list(plan.sizes)
+        # The kernels write one record per variant: several per size for some patterns.
+        pair = f"ranks {plan.pair[0]} and {plan.pair[1]}"
+        expected = [(p, s, f"all {plan.np} ranks" if p in ALL_RANK_PATTERNS else pair)
+                    for p in plan.patterns for s in sizes_now for _ in range(records_per_size(p, plan.np))]
         try:
-            with RunProgress(total, console, label) as progress:
-                execute(argv, run_file, stall_timeout_s=stall, on_record=progress.record)
-        except KeyboardInterrupt:
-            console.print(f"interrupted; finished measurements are in {run_file}; "
-                          f"continue with: msgperf run --resume {run_file}")
-            raise click.exceptions.Exit(130)
+            with RunProgress(len(expected), console, label) as progress:
+                execute(argv, run_file, expected=expected, stall_timeout_s=stall,
+                        on_record=progress.record, env=launch_env(plan.np))
+        except LaunchError as exc:
+            mark_aborted(run_file, first_launch + i, str(exc))
+            raise
         remaining = list(plan.sizes)
 
     run = read_run(run_file).run
     render_rows(terminal_console(), run, size_rows(run))
     click.echo(f"run file: {run_file}")
+    if not no_store:
+        click.echo(store_run(run, db))
+
+
+def store_run(run, db: str | None) -> str:
+    """Land the run in the result database; a database problem never loses the measurement,
+    which is safe in the run file already."""
+    try:
+        with open_store(db) as store:
+            run_id, added = store.add_run(run)
+    except (MsgperfError, OSError, sqlite3.Error) as exc:
+        return f"note: not stored in the result database ({exc}); add it later with: msgperf import {run.path}"
+    return f"stored as run {run_id} (msgperf show {run_id})" + ("" if added else ", already there")

@@ -70,7 +70,7 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
             launches[launch.index] = launch
         elif kind == "launch_end":
             index = obj.get("launch")
-            if index not in launches:
+            if not isinstance(index, int) or isinstance(index, bool) or index not in launches:
                 raise RecordError(f"{where}: 'launch_end' for launch {index!r}, which never started")
             cpus = obj.get("cpus", [])
             end_time = obj.get("end_time")
@@ -78,6 +78,11 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
                 raise RecordError(f"{where}: 'launch_end' needs end_time (string) and cpus (list)")
             launches[index] = dataclasses.replace(launches[index], end_time=end_time,
                                                   end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
+        elif kind == "launch_abort":
+            index, reason = obj.get("launch"), obj.get("reason")
+            if not isinstance(index, int) or index not in launches or not isinstance(reason, str):
+                raise RecordError(f"{where}: 'launch_abort' needs a started launch and a reason")
+            launches[index] = dataclasses.replace(launches[index], aborted=reason)
         elif kind == "measurement":
             m = decode_measurement(obj, where)
             if m.launch not in launches and info.source == "msgperf":
