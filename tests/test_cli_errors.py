@@ -15,6 +15,11 @@ import pytest
     (["run", "--sizes", "1G", "--np", "64"], "GiB of buffers"),
     (["run", "--mpicc", "/nonexistent/mpicc"], "no such executable"),
     (["show", "/nonexistent.jsonl"], "no run file or run id"),
+    (["run", "--pattern", "nosuch"], "unknown pattern 'nosuch'"),
+    (["run", "--pattern", "pairs", "--np", "3"], "needs an even number of ranks"),
+    (["run", "--sizes", "1:64M:0"], "ratio >= 2"),
+    (["run", "--min-samples", "0"], "a median CI needs 6 samples"),
+    (["run", "--sizes", "abc"], "cannot read size 'abc'"),
 ])
 def test_bad_input_gets_one_line(msgperf, args, fragment, tmp_path):
     result = msgperf(*args, cwd=tmp_path)

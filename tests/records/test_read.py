@@ -61,7 +61,7 @@ def test_truncated_line_in_the_middle_is_corruption():
 @pytest.mark.parametrize("text, fragment", [
     ("", "empty"),
     ("   \n", "empty"),
-    ("hello world\n", "line 1: not valid JSON"),
+    ("hello world\n", "not a msgperf run file \\(its first line is not JSON\\)"),
     ('{"type": "measurement"}\n', "first record must be a 'run'"),
     ('[1, 2]\n', "JSON object with a 'type'"),
     ('{"format": "other"}\n', "'type'"),

@@ -53,6 +53,8 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
             if last and not ends_cleanly:
                 truncated = True
                 break
+            if info is None:
+                raise RecordError(f"{name}: not a msgperf run file (its first line is not JSON)") from None
             raise RecordError(f"{where}: not valid JSON ({exc.__class__.__name__}); the file is corrupt") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise RecordError(f"{where}: each line must be a JSON object with a 'type' field")
