@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from msgperf.analysis.rows import size_rows
+from msgperf.present.analysis_text import render_analysis
 from msgperf.present.text import printable
 from msgperf.present.table import render_rows, terminal_console, rows_as_json
 from msgperf.records.read import read_run
@@ -29,7 +30,8 @@ def is_run_file(arg: str) -> bool:
 @click.argument("run_file", metavar="RUN")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per measurement.")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
-def command(run_file: str, as_json: bool, db: str | None) -> None:
+@click.option("--brief", is_flag=True, help="Only the tables, without the model and caveats.")
+def command(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
     """Show the results of RUN: a run file, an exported or imported file, or a stored run id."""
     err = Console(stderr=True)
     if is_run_file(run_file):
@@ -50,4 +52,7 @@ def command(run_file: str, as_json: bool, db: str | None) -> None:
     if as_json:
         click.echo(json.dumps(rows_as_json(rows), indent=1))
         return
-    render_rows(terminal_console(), run, rows)
+    console = terminal_console()
+    render_rows(console, run, rows)
+    if not brief:
+        render_analysis(console, run, per_size=False)

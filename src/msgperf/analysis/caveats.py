@@ -1,0 +1,204 @@
+"""Caveats are values: what was seen (kind, message, with numbers) and what to do (advice).
+
+Detection lives with each statistic (``measurement``, ``sweep``, ``launches``); this module
+holds the thresholds that turn a statistic into a caveat and the wording, in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FEW_SAMPLES = 10  # below this a median's interval is barely informative
+WIDE_INTERVAL = 0.05  # interval half-width relative to the median
+RESOLUTION_TICKS = 100  # a sample shorter than this many clock ticks is quantised by >= 1 %
+OUTLIER_FRACTION = 0.01
+SCATTER_PHI = 4.0  # sizes scatter twice as much as their stated uncertainty
+LINE_MISFIT = 0.10  # rms relative residual of the single line
+LAUNCH_SPREAD = 0.05  # spread of the launch medians worth a caveat
+
+
+@dataclass(frozen=True)
+class Caveat:
+    kind: str
+    message: str
+    advice: str
+    bytes: int | None = None  # the size concerned, or None for the whole sweep
+    launch: int | None = None  # the launch concerned, or None
+
+    def __str__(self) -> str:
+        return f"{self.message}; {self.advice}"
+
+
+def time_text(seconds: float) -> str:
+    """A time for a message, in the unit that suits it."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def size_text(size: float) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.4g} {unit}"
+    return f"{size:.4g} B"
+
+
+def _where(size: int | None, launch: int | None) -> str:
+    parts = []
+    if size is not None:
+        parts.append(size_text(size))
+    if launch is not None:
+        parts.append(f"launch {launch}")
+    return f"{', '.join(parts)}: " if parts else ""
+
+
+# ---- one measurement ---------------------------------------------------------------------
+
+def single_value(size: int, launch: int | None) -> Caveat:
+    return Caveat("single_value", f"{_where(size, launch)}one value, no samples: no interval "
+                  "for this size", "measure it with msgperf run to get per-sample statistics",
+                  size, launch)
+
+
+def few_samples(size: int, launch: int | None, n: int) -> Caveat:
+    return Caveat("few_samples", f"{_where(size, launch)}only {n} samples",
+                  f"the median's interval needs more; raise --min-samples to {FEW_SAMPLES} "
+                  "or more, or the time budget", size, launch)
+
+
+def wide_interval(size: int, launch: int | None, rel: float) -> Caveat:
+    return Caveat("wide_interval", f"{_where(size, launch)}the median is known only to "
+                  f"±{100 * rel:.1f} %", "take more samples (a tighter --precision or a longer "
+                  "time budget), or quiet the machine", size, launch)
+
+
+def near_resolution(size: int, launch: int | None, sample_s: float, tick_s: float) -> Caveat:
+    return Caveat("near_resolution", f"{_where(size, launch)}a sample lasts {time_text(sample_s)}, "
+                  f"only {sample_s / tick_s:.0f} ticks of the clock ({time_text(tick_s)})",
+                  "time more iterations per sample so each lasts at least "
+                  f"{RESOLUTION_TICKS} ticks", size, launch)
+
+
+def bimodal(size: int, launch: int | None, low_s: float, high_s: float, share: float) -> Caveat:
+    return Caveat("bimodal", f"{_where(size, launch)}two groups of times, near {time_text(low_s)} "
+                  f"and {time_text(high_s)} ({100 * share:.0f} % in the slower)",
+                  "the median hides this; pin ranks to cores (e.g. mpiexec -bind-to core), "
+                  "check frequency scaling and other load", size, launch)
+
+
+def warmup(size: int, launch: int | None, shift: float) -> Caveat:
+    return Caveat("warmup_drift", f"{_where(size, launch)}the first 10 % of samples are "
+                  f"{100 * shift:+.0f} % off the settled level",
+                  "warm up longer before timing (more warm-up iterations)", size, launch)
+
+
+def trend(size: int, launch: int | None, shift: float) -> Caveat:
+    return Caveat("trend_drift", f"{_where(size, launch)}the level moved {100 * shift:+.0f} % "
+                  "along the series", "something changed during the measurement (frequency, "
+                  "load, memory placement); quiet and pin the machine, then re-measure",
+                  size, launch)
+
+
+def outliers(size: int, launch: int | None, count: int, fraction: float) -> Caveat:
+    return Caveat("outliers", f"{_where(size, launch)}{count} samples ({100 * fraction:.1f} %) "
+                  "are outliers (|modified z| > 3.5); they stay in every statistic",
+                  "rare slow samples are interference (OS noise, other jobs); if they matter, "
+                  "look at the percentiles, not only the median", size, launch)
+
+
+def not_validated(size: int, launch: int | None) -> Caveat:
+    return Caveat("not_validated", f"{_where(size, launch)}the received bytes did not match "
+                  "what was sent", "the kernel or the MPI moved wrong data: these times "
+                  "cannot be trusted; report it", size, launch)
+
+
+# ---- one sweep ---------------------------------------------------------------------------
+
+def few_sizes(count: int) -> Caveat:
+    return Caveat("few_sizes", f"only {count} sizes: "
+                  + ("no interval for alpha and beta" if count < 3 else "too few to look for breakpoints"),
+                  "measure more sizes (e.g. 0 and every power of two up to 64 MiB)")
+
+
+def no_noise_known() -> Caveat:
+    return Caveat("no_per_size_noise", "no size has raw samples, so the noise of each size is "
+                  "unknown; intervals, breakpoints and anomalies are judged against the scatter "
+                  "between sizes", "re-measure with msgperf run for per-size intervals")
+
+
+def line_misfits(rms: float, breaks: int) -> Caveat:
+    return Caveat("line_misfits", f"the single line misses the sizes by {100 * rms:.0f} % (rms)",
+                  "use the segments of the piecewise model" if breaks else
+                  "T(b) is not a straight line here; read alpha and beta as a rough summary")
+
+
+def nonpositive(alpha: float, beta: float) -> Caveat:
+    bad = " and ".join(name for name, v in (("alpha", alpha), ("beta", beta)) if v <= 0)
+    return Caveat("nonpositive_parameter", f"the fitted {bad} is not positive, so n_half"
+                  + (" and the bandwidth are" if beta <= 0 else " is") + " undefined",
+                  "the sizes do not constrain it: add small sizes (for alpha) or large ones "
+                  "(for beta)")
+
+
+def negative_intercept(alpha: float) -> Caveat:
+    return Caveat("negative_intercept", f"the last segment's intercept (asymptotic latency) is "
+                  f"{time_text(alpha)}: large-message times grow faster than a straight line "
+                  "(caches, memory bandwidth)", "read its 1/beta as the large-message rate; "
+                  "the intercept itself has no physical meaning here")
+
+
+def scatter(phi: float) -> Caveat:
+    return Caveat("scatter", f"the sizes scatter {phi ** 0.5:.1f}x more than their own "
+                  "intervals and the model tolerance allow",
+                  "the per-size intervals understate the real variation (launch-to-launch or "
+                  "time-dependent); repeat the run (--repeat) to measure it")
+
+
+def anomalies(sizes: list[int]) -> Caveat:
+    listed = ", ".join(size_text(s) for s in sizes)
+    return Caveat("anomalies", f"{len(sizes)} size{'s' if len(sizes) > 1 else ''} stand off the "
+                  f"fitted curve beyond their own noise: {listed}",
+                  "re-measure these sizes; a repeatable spike is a real effect of the MPI or "
+                  "the network (seeds/001)")
+
+
+def pooled_pairs(count: int) -> Caveat:
+    return Caveat("pooled_pairs", f"{count} rank pairs or buffers measured this series; their "
+                  "samples are pooled into one model", "fit one pair at a time (export it, or "
+                  "run with a single --pair) when placement matters")
+
+
+# ---- several launches --------------------------------------------------------------------
+
+def launch_apart(launch: int, ratio: float, rule: str) -> Caveat:
+    return Caveat("launch_apart", f"launch {launch} stands apart: typically {ratio:.2f}x the "
+                  f"other launches ({rule})", "it is kept in the pooled fit; look for what "
+                  "differed (placement, other jobs) before trusting or excluding it with "
+                  "--launch", launch=launch)
+
+
+def launch_spread(between: float, within: float | None) -> Caveat:
+    inside = "" if within is None else f", against {100 * within:.1f} % for samples within a launch"
+    return Caveat("launch_spread", f"the launches' medians spread {100 * between:.1f} % (robust "
+                  f"sd, median over sizes){inside}", "one launch is not representative; report "
+                  "the pooled model and this spread, and repeat runs when comparing machines")
+
+
+def two_launches() -> Caveat:
+    return Caveat("two_launches", "only two launches: neither can be called the odd one out",
+                  "repeat at least three times (--repeat 3) to judge launches")
+
+
+# ---- predictions -------------------------------------------------------------------------
+
+def extrapolated(size: int, largest: int) -> Caveat:
+    return Caveat("extrapolated", f"{size_text(size)} is beyond the largest measured size "
+                  f"({size_text(largest)}): the prediction extrapolates the last segment",
+                  "measure up to that size", size)
+
+
+def inside_breakpoint(size: int, low: int, high: int) -> Caveat:
+    return Caveat("inside_breakpoint", f"{size_text(size)} lies where the protocol switches "
+                  f"(between {size_text(low)} and {size_text(high)})",
+                  "the prediction there may use the wrong regime; measure that size", size)

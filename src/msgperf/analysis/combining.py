@@ -1,0 +1,112 @@
+"""Message combining (seeds/000): k messages of s bytes sent apart, or as one of k·s bytes.
+
+With the Hockney line, apart costs k·(alpha + beta·s) and combined alpha + beta·k·s: the
+saving is (k - 1)·alpha, the speedup k(alpha + beta·s)/(alpha + beta·k·s), which falls
+toward 1 as s grows past n_half. Combining "no longer pays" above the size where the speedup
+drops below 1 + ``min_gain`` (10 % by default); solving k(alpha + beta·s) = (1 + g)(alpha + beta·k·s):
+
+    s* = alpha·(k - 1 - g) / (g·k·beta)      (about n_half / g for large k).
+
+The prediction that counts uses the piecewise model, T_pw: a combined message may cross a
+protocol switch (eager -> rendezvous) that the single line knows nothing about. Its
+break-even size is found numerically: the last size on a log grid of 2049 points from 1 B
+to 1 TiB where the speedup still reaches 1 + g, refined by bisection. Both are reported,
+and the measured times when the run measured s or k·s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from msgperf.analysis import caveats as cv
+from msgperf.analysis.hockney import LineFit
+from msgperf.analysis.inputs import AnalysisError
+from msgperf.analysis.piecewise import PiecewiseFit
+
+MIN_GAIN = 0.10
+_GRID = np.geomspace(1.0, 2.0 ** 40, 2049)
+
+
+@dataclass(frozen=True)
+class CombiningPrediction:
+    messages: int
+    bytes: int
+    apart_s: float  # k·T(s), piecewise model
+    combined_s: float  # T(k·s)
+    speedup: float  # apart / combined
+    line_apart_s: float  # k·(alpha + beta·s), single line
+    line_combined_s: float  # alpha + beta·k·s
+    line_speedup: float
+    min_gain: float
+    break_even_bytes: float | None  # s above which the speedup stays below 1 + min_gain; None: pays up to 1 TiB
+    line_break_even_bytes: float | None
+    measured_apart_s: float | None  # k x measured T(s), when s was measured
+    measured_combined_s: float | None  # measured T(k·s), when k·s was measured
+    caveats: tuple[cv.Caveat, ...]
+
+
+def line_break_even(line: LineFit, messages: int, min_gain: float) -> float | None:
+    a, b, k, g = line.alpha_s, line.beta_s_per_byte, messages, min_gain
+    if k - 1 <= g or a <= 0:
+        return 0.0
+    if b <= 0:
+        return None
+    return a * (k - 1 - g) / (g * k * b)
+
+
+def model_break_even(model: PiecewiseFit, messages: int, min_gain: float) -> float | None:
+    def gain(s: float) -> float:
+        combined = model.predict(messages * s)
+        return messages * model.predict(s) / combined - 1 if combined > 0 else np.inf
+
+    gains = np.array([gain(s) for s in _GRID])
+    paying = np.flatnonzero(gains >= min_gain)
+    if paying.size == 0:
+        return 0.0
+    last = int(paying[-1])
+    if last == _GRID.size - 1:
+        return None
+    lo, hi = _GRID[last], _GRID[last + 1]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gain(mid) >= min_gain else (lo, mid)
+    return float(hi)
+
+
+def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: int,
+                      min_gain: float = MIN_GAIN,
+                      measured: Mapping[int, float] | None = None) -> CombiningPrediction:
+    """Predict k = ``messages`` messages of ``size`` bytes apart versus combined.
+
+    ``measured`` maps sizes to measured median times, to show beside the prediction."""
+    if isinstance(messages, bool) or int(messages) != messages or messages < 1:
+        raise AnalysisError(f"--messages must be a whole number >= 1, got {messages!r}")
+    if isinstance(size, bool) or int(size) != size or size < 0:
+        raise AnalysisError(f"--bytes must be a whole number of bytes >= 0, got {size!r}")
+    if not min_gain > 0:
+        raise AnalysisError(f"the minimum gain must be positive, got {min_gain!r}")
+    k, s = int(messages), int(size)
+    apart, combined = k * model.predict(s), model.predict(k * s)
+    line_apart, line_combined = k * float(line.predict(s)), float(line.predict(k * s))
+    measured = measured or {}
+    found = []
+    largest = model.segments[-1].to_bytes
+    if k * s > largest:
+        found.append(cv.extrapolated(k * s, largest))
+    for bp in model.breakpoints:
+        for b in sorted({s, k * s}):
+            if bp.low_bytes < b < bp.high_bytes:
+                found.append(cv.inside_breakpoint(b, bp.low_bytes, bp.high_bytes))
+    return CombiningPrediction(
+        messages=k, bytes=s, apart_s=apart, combined_s=combined,
+        speedup=apart / combined if combined > 0 else float("inf"),
+        line_apart_s=line_apart, line_combined_s=line_combined,
+        line_speedup=line_apart / line_combined if line_combined > 0 else float("inf"),
+        min_gain=min_gain, break_even_bytes=model_break_even(model, k, min_gain),
+        line_break_even_bytes=line_break_even(line, k, min_gain),
+        measured_apart_s=k * measured[s] if s in measured else None,
+        measured_combined_s=measured.get(k * s),
+        caveats=tuple(found))
