@@ -35,9 +35,14 @@ static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, doub
 }
 
 int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
-                   const struct mp_clock_test *clock, struct mp_result *result, char *err, size_t errlen)
+                   const struct mp_clock_test *clock, struct mp_driver_state *state, struct mp_result *result,
+                   char *err, size_t errlen)
 {
     memset(result, 0, sizeof *result);
+    /* The launch's first measurement: its cold first iteration is the job's first message of a
+     * pattern (only MPI_Init and the start-up collectives came before it). */
+    if (state)
+        result->first_of_job = state->measurements++ == 0;
     int64_t start = clock_now_ns();
     p->prepare(ctx);
     MPI_Barrier(ctx->comm);

@@ -19,11 +19,20 @@ struct mp_result {
     long nsamples;
     double median;          /* median of samples / k: time per iteration, on every participant */
     double *rank_medians;   /* on comm rank 0 only: each participant's own median sample / k */
+    int first_of_job;       /* 1 on the first measurement of the launch: `first` is then also the job's
+                             * first message of a pattern (record field first_message_of_job_s) */
+};
+
+/* What the driver carries from one measurement to the next, owned by the caller (zero it once
+ * per launch): no mutable globals. */
+struct mp_driver_state {
+    long measurements;      /* measurements this rank has run in the launch */
 };
 
 /* Collective over ctx->comm. The caller frees result->samples and result->rank_medians. Returns 0, or -1 when out
- * of memory (with a message in err). */
+ * of memory (with a message in err). `state` (may be NULL) marks the launch's first measurement. */
 int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
-                   const struct mp_clock_test *clock, struct mp_result *result, char *err, size_t errlen);
+                   const struct mp_clock_test *clock, struct mp_driver_state *state, struct mp_result *result,
+                   char *err, size_t errlen);
 
 #endif

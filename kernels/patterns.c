@@ -12,6 +12,8 @@
     X(sendrecv) \
     X(pingping) \
     X(exchange) \
+    X(exchange_sync) \
+    X(loggp) \
     X(osu_latency) \
     X(osu_bw) \
     X(osu_bibw) \

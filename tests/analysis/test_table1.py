@@ -1,0 +1,119 @@
+"""Saphir's Table 1: every number of ``msgperf summary`` equals the analysis result it comes from."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from msgperf.analysis.loggp import fit_line
+from msgperf.analysis.rows import size_rows
+from msgperf.analysis.table1 import table1
+from msgperf.present.summary_table import TABLE1_COLUMNS, table1_cells
+from msgperf.records.format import Measurement
+from tests.store.store_fixtures import make_run, write_run_file
+
+SIZES = (0, 1024, 65536, 1048576)
+
+
+def _m(pattern, size, per_message, rng, extra=None, divisor=2):
+    k = 10
+    values = per_message * divisor * k * (1 + rng.exponential(0.02, 30))
+    return Measurement(pattern=pattern, bytes=size, buffer="separate", ranks=(0, 1), k=k, divisor=divisor * k,
+                       samples_s=values, stop_reason="precision", validated=True, launch=0,
+                       metric="one_way" if divisor == 2 else "copy", first_s=float(values.max()),
+                       extra=extra or {})
+
+
+def full_run(seed=0):
+    rng = np.random.default_rng(seed)
+    base = make_run(seed, patterns=("pingpong",), sizes=SIZES)
+    ms = list(base.measurements)
+    ms += [_m("memcpy", s, 1e-7 + s / 3e10, rng, divisor=1) for s in SIZES]
+    ms += [_m("floor", s, 2e-7 + s / 2e10, rng) for s in SIZES]
+    ms += [_m("eager-probe", s, 1e-6, rng, {"eager": s < 8192, "eager_limit_bytes": 8112}, divisor=1)
+           for s in SIZES]
+    return dataclasses.replace(base, measurements=tuple(ms), path="full.jsonl")
+
+
+def _median(rows, pattern, size):
+    return next(r for r in rows if r.pattern == pattern and r.bytes == size).summary
+
+
+def test_each_number_equals_its_analysis_result():
+    run = full_run()
+    rows = size_rows(run)
+    (row,) = table1(run)
+    ping = [_median(rows, "pingpong", s).median for s in SIZES]
+    line = fit_line(SIZES, ping)
+    assert row.zero_byte_size == 0 and row.zero_byte_latency_s == ping[0]
+    assert row.asymptotic_latency_s == line.alpha and row.bandwidth_bytes_per_s == 1 / line.beta
+    assert row.n_half_bytes == pytest.approx(line.alpha / line.beta, rel=1e-12)
+    copies = [next(r for r in rows if r.pattern == "memcpy" and r.bytes == s).bandwidth_bytes_per_s
+              for s in SIZES[1:]]
+    assert row.copy_speed_bytes_per_s == max(copies)
+    bc, bn = row.copy_speed_bytes_per_s, row.bandwidth_bytes_per_s
+    assert row.effective_buffered_bandwidth_bytes_per_s == pytest.approx(bc * bn / (bc + bn), rel=1e-12)
+    assert row.eager_limit_bytes == 8112
+    assert row.floor_ratio == ping[0] / _median(rows, "floor", 0).median
+    assert row.mpi_library == "MPICH" and row.placement == "intra" and row.run == "full.jsonl"
+    # The synthetic ping-pong is 2.2 µs + 0.11 ns/B with 5 % exponential noise.
+    assert 2.2e-6 < row.asymptotic_latency_s < 2.6e-6 and 1 / 1.1e-10 * 0.9 < bn < 1 / 1.1e-10 * 1.1
+
+
+def test_what_the_run_lacks_is_a_dash():
+    run = make_run(1, patterns=("pingpong",), sizes=(0,))
+    (row,) = table1(run)
+    assert row.zero_byte_latency_s is not None
+    assert row.asymptotic_latency_s is None and row.copy_speed_bytes_per_s is None
+    assert row.eager_limit_bytes is None and row.floor_ratio is None and row.n_half_bytes is None
+    cells = table1_cells(row)
+    assert len(cells) == len(TABLE1_COLUMNS)
+    assert cells[TABLE1_COLUMNS.index("copy MB/s")] == "-" and cells[TABLE1_COLUMNS.index("eager")] == "-"
+
+
+def test_inter_node_runs_say_so():
+    (row,) = table1(make_run(2, hosts=("a", "b"), sizes=(0, 1024)))
+    assert row.placement == "inter"
+
+
+def test_summary_json_equals_the_analysis(msgperf, tmp_path):
+    a = write_run_file(full_run(0), tmp_path / "a.jsonl")
+    b = write_run_file(make_run(5, hosts=("a", "b"), mpi="Open MPI v4.1.6", sizes=(0, 1024)), tmp_path / "b.jsonl")
+    result = msgperf("summary", a, b, "--json")
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)
+    from msgperf.records.read import read_run
+    want = [r.as_dict() for p in (a, b) for r in table1(read_run(p).run, name=str(p))]
+    assert got == want and len(got) == 2 and got[1]["copy_speed_bytes_per_s"] is None
+    text = msgperf("summary", a, b)
+    assert text.returncode == 0 and "Open MPI v4.1.6" in text.stdout and "MPICH" in text.stdout
+
+
+def test_show_lines_take_their_numbers_from_the_rows():
+    """first message and barrier cost as printed equal the row values they come from."""
+    from msgperf.present.first_message import first_message_line, times_the_steady_state
+    from msgperf.present.summary_table import exchange_sync_table
+    from msgperf.present.units import format_seconds
+
+    rng = np.random.default_rng(4)
+    base = make_run(3, sizes=(0, 1024))
+    first = dataclasses.replace(base.measurements[0], extra={"first_message_of_job_s": base.measurements[0].first_s})
+    ms = [first, base.measurements[1]]
+    ms += [dataclasses.replace(_m("exchange", s, 1e-6 + s * 1e-10, rng), metric="per_iteration") for s in (0, 1024)]
+    ms += [dataclasses.replace(_m("exchange-sync", s, 2e-6 + s * 1e-10, rng), metric="per_iteration",
+                               extra={"barrier": True}) for s in (0, 1024)]
+    rows = size_rows(dataclasses.replace(base, measurements=tuple(ms)))
+    ping = [r for r in rows if r.pattern == "pingpong"]
+    line = first_message_line(ping)
+    job = ping[0]
+    assert line.startswith(f"first message of the job: {format_seconds(job.first_s)}, "
+                           f"{times_the_steady_state(job.first_s, job.summary.median)} the steady state")
+    assert job.first_s == first.first_s * first.k / first.divisor
+    t = exchange_sync_table(rows)
+    plain = next(r for r in rows if r.pattern == "exchange" and r.bytes == 0).summary.median
+    sync = next(r for r in rows if r.pattern == "exchange-sync" and r.bytes == 0).summary.median
+    cells = [c._cells for c in t.columns]
+    assert cells[3][0] == format_seconds(sync - plain) and t.row_count == 2
