@@ -26,8 +26,11 @@ install-test: $(VENV)/.installed-test
 run: $(VENV)/.installed
 	$(BIN)/msgperf run $(ARGS)
 
-# Kernel unit tests (plain C), then the Python suite (real 2-rank MPI runs included).
+# Debian packages for the slow tiers (root only; they skip with a reason otherwise), kernel unit
+# tests (plain C), then the Python suite: fast tiers, real MPI runs, and the slow tiers
+# (emulated cluster, SLURM, Open MPI, browser; marker "slow", deselect with ARGS='-m "not slow"').
 test: $(VENV)/.installed-test
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then tools/install-test-deps; tools/install-browser; fi
 	$(MAKE) -s -C kernels check
 	$(BIN)/python -m pytest $(ARGS)
 

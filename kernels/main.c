@@ -128,7 +128,106 @@ struct mp_run {
     FILE *out;
     int nranks;
     int mismatches;
+    const struct mp_rank_place *places; /* rank -> host map, on world rank 0 only */
+    struct mp_driver_state driver; /* zero at start: the driver marks the launch's first measurement */
 };
+
+/* "intra" when the measured pair shares a host, else "inter" (world rank 0 only). */
+static const char *pair_placement(const struct mp_rank_place *places, int a, int b)
+{
+    return strcmp(places[a].host, places[b].host) == 0 ? "intra" : "inter";
+}
+
+/* The record's extra members plus "placement" for two-rank patterns; the caller frees it. */
+static char *with_placement(char *extra, const char *placement)
+{
+    size_t len = extra ? strlen(extra) : 0;
+    char *s = malloc(len + 32);
+    if (!s)
+        return extra;
+    snprintf(s, len + 32, "%s,\"placement\":\"%s\"", extra ? extra : "", placement);
+    free(extra);
+    return s;
+}
+
+/* Choose the measured pair(s) from the rank->host map for --placement (rank 0 decides, every
+ * rank learns the answer); fills pairs[2*i], pairs[2*i+1] and returns how many pairs. */
+static int choose_pairs(const struct mp_options *o, const struct mp_rank_place *places, int nranks, int pairs[4])
+{
+    /* status 0 ok, 1 no intra pair, 2 no inter pair */
+    int msg[6] = {0, 1, o->pair_a, o->pair_b, -1, -1};
+    if (world_rank == 0 && o->placement != MP_PLACE_PAIR) {
+        int a, b, n = 0;
+        if (o->placement == MP_PLACE_INTRA || o->placement == MP_PLACE_BOTH) {
+            if (placement_first_pair(places, nranks, 1, &a, &b))
+                msg[0] = 1;
+            else {
+                msg[2 + 2 * n] = a;
+                msg[3 + 2 * n] = b;
+                n++;
+            }
+        }
+        if (!msg[0] && (o->placement == MP_PLACE_INTER || o->placement == MP_PLACE_BOTH)) {
+            if (placement_first_pair(places, nranks, 0, &a, &b))
+                msg[0] = 2;
+            else {
+                msg[2 + 2 * n] = a;
+                msg[3 + 2 * n] = b;
+                n++;
+            }
+        }
+        msg[1] = n;
+    }
+    MPI_Bcast(msg, 6, MPI_INT, 0, MPI_COMM_WORLD);
+    if (msg[0]) {
+        char err[MP_ERRLEN];
+        const char *opt = o->placement == MP_PLACE_BOTH ? "both" : msg[0] == 1 ? "intra" : "inter";
+        if (msg[0] == 1)
+            snprintf(err, sizeof err,
+                     "--placement %s: no two ranks share a node (%d ranks on %d nodes); "
+                     "run at least two ranks per node, e.g. --ranks-per-node 2", opt, nranks,
+                     world_rank == 0 ? placement_count_hosts(places, nranks) : 0);
+        else
+            snprintf(err, sizeof err,
+                     "--placement %s: all %d ranks are on one node (%s); run on two nodes, e.g. --hosts a,b", opt,
+                     nranks, world_rank == 0 ? places[0].host : "?");
+        fail(err, 2);
+    }
+    memcpy(pairs, msg + 2, 4 * sizeof *pairs);
+    return msg[1];
+}
+
+/* Write the launch record, with "launcher_command_line" added when the launcher's command line
+ * is known (the record writer's line is completed here rather than changed). */
+static int write_launch(FILE *out, const struct mp_options *o, const struct mp_launch_info *info)
+{
+    if (!o->launcher_line)
+        return record_launch(out, o, info);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return record_launch(out, o, info);
+    record_launch(mem, o, info);
+    fclose(mem);
+    /* text ends in "}\n": reopen the object, add the member, close it again */
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '}'))
+        if (text[--len] == '}')
+            break;
+    fwrite(text, 1, len, out);
+    fputs(",\"launcher_command_line\":\"", out);
+    for (const unsigned char *c = (const unsigned char *)o->launcher_line; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputs("\"}\n", out);
+    free(text);
+    return (fflush(out) != 0 || ferror(out)) ? -1 : 0;
+}
 
 /* The record's pattern-specific members: variant, the pattern's own fields, per-pair times. */
 static char *extra_fields(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_result *r,
@@ -149,6 +248,8 @@ static char *extra_fields(const struct mp_pattern *p, const struct mp_ctx *ctx, 
         p->fields(ctx, r->median, buf, sizeof buf);
         fputs(buf, f);
     }
+    if (r->first_of_job) /* the job's first message of a pattern: see driver.h */
+        fprintf(f, ",\"first_message_of_job_s\":%.17g", r->first);
     int *pairs = p->pairs ? malloc(ctx->nranks * 2 * sizeof *pairs) : NULL;
     int npairs = pairs ? p->pairs(ctx, pairs, ctx->nranks) : 0;
     if (npairs > 0) {
@@ -214,7 +315,7 @@ static void measure(struct mp_run *run, const struct mp_pattern *p, long long by
                 pause(); /* test-only: a rank that never arrives */
         if (p->setup && p->setup(&ctx, err, sizeof err))
             fail(err, 2);
-        if (driver_measure(p, &ctx, o, run->clock, &r, err, sizeof err))
+        if (driver_measure(p, &ctx, o, run->clock, &run->driver, &r, err, sizeof err))
             fail(err, 3);
         int divisor = p->divisor ? p->divisor : size;
         head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, inplace, size, 0, ""};
@@ -254,6 +355,8 @@ static void measure(struct mp_run *run, const struct mp_pattern *p, long long by
     }
     if (world_rank == 0) {
         int divisor = p->divisor ? p->divisor : head.nranks;
+        if (p->participants != MP_ALL && run->places)
+            extra = with_placement(extra, pair_placement(run->places, o->pair_a, o->pair_b));
         struct mp_measurement m = {p->name, head.inplace ? "inplace" : "separate", ranks, head.nranks,
                                    p->flows ? p->flows : 1, extra, p->timing, p->metric, bytes,
                                    (int)(head.k * divisor), head.k, head.warmup, head.first, head.elapsed,
@@ -293,7 +396,7 @@ int main(int argc, char **argv)
         fail(err, 2);
     if (nranks < 2)
         fail("only 1 rank; a pairwise pattern needs at least 2 (run with mpiexec -n 2)", 2);
-    if (o.pair_a >= nranks || o.pair_b >= nranks) {
+    if (o.placement == MP_PLACE_PAIR && (o.pair_a >= nranks || o.pair_b >= nranks)) {
         snprintf(err, sizeof err, "--pair %d:%d names a rank that does not exist (ranks are 0 to %d); use ranks below %d",
                  o.pair_a, o.pair_b, nranks - 1, nranks);
         fail(err, 2);
@@ -309,6 +412,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(node, &ranks_here);
     MPI_Comm_free(&node);
     check_memory(&o, ranks_here);
+    int pairs[4];
+    int npairs = choose_pairs(&o, places, nranks, pairs);
+    o.pair_a = pairs[0];
+    o.pair_b = pairs[1];
 
     struct mp_clock_test clock;
     clock_self_test(&clock);
@@ -341,14 +448,9 @@ int main(int argc, char **argv)
         MPI_Get_library_version(library, &len);
         MPI_Get_version(&version, &subversion);
         struct mp_launch_info info = {library, version, subversion, nranks, places, &clock, MPI_Wtick()};
-        if (record_launch(out, &o, &info))
+        if (write_launch(out, &o, &info))
             fail_write(o.output);
     }
-
-    /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
-    int in_pair = world_rank == o.pair_a || world_rank == o.pair_b;
-    MPI_Comm pair;
-    MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, world_rank == o.pair_a ? 0 : 1, &pair);
 
     int any_all = 0;
     for (int pi = 0; pi < o.npatterns; pi++) {
@@ -366,25 +468,45 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.nsizes; i++)
         if (o.sizes[i] > largest)
             largest = o.sizes[i];
+    int in_any_pair = 0;
+    for (int i = 0; i < npairs; i++)
+        in_any_pair |= world_rank == pairs[2 * i] || world_rank == pairs[2 * i + 1];
     unsigned char *send = NULL, *recv = NULL;
-    if (in_pair || any_all) {
+    if (in_any_pair || any_all) {
         send = buffers_alloc((size_t)largest);
         recv = buffers_alloc((size_t)largest);
         if (!send || !recv)
             fail("cannot allocate the message buffers; use smaller sizes", 3);
     }
 
-    struct mp_run run = {&o, &clock, in_pair ? pair : MPI_COMM_NULL, send, recv, out, nranks, 0};
-    for (int pi = 0; pi < o.npatterns; pi++) {
-        const struct mp_pattern *p = patterns_find(o.patterns[pi]);
-        int variants = p->variants ? p->variants(nranks) : 1;
-        double *previous = calloc(variants, sizeof *previous);
-        if (!previous)
-            fail("out of memory", 3);
-        for (int si = 0; si < o.nsizes; si++)
-            for (int v = 0; v < variants; v++)
-                measure(&run, p, o.sizes[si], v, previous);
-        free(previous);
+    /* One pass per measured pair (two with --placement both: intra-node, then inter-node);
+     * patterns over all ranks run in the first pass only. */
+    /* One run for the launch: its driver state counts this rank's measurements across passes. */
+    struct mp_run run = {&o, &clock, MPI_COMM_NULL, send, recv, out, nranks, 0, places, {0}};
+    for (int pass = 0; pass < npairs; pass++) {
+        o.pair_a = pairs[2 * pass];
+        o.pair_b = pairs[2 * pass + 1];
+        /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
+        int in_pair = world_rank == o.pair_a || world_rank == o.pair_b;
+        MPI_Comm pair;
+        MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, world_rank == o.pair_a ? 0 : 1, &pair);
+        run.pair = in_pair ? pair : MPI_COMM_NULL;
+        for (int pi = 0; pi < o.npatterns; pi++) {
+            const struct mp_pattern *p = patterns_find(o.patterns[pi]);
+            if (pass > 0 && p->participants == MP_ALL)
+                continue;
+            int variants = p->variants ? p->variants(nranks) : 1;
+            double *previous = calloc(variants, sizeof *previous);
+            if (!previous)
+                fail("out of memory", 3);
+            for (int si = 0; si < o.nsizes; si++)
+                for (int v = 0; v < variants; v++)
+                    measure(&run, p, o.sizes[si], v, previous);
+            free(previous);
+        }
+        if (in_pair)
+            MPI_Comm_free(&pair);
+        run.pair = MPI_COMM_NULL;
     }
     int mismatches = run.mismatches;
 
@@ -408,8 +530,6 @@ int main(int argc, char **argv)
     free(places);
     buffers_free(send);
     buffers_free(recv);
-    if (in_pair)
-        MPI_Comm_free(&pair);
     options_free(&o);
     MPI_Finalize();
     return mismatches ? 4 : 0;

@@ -23,6 +23,8 @@ static const struct option longopts[] = {
     {"launch", required_argument, NULL, 'l'},
     {"quiet", no_argument, NULL, 'q'},
     {"command-line", required_argument, NULL, 'c'},
+    {"placement", required_argument, NULL, 'L'},
+    {"launcher-line", required_argument, NULL, 'x'},
     {"test-stall", required_argument, NULL, 'S'},
     {"test-corrupt", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
@@ -35,6 +37,9 @@ static void usage(void)
            "  -p, --pattern NAME      pattern to run (repeatable; default pingpong)\n"
            "  -s, --sizes LIST        sizes: 0,1,4K or 1:64M or 1:64M:4 (default 0:64M)\n"
            "      --pair A:B          measured ranks, A sends first (default 0:1)\n"
+           "      --placement WHERE   intra, inter or both: choose the pair(s) from the rank->host map\n"
+           "                          (first two ranks on one node / on different nodes) instead of --pair\n"
+           "      --launcher-line STR the launcher's command line, recorded in the launch record\n"
            "      --buffer MODE       separate (default) or inplace\n"
            "      --precision P       target half-width of the median's 95%% CI (default 1%%)\n"
            "      --time-budget SECS  time budget per size (default 1s)\n"
@@ -165,6 +170,21 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             break;
         case 'q': o->quiet = 1; break;
         case 'c': o->command_line = optarg; break;
+        case 'x': o->launcher_line = optarg; break;
+        case 'L':
+            if (strcmp(optarg, "intra") == 0)
+                o->placement = MP_PLACE_INTRA;
+            else if (strcmp(optarg, "inter") == 0)
+                o->placement = MP_PLACE_INTER;
+            else if (strcmp(optarg, "both") == 0)
+                o->placement = MP_PLACE_BOTH;
+            else if (strcmp(optarg, "pair") == 0)
+                o->placement = MP_PLACE_PAIR;
+            else {
+                snprintf(err, errlen, "unknown --placement '%s'; use intra, inter or both", optarg);
+                return -1;
+            }
+            break;
         case 'S': o->test_stall = optarg; break;
         case 'C': o->test_corrupt = atoll(optarg); break;
         case 'h': usage(); return 1;

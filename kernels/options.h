@@ -8,6 +8,8 @@
 #define MP_ERRLEN 512
 
 enum mp_buffer_mode { MP_BUFFER_SEPARATE, MP_BUFFER_INPLACE };
+/* --placement: measure --pair as given, or choose the pair from the rank->host map. */
+enum mp_placement { MP_PLACE_PAIR, MP_PLACE_INTRA, MP_PLACE_INTER, MP_PLACE_BOTH };
 
 struct mp_options {
     const char *patterns[MP_MAX_PATTERNS];
@@ -24,6 +26,8 @@ struct mp_options {
     int launch_index;
     int quiet;
     const char *command_line; /* recorded in the run record; default: argv joined */
+    enum mp_placement placement;
+    const char *launcher_line; /* the launcher's full command line, recorded in each launch record */
     const char *test_stall;   /* test-only: "RANK:BYTES" makes that rank stall at that size */
     long long test_corrupt;   /* test-only: flip a received byte at this size (-1: never) */
 };

@@ -50,3 +50,27 @@ int placement_gather_cpus(MPI_Comm comm, int root, int *cpus)
     int cpu = current_cpu();
     return MPI_Gather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, root, comm);
 }
+
+int placement_first_pair(const struct mp_rank_place *all, int n, int same_host, int *a, int *b)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if ((strcmp(all[i].host, all[j].host) == 0) == (same_host != 0)) {
+                *a = i;
+                *b = j;
+                return 0;
+            }
+    return -1;
+}
+
+int placement_count_hosts(const struct mp_rank_place *all, int n)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(all[i].host, all[j].host) == 0;
+        count += !seen;
+    }
+    return count;
+}

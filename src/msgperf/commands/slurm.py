@@ -1,0 +1,157 @@
+"""msgperf slurm: write a SLURM batch script that runs the standalone kernels with srun (and,
+with --submit, hand it to sbatch).
+
+The script needs no Python on the compute nodes: it runs the kernel binary built for the chosen
+MPI (``msgperf build --mpicc``; the path must be visible on the nodes, as a home directory on a
+cluster is) under ``srun``, and writes its run file to runs/slurm-<jobid>-<patterns>.jsonl in
+the directory the job was submitted from; ``msgperf import`` then adds it to the store.
+Placement follows seeds/003: inter-node is ``--nodes=2 --ntasks-per-node=1``, intra-node is one
+node with two tasks.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from msgperf.errors import MsgperfError
+from msgperf.launch.command import launch_argv
+from msgperf.launch.hosts import PLACEMENTS
+from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
+
+# (nodes, tasks per node) when the user names neither
+_DEFAULT_SHAPE = {"inter": (2, 1), "intra": (1, 2), "both": (2, 2), None: (2, 1)}
+
+
+def job_shape(placement: str | None, nodes: int | None, per_node: int | None) -> tuple[int, int]:
+    """Nodes and tasks per node for a placement; an impossible combination is a clear error."""
+    d_nodes, d_per = _DEFAULT_SHAPE[placement]
+    nodes = nodes if nodes is not None else d_nodes
+    per_node = per_node if per_node is not None else d_per
+    if nodes < 1 or per_node < 1:
+        raise MsgperfError("--nodes and --ntasks-per-node must be 1 or more")
+    if placement in ("inter", "both") and nodes < 2:
+        raise MsgperfError(f"--placement {placement}: all {nodes * per_node} ranks are on one node; "
+                           "run on two nodes, e.g. --nodes 2")
+    if placement in ("intra", "both") and per_node < 2:
+        raise MsgperfError(f"--placement {placement}: no two ranks share a node with --ntasks-per-node 1; "
+                           "use --ntasks-per-node 2")
+    if nodes * per_node < 2:
+        raise MsgperfError(f"--nodes {nodes} --ntasks-per-node {per_node} gives 1 task; a pair needs 2")
+    return nodes, per_node
+
+
+def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, placement: str | None,
+                 command_line: str, job_name: str = "msgperf", time_limit: str = "00:30:00",
+                 partition: str | None = None, srun: str = "srun", srun_mpi: str | None = None,
+                 output_dir: str = "runs") -> str:
+    """The batch script's text (pure)."""
+    ntasks = nodes * per_node
+    pattern_tag = "+".join(plan.patterns)
+    srun_argv = launch_argv(srun, ntasks, [], flavor="srun", ranks_per_node=per_node)
+    if srun_mpi:
+        srun_argv.append(f"--mpi={srun_mpi}")
+    kernel_args = [*plan.kernel_args(), "--quiet", "--command-line", command_line]
+    if placement:
+        kernel_args += ["--placement", placement]
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name={job_name}",
+        f"#SBATCH --nodes={nodes}",
+        f"#SBATCH --ntasks-per-node={per_node}",
+        f"#SBATCH --time={time_limit}",
+        "#SBATCH --output=msgperf-slurm-%j.out",
+    ]
+    if partition:
+        lines.append(f"#SBATCH --partition={partition}")
+    lines += [
+        f"# Written by: {command_line}",
+        f"# Placement: {placement or 'the --pair'}; {nodes} node(s) x {per_node} task(s).",
+        "# Runs the standalone msgperf kernels under srun; the run file lands in "
+        f"{output_dir}/ beside the submission,",
+        "# add it to the result store with: msgperf import <run file>",
+        "set -euo pipefail",
+        f"KERNELS={shlex.quote(kernels)}",
+        'cd "${SLURM_SUBMIT_DIR:-$PWD}"',
+        f"mkdir -p {shlex.quote(output_dir)}",
+        f'OUT={shlex.quote(output_dir)}/"slurm-${{SLURM_JOB_ID:-local}}-{pattern_tag}.jsonl"',
+        f"SRUN=({' '.join(shlex.quote(a) for a in srun_argv)})",
+        f"ARGS=({' '.join(shlex.quote(a) for a in kernel_args)})",
+        '"${SRUN[@]}" "$KERNELS" "${ARGS[@]}" --output "$OUT" --launcher-line "${SRUN[*]} $KERNELS ${ARGS[*]} --output $OUT"',
+        'echo "run file: $OUT"',
+        'echo "add it with: msgperf import $OUT"',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+@click.command("slurm")
+@click.option("--nodes", type=int, default=None, help="Nodes (default: 2 for inter/both, 1 for intra).")
+@click.option("--ntasks-per-node", "per_node", type=int, default=None,
+              help="Tasks per node (default: 1 for inter, 2 for intra/both).")
+@click.option("--placement", type=click.Choice(PLACEMENTS), default="inter", show_default=True,
+              help="Measure two ranks on different nodes (inter), on one node (intra), or both in one job.")
+@click.option("--pattern", "patterns", multiple=True, metavar="NAME", help="Pattern (repeatable; default pingpong).")
+@click.option("--sizes", default="0:64M", show_default=True, help="Sizes, as for msgperf run.")
+@click.option("--precision", default="1%", show_default=True)
+@click.option("--time-budget", default="1s", show_default=True, help="Time budget per size.")
+@click.option("--min-samples", type=int, default=20, show_default=True)
+@click.option("--max-samples", type=int, default=1_000_000, show_default=True)
+@click.option("--mpicc", metavar="PATH", help="MPI to build the kernels with (default: the pip mpich's).")
+@click.option("--kernels", "kernels_path", metavar="PATH",
+              help="A kernel binary built already (make -C kernels MPICC=...), instead of building one.")
+@click.option("--mpi", "srun_mpi", metavar="PLUGIN", help="srun --mpi=PLUGIN (e.g. pmi2, pmix); default: the site's.")
+@click.option("--partition", metavar="NAME", help="#SBATCH --partition.")
+@click.option("--time", "time_limit", default="00:30:00", show_default=True, help="#SBATCH --time.")
+@click.option("--output-dir", default="runs", show_default=True,
+              help="Where the run file lands, relative to the submission directory.")
+@click.option("-o", "--output", "script_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("msgperf-slurm.sh"), show_default=True, help="Batch script to write.")
+@click.option("--submit", is_flag=True, help="Submit it with sbatch and print the job id.")
+def command(nodes, per_node, placement, patterns, sizes, precision, time_budget, min_samples, max_samples,
+            mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, submit) -> None:
+    """Write a SLURM batch script that measures with srun (seeds/003: --nodes=2 --ntasks-per-node=1)."""
+    nodes, per_node = job_shape(placement, nodes, per_node)
+    plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes),
+                   np=nodes * per_node, pair=parse_pair("0:1"), buffer="separate",
+                   precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
+                   min_samples=min_samples, max_samples=max_samples)
+    if kernels_path:
+        kernels = Path(kernels_path)
+        if not kernels.is_file():
+            raise MsgperfError(f"--kernels {kernels_path}: no such file; build it with make -C kernels MPICC=PATH")
+    else:
+        from msgperf.launch.build import build_kernel
+        kernels = build_kernel(mpicc).path
+    command_line = "msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
+                        placement=placement, command_line=command_line, time_limit=time_limit,
+                        partition=partition, srun_mpi=srun_mpi, output_dir=output_dir)
+    script_path.write_text(text)
+    script_path.chmod(0o755)
+    click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement})")
+    if not submit:
+        click.echo(f"submit it with: sbatch {script_path}")
+        return
+    sbatch = shutil.which("sbatch")
+    if not sbatch:
+        raise MsgperfError("sbatch not found on PATH; run on a SLURM login node, or submit the script there")
+    try:
+        result = subprocess.run([sbatch, "--parsable", str(script_path)], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise MsgperfError("sbatch did not answer within 120 s; is slurmctld reachable?") from None
+    if result.returncode != 0:
+        why = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise MsgperfError(f"sbatch failed: {why}")
+    match = re.match(r"\s*(\d+)", result.stdout)
+    if not match:
+        raise MsgperfError(f"sbatch printed no job id: {result.stdout.strip()!r}")
+    job = match.group(1)
+    click.echo(f"submitted job {job}; its run file: {output_dir}/slurm-{job}-{'+'.join(plan.patterns)}.jsonl "
+               f"(then: msgperf import {output_dir}/slurm-{job}-{'+'.join(plan.patterns)}.jsonl)")
