@@ -17,7 +17,7 @@ MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large
 MAX_SIZES = 4096
 PATTERNS = (
     "pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend", "pingpong-bsend", "pingpong-persistent",
-    "sendrecv", "pingping", "exchange",
+    "sendrecv", "pingping", "exchange", "exchange-sync", "loggp",
     "ring", "pairs", "matrix",
     "unexpected", "eager-probe", "pack", "combine", "overlap", "memcpy", "floor",
     "osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv", "imb-uniband", "imb-biband",

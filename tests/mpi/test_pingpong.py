@@ -182,21 +182,35 @@ def test_two_runs_at_once_write_two_intact_files(tmp_path):
 
 
 @pytest.mark.skipif(__import__("os").geteuid() != 0, reason="mounting a small tmpfs needs root")
-def test_a_full_disk_keeps_what_was_written(msgperf, tmp_path):
+def test_a_full_disk_keeps_what_was_written(tmp_path):
+    import errno
     disk = tmp_path / "disk"
     disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40k", "tmpfs", str(disk)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
+    proc = None
     try:
         out = disk / "run.jsonl"
-        # Each record holds 1000 samples (~23 KB): the first fits on the 40 KB disk, the second does not.
-        result = msgperf("run", "--sizes", "0,8", "--min-samples", "1000", "--max-samples", "1000", "-o", out, "-q",
-                         "--no-store")
-        assert result.returncode == 1
-        line = result.stderr.strip()
+        # 200 samples of 16 MiB take about a second: the disk is filled while they are measured,
+        # and their record (~5 KB) is larger than what is left in the run file's last page.
+        proc = _start(["--sizes", "0,16M", "--time-budget", "0.5", "--min-samples", "200", "--no-store"], out)
+        _wait_for_measurements(out, 1)
+        with (disk / "filler").open("wb", buffering=0) as filler:
+            for chunk in (65536, 512, 1):
+                try:
+                    while True:
+                        filler.write(b"\0" * chunk)
+                except OSError as exc:
+                    assert exc.errno == errno.ENOSPC
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 1
+        line = stderr.strip()
         assert "cannot write run file" in line and "No space left on device" in line and len(line.splitlines()) == 1
         assert f"msgperf run --resume {out}" in line
         partial = read_run(out)
         assert [m.bytes for m in partial.run.measurements] == [0]
         assert not partial.run.complete
     finally:
-        subprocess.run(["umount", str(disk)], check=False)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        subprocess.run(["umount", "--lazy", str(disk)], check=False)

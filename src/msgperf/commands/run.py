@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shlex
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -13,11 +14,14 @@ import click
 from rich.console import Console
 
 from msgperf.analysis.rows import size_rows
+from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_kernel
-from msgperf.launch.command import launch_argv
+from msgperf.launch.command import detect_flavor, launch_argv
+from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size, parse_hosts
 from msgperf.launch.run import LaunchError, execute
 from msgperf.plan import ALL_RANK_PATTERNS, RunPlan, records_per_size, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.present.analysis_text import render_analysis
 from msgperf.present.progress import RunProgress
 from msgperf.present.table import render_rows, terminal_console
 from msgperf.records.format import RecordError
@@ -87,11 +91,37 @@ def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
         append_launch_abort(run_file, launch, reason)
 
 
+def resolve_launcher(launcher: str | None, kernel) -> list[str]:
+    """The launcher's argv: --launcher as given (a bare mpiexec/mpirun means the selected MPI's
+    own, beside its mpicc), else the MPI's mpiexec, else srun inside a SLURM allocation."""
+    if launcher:
+        argv = shlex.split(launcher)
+        if argv and argv[0] in ("mpiexec", "mpirun"):
+            suffix = kernel.mpicc.name[len("mpicc"):] if kernel.mpicc.name.startswith("mpicc") else ""
+            beside = kernel.mpicc.parent / f"{argv[0]}{suffix}"
+            if beside.is_file():
+                argv[0] = str(beside)
+        return argv
+    if kernel.mpiexec:
+        return [str(kernel.mpiexec)]
+    if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
+        return ["srun"]
+    raise MsgperfError(f"no mpiexec found beside {kernel.mpicc}; pass --launcher CMD (mpiexec, mpirun or srun)")
+
+
 @click.command("run")
 @click.option("--pattern", "patterns", multiple=True, metavar="NAME",
               help="Pattern to measure; repeat for several (default pingpong).")
 @click.option("--np", "np_", type=int, default=2, show_default=True, help="Number of MPI ranks.")
-@click.option("--launcher", metavar="CMD", help="Launcher command (default: the mpiexec of the selected MPI).")
+@click.option("--launcher", metavar="CMD", help="Launcher: mpiexec, mpirun, srun or a command with its own options "
+              "(default: the mpiexec of the selected MPI; srun inside a SLURM job when the MPI has none).")
+@click.option("--hosts", metavar="A,B,...", help="Hosts to run on, passed in the launcher's dialect "
+              "(-hosts, --host, --nodelist).")
+@click.option("--ranks-per-node", type=int, default=None, metavar="K",
+              help="Ranks per host (-ppn, --map-by ppr:K:node, --ntasks-per-node); default round robin.")
+@click.option("--placement", type=click.Choice(PLACEMENTS), default=None,
+              help="Choose the measured pair from the rank->host map: two ranks on one node (intra), "
+                   "on different nodes (inter), or both pairs one after the other (instead of --pair).")
 @click.option("--pair", default="0:1", show_default=True, help="Measured ranks A:B (A sends first); other ranks idle.")
 @click.option("--sizes", default="0:64M", show_default=True,
               help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based).")
@@ -118,7 +148,9 @@ def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
-def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
+@click.option("--no-report", is_flag=True, expose_value=False, help="Do not write the HTML report next to the run file.",
+              callback=lambda ctx, _param, value: ctx.meta.__setitem__("msgperf.no_report", value))
+def command(patterns, np_, launcher, hosts, ranks_per_node, placement, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
             repeat, output, resume, mpicc, deadline, db, no_store, quiet, test_stall) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
@@ -136,11 +168,14 @@ def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer
         remaining, first_launch = list(plan.sizes), 0
         run_file, append = output, False
     plan.check_memory()
+    host_list = parse_hosts(hosts)
+    if placement and resume is None and plan.pair != (0, 1):
+        raise MsgperfError(f"--pair {pair} and --placement {placement} both choose the measured pair; give one of them")
+    check_launch(plan.np, host_list, ranks_per_node, placement)
 
     kernel = build_kernel(mpicc)
-    launcher_argv = shlex.split(launcher) if launcher else ([str(kernel.mpiexec)] if kernel.mpiexec else [])
-    if not launcher_argv:
-        raise MsgperfError(f"no mpiexec found beside {kernel.mpicc}; pass --launcher CMD")
+    launcher_argv = resolve_launcher(launcher, kernel)
+    flavor = detect_flavor(launcher_argv[0])
     if run_file is None:
         run_file = default_output(plan.patterns)
     run_file.parent.mkdir(parents=True, exist_ok=True)
@@ -155,15 +190,24 @@ def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer
             args.append("--append")
         if test_stall:
             args += ["--test-stall", test_stall]
+        if placement:
+            args += ["--placement", placement]
         if i == 0:
             args[args.index("--sizes") + 1] = ",".join(map(str, remaining))
-        argv = [*launcher_argv[:1], *launch_argv(launcher_argv[0], plan.np, [])[1:], *launcher_argv[1:], *args]
+        dialect = launch_argv(launcher_argv[0], plan.np, [], flavor=flavor, hosts=host_list,
+                              ranks_per_node=ranks_per_node, is_root=os.geteuid() == 0, cores=os.cpu_count())
+        argv = [*launcher_argv[:1], *dialect[1:], *launcher_argv[1:], *args]
+        argv += ["--launcher-line", shlex.join(argv)]
         label = f"launch {i + 1}/{launches}" if launches > 1 else "measuring"
         sizes_now = remaining if i == 0 else list(plan.sizes)
         # The kernels write one record per variant: several per size for some patterns.
         pair = f"ranks {plan.pair[0]} and {plan.pair[1]}"
+        if placement:
+            pair = "the --placement pair"
         expected = [(p, s, f"all {plan.np} ranks" if p in ALL_RANK_PATTERNS else pair)
-                    for p in plan.patterns for s in sizes_now for _ in range(records_per_size(p, plan.np))]
+                    for n in range(pairs_per_size(placement)) for p in plan.patterns
+                    if n == 0 or p not in ALL_RANK_PATTERNS
+                    for s in sizes_now for _ in range(records_per_size(p, plan.np))]
         try:
             with RunProgress(len(expected), console, label) as progress:
                 execute(argv, run_file, expected=expected, stall_timeout_s=stall,
@@ -174,10 +218,14 @@ def command(patterns, np_, launcher, pair, sizes, precision, time_budget, buffer
         remaining = list(plan.sizes)
 
     run = read_run(run_file).run
-    render_rows(terminal_console(), run, size_rows(run))
+    out = terminal_console()
+    render_rows(out, run, size_rows(run))
+    render_analysis(out, run, per_size=False)
     click.echo(f"run file: {run_file}")
     if not no_store:
         click.echo(store_run(run, db))
+    if not click.get_current_context().meta.get("msgperf.no_report"):
+        click.echo(report_next_to(run, run_file))
 
 
 def store_run(run, db: str | None) -> str:

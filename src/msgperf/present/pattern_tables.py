@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from msgperf.analysis.rows import SizeRow
+from msgperf.present.summary_table import render_model_tables
 from msgperf.present.units import format_bytes, format_count, format_rate, format_seconds
 
 SEND_MODES = ("pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend", "pingpong-bsend",
@@ -299,3 +300,4 @@ def render_pattern_tables(console: Console, rows: list[SizeRow]) -> None:
     for t in tables:
         if t is not None and t.row_count:
             console.print(t)
+    render_model_tables(console, rows)

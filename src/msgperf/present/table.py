@@ -12,6 +12,8 @@ from rich.table import Table
 
 from msgperf.analysis.rows import SizeRow
 from msgperf.present.pattern_tables import render_pattern_tables
+from msgperf.present.first_message import render_first_message
+from msgperf.present.placement_table import render_placement_table
 from msgperf.present.units import format_bytes, format_count, format_rate, format_seconds
 from msgperf.records.format import Run
 
@@ -75,7 +77,9 @@ def render_rows(console: Console, run: Run, rows: list[SizeRow]) -> None:
                 f"{s.n} × {ks[0] if len(ks) == 1 else '/'.join(map(str, ks))}",
                 format_seconds(s.min), format_seconds(s.p95), format_seconds(s.max), stop)
         console.print(table)
+        render_first_message(console, group)
     render_pattern_tables(console, rows)
+    render_placement_table(console, rows)
 
 
 def rows_as_json(rows: list[SizeRow]) -> list[dict]:

@@ -20,7 +20,7 @@ def format_seconds(s: float, digits: int = 3) -> str:
     """ns, µs, ms or s with ``digits`` significant digits."""
     if not math.isfinite(s):
         return "-"
-    a = abs(s)
+    a = abs(float(f"{s:.{digits}g}"))  # round first: 999.5 ns is "1 µs", not "1e+03 ns"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if a >= scale or unit == "ns":
             return f"{s / scale:.{digits}g} {unit}"

@@ -29,6 +29,7 @@ FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 1
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
+PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
 
 
 class RecordError(MsgperfError):
@@ -97,6 +98,7 @@ class Launch:
     end_time: str | None = None
     end_cpus: tuple[int, ...] | None = None
     aborted: str | None = None  # why msgperf stopped this launch (hang, dead rank, Ctrl-C)
+    launcher_command_line: str | None = None  # the launcher's full command line (mpiexec/mpirun/srun ...)
 
     @property
     def finished(self) -> bool:
@@ -134,6 +136,10 @@ class Measurement:
     flows: int = 1  # messages of `bytes` the bandwidth counts per reported time (2 for bidirectional)
     variant: str = ""  # which variant of the pattern (a round, a k, a phase); "" when it has one
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # "intra" (the two measured ranks share a host) or "inter" (different hosts); "" when the
+    # record does not say (patterns over many ranks, older files). Also kept in ``extra`` so that
+    # the rows built from measurements (``msgperf show --json``) carry it.
+    placement: str = ""
 
     @property
     def per_message_s(self) -> np.ndarray:
@@ -272,7 +278,15 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
         ),
         environment=dict(env),
         start_time=_require(obj, "start_time", str, where),
+        launcher_command_line=_optional_str(obj, "launcher_command_line", where),
     )
+
+
+def _optional_str(obj: Mapping[str, Any], name: str, where: str) -> str | None:
+    value = obj.get(name)
+    if value is not None and not isinstance(value, str):
+        raise RecordError(f"{where}: {name} must be a string")
+    return value
 
 
 def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
@@ -309,6 +323,9 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     variant = obj.get("variant", "")
     if not isinstance(variant, str):
         raise RecordError(f"{where}: variant must be a string")
+    placement = obj.get("placement", "")
+    if placement not in PLACEMENTS:
+        raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
     return Measurement(
         pattern=_require(obj, "pattern", str, where),
         bytes=size,
@@ -328,6 +345,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         flows=flows,
         variant=variant,
         extra={k2: v for k2, v in obj.items() if k2 not in known},
+        placement=placement,
     )
 
 
@@ -350,7 +368,9 @@ def encode_launch(launch: Launch) -> dict[str, Any]:
             "mpi_version": launch.mpi_version, "nranks": launch.nranks,
             "ranks": [dataclasses.asdict(r) for r in launch.ranks], "pair": list(launch.pair),
             "pair_shares_node": launch.pair_shares_node, "clock": dataclasses.asdict(launch.clock),
-            "environment": dict(launch.environment), "start_time": launch.start_time}
+            "environment": dict(launch.environment), "start_time": launch.start_time,
+            **({"launcher_command_line": launch.launcher_command_line}
+               if launch.launcher_command_line is not None else {})}
 
 
 def encode_launch_end(launch: Launch) -> dict[str, Any]:
@@ -374,4 +394,6 @@ def encode_measurement(m: Measurement) -> dict[str, Any]:
     if m.variant:
         d["variant"] = m.variant
     d.update(m.extra)
+    if m.placement:
+        d["placement"] = m.placement
     return d
