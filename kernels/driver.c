@@ -9,6 +9,7 @@
 #include "stats.h"
 
 #define CONFIDENCE 0.95
+#define WARMUP_SECONDS 2e-3
 
 /* Time `k` iterations; every participant gets the slowest participant's time. */
 static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, long k)
@@ -50,6 +51,13 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     result->first = timed_max(p, ctx, 1);
     result->warmup = 1;
     result->k = calibrate(p, ctx, schedule_sample_target(clock), &result->warmup);
+    /* Calibration alone can be a few microseconds: keep warming up (caches, lazily mapped pages,
+     * the MPI's connection state) for at least WARMUP_SECONDS. The times are reduced, so every
+     * participant stops after the same batch. */
+    for (double warm = 0; warm < WARMUP_SECONDS;) {
+        warm += timed_max(p, ctx, result->k);
+        result->warmup += result->k;
+    }
     const long k = result->k;
 
     long capacity = o->min_samples, n = 0, batch = o->min_samples;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -516,8 +517,14 @@ int main(int argc, char **argv)
     wait_sleeping(&done);
     int *cpus = world_rank == 0 ? calloc(nranks, sizeof *cpus) : NULL;
     placement_gather_cpus(MPI_COMM_WORLD, 0, cpus);
+    /* Peak resident memory of every rank: the kernels should hold little beyond the message
+     * buffers and the samples. */
+    struct rusage usage;
+    long rss_kib = getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
+    long *rss = world_rank == 0 ? calloc(nranks, sizeof *rss) : NULL;
+    MPI_Gather(&rss_kib, 1, MPI_LONG, rss, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (world_rank == 0) {
-        if (record_launch_end(out, &o, cpus, nranks))
+        if (record_launch_end(out, &o, cpus, rss, nranks))
             fail_write(o.output);
         if (out != stdout)
             fclose(out);
@@ -527,6 +534,7 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&mismatches, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(cpus);
+    free(rss);
     free(places);
     buffers_free(send);
     buffers_free(recv);

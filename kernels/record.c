@@ -68,7 +68,9 @@ int record_run(FILE *f, const struct mp_options *o, int nranks, const char *comm
     json_double(f, o->precision);
     fputs(",\"time_budget_s\":", f);
     json_double(f, o->time_budget);
-    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld}}\n", o->min_samples, o->max_samples);
+    static const char *const placements[] = {"pair", "intra", "inter", "both"};
+    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\"}}\n", o->min_samples, o->max_samples,
+            placements[o->placement]);
     return record_flush(f);
 }
 
@@ -152,13 +154,16 @@ int record_measurement(FILE *f, const struct mp_options *o, const struct mp_meas
     return record_flush(f);
 }
 
-int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks)
+int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, const long *max_rss_kib, int nranks)
 {
     char now[32];
     record_utc_now(now, sizeof now);
     fprintf(f, "{\"type\":\"launch_end\",\"launch\":%d,\"end_time\":\"%s\",\"cpus\":[", o->launch_index, now);
     for (int i = 0; i < nranks; i++)
         fprintf(f, "%s%d", i ? "," : "", cpus[i]);
+    fputs("],\"max_rss_kib\":[", f);
+    for (int i = 0; i < nranks; i++)
+        fprintf(f, "%s%ld", i ? "," : "", max_rss_kib[i]);
     fputs("]}\n", f);
     return record_flush(f);
 }

@@ -45,6 +45,6 @@ void record_utc_now(char *buf, size_t len);
 int record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line);
 int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info);
 int record_measurement(FILE *f, const struct mp_options *o, const struct mp_measurement *m);
-int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, int nranks);
+int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, const long *max_rss_kib, int nranks);
 
 #endif

@@ -28,6 +28,8 @@ def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
         assert m.first_s > 0
     medians = [np.median(m.per_message_s) for m in run.measurements]
     assert medians[3] > medians[0]  # 64 KiB takes longer than 0 B
+    rss = run.launches[0].max_rss_kib  # peak memory per rank: buffers + samples + MPI, far below 1 GiB here
+    assert rss is not None and len(rss) == 2 and all(0 < r < 1 << 20 for r in rss)
     clock = run.launches[0].clock
     assert clock.monotonic and 0 < clock.resolution_s < 1e-3 and 0 < clock.overhead_s < 1e-5
     rows = json.loads(msgperf("show", out, "--json").stdout)

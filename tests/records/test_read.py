@@ -118,3 +118,14 @@ def test_read_run_file_errors(tmp_path):
     good = tmp_path / "good.jsonl"
     good.write_text(good_text())
     assert read_run(good).run.path == str(good)
+
+
+def test_plan_placement_defaults_to_pair_and_is_checked():
+    run = encode_run(INFO)
+    del run["plan"]["placement"]
+    assert parse_run_text(lines(run)).run.info.plan.placement == "pair"
+    run["plan"]["placement"] = "inter"
+    assert parse_run_text(lines(run)).run.info.plan.placement == "inter"
+    run["plan"]["placement"] = "sideways"
+    with pytest.raises(RecordError, match="plan.placement"):
+        parse_run_text(lines(run))

@@ -61,8 +61,9 @@ def launch_env(np: int, cores: int | None = None) -> dict[str, str] | None:
     return {**OVERSUBSCRIBED_ENV, **os.environ}
 
 
-def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
-    """For --resume: the original plan, the sizes still to measure, the next launch index.
+def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int, str | None]:
+    """For --resume: the original plan, the sizes still to measure, the next launch index and
+    the --placement the run was made with (None for --pair).
     A partial last line (the killed writer's) is cut off so that appending stays valid."""
     result = read_run(path)
     if result.truncated:
@@ -75,7 +76,7 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int]:
     missing = run.missing()
     remaining = [s for s in p.sizes if any(ms == s for _, ms in missing)]
     next_launch = max((l.index for l in run.launches), default=-1) + 1
-    return plan, remaining, next_launch
+    return plan, remaining, next_launch, None if p.placement == "pair" else p.placement
 
 
 def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
@@ -157,7 +158,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, pair, siz
     if resume is not None:
         if not resume.is_file():
             raise MsgperfError(f"--resume {resume}: no such run file")
-        plan, remaining, first_launch = plan_from_run_file(resume)
+        plan, remaining, first_launch, placement = plan_from_run_file(resume)
         run_file, append = resume, True
         if not remaining:
             console.print(f"{resume} already holds every planned measurement; nothing to resume")

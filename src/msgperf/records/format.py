@@ -49,6 +49,7 @@ class Plan:
     time_budget_s: float
     min_samples: int
     max_samples: int
+    placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Launch:
     start_time: str
     end_time: str | None = None
     end_cpus: tuple[int, ...] | None = None
+    max_rss_kib: tuple[int, ...] | None = None  # peak resident memory of each rank, at the end
     aborted: str | None = None  # why msgperf stopped this launch (hang, dead rank, Ctrl-C)
     launcher_command_line: str | None = None  # the launcher's full command line (mpiexec/mpirun/srun ...)
 
@@ -222,7 +224,15 @@ def decode_plan(obj: Any, where: str) -> Plan:
         time_budget_s=_require(obj, "time_budget_s", float, where),
         min_samples=_require(obj, "min_samples", int, where),
         max_samples=_require(obj, "max_samples", int, where),
+        placement=_placement_of(obj, where),
     )
+
+
+def _placement_of(plan: Mapping[str, Any], where: str) -> str:
+    value = plan.get("placement", "pair")  # files written before the field existed: --pair
+    if value not in ("pair", "intra", "inter", "both"):
+        raise RecordError(f"{where}: plan.placement must be pair, intra, inter or both")
+    return value
 
 
 def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
@@ -374,8 +384,11 @@ def encode_launch(launch: Launch) -> dict[str, Any]:
 
 
 def encode_launch_end(launch: Launch) -> dict[str, Any]:
-    return {"type": "launch_end", "launch": launch.index, "end_time": launch.end_time,
-            "cpus": list(launch.end_cpus or ())}
+    end = {"type": "launch_end", "launch": launch.index, "end_time": launch.end_time,
+           "cpus": list(launch.end_cpus or ())}
+    if launch.max_rss_kib is not None:
+        end["max_rss_kib"] = list(launch.max_rss_kib)
+    return end
 
 
 def encode_launch_abort(index: int, time: str, reason: str) -> dict[str, Any]:

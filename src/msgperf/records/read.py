@@ -78,8 +78,10 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
             end_time = obj.get("end_time")
             if not isinstance(end_time, str) or not isinstance(cpus, list):
                 raise RecordError(f"{where}: 'launch_end' needs end_time (string) and cpus (list)")
-            launches[index] = dataclasses.replace(launches[index], end_time=end_time,
-                                                  end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
+            rss = obj.get("max_rss_kib")
+            launches[index] = dataclasses.replace(
+                launches[index], end_time=end_time, end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)),
+                max_rss_kib=tuple(int(r) for r in rss if isinstance(r, int)) if isinstance(rss, list) else None)
         elif kind == "launch_abort":
             index, reason = obj.get("launch"), obj.get("reason")
             if not isinstance(index, int) or index not in launches or not isinstance(reason, str):
