@@ -23,12 +23,16 @@ static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, lo
 
 /* Double k until a sample lasts long enough, then scale k to the target. Every participant
  * sees the same reduced times, so all agree on k without another message. These iterations
- * are the warm-up. */
-static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, double target, long *warmup)
+ * are the warm-up; *seconds gets their total time and *last the time of the last one per
+ * iteration. */
+static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, double target, long *warmup,
+                      double *seconds, double *per_iteration)
 {
     for (long k = 1;; k *= 2) {
         double t = timed_max(p, ctx, k);
         *warmup += k;
+        *seconds += t;
+        *per_iteration = t / k;
         long calibrated = schedule_calibrated_k(k, t, target);
         if (calibrated > 0)
             return calibrated;
@@ -50,17 +54,20 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
 
     result->first = timed_max(p, ctx, 1);
     result->warmup = 1;
-    result->k = calibrate(p, ctx, schedule_sample_target(clock), &result->warmup);
+    double warm = 0, per_iteration = 0;
+    result->k = calibrate(p, ctx, schedule_sample_target(clock), &result->warmup, &warm, &per_iteration);
     /* Calibration alone can be a few microseconds: keep warming up (caches, lazily mapped pages,
      * the MPI's connection state) for at least WARMUP_SECONDS. The times are reduced, so every
      * participant stops after the same batch. */
-    for (double warm = 0; warm < WARMUP_SECONDS;) {
-        warm += timed_max(p, ctx, result->k);
+    while (warm < WARMUP_SECONDS) {
+        double t = timed_max(p, ctx, result->k);
+        warm += t;
+        per_iteration = t / result->k;
         result->warmup += result->k;
     }
     const long k = result->k;
 
-    long capacity = o->min_samples, n = 0, batch = o->min_samples;
+    long n = 0, batch = schedule_first_batch(o, per_iteration * k), capacity = batch;
     double *samples = malloc(capacity * sizeof *samples);
     double *own = malloc(capacity * sizeof *own);
     double *sorted = malloc(capacity * sizeof *sorted);

@@ -24,6 +24,16 @@ long schedule_calibrated_k(long k, double t, double target)
     return scaled > MP_MAX_K ? MP_MAX_K : (long)scaled;
 }
 
+#define OVERRUN 5.0 /* budgets a size may use before --min-samples yields to MP_CI_SAMPLES */
+
+long schedule_first_batch(const struct mp_options *o, double sample)
+{
+    long n = o->min_samples;
+    if (n > MP_CI_SAMPLES && sample * n > OVERRUN * o->time_budget)
+        n = MP_CI_SAMPLES;
+    return n;
+}
+
 long schedule_next_batch(const struct mp_options *o, long n, double halfwidth, double median, double elapsed,
                          const char **stop_reason)
 {
@@ -31,7 +41,7 @@ long schedule_next_batch(const struct mp_options *o, long n, double halfwidth, d
         *stop_reason = "precision";
         return 0;
     }
-    if (n >= o->min_samples && elapsed >= o->time_budget) {
+    if ((n >= o->min_samples && elapsed >= o->time_budget) || (n >= MP_CI_SAMPLES && elapsed >= OVERRUN * o->time_budget)) {
         *stop_reason = "time_budget";
         return 0;
     }

@@ -15,8 +15,17 @@ double schedule_sample_target(const struct mp_clock_test *clock);
  * the calibrated k (> 0) once a sample is long enough to scale from. */
 long schedule_calibrated_k(long k, double t, double target);
 
+/* Fewest samples for a distribution-free 95% CI of the median. */
+#define MP_CI_SAMPLES 6
+
+/* The first batch: --min-samples, or MP_CI_SAMPLES when that many samples of `sample` seconds
+ * would already overrun the time budget five times over (huge windowed messages). */
+long schedule_first_batch(const struct mp_options *o, double sample);
+
 /* After n samples (95% CI half-width `halfwidth` relative to the median, `median` seconds per
- * sample, `elapsed` seconds so far): the next batch size, or 0 with *stop_reason set. */
+ * sample, `elapsed` seconds so far): the next batch size, or 0 with *stop_reason set. The
+ * budget stops sampling once --min-samples are in, or once MP_CI_SAMPLES are in and five
+ * budgets are spent. */
 long schedule_next_batch(const struct mp_options *o, long n, double halfwidth, double median, double elapsed,
                          const char **stop_reason);
 

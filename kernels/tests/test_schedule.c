@@ -26,8 +26,8 @@ int main(void)
     check(schedule_next_batch(&o, 20, 0.005, 1e-6, 0.01, &why) == 0 && strcmp(why, "precision") == 0);
     check(schedule_next_batch(&o, 20, 0.05, 1e-6, 1.5, &why) == 0 && strcmp(why, "time_budget") == 0);
     check(schedule_next_batch(&o, 1000, 0.05, 1e-6, 0.1, &why) == 0 && strcmp(why, "max_samples") == 0);
-    /* Below the minimum, precision and budget do not stop it. */
-    check(schedule_next_batch(&o, 10, 0.001, 1e-6, 5.0, &why) == 10);
+    /* Below the minimum, precision and budget do not stop it (until five budgets are spent). */
+    check(schedule_next_batch(&o, 10, 0.001, 1e-6, 2.0, &why) == 10); /* 2 budgets: not yet */
     /* Twice too wide: about 4x the samples are needed, but a batch at most doubles n. */
     check(schedule_next_batch(&o, 100, 0.02, 1e-6, 0.01, &why) == 100);
     /* Just above the target: a small batch, at least n/8. */
@@ -36,5 +36,11 @@ int main(void)
     check(schedule_next_batch(&o, 800, 0.03, 1e-3, 0.9, &why) == 100);
     /* Never past max_samples. */
     check(schedule_next_batch(&o, 990, 0.03, 1e-6, 0.1, &why) == 10);
+    /* A size whose samples are far longer than the budget: 6 samples, then stop at 5 budgets. */
+    check(schedule_first_batch(&o, 1e-3) == 20);
+    check(schedule_first_batch(&o, 0.2) == 20);      /* 20 x 0.2 s = 4 s, within 5 budgets */
+    check(schedule_first_batch(&o, 2.0) == MP_CI_SAMPLES);
+    check(schedule_next_batch(&o, 6, 0.2, 2.0, 14.0, &why) == 0 && strcmp(why, "time_budget") == 0);
+    check(schedule_next_batch(&o, 6, 0.2, 0.1, 2.0, &why) > 0); /* 2 budgets spent: go on to 20 */
     return done("test_schedule");
 }

@@ -99,3 +99,17 @@ def test_defects_column_of_check_builds():
     first, second = parse_imb(text, "imb.txt").run.measurements
     assert first.validated and not second.validated
     assert second.extra["imported"]["validation"] == "failed"
+
+
+def test_an_absurd_process_count_is_a_clean_error():
+    """Found by bench/fuzz_readers.py (a million inputs): it used to raise OverflowError."""
+    from pathlib import Path as _Path
+
+    import pytest as _pytest
+
+    from msgperf.errors import MsgperfError
+    from msgperf.records.importers import parse_foreign
+    text = (_Path(__file__).parents[1] / "data" / "peer-outputs" / "imb_uniband_biband_pingping.txt").read_text()
+    broken = text.replace("#processes = 2", "#processes = " + "9" * 40, 1)
+    with _pytest.raises(MsgperfError, match="not a plausible process count"):
+        parse_foreign("imb", broken, "imb.txt")

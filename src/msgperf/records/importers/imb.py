@@ -45,6 +45,16 @@ _FIELD = re.compile(r"#\s*(Date|Machine|System|Release|Version|MPI Version|MPI T
 _BANNER_KEYS = {"Machine": "machine", "System": "os", "Release": "os_release", "Version": "os_version",
                 "MPI Version": "mpi_standard", "MPI Thread Environment": "mpi_thread_level"}
 _BENCHMARKING = re.compile(r"#\s*Benchmarking\s+(?P<multi>Multi-)?(?P<name>\S+)")
+MAX_PROCESSES = 10_000_000  # far above any machine; a larger count is a damaged file
+
+
+def _process_count(token: str, where: str) -> int:
+    value = int(token)
+    if value > MAX_PROCESSES:
+        raise ForeignFormatError(f"{where}: {excerpt(token, 20)} processes is not a plausible process count")
+    return value
+
+
 _PROCESSES = re.compile(r"#\s*\(?\s*#processes\s*=\s*(\d+)")
 _IDLE = re.compile(r"#\s*\(\s*(\d+) additional process(?:es)? waiting in MPI_Barrier\)")
 _GROUPS = re.compile(r"#\s*\(\s*(\d+) groups of (\d+) processes")
@@ -185,11 +195,11 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
                     notes.append(f"line {number}: skipped IMB {m.group(0).split()[-1]}: {why}")
             elif m := _PROCESSES.match(stripped):
                 if section is not None:
-                    section.nprocs = int(m.group(1))
+                    section.nprocs = _process_count(m.group(1), f"{name}, line {number}")
                     nranks = max(nranks, section.nprocs)
             elif m := _IDLE.match(stripped):
                 if section is not None:
-                    section.idle = int(m.group(1))
+                    section.idle = _process_count(m.group(1), f"{name}, line {number}")
                     nranks = max(nranks, (section.nprocs or 2) + section.idle)
             elif m := _GROUPS.match(stripped):
                 if section is not None:
