@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 
+from msgperf.analysis import analyze_run
 from msgperf.records.read import read_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.cluster]
@@ -70,6 +71,10 @@ def test_fitted_bandwidth_matches_the_shaped_rate(make_cluster, tmp_path, rate, 
     fitted = fitted_bandwidth([m.bytes for m in run.measurements], medians)
     expected = expected_goodput(rate_bit_s, mtu)
     ratio = fitted / expected
+    # msgperf's own model: the asymptotic bandwidth of its analysis (1/β of the last segment).
+    asymptotic = analyze_run(run).sweep.characteristics.asymptotic_bandwidth_bytes_per_s
     print(f"\nshaped link: rate {rate} MTU {mtu}: expected goodput {expected / 1e6:.2f} MB/s, "
-          f"fitted {fitted / 1e6:.2f} MB/s, ratio {ratio:.4f} (CPU idle before the run: {100 * idle:.0f}%)")
+          f"fitted {fitted / 1e6:.2f} MB/s (ratio {ratio:.4f}), msgperf's asymptotic bandwidth "
+          f"{asymptotic / 1e6:.2f} MB/s (ratio {asymptotic / expected:.4f}); CPU idle before the run: {100 * idle:.0f}%")
     assert abs(ratio - 1) < 0.05, f"fitted {fitted / 1e6:.2f} MB/s vs expected {expected / 1e6:.2f} MB/s"
+    assert abs(asymptotic / expected - 1) < 0.05, f"msgperf's asymptotic bandwidth {asymptotic / 1e6:.2f} MB/s"

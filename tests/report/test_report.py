@@ -62,3 +62,19 @@ def test_plot_command_kinds(msgperf, tmp_path):
         assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
     done = msgperf("plot", path, "--kind", "launches", "-o", tmp_path / "l.png")
     assert done.returncode == 1 and "--repeat" in done.stderr
+
+
+def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one():
+    import dataclasses
+
+    from tests.report.conftest import rich_run as _rich
+
+    run = _rich()
+    extra = [dataclasses.replace(m, pattern=name) for name in ("pingpong-nb", "osu-latency")
+             for m in run.measurements if m.pattern == "pingpong"]
+    html = build_report([dataclasses.replace(run, measurements=run.measurements + tuple(extra))])
+    assert "<h3>Methods compared</h3>" in html
+    assert "ping-pong variants compared" in html and "OSU and IMB modes compared" in html
+    assert "pingpong: variability" in html  # the main series keeps every figure
+    assert "pingpong-nb: variability" not in html and "osu-latency: time against size" not in html
+    assert html.count("Per-size table") >= 4  # every series keeps its table

@@ -339,6 +339,21 @@ def comparison_html(c: RunComparison) -> str:
             + notes)
 
 
+DETAILED_SERIES = 3  # up to this many series, each gets all its figures
+_FAMILIES = (("ping-pong variants", ("pingpong", "loggp")), ("both directions", ("sendrecv", "pingping", "exchange")),
+             ("OSU and IMB modes", ("osu-", "imb-")), ("many ranks", ("ring", "pairs", "matrix")))
+
+
+def _families(analyses: Sequence[Any]) -> list[tuple[str, list[Any]]]:
+    """Series grouped by kind of pattern, at most 8 to a figure (the palette's colours)."""
+    groups: dict[str, list[Any]] = {}
+    for a in analyses:
+        family = next((f for f, prefixes in _FAMILIES if a.pattern.startswith(prefixes)), "probes and copies")
+        groups.setdefault(family, []).append(a)
+    return [(f if len(g) <= 8 else f"{f} ({i // 8 + 1})", g[i:i + 8])
+            for f, g in groups.items() for i in range(0, len(g), 8)]
+
+
 def _run_section(run: Any, index: int, several: bool) -> tuple[str, RunAnalysis | None]:
     rows = size_rows(run)
     analyses = _analyses(run)
@@ -349,11 +364,25 @@ def _run_section(run: Any, index: int, several: bool) -> tuple[str, RunAnalysis 
     parts.append("<h3>Summary</h3>" + summary_html(run, analyses, rows))
     memcpy = _by_pattern(analyses, "memcpy")
     bound = memcpy.sweep.characteristics.peak_bandwidth_bytes_per_s if memcpy else None
+    modelled = [a for _, a, _ in analyses if a is not None]
+    # Every series gets its tables and caveats; its own figures only when the run has few series
+    # (or it is the main one). With many patterns, their curves are compared in one figure per
+    # family instead: more readable, and a report of every pattern stays quick to write.
+    detailed = len(modelled) <= DETAILED_SERIES
+    if not detailed:
+        parts.append("<h3>Methods compared</h3>" + "".join(
+            _img(plots.overlay_plot([(a.series, a) for a in group], title=f"{family}: median time and model"),
+                 f"{family} compared", "Each series' medians with their intervals and its piecewise model.")
+            for family, group in _families(modelled)))
     for name, a, why in analyses:
         if a is None:
             parts.append(f"<h3>{_e(name)}</h3><p>Not modelled: {_e(why)}</p>")
             continue
         parts.append(f"<h3>{_e(a.series)}</h3>")
+        if not (detailed or a is main):
+            parts.append("<details><summary>Per-size table</summary>" + _size_table(a) + "</details>")
+            parts.append("<h4>Caveats</h4>" + _caveats(a))
+            continue
         parts.append(_img(plots.time_plot(a), f"{a.series}: time against size",
                           "Median time per size with its distribution-free interval; the piecewise "
                           "Hockney model; shaded: breakpoint intervals (dashed: most likely gap); "
