@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from msgperf.analysis.run import analyze_run
+
 from msgperf.analysis.loggp import fit_line
 from msgperf.analysis.rows import size_rows
 from msgperf.analysis.table1 import table1
@@ -47,10 +49,10 @@ def test_each_number_equals_its_analysis_result():
     rows = size_rows(run)
     (row,) = table1(run)
     ping = [_median(rows, "pingpong", s).median for s in SIZES]
-    line = fit_line(SIZES, ping)
+    line = analyze_run(run, pattern="pingpong").sweep.hockney  # what msgperf fit prints
     assert row.zero_byte_size == 0 and row.zero_byte_latency_s == ping[0]
-    assert row.asymptotic_latency_s == line.alpha and row.bandwidth_bytes_per_s == 1 / line.beta
-    assert row.n_half_bytes == pytest.approx(line.alpha / line.beta, rel=1e-12)
+    assert row.asymptotic_latency_s == line.alpha_s and row.bandwidth_bytes_per_s == 1 / line.beta_s_per_byte
+    assert row.n_half_bytes == pytest.approx(line.alpha_s / line.beta_s_per_byte, rel=1e-12)
     copies = [next(r for r in rows if r.pattern == "memcpy" and r.bytes == s).bandwidth_bytes_per_s
               for s in SIZES[1:]]
     assert row.copy_speed_bytes_per_s == max(copies)

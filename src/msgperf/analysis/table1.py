@@ -4,9 +4,11 @@ Every value comes from the rows of ``analysis.rows.size_rows`` (medians of the s
 message) and is None where the run does not hold what it needs:
 
 - zero-byte latency: the one-way median of ``pingpong`` at its smallest size (0 B when measured)
-- asymptotic latency α and bandwidth 1/β: the Hockney line T(s) = α + β·s fitted to the
-  ping-pong's one-way medians over all its sizes (``analysis.loggp.fit_line``: least squares
-  weighted by 1/T, so every size's relative misfit counts alike)
+- asymptotic latency α and bandwidth 1/β: the Hockney line T(s) = α + β·s of the analysis
+  engine (``analyze_run(run, "pingpong").sweep.hockney``: the robust, relatively weighted fit
+  that ``msgperf fit``, ``show`` and the report print). A run with both placements gets one row
+  per placement, each from a plain 1/T-weighted least-squares line over that placement's medians
+  (``analysis.loggp.fit_line``), since the engine pools the pairs of one pattern
 - copy speed b_c: the ``memcpy`` pattern's bandwidth at its largest size (the copy a large,
   buffered message costs; a peak at a small, in-cache size would make b_e look free)
 - effective buffered bandwidth b_e = b_c·b_n/(b_c + b_n), with b_n = 1/β (seeds/002 §3)
@@ -24,7 +26,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.loggp import LogGPError, fit_line
+from msgperf.analysis.run import analyze_run
 from msgperf.analysis.rows import SizeRow, size_rows
 from msgperf.records.format import Run
 
@@ -72,13 +76,16 @@ def _finite(x: float) -> float | None:
 
 
 def table1_from_rows(rows: list[SizeRow], name: str = "", mpi_library: str = "", mpi_version: str = "",
-                     placement: str = "") -> Table1Row:
-    """One Table-1 row from the rows of one placement."""
+                     placement: str = "", line: tuple[float, float] | None = None) -> Table1Row:
+    """One Table-1 row from the rows of one placement; ``line`` is (α, β) when the caller has
+    the analysis engine's fit, else a plain weighted line is fitted here."""
     ping = _pick(rows, "pingpong")
     zero_size = min(ping) if ping else None
     zero = ping[zero_size].summary.median if ping else None
     alpha = beta = None
-    if len(ping) >= 2:
+    if line is not None:
+        alpha, beta = line
+    elif len(ping) >= 2:
         try:
             line = fit_line(sorted(ping), [ping[s].summary.median for s in sorted(ping)])
             alpha, beta = line.alpha, line.beta
@@ -120,5 +127,12 @@ def table1(run: Run, name: str | None = None) -> list[Table1Row]:
         by_place.setdefault(_placement(run, r), []).append(r)
     if not by_place:
         by_place[""] = []
-    return [table1_from_rows(group, name if name is not None else run.path, library, version, place)
+    line = None
+    if len(by_place) == 1 and len(_pick(rows, "pingpong")) >= 2:
+        try:
+            hockney = analyze_run(run, pattern="pingpong").sweep.hockney
+            line = (hockney.alpha_s, hockney.beta_s_per_byte)
+        except AnalysisError:
+            pass
+    return [table1_from_rows(group, name if name is not None else run.path, library, version, place, line)
             for place, group in by_place.items()]
