@@ -211,7 +211,9 @@ def variability_plot(result: Any, samples: Mapping[int, Mapping[int, np.ndarray]
            capprops={"color": BLUE})
     mean = np.array([s.summary.mean for s in sizes])
     sd = np.array([s.summary.std for s in sizes])
-    ax.errorbar(pos + 0.3, mean, yerr=[np.minimum(sd, mean * 0.999), sd], fmt="D", ms=3,
+    low = np.array([s.summary.min for s in sizes])
+    # On a log axis mean - sd can fall below zero: the bar stops at the smallest sample instead.
+    ax.errorbar(pos + 0.3, mean, yerr=[np.clip(np.minimum(sd, mean - low), 0, None), sd], fmt="D", ms=3,
                 color=ORANGE, capsize=2, label="mean ± standard deviation")
     ax.plot(pos, [s.summary.min for s in sizes], "v", color=GREEN, ms=4, ls="none", label="min")
     ax.plot(pos, [s.summary.max for s in sizes], "^", color=PURPLE, ms=4, ls="none", label="max")
