@@ -112,6 +112,48 @@ static int stall_matches(const struct mp_options *o, long long bytes)
     return o->test_stall && sscanf(o->test_stall, "%ld:%lld", &rank, &at) == 2 && rank == world_rank && at == bytes;
 }
 
+/* --active: is this step of a contention sweep (that many concurrent pairs) to be measured? */
+static int active_chosen(const struct mp_options *o, int active)
+{
+    if (o->nactive == 0)
+        return 1;
+    for (int i = 0; i < o->nactive; i++)
+        if (o->active[i] == active)
+            return 1;
+    return 0;
+}
+
+/* Every --active count must be a step of the sweep of a pattern that has one. */
+static int check_active(const struct mp_options *o, int nranks, char *err, size_t errlen)
+{
+    if (o->nactive == 0)
+        return 0;
+    for (int pi = 0; pi < o->npatterns; pi++) {
+        const struct mp_pattern *p = patterns_find(o->patterns[pi]);
+        if (!p->active_pairs)
+            continue;
+        int variants = p->variants(nranks), steps[64], n = 0;
+        for (int v = 0; v < variants && n < 64; v++)
+            steps[n++] = p->active_pairs(nranks, v);
+        for (int i = 0; i < o->nactive; i++) {
+            int found = 0;
+            for (int v = 0; v < n; v++)
+                found |= steps[v] == o->active[i];
+            if (!found) {
+                int len = snprintf(err, errlen, "--active %d: with %d ranks %s sweeps", o->active[i], nranks, p->name);
+                for (int v = 0; v < n && len < (int)errlen; v++)
+                    len += snprintf(err + len, errlen - len, "%s %d", v ? "," : "", steps[v]);
+                if (len < (int)errlen)
+                    snprintf(err + len, errlen - len, " concurrent pairs; choose among them");
+                return -1;
+            }
+        }
+        return 0;
+    }
+    snprintf(err, errlen, "--active applies to the pairs pattern; add --pattern pairs");
+    return -1;
+}
+
 struct result_head {
     long k, warmup, nsamples;
     double first, elapsed;
@@ -403,6 +445,9 @@ int main(int argc, char **argv)
         fail(err, 2);
     }
 
+    if (check_active(&o, nranks, err, sizeof err))
+        fail(err, 2);
+
     struct mp_rank_place *places = world_rank == 0 ? calloc(nranks, sizeof *places) : NULL;
     if (world_rank == 0 && !places)
         fail("out of memory", 3);
@@ -502,7 +547,8 @@ int main(int argc, char **argv)
                 fail("out of memory", 3);
             for (int si = 0; si < o.nsizes; si++)
                 for (int v = 0; v < variants; v++)
-                    measure(&run, p, o.sizes[si], v, previous);
+                    if (!p->active_pairs || active_chosen(&o, p->active_pairs(nranks, v)))
+                        measure(&run, p, o.sizes[si], v, previous);
             free(previous);
         }
         if (in_pair)

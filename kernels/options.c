@@ -26,6 +26,7 @@ static const struct option longopts[] = {
     {"placement", required_argument, NULL, 'L'},
     {"launcher-line", required_argument, NULL, 'x'},
     {"test-stall", required_argument, NULL, 'S'},
+    {"active", required_argument, NULL, 'A'},
     {"test-corrupt", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -49,6 +50,7 @@ static void usage(void)
            "      --append            add a launch to an existing run file\n"
            "      --launch N          index of this launch in the run file (with --append)\n"
            "  -q, --quiet             no per-size lines on stdout\n"
+           "      --active N,...      pairs: measure only these steps of its 1, 2, 4 ... P/2 sweep\n"
            "patterns:");
     for (int i = 0; i < patterns_count(); i++)
         printf(" %s", patterns_get(i)->name);
@@ -186,6 +188,19 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             }
             break;
         case 'S': o->test_stall = optarg; break;
+        case 'A': {
+            char *copy = strdup(optarg), *save = NULL;
+            for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+                if (o->nactive == MP_MAX_ACTIVE || scan_long(item, 1, INT_MAX, &value)) {
+                    snprintf(err, errlen, "cannot read --active '%s'; list concurrent-pair counts like 1,2,4", optarg);
+                    free(copy);
+                    return -1;
+                }
+                o->active[o->nactive++] = (int)value;
+            }
+            free(copy);
+            break;
+        }
         case 'C': o->test_corrupt = atoll(optarg); break;
         case 'h': usage(); return 1;
         case ':':

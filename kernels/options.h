@@ -6,6 +6,7 @@
 
 #define MP_MAX_PATTERNS 32
 #define MP_ERRLEN 512
+#define MP_MAX_ACTIVE 64
 
 enum mp_buffer_mode { MP_BUFFER_SEPARATE, MP_BUFFER_INPLACE };
 /* --placement: measure --pair as given, or choose the pair from the rank->host map. */
@@ -29,6 +30,8 @@ struct mp_options {
     enum mp_placement placement;
     const char *launcher_line; /* the launcher's full command line, recorded in each launch record */
     const char *test_stall;   /* test-only: "RANK:BYTES" makes that rank stall at that size */
+    int active[MP_MAX_ACTIVE]; /* --active: the concurrent-pair counts of the sweep to measure */
+    int nactive;               /* 0: every step, 1, 2, 4 ... P/2 */
     long long test_corrupt;   /* test-only: flip a received byte at this size (-1: never) */
 };
 

@@ -35,6 +35,9 @@ struct mp_pattern {
     int even_ranks;      /* needs an even number of ranks (checked before anything runs) */
     /* Number of variants (NULL: 1), each its own record: rounds, k values, phases. */
     int (*variants)(int world_size);
+    /* Optional: the concurrent pairs a variant runs (pairs' contention sweep), so that --active
+     * can choose which steps of the sweep to measure. */
+    int (*active_pairs)(int world_size, int variant);
     /* The variant's name for the record's "variant" field (NULL: no field). */
     void (*variant_name)(int variant, int world_size, char *buf, size_t len);
     /* Whether a world rank takes part in a variant (NULL: every rank). */

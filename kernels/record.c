@@ -69,8 +69,11 @@ int record_run(FILE *f, const struct mp_options *o, int nranks, const char *comm
     fputs(",\"time_budget_s\":", f);
     json_double(f, o->time_budget);
     static const char *const placements[] = {"pair", "intra", "inter", "both"};
-    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\"}}\n", o->min_samples, o->max_samples,
-            placements[o->placement]);
+    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\",\"active\":[", o->min_samples,
+            o->max_samples, placements[o->placement]);
+    for (int i = 0; i < o->nactive; i++)
+        fprintf(f, "%s%d", i ? "," : "", o->active[i]);
+    fputs("]}}\n", f);
     return record_flush(f);
 }
 

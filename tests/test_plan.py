@@ -86,3 +86,17 @@ def test_kernel_args_carry_the_whole_plan():
     assert args[args.index("--pair") + 1] == "1:0"
     assert args[args.index("--buffer") + 1] == "inplace"
     assert float(args[args.index("--precision") + 1]) == 0.02
+
+
+def test_active_steps_of_the_pairs_sweep():
+    from msgperf.plan import pairs_sweep, parse_active, records_per_size
+    assert pairs_sweep(2) == [1] and pairs_sweep(8) == [1, 2, 4] and pairs_sweep(6) == [1, 2, 3]
+    assert parse_active("1,4,1") == (1, 4)
+    with pytest.raises(MsgperfError, match="cannot read --active"):
+        parse_active("0")
+    plan = RunPlan(patterns=("pairs",), np=8, active=(1, 4))
+    assert plan.kernel_args()[-2:] == ["--active", "1,4"] and records_per_size("pairs", 8, plan.active) == 2
+    with pytest.raises(MsgperfError, match="sweeps 1, 2, 4 concurrent pairs"):
+        RunPlan(patterns=("pairs",), np=8, active=(3,))
+    with pytest.raises(MsgperfError, match="add --pattern pairs"):
+        RunPlan(np=8, active=(1,))

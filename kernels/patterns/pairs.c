@@ -56,6 +56,6 @@ const struct mp_pattern pattern_pairs = {
               "with rank i + P/2; reported = one-way time, half the round trip, max over all active ranks; "
               "pair_median_s: each pair's own median",
     .metric = "one_way", .divisor = 2, .participants = MP_ALL, .inplace_ok = 0, .even_ranks = 1,
-    .variants = pairs_variants, .member = pairs_member, .iterate = pairs_iterate, .prepare = payload_prepare,
+    .variants = pairs_variants, .active_pairs = rounds_active_pairs, .member = pairs_member, .iterate = pairs_iterate, .prepare = payload_prepare,
     .verify = pairs_verify, .pairs = pairs_pairs, .fields = pairs_fields,
 };

@@ -133,6 +133,7 @@ class RunPlan:
     time_budget_s: float = 1.0
     min_samples: int = 20
     max_samples: int = 1_000_000
+    active: tuple[int, ...] = ()  # pairs: the steps of its contention sweep to measure (empty: all)
 
     def __post_init__(self) -> None:
         for p in self.patterns:
@@ -145,6 +146,14 @@ class RunPlan:
             raise MsgperfError(
                 f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
                 f"number of ranks, not --np {self.np} (it would deadlock); use --np {self.np + 1} or {self.np - 1}")
+        if self.active:
+            if "pairs" not in self.patterns:
+                raise MsgperfError("--active applies to the pairs pattern; add --pattern pairs")
+            sweep = pairs_sweep(self.np)
+            wrong = [a for a in self.active if a not in sweep]
+            if wrong:
+                raise MsgperfError(f"--active {wrong[0]}: with {self.np} ranks pairs sweeps "
+                                   f"{', '.join(map(str, sweep))} concurrent pairs; choose among them")
         if max(self.pair) >= self.np:
             raise MsgperfError(
                 f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.np} "
@@ -179,12 +188,35 @@ class RunPlan:
                  "--pair", f"{self.pair[0]}:{self.pair[1]}", "--buffer", self.buffer,
                  "--precision", repr(self.precision), "--time-budget", repr(self.time_budget_s),
                  "--min-samples", str(self.min_samples), "--max-samples", str(self.max_samples)]
+        if self.active:
+            args += ["--active", ",".join(map(str, self.active))]
         return args
 
 
-def records_per_size(pattern: str, np: int) -> int:
+def pairs_sweep(np: int) -> list[int]:
+    """The concurrent-pair counts of pairs' contention sweep: 1, 2, 4 ... P/2 (kernels/rounds.c)."""
+    half, counts, a = np // 2, [], 1
+    while a < half:
+        counts.append(a)
+        a *= 2
+    return counts + [half] if half >= 1 else counts
+
+
+def parse_active(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise MsgperfError(f"cannot read --active '{text}'; list concurrent-pair counts like 1,2,4") from None
+    if not values or min(values) < 1:
+        raise MsgperfError(f"cannot read --active '{text}'; list concurrent-pair counts like 1,2,4")
+    return tuple(dict.fromkeys(values))
+
+
+def records_per_size(pattern: str, np: int, active: tuple[int, ...] = ()) -> int:
     """How many measurement records the kernels write for one (pattern, size): one per variant
     (kernels/patterns/*.c, kernels/rounds.c). For progress bars and "where did it hang"."""
+    if pattern == "pairs" and active:
+        return len(active)
     if pattern == "pairs":
         steps, a = 1, 1
         while a < np // 2:

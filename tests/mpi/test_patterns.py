@@ -77,6 +77,16 @@ def test_show_puts_the_comparisons_side_by_side(two_rank_run, msgperf):
     assert all("eager_limit_bytes" in r for r in probe)
 
 
+def test_active_measures_only_the_chosen_steps_of_the_pairs_sweep(msgperf, tmp_path):
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--np", "4", "--pattern", "pairs", "--active", "2", "--sizes", "0,4K", *FAST, "-o", out,
+                     "-q", "--no-report", timeout=120)
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    assert run.complete and run.info.plan.active == (2,)
+    assert [(m.bytes, m.extra["active_pairs"]) for m in run.measurements] == [(0, 2), (4096, 2)]
+
+
 @pytest.mark.parametrize("pattern", FOUR_RANKS)
 def test_four_ranks_oversubscribed(pattern, msgperf, tmp_path):
     out = tmp_path / "run.jsonl"

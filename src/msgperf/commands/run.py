@@ -20,7 +20,7 @@ from msgperf.launch.build import build_kernel
 from msgperf.launch.command import detect_flavor, launch_argv
 from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size, parse_hosts
 from msgperf.launch.run import LaunchError, execute
-from msgperf.plan import ALL_RANK_PATTERNS, RunPlan, records_per_size, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.plan import ALL_RANK_PATTERNS, RunPlan, parse_active, records_per_size, parse_fraction, parse_pair, parse_seconds, parse_sizes
 from msgperf.present.analysis_text import render_analysis
 from msgperf.present.progress import RunProgress
 from msgperf.present.table import render_rows, terminal_console
@@ -72,7 +72,7 @@ def plan_from_run_file(path: Path) -> tuple[RunPlan, list[int], int, str | None]
     p = run.info.plan
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                    precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                   max_samples=p.max_samples)
+                   max_samples=p.max_samples, active=p.active)
     missing = run.missing()
     remaining = [s for s in p.sizes if any(ms == s for _, ms in missing)]
     next_launch = max((l.index for l in run.launches), default=-1) + 1
@@ -123,6 +123,8 @@ def resolve_launcher(launcher: str | None, kernel) -> list[str]:
 @click.option("--placement", type=click.Choice(PLACEMENTS), default=None,
               help="Choose the measured pair from the rank->host map: two ranks on one node (intra), "
                    "on different nodes (inter), or both pairs one after the other (instead of --pair).")
+@click.option("--active", metavar="N,...", help="pairs: measure only these steps of its contention sweep "
+              "(concurrent pairs 1, 2, 4 ... P/2; default all).")
 @click.option("--pair", default="0:1", show_default=True, help="Measured ranks A:B (A sends first); other ranks idle.")
 @click.option("--sizes", default="0:64M", show_default=True,
               help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based).")
@@ -151,7 +153,7 @@ def resolve_launcher(launcher: str | None, kernel) -> list[str]:
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
 @click.option("--no-report", is_flag=True, expose_value=False, help="Do not write the HTML report next to the run file.",
               callback=lambda ctx, _param, value: ctx.meta.__setitem__("msgperf.no_report", value))
-def command(patterns, np_, launcher, hosts, ranks_per_node, placement, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
+def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
             repeat, output, resume, mpicc, deadline, db, no_store, quiet, test_stall) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
@@ -165,7 +167,8 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, pair, siz
     else:
         plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes), np=np_, pair=parse_pair(pair), buffer=buffer,
                        precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
-                       min_samples=min_samples, max_samples=max_samples)
+                       min_samples=min_samples, max_samples=max_samples,
+                       active=parse_active(active) if active else ())
         remaining, first_launch = list(plan.sizes), 0
         run_file, append = output, False
     plan.check_memory()
@@ -208,7 +211,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, pair, siz
         expected = [(p, s, f"all {plan.np} ranks" if p in ALL_RANK_PATTERNS else pair)
                     for n in range(pairs_per_size(placement)) for p in plan.patterns
                     if n == 0 or p not in ALL_RANK_PATTERNS
-                    for s in sizes_now for _ in range(records_per_size(p, plan.np))]
+                    for s in sizes_now for _ in range(records_per_size(p, plan.np, plan.active))]
         try:
             with RunProgress(len(expected), console, label) as progress:
                 execute(argv, run_file, expected=expected, stall_timeout_s=stall,

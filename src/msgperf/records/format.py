@@ -50,6 +50,7 @@ class Plan:
     min_samples: int
     max_samples: int
     placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
+    active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
 
 
 @dataclass(frozen=True)
@@ -225,7 +226,15 @@ def decode_plan(obj: Any, where: str) -> Plan:
         min_samples=_require(obj, "min_samples", int, where),
         max_samples=_require(obj, "max_samples", int, where),
         placement=_placement_of(obj, where),
+        active=tuple(_active_of(obj, where)),
     )
+
+
+def _active_of(plan: Mapping[str, Any], where: str) -> list[int]:
+    value = plan.get("active", [])  # files written before the field existed: the whole sweep
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        raise RecordError(f"{where}: plan.active must be a list of positive pair counts")
+    return value
 
 
 def _placement_of(plan: Mapping[str, Any], where: str) -> str:
@@ -364,6 +373,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
 def encode_plan(plan: Plan) -> dict[str, Any]:
     d = dataclasses.asdict(plan)
     d["patterns"], d["sizes"], d["pair"] = list(plan.patterns), list(plan.sizes), list(plan.pair)
+    d["active"] = list(plan.active)
     return d
 
 
