@@ -151,10 +151,9 @@ def resolve_launcher(launcher: str | None, kernel) -> list[str]:
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
-@click.option("--no-report", is_flag=True, expose_value=False, help="Do not write the HTML report next to the run file.",
-              callback=lambda ctx, _param, value: ctx.meta.__setitem__("msgperf.no_report", value))
+@click.option("--no-report", is_flag=True, help="Do not write the HTML report next to the run file.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, time_budget, buffer, min_samples, max_samples,
-            repeat, output, resume, mpicc, deadline, db, no_store, quiet, test_stall) -> None:
+            repeat, output, resume, mpicc, deadline, db, no_store, quiet, test_stall, no_report) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     if resume is not None:
@@ -228,7 +227,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
     click.echo(f"run file: {run_file}")
     if not no_store:
         click.echo(store_run(run, db))
-    if not click.get_current_context().meta.get("msgperf.no_report"):
+    if not no_report:
         click.echo(report_next_to(run, run_file))
 
 

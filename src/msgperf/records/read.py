@@ -14,6 +14,7 @@ from pathlib import Path
 
 from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch,
                                     decode_measurement, decode_run)
+from msgperf.records.textfile import read_text_file
 
 # Refuse absurd inputs before decoding them (hostile files): 1 GiB per line is far above any
 # real measurement (a million samples is ~25 MB of JSON).
@@ -103,17 +104,5 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
 
 def read_run(path: str | Path) -> ReadResult:
     """Read and validate a run file. Raises ``RecordError`` with a one-line message."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise RecordError(f"{p}: is a directory, not a run file")
-        if p.stat().st_size > MAX_LINE_BYTES * 4:
-            raise RecordError(f"{p}: larger than 4 GiB; not a run file msgperf will read")
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise RecordError(f"{p}: no such file") from None
-    except PermissionError:
-        raise RecordError(f"{p}: permission denied") from None
-    if b"\x00" in raw[:4096]:
-        raise RecordError(f"{p}: binary data, not a run file")
-    return parse_run_text(raw.decode("utf-8", errors="replace"), str(p))
+    text = read_text_file(path, what="a run file", error=RecordError, limit=MAX_LINE_BYTES * 4)
+    return parse_run_text(text, str(Path(path)))

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from msgperf.errors import MsgperfError
+from msgperf.records.textfile import read_text_file
 
 _SPLIT = re.compile(r"[,\s]+")
 
@@ -95,18 +96,8 @@ def parse_samples_text(text: str, name: str = "<samples>") -> SamplesText:
 
 
 def read_samples_text(path: str | Path) -> SamplesText:
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise SamplesTextError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise SamplesTextError(f"{p}: is a directory, not a samples file") from None
-    except PermissionError:
-        raise SamplesTextError(f"{p}: permission denied") from None
-    if b"\x00" in raw[:4096]:
-        raise SamplesTextError(f"{p}: binary data, not a text file of samples")
-    return parse_samples_text(raw.decode("utf-8", errors="replace"), str(p))
+    text = read_text_file(path, what="a text file of samples", error=SamplesTextError, limit=4 << 30)
+    return parse_samples_text(text, str(Path(path)))
 
 
 def is_run_file(path: str | Path) -> bool:

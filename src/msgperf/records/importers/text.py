@@ -13,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from msgperf.errors import MsgperfError
+from msgperf.records.textfile import read_text_file
 
 # Text outputs of OSU/IMB/NetPIPE are kilobytes; refuse anything absurd before reading it.
 MAX_INPUT_BYTES = 64 << 20
@@ -35,20 +36,7 @@ def excerpt(line: str, width: int = 60) -> str:
 
 def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
     """The contents of a text file of at most ``limit`` bytes, or a one-line error."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise ForeignFormatError(f"{p}: is a directory, not a benchmark output")
-        if p.stat().st_size > limit:
-            raise ForeignFormatError(f"{p}: larger than {limit >> 20} MiB; not a file msgperf imports")
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise ForeignFormatError(f"{p}: no such file") from None
-    except PermissionError:
-        raise ForeignFormatError(f"{p}: permission denied") from None
-    if b"\x00" in raw:
-        raise ForeignFormatError(f"{p}: binary data, not a text output msgperf imports")
-    return raw.decode("utf-8", errors="replace")
+    return read_text_file(path, what="a benchmark output", error=ForeignFormatError, limit=limit, nul_scan=None)
 
 
 def decimal(token: str, where: str, what: str) -> Decimal:
