@@ -1,6 +1,6 @@
 # The two commands: `make run` (install, build, measure) and `make test` (install, test).
-# Everything installs into .venv: Python packages and MPI (PyPI's mpich wheel), pinned in
-# pyproject.toml.
+# Everything installs into .venv: Python packages and MPI (PyPI's mpich wheel, the `mpi` extra),
+# at the exact versions of constraints.txt (pyproject.toml declares ranges).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,12 +11,14 @@ ARGS   ?=
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install the venv module (Debian: apt-get install python3-venv)"; exit 1; }
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) -e '.[mpi]'
 	@touch $@
 
-$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml constraints.txt
+	$(PIP) -e '.[mpi,test,data]'
 	@touch $@
 
 install: $(VENV)/.installed

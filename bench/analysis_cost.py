@@ -21,8 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from msgperf.plan import PATTERNS  # noqa: E402
-from msgperf.records.read import read_run  # noqa: E402
+from msgperf.launch.build import build_kernel  # noqa: E402
+from msgperf.launch.catalog import pattern_catalog  # noqa: E402
+from msgperf.records.runfile_read import read_run  # noqa: E402
 
 MSGPERF = [sys.executable, "-m", "msgperf"]
 
@@ -46,12 +47,13 @@ def main() -> int:
         run_file = args.run
         if run_file is None:
             run_file = tmp / "every-pattern.jsonl"
-            patterns = [a for p in PATTERNS for a in ("--pattern", p)]
+            names = [p.name for p in pattern_catalog(build_kernel().path, 2)]
+            patterns = [a for p in names for a in ("--pattern", p)]
             t0 = time.perf_counter()
             subprocess.run(MSGPERF + ["run", *patterns, "--sizes", "0:64M", "--time-budget", "0.2", "-o",
                                       str(run_file), "-q", "--no-store", "--no-report"], check=True,
                            capture_output=True)
-            print(f"measured {run_file.name}: every pattern ({len(PATTERNS)}), 0 B..64 MiB, "
+            print(f"measured {run_file.name}: every pattern ({len(names)}), 0 B..64 MiB, "
                   f"in {time.perf_counter() - t0:.0f} s")
         run = read_run(run_file).run
         samples = sum(m.samples_s.size for m in run.measurements)

@@ -1,7 +1,7 @@
 """Speed and memory of the full analysis: 10 million samples (30 sizes x ~333k samples).
 
 Builds a synthetic run in memory (MPICH-like one-way times with heavy-tailed noise and rare
-10-100x spikes), then times ``analyze_run`` on it — per-size statistics, outliers, drift,
+10-100x spikes), then times ``analyze_series`` on it — per-size statistics, outliers, drift,
 modality, the Hockney and piecewise fits, anomalies — and its JSON export.
 Prints wall times and the peak resident set size (resource.getrusage). Target: < 5 s, < 1 GiB.
 
@@ -20,7 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from msgperf.analysis import analysis_to_dict, analyze_run
+from msgperf.analysis import analyze_series
+from msgperf.present.json_view import series_model_dict
 
 SIZES = [0] + [1 << i for i in range(29)]  # 30 sizes, 0 B .. 256 MiB
 
@@ -56,15 +57,15 @@ def main() -> None:
     t0 = time.perf_counter()
     run = synthetic_run(total, launches)
     t1 = time.perf_counter()
-    result = analyze_run(run)
+    result = analyze_series(run)
     t2 = time.perf_counter()
-    analysis_to_dict(result)
+    series_model_dict(result)
     t3 = time.perf_counter()
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    n = sum(s.summary.n for s in result.sizes)
+    n = sum(s.stats.n for s in result.sizes)
     print(f"samples analysed     {n:,} ({len(result.sizes)} sizes, {launches} launch(es))")
     print(f"generate (not timed) {t1 - t0:.2f} s")
-    print(f"analyze_run          {t2 - t1:.2f} s")
+    print(f"analyze_series          {t2 - t1:.2f} s")
     print(f"JSON export          {t3 - t2:.3f} s")
     print(f"analysis total       {t3 - t1:.2f} s   (target < 5 s)")
     print(f"peak RSS             {peak_kib / 1024:.0f} MiB   (target < 1024 MiB; includes the "

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 from msgperf.errors import MsgperfError  # noqa: E402
-from msgperf.records.read import parse_run_text  # noqa: E402
+from msgperf.records.runfile_read import parse_run_text  # noqa: E402
 
 TOKENS = ['"', "{", "}", "[", "]", ",", ":", "-", "NaN", "1e308", "-1", "0", "null", "true", "\n", "\\u0000",
           '"type":"run"', '"samples_s":[', "\x1b[31m", "<script>", "9" * 30]

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from msgperf.launch.build import build_kernel  # noqa: E402
-from msgperf.records.read import read_run  # noqa: E402
+from msgperf.records.runfile_read import read_run  # noqa: E402
 
 MPICC, MPIEXEC, NETPIPE = "/usr/bin/mpicc.mpich", "/usr/bin/mpiexec.mpich", "/usr/bin/NPmpich2"
 SIZES = [1, 8, 1024, 65536, 1048576, 4194304]

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from msgperf.analysis.summary import summarize  # noqa: E402
+from msgperf.analysis.sample_stats import sample_stats  # noqa: E402
 from msgperf.launch.build import build_kernel  # noqa: E402
 from msgperf.plan import parse_sizes  # noqa: E402
-from msgperf.records.read import read_run  # noqa: E402
+from msgperf.records.runfile_read import read_run  # noqa: E402
 
 SIZES = parse_sizes("0:64M")
 
@@ -81,8 +81,8 @@ def main() -> int:
             for s in SIZES:
                 rows[s]["a_t"].append(a[s].elapsed_s)
                 rows[s]["f_t"].append(f[s].elapsed_s)
-                rows[s]["a_w"].append(summarize(a[s].per_message_s).ci_halfwidth_rel)
-                rows[s]["f_w"].append(summarize(f[s].per_message_s).ci_halfwidth_rel)
+                rows[s]["a_w"].append(sample_stats(a[s].per_message_s).ci_halfwidth_rel)
+                rows[s]["f_w"].append(sample_stats(f[s].per_message_s).ci_halfwidth_rel)
             print(f"repetition {rep + 1}/{args.repeats} done", file=sys.stderr)
     med = statistics.median
     print(f"default sweep 0 B, 1 B..64 MiB ({len(SIZES)} sizes), MPICH {kernel.mpi_version}, 2 ranks, "

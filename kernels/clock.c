@@ -3,6 +3,13 @@
 #define OVERHEAD_READS 200000
 #define RESOLUTION_STEPS 1000
 
+void clock_spin_ns(int64_t ns)
+{
+    int64_t end = clock_now_ns() + ns;
+    while (clock_now_ns() < end)
+        ;
+}
+
 void clock_self_test(struct mp_clock_test *out)
 {
     struct timespec res;

@@ -21,4 +21,7 @@ struct mp_clock_test {
 
 void clock_self_test(struct mp_clock_test *out);
 
+/* Busy-wait (no sleep, no system call but the clock) for at least `ns` nanoseconds. */
+void clock_spin_ns(int64_t ns);
+
 #endif

@@ -11,11 +11,23 @@
 #define CONFIDENCE 0.95
 #define WARMUP_SECONDS 2e-3
 
+/* The timed call: k iterations. --test-delay-ns (test only) adds a known slowdown inside the
+ * timing: every participant spins k x N ns after them, in the warm-up and the samples alike.
+ * Every participant, not only the first: a partner left waiting in MPI_Recv for microseconds
+ * passes MPICH's polls-before-yield, gives its core away on a loaded node and comes back late,
+ * so the slowdown would no longer be the N that was asked for. */
+static inline void iterate(const struct mp_pattern *p, const struct mp_ctx *ctx, long k, long long delay_ns)
+{
+    p->iterate(ctx, k);
+    if (delay_ns > 0)
+        clock_spin_ns(k * delay_ns);
+}
+
 /* Time `k` iterations; every participant gets the slowest participant's time. */
-static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, long k)
+static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, long k, long long delay_ns)
 {
     int64_t t0 = clock_now_ns();
-    p->iterate(ctx, k);
+    iterate(p, ctx, k, delay_ns);
     double t = (clock_now_ns() - t0) * 1e-9;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
     return t;
@@ -25,11 +37,11 @@ static double timed_max(const struct mp_pattern *p, const struct mp_ctx *ctx, lo
  * sees the same reduced times, so all agree on k without another message. These iterations
  * are the warm-up; *seconds gets their total time and *last the time of the last one per
  * iteration. */
-static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, double target, long *warmup,
-                      double *seconds, double *per_iteration)
+static long calibrate(const struct mp_pattern *p, const struct mp_ctx *ctx, double target, long long delay_ns,
+                      long *warmup, double *seconds, double *per_iteration)
 {
     for (long k = 1;; k *= 2) {
-        double t = timed_max(p, ctx, k);
+        double t = timed_max(p, ctx, k, delay_ns);
         *warmup += k;
         *seconds += t;
         *per_iteration = t / k;
@@ -52,15 +64,16 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     p->prepare(ctx);
     MPI_Barrier(ctx->comm);
 
-    result->first = timed_max(p, ctx, 1);
+    const long long delay_ns = o->test_delay_ns;
+    result->first = timed_max(p, ctx, 1, delay_ns);
     result->warmup = 1;
     double warm = 0, per_iteration = 0;
-    result->k = calibrate(p, ctx, schedule_sample_target(clock), &result->warmup, &warm, &per_iteration);
+    result->k = calibrate(p, ctx, schedule_sample_target(clock), delay_ns, &result->warmup, &warm, &per_iteration);
     /* Calibration alone can be a few microseconds: keep warming up (caches, lazily mapped pages,
      * the MPI's connection state) for at least WARMUP_SECONDS. The times are reduced, so every
      * participant stops after the same batch. */
     while (warm < WARMUP_SECONDS) {
-        double t = timed_max(p, ctx, result->k);
+        double t = timed_max(p, ctx, result->k, delay_ns);
         warm += t;
         per_iteration = t / result->k;
         result->warmup += result->k;
@@ -89,7 +102,7 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
         }
         for (long i = n; i < n + batch; i++) {
             int64_t t0 = clock_now_ns();
-            p->iterate(ctx, k);
+            iterate(p, ctx, k, delay_ns);
             samples[i] = (clock_now_ns() - t0) * 1e-9;
         }
         memcpy(own + n, samples + n, batch * sizeof *own);

@@ -9,6 +9,8 @@
 #include "patterns.h"
 #include "units.h"
 
+enum { OPT_NP = 256 }; /* long options without a one-letter code */
+
 static const struct option longopts[] = {
     {"pattern", required_argument, NULL, 'p'},
     {"sizes", required_argument, NULL, 's'},
@@ -20,6 +22,8 @@ static const struct option longopts[] = {
     {"max-samples", required_argument, NULL, 'N'},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, 'a'},
+    {"overwrite", no_argument, NULL, 'O'},
+    {"repeat", required_argument, NULL, 'R'},
     {"launch", required_argument, NULL, 'l'},
     {"quiet", no_argument, NULL, 'q'},
     {"command-line", required_argument, NULL, 'c'},
@@ -28,6 +32,9 @@ static const struct option longopts[] = {
     {"test-stall", required_argument, NULL, 'S'},
     {"active", required_argument, NULL, 'A'},
     {"test-corrupt", required_argument, NULL, 'C'},
+    {"test-delay-ns", required_argument, NULL, 'D'},
+    {"list-patterns", no_argument, NULL, 'T'},
+    {"np", required_argument, NULL, OPT_NP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -48,9 +55,16 @@ static void usage(void)
            "      --max-samples N     maximum samples per size (default 1000000)\n"
            "  -o, --output FILE       run file to write (default msgperf-run.jsonl)\n"
            "      --append            add a launch to an existing run file\n"
+           "      --overwrite         replace the run file if it exists (without it an existing file is\n"
+           "                          refused: msgperf never overwrites a file without --force)\n"
+           "      --repeat N          launches the run is planned to have (recorded in the plan; default 1)\n"
            "      --launch N          index of this launch in the run file (with --append)\n"
            "  -q, --quiet             no per-size lines on stdout\n"
            "      --active N,...      pairs: measure only these steps of its 1, 2, 4 ... P/2 sweep\n"
+           "      --list-patterns     print the pattern catalog as JSON and stop (needs no launcher)\n"
+           "      --np N              with --list-patterns: count the variants for N ranks (default 2)\n"
+           "      --test-delay-ns N   test only: every measured rank spins N ns more per iteration, inside\n"
+           "                          the timing (a known slowdown: +N/2 on a ping-pong's one-way time)\n"
            "patterns:");
     for (int i = 0; i < patterns_count(); i++)
         printf(" %s", patterns_get(i)->name);
@@ -94,6 +108,9 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
     o->max_samples = 1000000;
     o->output = "msgperf-run.jsonl";
     o->test_corrupt = -1;
+    o->list_np = 2;
+    int np_given = 0;
+    o->repeat = 1;
     const char *sizes = "0:64M";
     long value;
     int c;
@@ -163,6 +180,30 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             break;
         case 'o': o->output = optarg; break;
         case 'a': o->append = 1; break;
+        case 'O': o->overwrite = 1; break;
+        case 'T': o->list_patterns = 1; break;
+        case OPT_NP:
+            if (scan_long(optarg, 2, 1000000, &value)) {
+                snprintf(err, errlen, "--np %s is out of range; use 2 to 1000000 ranks", optarg);
+                return -1;
+            }
+            o->list_np = (int)value;
+            np_given = 1;
+            break;
+        case 'D':
+            if (scan_long(optarg, 0, 1000000000, &value)) {
+                snprintf(err, errlen, "--test-delay-ns %s is out of range; use 0 to 1000000000 ns", optarg);
+                return -1;
+            }
+            o->test_delay_ns = value;
+            break;
+        case 'R':
+            if (scan_long(optarg, 1, 1000, &value)) {
+                snprintf(err, errlen, "--repeat %s must be a launch count from 1 to 1000", optarg);
+                return -1;
+            }
+            o->repeat = (int)value;
+            break;
         case 'l':
             if (scan_long(optarg, 0, 1000000, &value)) {
                 snprintf(err, errlen, "--launch %s must be a launch index >= 0", optarg);
@@ -215,6 +256,14 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
         snprintf(err, errlen, "unexpected argument '%s'; run with --help", argv[optind]);
         return -1;
     }
+    if (o->append && o->overwrite) {
+        snprintf(err, errlen, "--append adds to the run file and --overwrite replaces it; give one of them");
+        return -1;
+    }
+    if (np_given && !o->list_patterns) {
+        snprintf(err, errlen, "--np is for --list-patterns; the launcher sets the number of ranks (mpiexec -n N)");
+        return -1;
+    }
     if (o->min_samples > o->max_samples) {
         snprintf(err, errlen, "--min-samples %ld is above --max-samples %ld", o->min_samples, o->max_samples);
         return -1;
@@ -234,6 +283,16 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
                      o->sizes[i]);
             return -1;
         }
+    return 0;
+}
+
+int options_active_chosen(const struct mp_options *o, int active)
+{
+    if (o->nactive == 0)
+        return 1;
+    for (int i = 0; i < o->nactive; i++)
+        if (o->active[i] == active)
+            return 1;
     return 0;
 }
 

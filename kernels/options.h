@@ -1,4 +1,5 @@
-/* Command-line options of msgperf-kernels: parsed once, then passed down as const. */
+/* Command-line options of msgperf-kernels: parsed once, then passed down as const (what changes
+ * during a run, such as the pair being measured, lives in the run state, measure.h). */
 #ifndef MP_OPTIONS_H
 #define MP_OPTIONS_H
 
@@ -17,13 +18,15 @@ struct mp_options {
     int npatterns;
     long long *sizes;       /* owned; options_free() releases it */
     int nsizes;
-    int pair_a, pair_b;     /* the measured pair; pair_a sends first */
+    int pair_a, pair_b;     /* --pair: the measured pair; pair_a sends first */
     enum mp_buffer_mode buffer;
     double precision;       /* target relative half-width of the median's 95% CI */
     double time_budget;     /* seconds per (pattern, size) */
     long min_samples, max_samples;
     const char *output;     /* run file; "-" is stdout */
     int append;             /* add a launch to an existing run file (resume, repeat) */
+    int overwrite;          /* replace an existing run file (without it the file must not exist) */
+    int repeat;             /* launches planned for the run (msgperf run --repeat), recorded in the plan */
     int launch_index;
     int quiet;
     const char *command_line; /* recorded in the run record; default: argv joined */
@@ -33,10 +36,16 @@ struct mp_options {
     int active[MP_MAX_ACTIVE]; /* --active: the concurrent-pair counts of the sweep to measure */
     int nactive;               /* 0: every step, 1, 2, 4 ... P/2 */
     long long test_corrupt;   /* test-only: flip a received byte at this size (-1: never) */
+    long long test_delay_ns;  /* test-only: each participant spins this long per iteration, inside the timing */
+    int list_patterns;        /* --list-patterns: print the catalog and stop (no MPI) */
+    int list_np;              /* --np: the number of ranks the catalog's variants are counted for */
 };
 
-/* 0 on success; -1 with a one-line message (problem and fix) in err; 1 when --help was shown. */
+/* 0 on success; -1 with a one-line message (problem and fix) in err; 1 when --help was shown.
+ * Needs no MPI: it runs before MPI_Init, so --help and --list-patterns need no launcher. */
 int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t errlen);
+/* --active: is this step of a contention sweep (that many concurrent pairs) to be measured? */
+int options_active_chosen(const struct mp_options *o, int active);
 void options_free(struct mp_options *o);
 const char *options_buffer_name(enum mp_buffer_mode mode);
 

@@ -24,8 +24,27 @@ struct mp_ctx {
 
 enum mp_participants { MP_PAIR, MP_ALL };
 
+/* What kind of question a pattern answers (the catalog's "family"; names in catalog.c).
+ * MP_FAMILY_NONE is never valid: a pattern without a family is refused by the catalog. */
+enum mp_family {
+    MP_FAMILY_NONE,
+    MP_FAMILY_PINGPONG,      /* ping-pong, its send modes, non-blocking and persistent forms, loggp */
+    MP_FAMILY_BIDIRECTIONAL, /* both ranks send at once: sendrecv, pingping, exchange, exchange-sync */
+    MP_FAMILY_COMPAT,        /* the loops of OSU and IMB */
+    MP_FAMILY_MANY_RANKS,    /* every rank takes part: ring, pairs, matrix */
+    MP_FAMILY_BUFFERING,     /* the buffered path: unexpected receive, pack/unpack */
+    MP_FAMILY_COMBINING,     /* k messages apart versus combined */
+    MP_FAMILY_OVERLAP,       /* communication hidden behind computation */
+    MP_FAMILY_PROBE,         /* the eager limit, found directly */
+    MP_FAMILY_HARDWARE,      /* no MPI message: memcpy, the shared-memory floor */
+};
+
+struct mp_fields; /* a measurement record's pattern members (record.h) */
+
 struct mp_pattern {
     const char *name;
+    enum mp_family family;
+    int modelled;        /* 1 when a Hockney time-vs-size model of its records is meaningful */
     const char *timing;  /* what one iteration is and what is reported, in words */
     const char *metric;  /* one_way, round_trip, per_iteration, per_message, per_hop, copy, probe */
     int divisor;         /* reported time = sample / (k * divisor); 0: divisor = comm size */
@@ -53,9 +72,9 @@ struct mp_pattern {
     long long (*verify)(const struct mp_ctx *ctx);
     /* Optional: the pairs measured at once, as comm ranks (initiator first); returns how many. */
     int (*pairs)(const struct mp_ctx *ctx, int *pairs, int max_pairs);
-    /* Optional, on comm rank 0 after verify(): extra record fields as JSON members, each
-     * starting with a comma (",\"window\":64"); median = this variant's time per iteration. */
-    void (*fields)(const struct mp_ctx *ctx, double median, char *buf, size_t len);
+    /* Optional, on comm rank 0 after verify(): the pattern's own record members, each through a
+     * record_field_* call (record.h); median = this variant's time per iteration. */
+    void (*fields)(const struct mp_ctx *ctx, double median, struct mp_fields *out);
 };
 
 #endif

@@ -42,6 +42,8 @@ int patterns_count(void) { return (int)(sizeof table / sizeof table[0]); }
 
 const struct mp_pattern *patterns_get(int index) { return table[index]; }
 
+const struct mp_pattern *const *patterns_all(void) { return table; }
+
 const struct mp_pattern *patterns_find(const char *name)
 {
     for (int i = 0; i < patterns_count(); i++)

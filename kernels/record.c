@@ -1,7 +1,12 @@
 #include "record.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "catalog.h"
+#include "json.h"
+#include "patterns.h"
 
 #ifndef MSGPERF_VERSION
 #define MSGPERF_VERSION "0.1.0"
@@ -29,23 +34,7 @@ void record_utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void json_double(FILE *f, double x) { fprintf(f, "%.17g", x); }
-
-int record_run(FILE *f, const struct mp_options *o, int nranks, const char *command_line)
+int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *info)
 {
     char now[32];
     record_utc_now(now, sizeof now);
@@ -53,7 +42,7 @@ int record_run(FILE *f, const struct mp_options *o, int nranks, const char *comm
                "\"msgperf_version\":", MP_FORMAT_VERSION);
     json_string(f, MSGPERF_VERSION);
     fputs(",\"command_line\":", f);
-    json_string(f, command_line);
+    json_string(f, info->command_line);
     fprintf(f, ",\"start_time\":\"%s\",\"source\":\"msgperf\",\"plan\":{\"patterns\":[", now);
     for (int i = 0; i < o->npatterns; i++) {
         if (i)
@@ -64,16 +53,24 @@ int record_run(FILE *f, const struct mp_options *o, int nranks, const char *comm
     for (int i = 0; i < o->nsizes; i++)
         fprintf(f, "%s%lld", i ? "," : "", o->sizes[i]);
     fprintf(f, "],\"buffer\":\"%s\",\"pair\":[%d,%d],\"nranks\":%d,\"precision\":",
-            options_buffer_name(o->buffer), o->pair_a, o->pair_b, nranks);
+            options_buffer_name(o->buffer), info->pair_a, info->pair_b, info->nranks);
     json_double(f, o->precision);
     fputs(",\"time_budget_s\":", f);
     json_double(f, o->time_budget);
     static const char *const placements[] = {"pair", "intra", "inter", "both"};
-    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\",\"active\":[", o->min_samples,
-            o->max_samples, placements[o->placement]);
+    fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\",\"repeat\":%d,\"active\":[",
+            o->min_samples, o->max_samples, placements[o->placement], o->repeat);
     for (int i = 0; i < o->nactive; i++)
         fprintf(f, "%s%d", i ? "," : "", o->active[i]);
-    fputs("]}}\n", f);
+    /* The planned patterns' catalog entries for this world size: what each record will be. */
+    const struct mp_pattern *planned[MP_MAX_PATTERNS];
+    for (int i = 0; i < o->npatterns; i++)
+        planned[i] = patterns_find(o->patterns[i]);
+    char err[128];
+    fputs("]},\"catalog\":", f);
+    if (catalog_write(f, planned, o->npatterns, info->nranks, err, sizeof err))
+        return -1;
+    fputs("}\n", f);
     return record_flush(f);
 }
 
@@ -86,8 +83,8 @@ int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_in
             o->launch_index, now);
     json_string(f, info->mpi_library);
     fprintf(f, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"pair\":[%d,%d],\"pair_shares_node\":%s,\"ranks\":[",
-            info->mpi_version, info->mpi_subversion, info->nranks, o->pair_a, o->pair_b,
-            r[o->pair_a].node == r[o->pair_b].node ? "true" : "false");
+            info->mpi_version, info->mpi_subversion, info->nranks, info->pair_a, info->pair_b,
+            r[info->pair_a].node == r[info->pair_b].node ? "true" : "false");
     for (int i = 0; i < info->nranks; i++) {
         fprintf(f, "%s{\"rank\":%d,\"host\":", i ? "," : "", r[i].rank);
         json_string(f, r[i].host);
@@ -122,7 +119,12 @@ int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_in
             break;
         }
     }
-    fputs("}}\n", f);
+    fputc('}', f);
+    if (info->launcher_line) {
+        fputs(",\"launcher_command_line\":", f);
+        json_string(f, info->launcher_line);
+    }
+    fputs("}\n", f);
     return record_flush(f);
 }
 
@@ -145,8 +147,31 @@ int record_measurement(FILE *f, const struct mp_options *o, const struct mp_meas
             m->mismatch < 0 ? "ok" : "mismatch");
     if (m->mismatch >= 0)
         fprintf(f, ",\"mismatch_byte\":%lld", m->mismatch);
-    if (m->extra)
-        fputs(m->extra, f);
+    if (m->variant) {
+        fputs(",\"variant\":", f);
+        json_string(f, m->variant);
+    }
+    if (m->fields)
+        fputs(m->fields, f);
+    if (m->first_of_job) { /* the job's first message of a pattern: see driver.h */
+        fputs(",\"first_message_of_job_s\":", f);
+        json_double(f, m->first);
+    }
+    if (m->npairs > 0) {
+        fputs(",\"pairs\":[", f);
+        for (int i = 0; i < m->npairs; i++)
+            fprintf(f, "%s[%d,%d]", i ? "," : "", m->ranks[2 * i], m->ranks[2 * i + 1]);
+        fputs("],\"pair_median_s\":[", f);
+        for (int i = 0; i < m->npairs; i++) {
+            fputs(i ? "," : "", f);
+            json_double(f, m->pair_median_s[i]);
+        }
+        fputc(']', f);
+    }
+    if (m->placement) {
+        fputs(",\"placement\":", f);
+        json_string(f, m->placement);
+    }
     fputs(",\"samples_s\":[", f);
     for (long i = 0; i < m->nsamples; i++) {
         if (i)
@@ -169,4 +194,63 @@ int record_launch_end(FILE *f, const struct mp_options *o, const int *cpus, cons
         fprintf(f, "%s%ld", i ? "," : "", max_rss_kib[i]);
     fputs("]}\n", f);
     return record_flush(f);
+}
+
+/* ---- a pattern's own members ---------------------------------------------------------------- */
+
+int record_fields_begin(struct mp_fields *out)
+{
+    out->text = NULL;
+    out->len = 0;
+    out->f = open_memstream(&out->text, &out->len);
+    return out->f ? 0 : -1;
+}
+
+static void field_name(struct mp_fields *out, const char *name)
+{
+    fputc(',', out->f);
+    json_string(out->f, name);
+    fputc(':', out->f);
+}
+
+void record_field_int(struct mp_fields *out, const char *name, long long value)
+{
+    field_name(out, name);
+    fprintf(out->f, "%lld", value);
+}
+
+void record_field_double(struct mp_fields *out, const char *name, double value)
+{
+    field_name(out, name);
+    json_double(out->f, value);
+}
+
+void record_field_bool(struct mp_fields *out, const char *name, int value)
+{
+    field_name(out, name);
+    json_bool(out->f, value);
+}
+
+void record_field_string(struct mp_fields *out, const char *name, const char *value)
+{
+    field_name(out, name);
+    json_string(out->f, value);
+}
+
+void record_field_null(struct mp_fields *out, const char *name)
+{
+    field_name(out, name);
+    fputs("null", out->f);
+}
+
+char *record_fields_end(struct mp_fields *out)
+{
+    int failed = ferror(out->f);
+    fclose(out->f);
+    out->f = NULL;
+    if (failed || !out->text) {
+        free(out->text);
+        return NULL;
+    }
+    return out->text;
 }

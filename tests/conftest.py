@@ -1,10 +1,20 @@
-"""Shared fixtures: every test gets its own MSGPERF_HOME; kernels build into a per-session cache."""
+"""Shared fixtures: no test touches the user's home; every test gets its own MSGPERF_HOME.
+
+At import time, before any fixture (module-scoped ones included) can start msgperf, the session
+points MSGPERF_HOME, XDG_DATA_HOME, XDG_CACHE_HOME, the kernel cache and the children's TMPDIR
+at a temporary directory of its own. The user's real result database is fingerprinted first;
+the session fails (an error in the teardown of ``_real_home_untouched``) if it was created or
+changed while the tests ran.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,10 +22,49 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def real_database_dirs(env: dict[str, str] | os._Environ = os.environ) -> list[Path]:
+    """Where msgperf would keep the user's database with this environment (store/db.py's
+    rule), and the XDG default beside it."""
+    dirs = []
+    if env.get("MSGPERF_HOME"):
+        dirs.append(Path(env["MSGPERF_HOME"]).expanduser())
+    if env.get("XDG_DATA_HOME"):
+        dirs.append(Path(env["XDG_DATA_HOME"]).expanduser() / "msgperf")
+    dirs.append(Path(env.get("HOME") or Path.home()) / ".local" / "share" / "msgperf")
+    return list(dict.fromkeys(dirs))
+
+
+def fingerprint(dirs: list[Path]) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every database file (msgperf.db and its -wal, -shm, -journal) in ``dirs``."""
+    found = {}
+    for d in dirs:
+        for f in sorted(d.glob("msgperf.db*")) if d.is_dir() else ():
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            found[str(f)] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
+REAL_DATABASE_DIRS = real_database_dirs()
+REAL_DATABASE_BEFORE = fingerprint(REAL_DATABASE_DIRS)
+
+SESSION_DIR = Path(tempfile.mkdtemp(prefix="msgperf-tests-"))
+atexit.register(shutil.rmtree, SESSION_DIR, ignore_errors=True)
+tempfile.gettempdir()  # this process keeps its temporary directory (pytest's tmp_path lives there)
+for name, sub in (("MSGPERF_HOME", "home"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache"),
+                  ("MSGPERF_CACHE", "kernel-cache"), ("TMPDIR", "tmp")):
+    (SESSION_DIR / sub).mkdir()
+    os.environ[name] = str(SESSION_DIR / sub)
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _kernel_cache(tmp_path_factory):
-    os.environ["MSGPERF_CACHE"] = str(tmp_path_factory.mktemp("kernel-cache"))
+def _real_home_untouched():
     yield
+    after = fingerprint(REAL_DATABASE_DIRS)
+    assert after == REAL_DATABASE_BEFORE, (
+        f"the tests created or changed the user's real result database: {sorted(set(after) ^ set(REAL_DATABASE_BEFORE)) or after}")
 
 
 @pytest.fixture(autouse=True)

@@ -49,5 +49,5 @@ def test_no_mpi_found(monkeypatch, tmp_path):
     from msgperf.launch.build import find_mpicc
     monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(MsgperfError, match="no MPI found.*pip install mpich.*--mpicc"):
+    with pytest.raises(MsgperfError, match="no MPI found.*pip install 'msgperf\\[mpi\\]'.*--mpicc"):
         find_mpicc()

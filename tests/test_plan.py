@@ -3,6 +3,7 @@ import pytest
 from msgperf.errors import MsgperfError
 from msgperf.plan import (RunPlan, parse_fraction, parse_pair, parse_seconds, parse_size,
                           parse_sizes)
+from tests.catalog_data import catalog_entry, committed_catalog
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -89,14 +90,46 @@ def test_kernel_args_carry_the_whole_plan():
 
 
 def test_active_steps_of_the_pairs_sweep():
-    from msgperf.plan import pairs_sweep, parse_active, records_per_size
-    assert pairs_sweep(2) == [1] and pairs_sweep(8) == [1, 2, 4] and pairs_sweep(6) == [1, 2, 3]
+    from msgperf.plan import parse_active
+    # The sweep is the kernels' (their catalog): 1, 2, 4 ... P/2 concurrent pairs.
+    sweep = {np: [v.active_pairs for v in catalog_entry("pairs", np).variants] for np in (2, 4, 8)}
+    assert sweep == {2: [1], 4: [1, 2], 8: [1, 2, 4]}
     assert parse_active("1,4,1") == (1, 4)
     with pytest.raises(MsgperfError, match="cannot read --active"):
         parse_active("0")
     plan = RunPlan(patterns=("pairs",), np=8, active=(1, 4))
-    assert plan.kernel_args()[-2:] == ["--active", "1,4"] and records_per_size("pairs", 8, plan.active) == 2
+    plan.validate(committed_catalog(8))
+    assert plan.kernel_args()[-2:] == ["--active", "1,4"] and plan.records_per_size(catalog_entry("pairs", 8)) == 2
     with pytest.raises(MsgperfError, match="sweeps 1, 2, 4 concurrent pairs"):
-        RunPlan(patterns=("pairs",), np=8, active=(3,))
+        RunPlan(patterns=("pairs",), np=8, active=(3,)).validate(committed_catalog(8))
     with pytest.raises(MsgperfError, match="add --pattern pairs"):
-        RunPlan(np=8, active=(1,))
+        RunPlan(np=8, active=(1,)).validate(committed_catalog(8))
+
+
+def test_unknown_pattern_names_the_known_ones():
+    with pytest.raises(MsgperfError, match="unknown pattern 'nosuch'; known patterns: pingpong, pingpong-nb, ") as err:
+        RunPlan(patterns=("pingpong", "nosuch")).validate(committed_catalog(2))
+    assert all(p.name in str(err.value) for p in committed_catalog(2))
+    RunPlan(patterns=tuple(p.name for p in committed_catalog(2))).validate(committed_catalog(2))
+
+
+def test_patterns_that_pair_ranks_up_need_an_even_number():
+    with pytest.raises(MsgperfError, match="pattern pairs .* needs an even number of ranks, not --np 3 .* use --np 4 or 2"):
+        RunPlan(patterns=("pingpong", "pairs"), np=3).validate(committed_catalog(4))
+    RunPlan(patterns=("pingpong", "matrix", "ring"), np=3).validate(committed_catalog(4))  # these do not
+
+
+@pytest.mark.parametrize("np", [2, 4, 8])
+def test_records_per_size_come_from_the_catalog(np):
+    """What plan.py used to restate (one record per variant): the kernels' catalog says the same."""
+    plan = RunPlan(np=np)
+    counts = {p.name: plan.records_per_size(p) for p in committed_catalog(np)}
+    steps = {2: 1, 4: 2, 8: 3}[np]
+    assert counts["pairs"] == steps and counts["matrix"] == 2 * (np - 1)
+    assert (counts["unexpected"], counts["pack"], counts["combine"], counts["overlap"]) == (2, 2, 4, 3)
+    assert all(n == 1 for name, n in counts.items()
+               if name not in ("pairs", "matrix", "unexpected", "pack", "combine", "overlap"))
+    variants = {p.name: [v.name for v in p.variants] for p in committed_catalog(np)}
+    assert variants["unexpected"] == ["preposted", "late"] and variants["overlap"] == ["comm", "compute", "both"]
+    assert variants["combine"] == ["k2-separate", "k2-combined", "k8-separate", "k8-combined"]
+    assert variants["matrix"] == [f"round {r}" for r in range(2 * (np - 1))]

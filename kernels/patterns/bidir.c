@@ -1,11 +1,10 @@
-/* Both ranks send and receive at once: MPI_Sendrecv (IMB Sendrecv, seeds/001), ping-ping
- * (Isend, then the receive is posted) and the exchange of seeds/002 §3.1 in the form that
+/* Both ranks send and receive at once: MPI_Sendrecv (IMB Sendrecv, the Cisco blog 'Why MPI is Good for You' (2013)), ping-ping
+ * (Isend, then the receive is posted) and the exchange of Saphir 1994 §3.1 in the form that
  * cannot hang (receive posted first, Isend, Waitall). One iteration = one bidirectional
  * exchange; the bandwidth counts both directions. */
-#include <stdio.h>
-
 #include "../buffers.h"
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 4
 
@@ -65,36 +64,36 @@ static long long chain_verify(const struct mp_ctx *c)
     return payload_verify_from(c, (c->me + c->nranks - 1) % c->nranks);
 }
 
-static void imb_fields(const struct mp_ctx *c, double m, char *buf, size_t len)
+static void imb_fields(const struct mp_ctx *c, double m, struct mp_fields *out)
 {
     (void)c, (void)m;
-    snprintf(buf, len, ",\"compat\":\"IMB-MPI1 Sendrecv\"");
+    record_field_string(out, "compat", "IMB-MPI1 Sendrecv");
 }
 
-#define BIDIR .metric = "per_iteration", .divisor = 1, .flows = 2, .prepare = payload_prepare
+#define BIDIR(FAMILY) .family = FAMILY, .modelled = 1, .metric = "per_iteration", .divisor = 1, .flows = 2, .prepare = payload_prepare
 
 const struct mp_pattern pattern_sendrecv = {
     .name = "sendrecv",
     .timing = "one iteration = one MPI_Sendrecv on both ranks at once (MPI_Sendrecv_replace in place); "
               "reported = time per iteration; bandwidth counts both directions (2 x bytes)",
-    BIDIR, .inplace_ok = 1, .iterate = sendrecv_iterate, .verify = sendrecv_verify,
+    BIDIR(MP_FAMILY_BIDIRECTIONAL), .inplace_ok = 1, .iterate = sendrecv_iterate, .verify = sendrecv_verify,
 };
 const struct mp_pattern pattern_pingping = {
     .name = "pingping",
     .timing = "one iteration = MPI_Isend, then MPI_Recv, then MPI_Wait, on both ranks at once (the receive is "
               "posted after the send); reported = time per iteration; bandwidth counts both directions",
-    BIDIR, .iterate = pingping_iterate, .verify = payload_verify_partner,
+    BIDIR(MP_FAMILY_BIDIRECTIONAL), .iterate = pingping_iterate, .verify = payload_verify_partner,
 };
 const struct mp_pattern pattern_exchange = {
     .name = "exchange",
-    .timing = "one iteration = MPI_Irecv, MPI_Isend, MPI_Waitall on both ranks at once (seeds/002's exchange in "
+    .timing = "one iteration = MPI_Irecv, MPI_Isend, MPI_Waitall on both ranks at once (Saphir's exchange in "
               "the form that cannot deadlock; blocking send-then-receive is never run); reported = time per "
               "iteration; bandwidth counts both directions",
-    BIDIR, .iterate = exchange_iterate, .verify = payload_verify_partner,
+    BIDIR(MP_FAMILY_BIDIRECTIONAL), .iterate = exchange_iterate, .verify = payload_verify_partner,
 };
 const struct mp_pattern pattern_imb_sendrecv = {
     .name = "imb-sendrecv",
     .timing = "IMB Sendrecv: one iteration = MPI_Sendrecv on every rank of a periodic chain (send right, receive "
               "from the left); reported = time per iteration (max over ranks); bandwidth = 2 x bytes / time",
-    BIDIR, .participants = MP_ALL, .iterate = chain_iterate, .verify = chain_verify, .fields = imb_fields,
+    BIDIR(MP_FAMILY_COMPAT), .participants = MP_ALL, .iterate = chain_iterate, .verify = chain_verify, .fields = imb_fields,
 };

@@ -1,4 +1,4 @@
-/* k messages of s bytes sent separately versus one message of k·s bytes (seeds/000), for
+/* k messages of s bytes sent separately versus one message of k·s bytes (Lawlor's message-combining lecture), for
  * k = 2 and 8: four variants of one ping-pong, each way the same. The k·s bytes live in the
  * pattern's own buffers. */
 #include <stdio.h>
@@ -6,6 +6,7 @@
 
 #include "../buffers.h"
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 14
 static const int ks[] = {2, 8};
@@ -84,16 +85,17 @@ static long long combine_verify(const struct mp_ctx *c)
     return buffers_check(b->recv, (size_t)k_of(c->variant) * (size_t)c->bytes, payload_seed(1 - c->me)) + 1;
 }
 
-static void combine_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void combine_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)median;
-    snprintf(buf, len, ",\"k_messages\":%d,\"combined\":%s,\"message_bytes\":%lld", k_of(c->variant),
-             is_combined(c->variant) ? "true" : "false",
-             (long long)c->bytes * (is_combined(c->variant) ? k_of(c->variant) : 1));
+    record_field_int(out, "k_messages", k_of(c->variant));
+    record_field_bool(out, "combined", is_combined(c->variant));
+    record_field_int(out, "message_bytes", (long long)c->bytes * (is_combined(c->variant) ? k_of(c->variant) : 1));
 }
 
 const struct mp_pattern pattern_combine = {
     .name = "combine",
+    .family = MP_FAMILY_COMBINING, .modelled = 0, /* its k x `bytes` are not one size */
     .timing = "one iteration = a ping-pong in which each way carries k x `bytes`: as k messages of `bytes` "
               "(separate) or as one message of k x `bytes` (combined), k = 2 and 8; reported = one-way time of "
               "the k x `bytes`, half the round trip",

@@ -1,4 +1,4 @@
-/* The eager limit, measured directly (seeds/004's "network buffer size"): the largest size
+/* The eager limit, measured directly (Blaisdell's "network buffer size"): the largest size
  * for which a standard-mode send completes while no receive is posted, found by bisection,
  * and how many unexpected messages of the record's size are accepted before a sender
  * blocks. A probe: the first rank MPI_Isends and polls MPI_Test until it completes or a
@@ -9,6 +9,7 @@
 #include "../buffers.h"
 #include "../clock.h"
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 16
 #define TAG_GO 17
@@ -119,24 +120,29 @@ static void eager_iterate(const struct mp_ctx *c, long iterations)
 
 static long long eager_verify(const struct mp_ctx *c) { return c->me == 0 ? 0 : payload_verify_partner(c); }
 
-static void eager_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void eager_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     const struct probe *p = c->state;
-    char limit[32] = "null", high[32] = "null";
     (void)median;
+    record_field_bool(out, "eager", p->eager);
+    if (p->high == p->low + 1) /* exact only when the bisection closed to one byte */
+        record_field_int(out, "eager_limit_bytes", p->low);
+    else
+        record_field_null(out, "eager_limit_bytes");
+    record_field_int(out, "eager_limit_low_bytes", p->low);
     if (p->high > 0)
-        snprintf(high, sizeof high, "%lld", p->high);
-    if (p->high == p->low + 1)
-        snprintf(limit, sizeof limit, "%lld", p->low);
-    snprintf(buf, len,
-             ",\"eager\":%s,\"eager_limit_bytes\":%s,\"eager_limit_low_bytes\":%lld,\"eager_limit_high_bytes\":%s,"
-             "\"unexpected_capacity\":%d,\"capacity_capped\":%s,\"probe_deadline_s\":%g,\"probe_max_bytes\":%d",
-             p->eager ? "true" : "false", limit, p->low, high, p->capacity,
-             p->capacity == CAPACITY_MAX ? "true" : "false", DEADLINE_S, SEARCH_MAX);
+        record_field_int(out, "eager_limit_high_bytes", p->high);
+    else
+        record_field_null(out, "eager_limit_high_bytes");
+    record_field_int(out, "unexpected_capacity", p->capacity);
+    record_field_bool(out, "capacity_capped", p->capacity == CAPACITY_MAX);
+    record_field_double(out, "probe_deadline_s", DEADLINE_S);
+    record_field_int(out, "probe_max_bytes", SEARCH_MAX);
 }
 
 const struct mp_pattern pattern_eager_probe = {
     .name = "eager-probe",
+    .family = MP_FAMILY_PROBE, .modelled = 0, /* a probe's time is ~10 ms when not eager: no line */
     .timing = "one iteration = one probe: MPI_Isend of `bytes` to a rank that has posted no receive, MPI_Test "
               "until it completes or 10 ms pass, then a GO message, the receive and a zero-byte acknowledgement "
               "(an iteration near 10 ms means the send waited for its receive: not eager); reported = time per "

@@ -1,11 +1,10 @@
-/* The exchange of seeds/002 §3.1 in the form Saphir recommends: every receive is posted before
+/* The exchange of Saphir 1994 §3.1 in the form Saphir recommends: every receive is posted before
  * its send can arrive, guaranteed by a barrier between the MPI_Irecv and the MPI_Isend, so no
  * message is ever unexpected (buffered by the MPI and copied out later). Compare with the
  * unsynchronised `exchange` (kernels/patterns/bidir.c): the difference of the medians is what
  * the barrier costs. */
-#include <stdio.h>
-
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 5
 
@@ -21,15 +20,18 @@ static void exchange_sync_iterate(const struct mp_ctx *c, long iterations)
     }
 }
 
-static void exchange_sync_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void exchange_sync_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)c, (void)median;
-    snprintf(buf, len, ",\"synchronised\":true,\"barrier\":true,\"compare_with\":\"exchange\"");
+    record_field_bool(out, "synchronised", 1);
+    record_field_bool(out, "barrier", 1);
+    record_field_string(out, "compare_with", "exchange");
 }
 
 const struct mp_pattern pattern_exchange_sync = {
     .name = "exchange-sync",
-    .timing = "one iteration = MPI_Irecv, MPI_Barrier, MPI_Isend, MPI_Waitall on both ranks at once (seeds/002 "
+    .family = MP_FAMILY_BIDIRECTIONAL, .modelled = 1,
+    .timing = "one iteration = MPI_Irecv, MPI_Barrier, MPI_Isend, MPI_Waitall on both ranks at once (Saphir 1994 "
               "§3.1: the barrier guarantees every receive is posted before its send, so no message is buffered "
               "as unexpected); the barrier is inside the timed iteration; reported = time per iteration; "
               "bandwidth counts both directions",

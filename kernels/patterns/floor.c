@@ -88,6 +88,7 @@ static void floor_iterate(const struct mp_ctx *c, long iterations)
 
 const struct mp_pattern pattern_floor = {
     .name = "floor",
+    .family = MP_FAMILY_HARDWARE, .modelled = 1,
     .timing = "one iteration = a round trip through shared memory (MPI_Win_allocate_shared), no MPI call: "
               "memcpy into the partner's inbox, release-store of a flag on its own cache line, the partner "
               "spins on it and copies out, then back; reported = one-way time, half the round trip",

@@ -15,6 +15,7 @@
 
 #include "../clock.h"
 #include "../payload.h"
+#include "../record.h"
 #include "../stats.h"
 
 #define TAG 10
@@ -45,13 +46,6 @@ static void loggp_iterate(const struct mp_ctx *c, long iterations)
         pingpong_once(c);
 }
 
-static void spin(double seconds)
-{
-    int64_t end = clock_now_ns() + (int64_t)(seconds * 1e9);
-    while (clock_now_ns() < end)
-        ;
-}
-
 static double median_of(double *x, long n)
 {
     double m, lo, hi;
@@ -73,14 +67,14 @@ static double prtt(const struct mp_ctx *c, int n, double d, double recv_delay, d
             if (send_calls)
                 *send_calls += (clock_now_ns() - s0) * 1e-9;
             if (d > 0 && i < n - 1)
-                spin(d);
+                clock_spin_ns((int64_t)(d * 1e9));
         }
         MPI_Recv(c->recv, c->bytes, MPI_BYTE, 1, TAG, c->comm, MPI_STATUS_IGNORE);
         return (clock_now_ns() - t0) * 1e-9;
     }
     for (int i = 0; i < n; i++) {
         if (recv_delay > 0 && i > 0)
-            spin(recv_delay);
+            clock_spin_ns((int64_t)(recv_delay * 1e9));
         int64_t r0 = clock_now_ns();
         MPI_Recv(c->recv, c->bytes, MPI_BYTE, 0, TAG, c->comm, MPI_STATUS_IGNORE);
         if (recv_calls && i > 0)
@@ -162,18 +156,23 @@ static long long loggp_verify(const struct mp_ctx *c)
     return bad ? bad : again;
 }
 
-static void loggp_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void loggp_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)median;
     const struct loggp_state *st = c->state;
-    snprintf(buf, len,
-             ",\"n\":%d,\"d_s\":%.17g,\"prtt_1_0_s\":%.17g,\"prtt_n_0_s\":%.17g,\"prtt_n_d_s\":%.17g,"
-             "\"send_call_s\":%.17g,\"recv_call_s\":%.17g,\"loggp_tests\":%d",
-             LOGGP_N, st->d, st->prtt_1_0, st->prtt_n_0, st->prtt_n_d, st->send_call, st->recv_call, st->reps);
+    record_field_int(out, "n", LOGGP_N);
+    record_field_double(out, "d_s", st->d);
+    record_field_double(out, "prtt_1_0_s", st->prtt_1_0);
+    record_field_double(out, "prtt_n_0_s", st->prtt_n_0);
+    record_field_double(out, "prtt_n_d_s", st->prtt_n_d);
+    record_field_double(out, "send_call_s", st->send_call);
+    record_field_double(out, "recv_call_s", st->recv_call);
+    record_field_int(out, "loggp_tests", st->reps);
 }
 
 const struct mp_pattern pattern_loggp = {
     .name = "loggp",
+    .family = MP_FAMILY_PINGPONG, .modelled = 1,
     .timing = "samples: one iteration = MPI_Send then MPI_Recv of the reply (a round trip, PRTT(1,0,s)); "
               "reported = round-trip time. After the samples, Netgauge's series (n = 10, d = PRTT(1,0,s)), "
               "medians of up to 101 tests each: prtt_1_0_s, prtt_n_0_s (n messages back to back, one reply), "

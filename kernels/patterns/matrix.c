@@ -1,9 +1,10 @@
 /* Every ordered rank pair, in 2(P - 1) rounds of disjoint pairs (rounds.c): each round is one
  * record with its pairs' own times; together they make the P x P table (topology, slow
- * links, heterogeneous cores as in seeds/003's laptop). */
+ * links, heterogeneous cores as in the ping-pong exercise's laptop). */
 #include <stdio.h>
 
 #include "../payload.h"
+#include "../record.h"
 #include "../rounds.h"
 
 #define TAG 10
@@ -67,14 +68,16 @@ static int matrix_pairs(const struct mp_ctx *c, int *pairs, int max_pairs)
     return n;
 }
 
-static void matrix_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void matrix_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)median;
-    snprintf(buf, len, ",\"round\":%d,\"rounds\":%d", c->variant, rounds_matrix_count(c->world_size));
+    record_field_int(out, "round", c->variant);
+    record_field_int(out, "rounds", rounds_matrix_count(c->world_size));
 }
 
 const struct mp_pattern pattern_matrix = {
     .name = "matrix",
+    .family = MP_FAMILY_MANY_RANKS, .modelled = 0, /* each round is other pairs: no one line over size */
     .timing = "one iteration = a ping-pong (MPI_Send/MPI_Recv round trip) in every pair of the round at once, "
               "started by the pair's first rank; reported = one-way time, half the round trip, max over the "
               "round; pair_median_s: each ordered pair's own median",

@@ -1,4 +1,4 @@
-/* Memory copy bandwidth b_c for each size (seeds/002), so buffering costs can be computed:
+/* Memory copy bandwidth b_c for each size (Saphir 1994), so buffering costs can be computed:
  * the first rank copies its send buffer into its receive buffer; the second rank idles. */
 #include <string.h>
 
@@ -18,6 +18,7 @@ static long long memcpy_verify(const struct mp_ctx *c) { return c->me == 0 ? pay
 
 const struct mp_pattern pattern_memcpy = {
     .name = "memcpy",
+    .family = MP_FAMILY_HARDWARE, .modelled = 1,
     .timing = "one iteration = one memcpy of `bytes` from the send to the receive buffer on the first rank of "
               "--pair (the second idles); reported = time per copy; bandwidth = b_c",
     .metric = "copy", .divisor = 1, .iterate = memcpy_iterate, .prepare = payload_prepare,

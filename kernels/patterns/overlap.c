@@ -7,6 +7,7 @@
 
 #include "../clock.h"
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 15
 enum { COMM, COMPUTE, BOTH };
@@ -50,18 +51,18 @@ static void overlap_iterate(const struct mp_ctx *c, long iterations)
 static long long overlap_verify(const struct mp_ctx *c) { return c->variant == COMPUTE ? 0 : payload_verify_partner(c); }
 
 /* hidden = (comm + compute - both) / comm, clamped to [0, 1]. */
-static void overlap_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void overlap_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
-    int n = snprintf(buf, len, ",\"compute_s\":%.17g", c->variant == COMM ? 0.0 : c->previous[COMM]);
+    record_field_double(out, "compute_s", c->variant == COMM ? 0.0 : c->previous[COMM]);
     if (c->variant != BOTH || c->previous[COMM] <= 0)
         return;
     double hidden = (c->previous[COMM] + c->previous[COMPUTE] - median) / c->previous[COMM];
-    hidden = hidden < 0 ? 0 : hidden > 1 ? 1 : hidden;
-    snprintf(buf + n, len - n, ",\"overlap_fraction\":%.6f", hidden);
+    record_field_double(out, "overlap_fraction", hidden < 0 ? 0 : hidden > 1 ? 1 : hidden);
 }
 
 const struct mp_pattern pattern_overlap = {
     .name = "overlap",
+    .family = MP_FAMILY_OVERLAP, .modelled = 0, /* its compute variant is not a transfer */
     .timing = "one iteration = on both ranks: MPI_Irecv + MPI_Isend + MPI_Waitall (comm), or a computation as "
               "long as comm's median (compute), or MPI_Irecv + MPI_Isend, the computation, MPI_Waitall (both); "
               "reported = time per iteration; overlap_fraction = (comm + compute - both) / comm",

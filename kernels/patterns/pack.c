@@ -1,5 +1,5 @@
 /* MPI_Pack at the sender and MPI_Unpack at the receiver around a contiguous transfer (the
- * PVM path of seeds/002), against the direct transfer of the same bytes: two variants of one
+ * PVM path of Saphir 1994), against the direct transfer of the same bytes: two variants of one
  * ping-pong. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +86,7 @@ static void pack_iterate(const struct mp_ctx *c, long iterations)
 
 const struct mp_pattern pattern_pack = {
     .name = "pack",
+    .family = MP_FAMILY_BUFFERING, .modelled = 1,
     .timing = "one iteration = a ping-pong of `bytes` (a round trip): direct = MPI_Send/MPI_Recv of the bytes; "
               "packed = MPI_Pack into a buffer, MPI_Send as MPI_PACKED, MPI_Recv, MPI_Unpack, each way; "
               "reported = one-way time, half the round trip",

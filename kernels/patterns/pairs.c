@@ -1,9 +1,10 @@
-/* Concurrent ping-pongs, bottom half of the ranks with the top half (seeds/003's contention
+/* Concurrent ping-pongs, bottom half of the ranks with the top half (the ping-pong exercise's contention
  * exercise), swept over 1, 2, 4, ... P/2 active pairs: each step is one record, with every
  * pair's own time. Inactive ranks sleep outside the communicator. */
 #include <stdio.h>
 
 #include "../payload.h"
+#include "../record.h"
 #include "../rounds.h"
 
 #define TAG 9
@@ -44,14 +45,15 @@ static int pairs_pairs(const struct mp_ctx *c, int *pairs, int max_pairs)
     return a;
 }
 
-static void pairs_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void pairs_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)median;
-    snprintf(buf, len, ",\"active_pairs\":%d", c->nranks / 2);
+    record_field_int(out, "active_pairs", c->nranks / 2);
 }
 
 const struct mp_pattern pattern_pairs = {
     .name = "pairs",
+    .family = MP_FAMILY_MANY_RANKS, .modelled = 0, /* a contention sweep: steps, not one line over size */
     .timing = "one iteration = a ping-pong (MPI_Send/MPI_Recv round trip) in every active pair at once, rank i "
               "with rank i + P/2; reported = one-way time, half the round trip, max over all active ranks; "
               "pair_median_s: each pair's own median",

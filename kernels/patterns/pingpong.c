@@ -1,4 +1,4 @@
-/* Blocking ping-pongs between the two ranks of --pair (seeds/003): MPI_Send/MPI_Recv, and the
+/* Blocking ping-pongs between the two ranks of --pair (the ping-pong exercise (Marcotte, Durham)): MPI_Send/MPI_Recv, and the
  * same loop with the synchronous and buffered send modes; osu_latency and IMB PingPong time
  * exactly this loop too (their methodology differs only in how they summarise). */
 #include <stdio.h>
@@ -6,6 +6,7 @@
 
 #include "../buffers.h"
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 1
 enum { SEED_PING = 1, SEED_PONG = 2, SEED_STALE = 3 };
@@ -70,45 +71,45 @@ static void bsend_teardown(struct mp_ctx *c)
     free(c->state);
 }
 
-static void bsend_fields(const struct mp_ctx *c, double median, char *buf, size_t len)
+static void bsend_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
     (void)median;
-    snprintf(buf, len, ",\"bsend_buffer_bytes\":%d", c->bytes + MPI_BSEND_OVERHEAD);
+    record_field_int(out, "bsend_buffer_bytes", c->bytes + MPI_BSEND_OVERHEAD);
 }
 
-#define PINGPONG(NAME, WORDS, ITERATE, INPLACE)                                                                      \
-    .name = NAME, .timing = WORDS "; reported = one-way time, half the round trip", .metric = "one_way",    \
+#define PINGPONG(NAME, FAMILY, WORDS, ITERATE, INPLACE)                                                              \
+    .name = NAME, .family = FAMILY, .modelled = 1, .timing = WORDS "; reported = one-way time, half the round trip", .metric = "one_way",    \
     .divisor = 2, .inplace_ok = INPLACE, .iterate = ITERATE, .prepare = pingpong_prepare, .verify = pingpong_verify
 
 const struct mp_pattern pattern_pingpong = {
-    PINGPONG("pingpong", "one iteration = MPI_Send then MPI_Recv of the reply (a round trip)", pingpong_iterate, 1),
+    PINGPONG("pingpong", MP_FAMILY_PINGPONG, "one iteration = MPI_Send then MPI_Recv of the reply (a round trip)", pingpong_iterate, 1),
 };
 const struct mp_pattern pattern_pingpong_ssend = {
-    PINGPONG("pingpong-ssend", "one iteration = MPI_Ssend (synchronous: returns once the receive has started) "
+    PINGPONG("pingpong-ssend", MP_FAMILY_PINGPONG, "one iteration = MPI_Ssend (synchronous: returns once the receive has started) "
              "then MPI_Recv of the reply (a round trip)", pingpong_ssend_iterate, 1),
 };
 const struct mp_pattern pattern_pingpong_bsend = {
-    PINGPONG("pingpong-bsend", "one iteration = MPI_Bsend (copied into an attached buffer of bytes + "
+    PINGPONG("pingpong-bsend", MP_FAMILY_PINGPONG, "one iteration = MPI_Bsend (copied into an attached buffer of bytes + "
              "MPI_BSEND_OVERHEAD) then MPI_Recv of the reply (a round trip)", pingpong_bsend_iterate, 1),
     .setup = bsend_setup, .teardown = bsend_teardown, .fields = bsend_fields,
 };
-static void osu_fields(const struct mp_ctx *c, double m, char *buf, size_t len)
+static void osu_fields(const struct mp_ctx *c, double m, struct mp_fields *out)
 {
     (void)c, (void)m;
-    snprintf(buf, len, ",\"compat\":\"osu_latency\"");
+    record_field_string(out, "compat", "osu_latency");
 }
-static void imb_fields(const struct mp_ctx *c, double m, char *buf, size_t len)
+static void imb_fields(const struct mp_ctx *c, double m, struct mp_fields *out)
 {
     (void)c, (void)m;
-    snprintf(buf, len, ",\"compat\":\"IMB-MPI1 PingPong\"");
+    record_field_string(out, "compat", "IMB-MPI1 PingPong");
 }
 const struct mp_pattern pattern_osu_latency = {
-    PINGPONG("osu-latency", "osu_latency: one iteration = MPI_Send then MPI_Recv of the reply (a round trip), "
+    PINGPONG("osu-latency", MP_FAMILY_COMPAT, "osu_latency: one iteration = MPI_Send then MPI_Recv of the reply (a round trip), "
              "separate buffers; OSU prints the mean", pingpong_iterate, 0),
     .fields = osu_fields,
 };
 const struct mp_pattern pattern_imb_pingpong = {
-    PINGPONG("imb-pingpong", "IMB PingPong: one iteration = MPI_Send then MPI_Recv of the reply (a round trip); "
+    PINGPONG("imb-pingpong", MP_FAMILY_COMPAT, "IMB PingPong: one iteration = MPI_Send then MPI_Recv of the reply (a round trip); "
              "IMB prints the mean t[usec] and bytes/t", pingpong_iterate, 0),
     .fields = imb_fields,
 };

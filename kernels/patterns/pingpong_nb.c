@@ -92,6 +92,7 @@ static void persistent_iterate(const struct mp_ctx *c, long iterations)
 
 const struct mp_pattern pattern_pingpong_nb = {
     .name = "pingpong-nb",
+    .family = MP_FAMILY_PINGPONG, .modelled = 1,
     .timing = "one iteration = MPI_Irecv + MPI_Isend + MPI_Waitall at the first rank, MPI_Irecv/Wait then "
               "MPI_Isend/Wait at the second (a round trip)" ROUND_TRIP,
     .metric = "one_way", .divisor = 2, .iterate = nb_iterate, .prepare = payload_prepare,
@@ -99,6 +100,7 @@ const struct mp_pattern pattern_pingpong_nb = {
 };
 const struct mp_pattern pattern_pingpong_rsend = {
     .name = "pingpong-rsend",
+    .family = MP_FAMILY_PINGPONG, .modelled = 1,
     .timing = "one iteration = MPI_Rsend into a receive posted beforehand, then the reply the same way (a round "
               "trip); each sample also holds one zero-byte 'ready' message that starts the chain" ROUND_TRIP,
     .metric = "one_way", .divisor = 2, .iterate = rsend_iterate, .prepare = payload_prepare,
@@ -106,6 +108,7 @@ const struct mp_pattern pattern_pingpong_rsend = {
 };
 const struct mp_pattern pattern_pingpong_persistent = {
     .name = "pingpong-persistent",
+    .family = MP_FAMILY_PINGPONG, .modelled = 1,
     .timing = "one iteration = MPI_Start of persistent receive and send requests (MPI_Recv_init/MPI_Send_init, "
               "made once per size) and their Wait, there and back (a round trip)" ROUND_TRIP,
     .metric = "one_way", .divisor = 2, .iterate = persistent_iterate, .prepare = payload_prepare,

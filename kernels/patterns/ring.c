@@ -1,4 +1,4 @@
-/* A token passed around every rank (seeds/002's benchmark): rank 0 posts its receive from
+/* A token passed around every rank (Saphir's benchmark): rank 0 posts its receive from
  * the last rank, then sends; every other rank receives from its left and forwards the token
  * it received to its right. Receives are always posted before the message can arrive. */
 #include "../payload.h"
@@ -26,6 +26,7 @@ static long long ring_verify(const struct mp_ctx *c) { return payload_verify_fro
 
 const struct mp_pattern pattern_ring = {
     .name = "ring",
+    .family = MP_FAMILY_MANY_RANKS, .modelled = 1,
     .timing = "one iteration = the token once around all P ranks (P messages, each receive posted first); "
               "reported = time per hop, sample / (k x P), max over ranks",
     .metric = "per_hop", .divisor = 0, .participants = MP_ALL,

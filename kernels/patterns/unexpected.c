@@ -1,4 +1,4 @@
-/* Expected vs unexpected receive (the buffered path of seeds/002, measured directly): the
+/* Expected vs unexpected receive (the buffered path of Saphir 1994, measured directly): the
  * receive is posted before the message is sent (preposted), or only once MPI_Iprobe shows
  * the message has arrived (late: the MPI has had to keep it, and copies it out). Both
  * variants move one zero-byte control message and one message of `bytes` per iteration. */
@@ -47,6 +47,7 @@ static long long unexpected_verify(const struct mp_ctx *c) { return c->me == 0 ?
 
 const struct mp_pattern pattern_unexpected = {
     .name = "unexpected",
+    .family = MP_FAMILY_BUFFERING, .modelled = 1,
     .timing = "one iteration = one message of `bytes` from the first rank to the second plus one zero-byte "
               "control message: preposted = the receiver posts MPI_Irecv and says so before the send; late = "
               "the sender sends first and the receiver calls MPI_Recv only after MPI_Iprobe has seen the message "

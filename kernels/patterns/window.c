@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../payload.h"
+#include "../record.h"
 
 #define TAG 5
 #define TAG_ACK 6
@@ -73,14 +74,15 @@ static long long uni_verify(const struct mp_ctx *c) { return c->me == 0 ? 0 : pa
 #define WINDOW_PATTERN(ID, NAME, COMPAT, WINDOW, KIND, FLOWS, VERIFY, WORDS)                                    \
     static int ID##_setup(struct mp_ctx *c, char *err, size_t len) { return window_setup(c, WINDOW, err, len); } \
     static void ID##_iterate(const struct mp_ctx *c, long n) { KIND(c, n, WINDOW); }                           \
-    static void ID##_fields(const struct mp_ctx *c, double m, char *buf, size_t len)                          \
+    static void ID##_fields(const struct mp_ctx *c, double m, struct mp_fields *out)                          \
     {                                                                                                          \
         (void)c, (void)m;                                                                                      \
-        snprintf(buf, len, ",\"window\":%d,\"messages_per_iteration\":%d,\"compat\":\"%s\"", WINDOW,           \
-                 (FLOWS) * (WINDOW), COMPAT);                                                                  \
+        record_field_int(out, "window", WINDOW);                                                               \
+        record_field_int(out, "messages_per_iteration", (FLOWS) * (WINDOW));                                   \
+        record_field_string(out, "compat", COMPAT);                                                            \
     }                                                                                                          \
     const struct mp_pattern pattern_##ID = {                                                                   \
-        .name = NAME, .timing = WORDS, .metric = "per_message", .divisor = WINDOW, .flows = FLOWS,             \
+        .name = NAME, .family = MP_FAMILY_COMPAT, .modelled = 1, .timing = WORDS, .metric = "per_message", .divisor = WINDOW, .flows = FLOWS,             \
         .iterate = ID##_iterate, .prepare = payload_prepare, .verify = VERIFY, .setup = ID##_setup,            \
         .teardown = window_teardown, .fields = ID##_fields,                                                    \
     }

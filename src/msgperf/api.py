@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterable, Union
 
-from msgperf.analysis.summary import summarize
+from msgperf.analysis.sample_stats import sample_stats
 from msgperf.errors import MsgperfError
-from msgperf.present.export import COLUMN_NAMES, sample_table
+from msgperf.records.sample_table import COLUMN_NAMES, sample_table
 from msgperf.records.format import Run
 from msgperf.store.db import open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since
@@ -42,7 +42,7 @@ def _pandas():
     try:
         import pandas
     except ImportError:
-        raise MsgperfError("the DataFrame API needs pandas: pip install pandas==3.1.1") from None
+        raise MsgperfError("the DataFrame API needs pandas: pip install 'msgperf[data]'") from None
     return pandas
 
 
@@ -93,7 +93,7 @@ def measurements(refs: RunRef | Iterable[RunRef], db: str | None = None) -> "pan
     for ref in _refs(refs):
         run, row = _load(ref, db)
         for index, m in enumerate(run.measurements):
-            s = summarize(m.per_message_s)
+            s = sample_stats(m.per_message_s)
             table.append([row.id if row else None, index, m.pattern, m.bytes, m.buffer,
                           ";".join(map(str, m.ranks)), m.launch, m.metric, m.k, m.divisor,
                           m.stop_reason, m.validated, s.n, s.median, s.ci_low, s.ci_high, s.mean,

@@ -37,8 +37,12 @@ def group() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # msgperf alone: the help, as a help, not as an error
+        click.echo(group.get_help(click.Context(group, info_name="msgperf")))
+        sys.exit(0)
     try:
-        group.main(args=argv, prog_name="msgperf", standalone_mode=False)
+        group.main(args=args, prog_name="msgperf", standalone_mode=False)
     except MsgperfError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(getattr(exc, "exit_code", 1))

@@ -1,7 +1,9 @@
 """What to measure, validated before anything runs: sizes, ranks, precision, budget.
 
 The grammar matches the kernels' own parser (kernels/units.c), so a plan written here and a
-standalone ``msgperf-kernels --sizes ...`` mean the same thing.
+standalone ``msgperf-kernels --sizes ...`` mean the same thing. What the patterns are (their
+names, the ranks they need, the records they write) is not restated here: it comes from the
+kernel binary's catalog (``launch/catalog.py``), checked by ``RunPlan.validate``.
 """
 
 from __future__ import annotations
@@ -10,22 +12,13 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 from msgperf.errors import MsgperfError
+from msgperf.records.format import PatternInfo
 
 MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large-count support
 MAX_SIZES = 4096
-PATTERNS = (
-    "pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend", "pingpong-bsend", "pingpong-persistent",
-    "sendrecv", "pingping", "exchange", "exchange-sync", "loggp",
-    "ring", "pairs", "matrix",
-    "unexpected", "eager-probe", "pack", "combine", "overlap", "memcpy", "floor",
-    "osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv", "imb-uniband", "imb-biband",
-)
-# Patterns in which every rank takes part (the others measure --pair and leave the rest idle).
-ALL_RANK_PATTERNS = ("ring", "pairs", "matrix")
-# Patterns that pair the bottom half of the ranks with the top half: an odd count would deadlock.
-EVEN_RANK_PATTERNS = ("pairs",)
 BUFFERS = ("separate", "inplace")
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
@@ -120,9 +113,15 @@ def parse_pair(text: str) -> tuple[int, int]:
     return a, b
 
 
+def distinct_sizes(sizes: tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """Each size once, ascending."""
+    return tuple(sorted(set(sizes)))
+
+
 @dataclass(frozen=True)
 class RunPlan:
-    """A validated ``msgperf run``: everything the launcher needs."""
+    """A ``msgperf run``: everything the launcher needs. Built, it holds valid options; with the
+    kernel binary's catalog, ``validate`` checks the patterns too."""
 
     patterns: tuple[str, ...] = ("pingpong",)
     sizes: tuple[int, ...] = parse_sizes("0:64M")
@@ -136,24 +135,11 @@ class RunPlan:
     active: tuple[int, ...] = ()  # pairs: the steps of its contention sweep to measure (empty: all)
 
     def __post_init__(self) -> None:
-        for p in self.patterns:
-            if p not in PATTERNS:
-                raise MsgperfError(f"unknown pattern '{p}'; known patterns: {', '.join(PATTERNS)}")
+        # Each size once, ascending (the order the kernels measure in): a size listed twice
+        # would be measured twice and pooled as if it were one measurement.
+        object.__setattr__(self, "sizes", distinct_sizes(self.sizes))
         if self.np < 2:
             raise MsgperfError(f"--np {self.np}: a pairwise pattern needs at least 2 ranks; use --np 2 or more")
-        odd = [p for p in self.patterns if p in EVEN_RANK_PATTERNS]
-        if odd and self.np % 2:
-            raise MsgperfError(
-                f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
-                f"number of ranks, not --np {self.np} (it would deadlock); use --np {self.np + 1} or {self.np - 1}")
-        if self.active:
-            if "pairs" not in self.patterns:
-                raise MsgperfError("--active applies to the pairs pattern; add --pattern pairs")
-            sweep = pairs_sweep(self.np)
-            wrong = [a for a in self.active if a not in sweep]
-            if wrong:
-                raise MsgperfError(f"--active {wrong[0]}: with {self.np} ranks pairs sweeps "
-                                   f"{', '.join(map(str, sweep))} concurrent pairs; choose among them")
         if max(self.pair) >= self.np:
             raise MsgperfError(
                 f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.np} "
@@ -164,6 +150,41 @@ class RunPlan:
             raise MsgperfError(
                 f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
                 "6 <= min <= max <= 100000000 (a median CI needs 6 samples)")
+
+    def validate(self, catalog: Iterable[PatternInfo]) -> None:
+        """Check the patterns against the kernel binary's catalog for this plan's number of ranks
+        (``pattern_catalog(kernel.path, plan.np)``): known names, an even number of ranks where a
+        pattern needs one, --active among the steps of a sweep."""
+        catalog = tuple(catalog)
+        known = {p.name: p for p in catalog}
+        for name in self.patterns:
+            if name not in known:
+                raise MsgperfError(f"unknown pattern '{name}'; known patterns: {', '.join(known)}")
+        odd = [name for name in self.patterns if known[name].even_ranks]
+        if odd and self.np % 2:
+            raise MsgperfError(
+                f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
+                f"number of ranks, not --np {self.np} (it would deadlock); use --np {self.np + 1} or {self.np - 1}")
+        if self.active:
+            sweeping = [known[name] for name in self.patterns if known[name].sweeps]
+            if not sweeping:
+                names = [p.name for p in catalog if p.sweeps]
+                if not names:
+                    raise MsgperfError("--active: no pattern of these kernels sweeps concurrent pairs; drop --active")
+                raise MsgperfError(f"--active applies to the {' and '.join(names)} pattern; add --pattern {names[0]}")
+            for p in sweeping:
+                sweep = [v.active_pairs for v in p.variants]
+                wrong = [a for a in self.active if a not in sweep]
+                if wrong:
+                    raise MsgperfError(f"--active {wrong[0]}: with {self.np} ranks {p.name} sweeps "
+                                       f"{', '.join(map(str, sweep))} concurrent pairs; choose among them")
+
+    def records_per_size(self, pattern: PatternInfo) -> int:
+        """How many measurement records the kernels write for one size of ``pattern`` (its
+        catalog entry for this plan's ranks): one per variant, only the chosen steps of a sweep
+        with --active. For progress bars and "where did it hang"."""
+        return sum(1 for v in pattern.variants
+                   if not self.active or v.active_pairs is None or v.active_pairs in self.active)
 
     def check_memory(self, available_bytes: int | None = None, ranks_per_node: int | None = None) -> None:
         """Two buffers of the largest size per rank must fit in the free memory (checked before
@@ -193,15 +214,6 @@ class RunPlan:
         return args
 
 
-def pairs_sweep(np: int) -> list[int]:
-    """The concurrent-pair counts of pairs' contention sweep: 1, 2, 4 ... P/2 (kernels/rounds.c)."""
-    half, counts, a = np // 2, [], 1
-    while a < half:
-        counts.append(a)
-        a *= 2
-    return counts + [half] if half >= 1 else counts
-
-
 def parse_active(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(v) for v in text.split(","))
@@ -210,18 +222,3 @@ def parse_active(text: str) -> tuple[int, ...]:
     if not values or min(values) < 1:
         raise MsgperfError(f"cannot read --active '{text}'; list concurrent-pair counts like 1,2,4")
     return tuple(dict.fromkeys(values))
-
-
-def records_per_size(pattern: str, np: int, active: tuple[int, ...] = ()) -> int:
-    """How many measurement records the kernels write for one (pattern, size): one per variant
-    (kernels/patterns/*.c, kernels/rounds.c). For progress bars and "where did it hang"."""
-    if pattern == "pairs" and active:
-        return len(active)
-    if pattern == "pairs":
-        steps, a = 1, 1
-        while a < np // 2:
-            a, steps = a * 2, steps + 1
-        return steps if np >= 2 else 0
-    if pattern == "matrix":
-        return 2 * (np + np % 2 - 1)
-    return {"unexpected": 2, "pack": 2, "combine": 4, "overlap": 3}.get(pattern, 1)

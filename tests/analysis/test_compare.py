@@ -1,22 +1,36 @@
-"""Run comparison statistics (analysis.compare): a known slowdown is found, equal runs are not
-flagged more often than the stated error rate, imported single values are untested."""
+"""Run comparison statistics (analysis.compare): the launch, not the sample, is the unit of
+variation. Identical configurations are not flagged more often than the stated error rate even
+when launches differ by far more than their samples' intervals (the 1e-185 false alarm); a
+known slowdown is found; single values and unmeasured run-to-run spread are "cannot tell"."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 import pytest
+from scipy import stats
 
 from msgperf.analysis import AnalysisError
-from msgperf.analysis.compare import (compare_runs, compare_samples, compare_size_samples,
-                                      comparison_to_dict, holm)
-from tests.analysis.synth_data import factors, line, make_run, measurement, sweep_run
+from msgperf.analysis.compare import (ASSUMED_RERUN_SD, CANNOT_TELL, FAIL, PASS, SizeComparison,
+                                      compare_launch_samples, compare_runs, comparison_to_dict,
+                                      gate, holm, launch_samples, size_gate)
+from tests.factories import factors, launches_run, line, make_run, measurement, sweep_run
 
 SIZES = (0, 64, 1024, 16384, 262144, 1 << 20)
 
 
-def _samples(rng, n=200, scale=None, noise=0.05):
+def _launches(rng, launches=3, launch_sd=0.02, n=200, noise=0.05, scale=None):
+    """size -> per-launch samples, each launch shifted by exp(launch_sd·N(0,1))."""
     scale = scale or {}
-    return {s: (2e-6 + 1e-10 * s) * scale.get(s, 1.0) * factors(n, noise, rng) for s in SIZES}
+    return {s: tuple((2e-6 + 1e-10 * s) * scale.get(s, 1.0)
+                     * math.exp(launch_sd * rng.standard_normal()) * factors(n, noise, rng)
+                     for _ in range(launches)) for s in SIZES}
+
+
+def _clopper_pearson_upper(k: int, n: int) -> float:
+    return float(stats.binomtest(k, n).proportion_ci(0.95, method="exact").high)
 
 
 def test_holm_matches_hand_computation():
@@ -24,74 +38,203 @@ def test_holm_matches_hand_computation():
     assert holm([0.5, 0.9]) == [1.0, 1.0]
 
 
-def test_known_factor_on_one_size_is_detected():
+def test_known_factor_on_one_size_is_detected_across_launches():
     rng = np.random.default_rng(1)
-    a = _samples(rng)
-    b = _samples(rng, scale={16384: 1.2})
-    sizes, _ = compare_size_samples(a, b)
+    a = _launches(rng, launches=4)
+    b = _launches(rng, launches=4, scale={16384: 1.2})
+    sizes, _ = compare_launch_samples(a, b)
     by = {s.bytes: s for s in sizes}
     assert by[16384].verdict == "slower"
-    assert by[16384].ratio == pytest.approx(1.2, rel=0.03)
+    assert by[16384].ratio == pytest.approx(1.2, rel=0.05)
     lo, hi = by[16384].ratio_ci
     assert lo < 1.2 < hi and lo > 1.0
+    assert by[16384].launches_a == by[16384].launches_b == 4
     assert all(s.verdict == "within noise" for s in sizes if s.bytes != 16384)
 
 
 def test_faster_is_reported_as_faster():
     rng = np.random.default_rng(2)
-    sizes, _ = compare_size_samples(_samples(rng), _samples(rng, scale={0: 0.8}))
+    sizes, _ = compare_launch_samples(_launches(rng), _launches(rng, scale={0: 0.8}))
     assert {s.bytes: s.verdict for s in sizes}[0] == "faster"
 
 
-def test_same_distribution_false_positive_rate_within_alpha():
-    """Family-wise: a flagged size anywhere in a comparison counts as one false positive."""
+def test_launch_spread_is_not_a_slowdown():
+    """The 1e-185 false alarm: one launch each, launches 8 % apart, samples tight. Testing
+    samples against samples calls this hugely significant; with the launch as the unit and no
+    measure of the run-to-run spread the only honest verdict is "cannot tell"."""
     rng = np.random.default_rng(3)
-    reps, alpha = 200, 0.05
-    flagged = 0
-    for _ in range(reps):
-        sizes, _ = compare_size_samples(_samples(rng, n=40), _samples(rng, n=40), alpha=alpha)
-        flagged += any(s.significant for s in sizes)
-    # Binomial(200, 0.05): sd 3.1; alpha + 3 sd as slack.
-    assert flagged / reps <= alpha + 0.047
+    a = {s: (1e-6 * factors(5000, 0.01, rng),) for s in SIZES}
+    b = {s: (1.08e-6 * factors(5000, 0.01, rng),) for s in SIZES}
+    sizes, notes = compare_launch_samples(a, b)
+    assert all(s.verdict == CANNOT_TELL and s.assumed for s in sizes)
+    assert all(s.p_value > 1e-3 for s in sizes)
+    assert any("--repeat 3" in n for n in notes)
+    assert gate([_wrap(sizes)], 0.05).outcome == CANNOT_TELL
 
 
-def test_ci_of_ratio_covers_the_truth():
+def test_gross_change_is_called_even_without_a_measured_spread():
     rng = np.random.default_rng(4)
+    a = {s: (1e-6 * factors(500, 0.02, rng),) for s in SIZES}
+    b = {s: (2e-6 * factors(500, 0.02, rng),) for s in SIZES}
+    sizes, _ = compare_launch_samples(a, b)
+    assert all(s.verdict == "slower" and s.assumed for s in sizes)
+    assert gate([_wrap(sizes)], 0.05).outcome == FAIL
+
+
+def _wrap(sizes):
+    from msgperf.analysis.compare import RunComparison
+    return RunComparison("A", "B", "pingpong", 0.05, 0.0, tuple(sizes), (), ())
+
+
+def _aa_ab_rates(pairs: int, launch_sd: float, run_sd: float, shift: float, seed: int,
+                 history: int = 0):
+    """(false alarm pairs, detected pairs) of the --fail-above 5 gate over simulated runs of
+    3 launches with launch- and run-level random effects; B of the A/B pairs is ``shift``
+    slower at every size."""
+    false_alarms = detected = 0
+    stored = [launches_run(seed=10_000 + seed * 100 + i, launch_sd=launch_sd, run_sd=run_sd,
+                           n=60) for i in range(history)]
+    for i in range(pairs):
+        a = launches_run(seed=seed * 100_000 + 3 * i, launch_sd=launch_sd, run_sd=run_sd, n=60)
+        same = launches_run(seed=seed * 100_000 + 3 * i + 1, launch_sd=launch_sd, run_sd=run_sd, n=60)
+        slow = launches_run(seed=seed * 100_000 + 3 * i + 2, launch_sd=launch_sd, run_sd=run_sd,
+                            n=60, scale=1 + shift)
+        aa = compare_runs(a, same, history=stored, parameters=False)
+        ab = compare_runs(a, slow, history=stored, parameters=False)
+        false_alarms += gate([aa], 0.05).outcome == FAIL
+        detected += gate([ab], 0.05).outcome == FAIL
+    return false_alarms, detected
+
+
+def test_aa_false_alarms_at_most_5_percent_with_launch_effects():
+    """A/A: 200 pairs of identical configurations whose launches differ by 5 % (samples by
+    4 %, 60 per launch): false alarms of the 5 % gate stay within 5 % (Clopper-Pearson)."""
+    alarms, _ = _aa_ab_rates(200, launch_sd=0.05, run_sd=0.0, shift=0.1, seed=1)
+    assert alarms / 200 <= 0.05 or stats.binomtest(alarms, 200, 0.05, "greater").pvalue > 0.01
+    assert alarms <= 10
+
+
+def test_aa_false_alarms_with_run_level_drift_and_history():
+    """Runs that also shift as a whole (3 %) are judged on the history's run-to-run spread."""
+    alarms, _ = _aa_ab_rates(150, launch_sd=0.02, run_sd=0.03, shift=0.1, seed=2, history=8)
+    assert alarms <= 7  # 5 % of 150 is 7.5
+
+
+def test_ab_detects_a_10_percent_slowdown_where_the_noise_allows():
+    _, detected = _aa_ab_rates(60, launch_sd=0.01, run_sd=0.0, shift=0.10, seed=3)
+    assert detected / 60 >= 0.9
+
+
+def test_ci_of_ratio_covers_the_truth_across_launches():
+    rng = np.random.default_rng(5)
     covered = 0
     for _ in range(200):
-        c = compare_samples(1e-6 * factors(60, 0.1, rng), 1.1e-6 * factors(60, 0.1, rng))
+        a = {8: tuple(1e-6 * math.exp(0.05 * rng.standard_normal()) * factors(40, 0.05, rng)
+                      for _ in range(3))}
+        b = {8: tuple(1.1e-6 * math.exp(0.05 * rng.standard_normal()) * factors(40, 0.05, rng)
+                      for _ in range(3))}
+        (c,), _ = compare_launch_samples(a, b)
         covered += c.ratio_ci[0] <= 1.1 <= c.ratio_ci[1]
     assert covered / 200 >= 0.90
 
 
-def test_single_values_are_untested_with_a_note():
-    sizes, notes = compare_size_samples({8: np.array([1e-6])}, {8: np.array([2e-6])})
+def test_single_values_are_untested_with_a_note_and_never_pass():
+    sizes, notes = compare_launch_samples({8: (np.array([1e-6]),)}, {8: (np.array([2e-6]),)})
     assert sizes[0].verdict == "untested" and sizes[0].ratio == pytest.approx(2.0)
+    assert sizes[0].ratio_ci is None and sizes[0].basis == "1 value"
     assert any("no test" in n for n in notes)
+    decision = gate([_wrap(sizes)], 0.10)
+    assert decision.outcome == CANNOT_TELL and "1 value" in decision.reason
 
 
 def test_no_common_size_is_an_error():
     with pytest.raises(AnalysisError):
-        compare_size_samples({1: np.ones(5)}, {2: np.ones(5)})
+        compare_launch_samples({1: (np.ones(5),)}, {2: (np.ones(5),)})
 
 
-def test_compare_runs_and_parameters():
+def test_history_gives_single_launch_runs_a_verdict():
+    """One launch each: with stored runs of the configuration the run-to-run spread is known,
+    so an unchanged run passes and a 30 % slower one fails; without them, cannot tell."""
+    history = [launches_run(seed=100 + i, launches=1, launch_sd=0.02, n=80) for i in range(10)]
+    a = launches_run(seed=1, launches=1, launch_sd=0.02, n=80)
+    same = launches_run(seed=2, launches=1, launch_sd=0.02, n=80)
+    slow = launches_run(seed=3, launches=1, launch_sd=0.02, n=80, scale=1.3)
+    alone = compare_runs(a, same, parameters=False)
+    assert gate([alone], 0.10).outcome == CANNOT_TELL
+    known = compare_runs(a, same, history=history, parameters=False)
+    assert known.history_runs == 10
+    assert all("10 stored runs" in s.covers for s in known.sizes)
+    assert gate([known], 0.10).outcome == PASS
+    assert gate([compare_runs(a, slow, history=history, parameters=False)], 0.10).outcome == FAIL
+
+
+def test_history_excludes_the_compared_runs_and_other_configurations():
+    a = launches_run(seed=1, launches=1)
+    b = launches_run(seed=2, launches=1)
+    like = launches_run(seed=3, launches=1)
+    tuned = launches_run(seed=4, launches=1)
+    tuned = dataclasses.replace(tuned, launches=tuple(
+        dataclasses.replace(l, environment={"MPIR_CVAR_CH4_EAGER_MAX": "1"}) for l in tuned.launches))
+    c = compare_runs(a, b, history=[a, b, like, tuned], parameters=False)
+    assert c.history_runs == 1  # only `like`: a and b are compared, `tuned` is another MPI setting
+    c = compare_runs(a, b, history=[a, b, tuned], parameters=False)
+    assert c.history_runs == 0 and all(s.assumed for s in c.sizes)
+
+
+def test_gate_outcomes_per_size():
+    def size(ratio, ci, verdict="within noise", assumed=False):
+        return SizeComparison(8, 100, 100, 1e-6, ratio * 1e-6, ratio, ci, 0.5, 0.5, verdict,
+                              3, 3, "", "", 4.0, assumed)
+
+    assert size_gate(size(1.0, (0.97, 1.03)), 0.05).outcome == PASS
+    assert size_gate(size(1.0, (0.9, 1.1)), 0.05).outcome == CANNOT_TELL
+    assert size_gate(size(1.2, (1.1, 1.3), "slower"), 0.05).outcome == FAIL
+    assert size_gate(size(1.03, (1.01, 1.06), "slower"), 0.05).outcome == CANNOT_TELL
+    assert size_gate(size(0.8, (0.7, 0.9), "faster"), 0.05).outcome == PASS
+    assert size_gate(size(1.0, (0.99, 1.01), assumed=True), 0.05).outcome == CANNOT_TELL
+    with pytest.raises(AnalysisError):
+        gate([], math.nan)
+
+
+def test_compare_runs_and_parameters_across_launches():
     sizes = tuple(1 << i for i in range(0, 21, 2))
-    a = sweep_run([line(2e-6, 1e-10)], n=100, noise=0.03, seed=5, sizes=sizes)
-    b = sweep_run([line(3e-6, 1e-10)], n=100, noise=0.03, seed=6, sizes=sizes)
+    a = sweep_run([line(2e-6, 1e-10)] * 3, n=100, noise=0.03, seed=5, sizes=sizes)
+    b = sweep_run([line(3e-6, 1e-10)] * 3, n=100, noise=0.03, seed=6, sizes=sizes)
     c = compare_runs(a, b, label_a="old", label_b="new")
     assert c.series == "pingpong"
     small = {s.bytes: s for s in c.sizes}[1]
     assert small.verdict == "slower" and small.ratio == pytest.approx(1.5, rel=0.05)
+    assert small.launches_a == small.launches_b == 3
     params = {p.name: p for p in c.parameters}
-    assert params["alpha"].verdict == "slower"
+    assert params["alpha"].verdict == "slower" and "3+3 launches" in params["alpha"].covers
     assert params["alpha"].ratio == pytest.approx(1.5, rel=0.15)
     assert c.worst_slowdown() >= 0.4
     assert c.slowdowns_above(0.3)
-    d = comparison_to_dict(c)
+    d = comparison_to_dict(c, 0.05)
     assert d["sizes"][0]["verdict"] in ("slower", "within noise")
+    assert d["gate"]["outcome"] == FAIL and d["sizes"][0]["covers"]
     same = compare_runs(a, a)
     assert not any(s.significant for s in same.sizes)
+
+
+def test_parameters_of_single_launch_runs_cannot_tell():
+    sizes = tuple(1 << i for i in range(0, 21, 2))
+    a = sweep_run([line(2e-6, 1e-10)], n=100, noise=0.03, seed=5, sizes=sizes)
+    b = sweep_run([line(3e-6, 1e-10)], n=100, noise=0.03, seed=6, sizes=sizes)
+    params = compare_runs(a, b).parameters
+    assert all(p.verdict == CANNOT_TELL and "within one launch" in p.covers for p in params)
+    assert {p.name: p for p in params}["alpha"].ratio == pytest.approx(1.5, rel=0.15)
+
+
+def test_launch_samples_keep_launches_apart():
+    run = launches_run(seed=1, launches=3, n=20)
+    by = launch_samples(run, "pingpong")
+    assert set(by) == {0, 1024, 65536, 1 << 20} and all(len(v) == 3 for v in by.values())
+    assert all(x.size == 20 for v in by.values() for x in v)
+
+
+def test_assumed_spread_is_stated():
+    assert 0.05 <= ASSUMED_RERUN_SD <= 0.2
 
 
 def test_compare_runs_without_a_common_pattern():

@@ -11,7 +11,7 @@ from msgperf.analysis.hockney import fieller_interval, fit_hockney
 from msgperf.analysis.piecewise import fit_piecewise
 from msgperf.analysis.robust import fit_line
 
-from .synth_data import SIZES, broken, line, pairs, points
+from tests.factories import SIZES, broken, line, pairs, points
 
 
 def test_exact_line_is_recovered_exactly():
@@ -111,7 +111,7 @@ BROKEN = [
     (broken(1.1e-6, 2.8e-10, 2.3e-6, 1.3e-10, 6000), 6000, None),
     # a change of slope only (continuous at 128 KiB): bandwidth halves
     (broken(1e-6, 1e-10, 1e-6 - 1e-10 * 131072, 2e-10, 131072), 131072, None),
-    # a network buffer between 1 and 2 MiB (seeds/004)
+    # a network buffer between 1 and 2 MiB (Blaisdell's latency and bandwidth assignment)
     (broken(5e-5, 5e-9, 9e-4, 5e-9, 1.5 * 2**20), 1.5 * 2**20, (2**20, 2**21)),
 ]
 
@@ -150,7 +150,7 @@ def test_two_switches():
 
 
 def test_spike_is_an_anomaly_not_a_breakpoint():
-    # seeds/001: single sizes standing far off a smooth curve
+    # the Cisco blog 'Why MPI is Good for You' (2013): single sizes standing far off a smooth curve
     rng = np.random.default_rng(5)
     pts = points(line(2e-6, 1e-10), SIZES, 0.002, rng)
     spiky = [p.__class__(**{**p.__dict__, "time_s": p.time_s * 3, "ci_low_s": p.ci_low_s * 3,
@@ -184,13 +184,15 @@ def test_characteristics_follow_saphir_definitions():
     ch = sweep.characteristics
     assert ch.zero_byte_size == 0 and ch.zero_byte_latency_s == pytest.approx(1.1e-6)
     assert ch.asymptotic_latency_s == pytest.approx(2.3e-6, rel=1e-6)  # intercept of the last segment
-    assert ch.asymptotic_bandwidth_bytes_per_s == pytest.approx(1 / 1.3e-10, rel=1e-6)
     top = 2**26
+    # Saphir's asymptotic bandwidth is measured: size / time of the largest message
+    assert ch.asymptotic_bandwidth_bytes_per_s == pytest.approx(top / curve(top))
+    assert ch.line_bandwidth.value == pytest.approx(1 / 1.3e-10, rel=1e-6)  # the model's 1/β
     assert ch.peak_bandwidth_size == top
     assert ch.peak_bandwidth_bytes_per_s == pytest.approx(top / curve(top))
     regimes = {r.bytes: r for r in sweep.regimes}
     n_half = sweep.hockney.line.n_half_bytes
     assert all((r.regime == "alpha") == (b <= n_half) for b, r in regimes.items())
     assert regimes[1024].messages_per_s == pytest.approx(1 / curve(1024))
-    assert regimes[top].fraction_of_asymptotic == pytest.approx((top / curve(top)) * 1.3e-10)
+    assert regimes[top].fraction_of_asymptotic == pytest.approx(1.0)
     assert regimes[0].segment == 0 and regimes[top].segment == 1

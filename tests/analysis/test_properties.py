@@ -17,7 +17,7 @@ from msgperf.analysis.buffering import effective_bandwidth
 from msgperf.analysis.hockney import fit_hockney
 from msgperf.analysis.piecewise import fit_piecewise
 
-from .synth_data import SIZES, broken, line, points
+from tests.factories import SIZES, broken, line, points
 
 FIT = settings(max_examples=25, deadline=3000, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,7 @@ import pytest
 from msgperf.analysis.drift import detect_drift
 from msgperf.analysis.modality import detect_bimodality
 from msgperf.analysis.outliers import flag_outliers, modified_z
-from msgperf.analysis.summary import median_ci, median_ci_ranks, summarize, summarize_sorted
+from msgperf.analysis.sample_stats import median_ci, median_ci_ranks, sample_stats, sample_stats_sorted
 
 
 @pytest.mark.parametrize("values, flagged, high, low", [
@@ -36,7 +36,7 @@ def test_modified_z_exact():
 
 def test_outliers_never_change_the_statistics():
     x = np.r_[np.full(99, 1.0), 1000.0]
-    s = summarize(x)
+    s = sample_stats(x)
     assert s.n == 100 and s.max == 1000.0  # kept
     assert flag_outliers(x).indices.tolist() == [99]
 
@@ -45,13 +45,13 @@ def test_outliers_never_change_the_statistics():
 def test_median_ci_matches_summary(n):
     x = np.random.default_rng(n).lognormal(size=n)
     m, lo, hi = median_ci(x)
-    s = summarize(x)
+    s = sample_stats(x)
     assert (m, lo, hi) == (pytest.approx(s.median), s.ci_low, s.ci_high)
 
 
 def test_summarize_sorted_equals_summarize():
     x = np.random.default_rng(3).lognormal(size=501)
-    assert summarize(x) == summarize_sorted(np.sort(x))
+    assert sample_stats(x) == sample_stats_sorted(np.sort(x))
     assert median_ci_ranks(10) == (1, 8)  # P(B <= 1) * 2 = 0.0215 <= 0.05 < P(B <= 2) * 2
 
 

@@ -4,7 +4,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from msgperf.records.format import RecordError
-from msgperf.records.read import parse_run_text
+from msgperf.records.runfile_read import parse_run_text
 
 from .test_read import good_text
 

@@ -6,7 +6,7 @@ import pytest
 from msgperf.records.format import (ClockSelfTest, Launch, Measurement, Plan, RankPlacement, RecordError,
                                     RunInfo, encode_launch, encode_launch_end, encode_measurement,
                                     encode_run)
-from msgperf.records.read import parse_run_text, read_run
+from msgperf.records.runfile_read import parse_run_text, read_run
 
 PLAN = Plan(patterns=("pingpong",), sizes=(0, 8), buffer="separate", pair=(0, 1), nranks=2,
             precision=0.01, time_budget_s=1.0, min_samples=20, max_samples=1000)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from msgperf.present.export import COLUMN_NAMES
+from msgperf.records.sample_table import COLUMN_NAMES
 from msgperf.store.db import open_store
-from .store_fixtures import make_run, write_run_file
+from tests.factories import stored_run, write_run_file
 
 pd = pytest.importorskip("pandas")
 from msgperf import api  # noqa: E402
@@ -17,8 +17,8 @@ from msgperf import api  # noqa: E402
 def db(tmp_path):
     path = str(tmp_path / "s.db")
     with open_store(path) as store:
-        store.add_run(make_run(50, hosts=("alpha", "alpha"), samples=5), label="first")
-        store.add_run(make_run(51, hosts=("beta", "beta"), patterns=("pingpong", "exchange"), samples=6))
+        store.add_run(stored_run(50, hosts=("alpha", "alpha"), samples=5), label="first")
+        store.add_run(stored_run(51, hosts=("beta", "beta"), patterns=("pingpong", "exchange"), samples=6))
     return path
 
 
@@ -34,7 +34,7 @@ def test_runs_frame(db):
 def test_measurements_frame_summarises_per_message_times(db):
     frame = api.measurements([1, 2], db)
     assert len(frame) == 5 + 10 and list(frame["run_id"].unique()) == [1, 2]
-    run = make_run(50, hosts=("alpha", "alpha"), samples=5)
+    run = stored_run(50, hosts=("alpha", "alpha"), samples=5)
     first = frame.iloc[0]
     per_message = run.measurements[0].samples_s / 100
     assert first["median_s"] == np.median(per_message) and first["n"] == 5
@@ -45,7 +45,7 @@ def test_measurements_frame_summarises_per_message_times(db):
 def test_samples_frame_has_the_export_columns(db, tmp_path):
     frame = api.samples(2, db)
     assert list(frame.columns) == list(COLUMN_NAMES) and len(frame) == 10 * 6
-    run = make_run(51, hosts=("beta", "beta"), patterns=("pingpong", "exchange"), samples=6)
+    run = stored_run(51, hosts=("beta", "beta"), patterns=("pingpong", "exchange"), samples=6)
     assert frame["sample_s"].tolist() == np.concatenate([m.samples_s for m in run.measurements]).tolist()
     from_file = api.samples(write_run_file(run, tmp_path / "r.jsonl"))
     assert from_file["run_id"].isna().all() and from_file["sample_s"].equals(frame["sample_s"])

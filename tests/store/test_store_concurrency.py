@@ -13,12 +13,12 @@ WORKER = r"""
 import sys, time, dataclasses
 from pathlib import Path
 sys.path.insert(0, FIXTURES)
-from store_fixtures import make_run
+from tests.factories import stored_run
 from msgperf.store.db import open_store
 
 db, go, worker = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
-runs = [make_run(1000 * worker + i, sizes=(1, 64), samples=5) for i in range(15)]
-shared = make_run(7, sizes=(1,), samples=5)
+runs = [stored_run(1000 * worker + i, sizes=(1, 64), samples=5) for i in range(15)]
+shared = stored_run(7, sizes=(1,), samples=5)
 while not go.exists():
     time.sleep(0.005)
 ids = []
@@ -33,7 +33,7 @@ print(" ".join(f"{i}:{int(added)}" for i, added in ids))
 def test_two_writers_at_once_both_land(tmp_path):
     db, go = tmp_path / "shared.db", tmp_path / "go"
     script = tmp_path / "worker.py"
-    script.write_text(WORKER.replace("FIXTURES", repr(str(Path(__file__).parent))))
+    script.write_text(WORKER.replace("FIXTURES", repr(str(Path(__file__).parents[2]))))
     procs = [subprocess.Popen([sys.executable, str(script), str(db), str(go), str(w)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in (1, 2)]
     time.sleep(0.5)  # let both import numpy and reach the starting line

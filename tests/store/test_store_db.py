@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 from msgperf.errors import MsgperfError
-from msgperf.records.read import read_run
+from msgperf.records.runfile_read import read_run
 from msgperf.store.db import default_path, open_store
 from msgperf.store.listing import RunFilter, parse_since
 from msgperf.store.schema import APPLICATION_ID, LATEST_VERSION
-from .store_fixtures import assert_same_run, make_run, write_run_file
+from tests.factories import assert_same_run, stored_run, write_run_file
 
 
 def test_a_run_comes_back_bit_for_bit(tmp_path):
-    run = make_run(1)
+    run = stored_run(1)
     with open_store(tmp_path / "s.db") as store:
         run_id, added = store.add_run(run)
         loaded = store.load_run(run_id)
@@ -29,7 +29,7 @@ def test_a_run_comes_back_bit_for_bit(tmp_path):
 
 
 def test_aborted_launches_flows_and_variants_survive(tmp_path):
-    run = make_run(8)
+    run = stored_run(8)
     aborted = dataclasses.replace(run.launches[0], end_time=None, end_cpus=None, aborted="hang at 65536 B")
     m = dataclasses.replace(run.measurements[0], flows=2, variant="round 3")
     run = dataclasses.replace(run, launches=(aborted,), measurements=(m,) + run.measurements[1:])
@@ -37,14 +37,14 @@ def test_aborted_launches_flows_and_variants_survive(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(read_run(path).run)
         loaded = store.load_run(run_id)
-        assert store.add_run(make_run(8))[0] != run_id  # the abort is part of the content
+        assert store.add_run(stored_run(8))[0] != run_id  # the abort is part of the content
     assert_same_run(loaded, run)
     assert loaded.launches[0].aborted == "hang at 65536 B"
     assert (loaded.measurements[0].flows, loaded.measurements[0].variant) == (2, "round 3")
 
 
 def test_samples_are_a_little_endian_float64_blob(tmp_path):
-    run = make_run(2)
+    run = stored_run(2)
     with open_store(tmp_path / "s.db") as store:
         store.add_run(run)
     conn = sqlite3.connect(tmp_path / "s.db")
@@ -54,19 +54,19 @@ def test_samples_are_a_little_endian_float64_blob(tmp_path):
 
 
 def test_adding_the_same_run_twice_adds_nothing(tmp_path):
-    run = make_run(3)
+    run = stored_run(3)
     path = write_run_file(run, tmp_path / "run.jsonl")
     copy = write_run_file(run, tmp_path / "copy.jsonl")
     with open_store(tmp_path / "s.db") as store:
         first = store.add_run(read_run(path).run)
         assert store.add_run(read_run(path).run) == (first[0], False)
         assert store.add_run(read_run(copy).run) == (first[0], False)  # the path is not content
-        assert store.add_run(make_run(4)) == (2, True)
+        assert store.add_run(stored_run(4)) == (2, True)
         assert [r.id for r in store.list_runs()] == [1, 2]
 
 
 def test_a_resumed_run_replaces_its_partial_copy(tmp_path):
-    full = make_run(5)
+    full = stored_run(5)
     partial = dataclasses.replace(full, measurements=full.measurements[:2],
                                   launches=(dataclasses.replace(full.launches[0], end_time=None, end_cpus=None),))
     with open_store(tmp_path / "s.db") as store:
@@ -80,16 +80,16 @@ def test_a_resumed_run_replaces_its_partial_copy(tmp_path):
 
 
 def test_a_different_run_with_the_same_header_is_not_merged(tmp_path):
-    a, b = make_run(6), make_run(7)  # same run record, different samples
+    a, b = stored_run(6), stored_run(7)  # same run record, different samples
     with open_store(tmp_path / "s.db") as store:
         assert store.add_run(a)[0] != store.add_run(b)[0]
 
 
 def test_listing_fields_and_filters(tmp_path):
-    runs = [make_run(10, hosts=("alpha", "alpha"), start_time="2026-11-01T08:00:00+00:00"),
-            make_run(11, hosts=("beta1", "beta2"), mpi="Open MPI", version="5.0.5",
+    runs = [stored_run(10, hosts=("alpha", "alpha"), start_time="2026-11-01T08:00:00+00:00"),
+            stored_run(11, hosts=("beta1", "beta2"), mpi="Open MPI", version="5.0.5",
                      start_time="2026-11-10T08:00:00+00:00", patterns=("exchange", "pingpong")),
-            make_run(12, hosts=("alpha", "alpha"), version="4.2.0", start_time="2026-11-20T08:00:00Z")]
+            stored_run(12, hosts=("alpha", "alpha"), version="4.2.0", start_time="2026-11-20T08:00:00Z")]
     with open_store(tmp_path / "s.db") as store:
         for run in runs:
             store.add_run(run)
@@ -120,7 +120,7 @@ def test_since_takes_ages():
 
 def test_labels_and_missing_runs(tmp_path):
     with open_store(tmp_path / "s.db") as store:
-        run_id, _ = store.add_run(make_run(20))
+        run_id, _ = store.add_run(stored_run(20))
         store.set_label(run_id, "baseline")
         assert store.get_row(run_id).label == "baseline"
         store.set_label(run_id, "")
@@ -147,7 +147,7 @@ def test_default_path_follows_msgperf_home_then_xdg(tmp_path, monkeypatch):
 def test_open_store_without_a_path_uses_msgperf_home(tmp_path, monkeypatch):
     monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "deep" / "home"))
     with open_store() as store:
-        store.add_run(make_run(21))
+        store.add_run(stored_run(21))
     assert (tmp_path / "deep" / "home" / "msgperf.db").is_file()
 
 
@@ -184,7 +184,7 @@ def test_a_database_from_a_newer_msgperf_is_refused(tmp_path):
 
 def test_corrupt_samples_are_reported_not_returned(tmp_path):
     with open_store(tmp_path / "s.db") as store:
-        run_id, _ = store.add_run(make_run(22))
+        run_id, _ = store.add_run(stored_run(22))
     conn = sqlite3.connect(tmp_path / "s.db")
     conn.execute("UPDATE measurements SET samples = ? WHERE seq = 0", (np.array([-1.0]).tobytes(),))
     conn.commit()

@@ -12,13 +12,15 @@ import numpy as np
 import pytest
 
 from msgperf.errors import MsgperfError
-from msgperf.present.export import COLUMN_NAMES, COLUMNS, export_run, run_records, sample_table
+from msgperf.commands.export import export_run
+from msgperf.records.runfile_write import run_records
+from msgperf.records.sample_table import COLUMN_NAMES, COLUMNS, sample_table
 from msgperf.records.importers import load_file
-from msgperf.records.importers.exported import parse_export
-from msgperf.records.read import read_run
+from msgperf.records.export_json import parse_export
+from msgperf.records.runfile_read import read_run
 from msgperf.store.db import open_store
 from msgperf.store.identity import content_hash
-from .store_fixtures import assert_same_run, make_run, write_run_file
+from tests.factories import assert_same_run, stored_run, write_run_file
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "store.md"
 
@@ -36,7 +38,7 @@ def test_documented_columns_are_the_exported_ones():
 
 
 def test_run_file_to_store_to_json_export_to_import_gives_the_same_run(tmp_path):
-    original = read_run(write_run_file(make_run(40), tmp_path / "run.jsonl")).run
+    original = read_run(write_run_file(stored_run(40), tmp_path / "run.jsonl")).run
     store, run_id = stored(tmp_path, original, label="baseline")
     exported = tmp_path / "export.json"
     export_run(store.load_run(run_id), store.get_row(run_id), "json", exported)
@@ -53,14 +55,14 @@ def test_run_file_to_store_to_json_export_to_import_gives_the_same_run(tmp_path)
 
 
 def test_run_format_export_is_a_run_file(tmp_path):
-    run = make_run(41)
+    run = stored_run(41)
     store, run_id = stored(tmp_path, run)
     export_run(store.load_run(run_id), None, "run", tmp_path / "copy.jsonl")
     assert_same_run(read_run(tmp_path / "copy.jsonl").run, run)
 
 
 def test_csv_has_every_raw_sample_exactly(tmp_path):
-    run = make_run(42, patterns=("pingpong", "exchange"), samples=7)
+    run = stored_run(42, patterns=("pingpong", "exchange"), samples=7)
     store, run_id = stored(tmp_path, run, label="x,y")
     out = io.StringIO()
     export_run(store.load_run(run_id), store.get_row(run_id), "csv", None, stdout=out)
@@ -78,7 +80,7 @@ def test_csv_has_every_raw_sample_exactly(tmp_path):
 
 def test_parquet_has_the_same_table_and_all_metadata(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    run = make_run(43, samples=9)
+    run = stored_run(43, samples=9)
     store, run_id = stored(tmp_path, run)
     path = tmp_path / "run.parquet"
     export_run(store.load_run(run_id), store.get_row(run_id), "parquet", path)
@@ -93,7 +95,7 @@ def test_parquet_has_the_same_table_and_all_metadata(tmp_path):
 
 
 def test_exports_of_an_empty_run_have_just_a_header(tmp_path):
-    run = make_run(44)
+    run = stored_run(44)
     empty = type(run)(info=run.info, launches=run.launches, measurements=())
     out = io.StringIO()
     export_run(empty, None, "csv", None, stdout=out)
@@ -101,7 +103,7 @@ def test_exports_of_an_empty_run_have_just_a_header(tmp_path):
 
 
 def test_export_errors_name_the_fix(tmp_path):
-    run = make_run(45)
+    run = stored_run(45)
     with pytest.raises(MsgperfError, match="Parquet is binary: give an output file with -o"):
         export_run(run, None, "parquet", None)
     with pytest.raises(MsgperfError, match="no such directory"):
@@ -114,7 +116,7 @@ def test_export_errors_name_the_fix(tmp_path):
 
 
 def test_a_failed_export_leaves_no_file(tmp_path, monkeypatch):
-    import msgperf.present.export as export
+    import msgperf.commands.export as export
 
     def explode(*args):
         raise RuntimeError("boom")
@@ -122,7 +124,7 @@ def test_a_failed_export_leaves_no_file(tmp_path, monkeypatch):
     monkeypatch.setitem(export._TEXT_WRITERS, "csv", explode)
     (tmp_path / "old.csv").write_text("previous\n")
     with pytest.raises(RuntimeError):
-        export_run(make_run(46), None, "csv", tmp_path / "old.csv")
+        export_run(stored_run(46), None, "csv", tmp_path / "old.csv")
     assert [p.name for p in tmp_path.iterdir()] == ["old.csv"]
     assert (tmp_path / "old.csv").read_text() == "previous\n"
 
@@ -136,7 +138,7 @@ def test_a_failed_export_leaves_no_file(tmp_path, monkeypatch):
 ])
 def test_a_damaged_json_export_is_refused_with_a_clear_error(tmp_path, mutate, message):
     out = io.StringIO()
-    export_run(make_run(47), None, "json", None, stdout=out)
+    export_run(stored_run(47), None, "json", None, stdout=out)
     doc = json.loads(out.getvalue())
     mutate(doc)
     path = tmp_path / "bad.json"
@@ -147,7 +149,7 @@ def test_a_damaged_json_export_is_refused_with_a_clear_error(tmp_path, mutate, m
 
 def test_a_cut_off_json_export_is_refused(tmp_path):
     out = io.StringIO()
-    export_run(make_run(49), None, "json", None, stdout=out)
+    export_run(stored_run(49), None, "json", None, stdout=out)
     path = tmp_path / "cut.json"
     path.write_text(out.getvalue()[:-200])
     with pytest.raises(MsgperfError, match="cut.json: not valid JSON .* cut off"):
@@ -157,7 +159,7 @@ def test_a_cut_off_json_export_is_refused(tmp_path):
 
 
 def test_sample_table_columns_have_one_value_per_sample():
-    run = make_run(48, samples=3)
+    run = stored_run(48, samples=3)
     table = sample_table(run)
     n = 3 * len(run.measurements)
     assert set(table) == set(COLUMN_NAMES) and all(len(v) == n for v in table.values())

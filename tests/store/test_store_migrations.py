@@ -9,12 +9,12 @@ import pytest
 from msgperf.store import schema
 from msgperf.store.db import open_store
 from msgperf.store.identity import content_hash, identity_hash
-from msgperf.store.listing import summarize
+from msgperf.store.listing import listing_of
 from msgperf.store.rows import dumps, launch_jsons, measurement_record, run_record_json, samples_blob
-from .store_fixtures import assert_same_run, make_run
+from tests.factories import assert_same_run, sample_profile, stored_run
 
-RUNS = [make_run(30, hosts=("n1", "n2"), patterns=("pingpong", "exchange")),
-        make_run(31, mpi="Open MPI", version="5.0.5", finished=False)]
+RUNS = [stored_run(30, hosts=("n1", "n2"), patterns=("pingpong", "exchange")),
+        stored_run(31, mpi="Open MPI", version="5.0.5", finished=False)]
 
 
 def insert_at_version_1(conn: sqlite3.Connection, run, label: str = "") -> int:
@@ -26,7 +26,8 @@ def insert_at_version_1(conn: sqlite3.Connection, run, label: str = "") -> int:
          "2026-11-21T00:00:00+00:00", label, "/old/run.jsonl", run_record_json(run.info))).lastrowid
     for launch in run.launches:
         start, end, _ = launch_jsons(launch)  # version 1 had no abort records
-        conn.execute("INSERT INTO launches VALUES (?, ?, ?, ?)", (run_id, launch.index, start, end))
+        conn.execute("INSERT INTO launches (run_id, idx, record, end_record) VALUES (?, ?, ?, ?)",
+                     (run_id, launch.index, start, end))
     for seq, m in enumerate(run.measurements):
         conn.execute("INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      (run_id, seq, m.pattern, m.bytes, m.metric, m.samples_s.size,
@@ -37,12 +38,22 @@ def insert_at_version_1(conn: sqlite3.Connection, run, label: str = "") -> int:
 def insert_at_version_2(conn: sqlite3.Connection, run, label: str = "") -> int:
     """Version 2 = version 1 + the listing columns, filled when a run was added."""
     run_id = insert_at_version_1(conn, run, label)
-    schema.write_listing(conn, run_id, summarize(run.info, run.launches,
+    schema.write_listing(conn, run_id, listing_of(run.info, run.launches,
                                                  [(m.pattern, m.bytes) for m in run.measurements]))
     return run_id
 
 
-WRITERS = {1: insert_at_version_1, 2: insert_at_version_2}  # how each version stored a run (0: empty file)
+def insert_at_version_3(conn: sqlite3.Connection, run, label: str = "") -> int:
+    """Version 3 = version 2 + the abort record of each launch."""
+    run_id = insert_at_version_2(conn, run, label)
+    for launch in run.launches:
+        conn.execute("UPDATE launches SET abort_record = ? WHERE run_id = ? AND idx = ?",
+                     (launch_jsons(launch)[2], run_id, launch.index))
+    return run_id
+
+
+WRITERS = {1: insert_at_version_1, 2: insert_at_version_2,
+           3: insert_at_version_3}  # how each version stored a run (0: empty file)
 
 
 def database_at(path, version: int):
@@ -78,9 +89,10 @@ def test_migrates_from_every_earlier_version(tmp_path, version):
         assert rows[0].hosts == ("n1", "n2") and rows[0].placement == "inter-node"
         assert rows[0].patterns == ("pingpong", "exchange") and rows[0].n_measurements == 10
         assert rows[1].mpi == "Open MPI 5.0.5" and rows[1].sizes == (0, 1, 8, 1024, 65536)
-        # and the migrated store keeps working
+        # and the migrated store keeps working, profiles (version 4) included
         assert store.add_run(RUNS[0]) == (rows[0].id, False)
-        assert store.add_run(make_run(32))[1]
+        assert store.add_run(stored_run(32))[1]
+        assert store.list_profiles() == [] and store.add_profile(sample_profile()) == (1, True)
 
 
 def test_a_failed_migration_leaves_the_old_version(tmp_path, monkeypatch):

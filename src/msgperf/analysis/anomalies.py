@@ -1,16 +1,17 @@
 """Sizes that stand off the fitted curve beyond their own noise: spikes and dropouts.
 
-The spikes of seeds/001 (an ACK deferred to the next progress cycle) and the dropouts
-NetPIPE perturbs sizes to find are single sizes that the model of their neighbours does
-not explain. A size is an anomaly when both hold:
-- its standardised residual against the piecewise model, z = (measured - predicted) / scale,
-  exceeds ``THRESHOLD`` (3.5, the outlier rule of Iglewicz & Hoaglin 1993 applied to sizes),
-  where the scale is the point's own noise and the model tolerance, times sqrt(phi), the
-  scatter of the sweep (``scatter``) — so a size is not called anomalous for noise its
-  neighbours share;
-- the prediction lies outside the size's own interval of the median (when it has samples):
-  the deviation is in the measurement, not in its noise.
-The robust (Huber) fit keeps an anomaly from dragging its segment toward itself.
+The spikes of the Cisco blog 'Why MPI is Good for You' (2013) (an ACK deferred to the next
+progress cycle) and the dropouts NetPIPE perturbs sizes to find are single sizes that the
+model of their neighbours does not explain. A size is an anomaly when the prediction of the
+piecewise model lies outside the size's own interval of the median (when it has one: the
+deviation is in the measurement, not in its noise) and either
+- its standardised residual z = (measured - predicted) / scale exceeds ``THRESHOLD`` (3.5,
+  the outlier rule of Iglewicz & Hoaglin 1993 applied to sizes), where the scale is the
+  point's own noise and the model tolerance, times sqrt(phi), the scatter the model leaves
+  (``piecewise``) — so a size is not called anomalous for noise its neighbours share; or
+- the model left the size out (``PiecewiseFit.excluded_bytes``: an edge size or a spike
+  whose leaving out passed its own test).
+Left-out sizes do not pull on any segment; the others are fitted robustly (Huber).
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
-
 from msgperf.analysis.piecewise import PiecewiseFit
-from msgperf.analysis.points import SizePoint, point_arrays
+from msgperf.analysis.points import SizePoint
 
 THRESHOLD = 3.5
-RULE = "|measured - model| > 3.5 x (noise + tolerance, scaled by the sweep's scatter), outside the size's own interval"
+RULE = ("outside the size's own interval, and either |measured - model| > 3.5 x (noise + "
+        "tolerance, scaled by the sweep's scatter) or left out of the model")
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Anomaly:
     predicted_s: float
     rel_deviation: float  # (measured - predicted) / predicted: > 0 a spike (slower), < 0 a dip
     z: float
+    excluded: bool = False  # the piecewise model left this size out
 
     @property
     def kind(self) -> str:
@@ -41,14 +42,11 @@ class Anomaly:
 
 
 def find_anomalies(points: Sequence[SizePoint], model: PiecewiseFit) -> tuple[Anomaly, ...]:
-    x, y, sigma = point_arrays(points, model.tolerance)
-    scale = sigma * np.sqrt(model.phi)
+    """The anomalies among the sizes of ``model`` (fitted to ``points``)."""
     found = []
-    for p, xi, yi, si in zip(points, x, y, scale):
-        predicted = model.predict(xi)
-        z = (yi - predicted) / si
-        outside = p.ci_low_s is None or not (p.ci_low_s <= predicted <= p.ci_high_s)
-        if abs(z) > THRESHOLD and outside and predicted > 0:
-            found.append(Anomaly(bytes=p.bytes, time_s=p.time_s, predicted_s=predicted,
-                                 rel_deviation=(yi - predicted) / predicted, z=float(z)))
+    for r in model.residuals:
+        outside = r.outside_interval is None or r.outside_interval
+        if outside and r.predicted_s > 0 and (abs(r.z) > THRESHOLD or r.excluded):
+            found.append(Anomaly(bytes=r.bytes, time_s=r.time_s, predicted_s=r.predicted_s,
+                                 rel_deviation=r.rel_residual, z=r.z, excluded=r.excluded))
     return tuple(found)

@@ -1,4 +1,4 @@
-"""Buffering (Saphir 1994, seeds/002): what an extra copy through a buffer costs.
+"""Buffering (Saphir 1994): what an extra copy through a buffer costs.
 
 When a message is copied into a buffer (at copy bandwidth b_c) and sent (at network
 bandwidth b_n) one after the other, the effective bandwidth is their harmonic combination
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 from msgperf.analysis.inputs import AnalysisError
 
@@ -51,3 +52,77 @@ def estimate_buffering(copy_bandwidth: float, network_bandwidth: float, size: in
         network_bandwidth_bytes_per_s=float(network_bandwidth),
         effective_bandwidth_bytes_per_s=b_e, slowdown=network_bandwidth / b_e, bytes=size,
         unbuffered_s=unbuffered, buffered_s=buffered)
+
+
+# ---- what a run measured: copy speed, and the buffered path against Saphir's relation --------
+
+@dataclass(frozen=True)
+class BufferingRow:
+    """One size measured by memcpy and the ping-pong (and, for the check, unexpected)."""
+
+    bytes: int
+    copy_bandwidth_bytes_per_s: float  # b_c(s) = s / memcpy median
+    network_bandwidth_bytes_per_s: float  # b_n(s) = s / ping-pong one-way median (unbuffered)
+    predicted_effective_bytes_per_s: float  # b_e = b_c·b_n/(b_c+b_n): one extra copy
+    extra_copy_s: float  # s / b_c: the time of that copy
+    measured_extra_s: float | None  # late - preposted receive (unexpected): what buffering cost
+    measured_extra_ci_s: tuple[float, float] | None
+    measured_effective_bytes_per_s: float | None  # s / (unbuffered one-way + measured extra)
+    ratio: float | None  # measured extra / predicted copy time
+    ratio_ci: tuple[float, float] | None
+    verdict: str  # "agrees", "costs more", "costs less", "not buffered (rendezvous)", "cannot tell", ""
+
+
+# The relation is "confirmed" at a size when the interval of measured/predicted extra time lies
+# within this band around 1 (a copy measured by memcpy against the copy inside the MPI), and
+# "cannot tell" when the interval is wider than the band itself.
+AGREEMENT_BAND = (0.5, 2.0)
+
+
+def copy_speed(memcpy_sizes: Sequence[tuple[int, float]]) -> tuple[float, int] | None:
+    """Copy speed b_c as Saphir 1994 uses it for a buffered message: the memcpy bandwidth at the
+    largest size the run measured (a large buffered message does not fit in cache; the peak of a
+    small in-cache copy would make buffering look free). (bytes/s, that size); None without memcpy."""
+    usable = [(s, t) for s, t in memcpy_sizes if s > 0 and t > 0]
+    if not usable:
+        return None
+    size, median = max(usable)
+    return size / median, size
+
+
+def buffering_verdict(ratio_ci: tuple[float, float] | None, eager: bool | None) -> str:
+    if eager is False:
+        return "not buffered (rendezvous)"
+    if ratio_ci is None:
+        return "cannot tell"
+    lo, hi = ratio_ci
+    band_lo, band_hi = AGREEMENT_BAND
+    if hi / max(lo, 1e-300) > band_hi / band_lo:
+        return "cannot tell"
+    if band_lo <= lo and hi <= band_hi:
+        return "agrees"
+    if hi < band_lo:
+        return "costs less"
+    if lo > band_hi:
+        return "costs more"
+    return "cannot tell"
+
+
+def buffering_row(size: int, copy_s: float, unbuffered_s: float,
+                  extra: tuple[float, float | None, float | None] | None,
+                  eager: bool | None) -> BufferingRow:
+    """One size: ``copy_s`` the memcpy median, ``unbuffered_s`` the ping-pong one-way median,
+    ``extra`` (value, low, high) of the late-minus-preposted receive time when measured, ``eager``
+    whether the size went eagerly (None when the eager limit was not measured)."""
+    b_c, b_n = size / copy_s, size / unbuffered_s
+    predicted = effective_bandwidth(b_c, b_n)
+    measured = ci = ratio = ratio_ci = effective = None
+    verdict = ""
+    if extra is not None:
+        measured, lo, hi = extra
+        ci = (lo, hi) if lo is not None and hi is not None else None
+        ratio = measured / copy_s
+        ratio_ci = (lo / copy_s, hi / copy_s) if ci is not None and lo > 0 else None
+        effective = size / (unbuffered_s + measured) if unbuffered_s + measured > 0 else None
+        verdict = buffering_verdict(ratio_ci, eager)
+    return BufferingRow(size, b_c, b_n, predicted, copy_s, measured, ci, effective, ratio, ratio_ci, verdict)

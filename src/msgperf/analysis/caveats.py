@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from msgperf import units
+
 FEW_SAMPLES = 10  # below this a median's interval is barely informative
 WIDE_INTERVAL = 0.05  # interval half-width relative to the median
 RESOLUTION_TICKS = 100  # a sample shorter than this many clock ticks is quantised by >= 1 %
@@ -31,17 +33,11 @@ class Caveat:
 
 def time_text(seconds: float) -> str:
     """A time for a message, in the unit that suits it."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+    return units.seconds(seconds)
 
 
 def size_text(size: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:.4g} {unit}"
-    return f"{size:.4g} B"
+    return units.size(size)
 
 
 def _where(size: int | None, launch: int | None) -> str:
@@ -160,7 +156,7 @@ def anomalies(sizes: list[int]) -> Caveat:
     return Caveat("anomalies", f"{len(sizes)} size{'s' if len(sizes) > 1 else ''} stand off the "
                   f"fitted curve beyond their own noise: {listed}",
                   "re-measure these sizes; a repeatable spike is a real effect of the MPI or "
-                  "the network (seeds/001)")
+                  "the network, as the Cisco blog 'Why MPI is Good for You' (2013) describes")
 
 
 def pooled_pairs(count: int) -> Caveat:
@@ -185,6 +181,12 @@ def launch_spread(between: float, within: float | None) -> Caveat:
                   "the pooled model and this spread, and repeat runs when comparing machines")
 
 
+def one_launch() -> Caveat:
+    return Caveat("one_launch", "one launch: every interval covers the spread within this launch "
+                  "only; run-to-run spread unknown (a re-run may land outside the intervals)",
+                  "measure it: msgperf run --repeat 3 with the same options")
+
+
 def two_launches() -> Caveat:
     return Caveat("two_launches", "only two launches: neither can be called the odd one out",
                   "repeat at least three times (--repeat 3) to judge launches")
@@ -196,6 +198,13 @@ def extrapolated(size: int, largest: int) -> Caveat:
     return Caveat("extrapolated", f"{size_text(size)} is beyond the largest measured size "
                   f"({size_text(largest)}): the prediction extrapolates the last segment",
                   "measure up to that size", size)
+
+
+def crosses_eager_limit(combined: int, limit: int) -> Caveat:
+    return Caveat("crosses_eager_limit", f"the combined message ({size_text(combined)}) is above the "
+                  f"measured eager limit ({limit} B): it goes by rendezvous, the separate ones eagerly",
+                  "compare the measured times (--pattern combine) or keep combined messages at or "
+                  "below the eager limit", combined)
 
 
 def inside_breakpoint(size: int, low: int, high: int) -> Caveat:

@@ -1,4 +1,4 @@
-"""Message combining (seeds/000): k messages of s bytes sent apart, or as one of k·s bytes.
+"""Message combining (Lawlor's message-combining lecture): k messages of s bytes sent apart, or as one of k·s bytes.
 
 With the Hockney line, apart costs k·(alpha + beta·s) and combined alpha + beta·k·s: the
 saving is (k - 1)·alpha, the speedup k(alpha + beta·s)/(alpha + beta·k·s), which falls
@@ -12,6 +12,13 @@ protocol switch (eager -> rendezvous) that the single line knows nothing about. 
 break-even size is found numerically: the last size on a log grid of 2049 points from 1 B
 to 1 TiB where the speedup still reaches 1 + g, refined by bisection. Both are reported,
 and the measured times when the run measured s or k·s.
+
+Separate messages sent back to back pipeline: the second leaves before the first has arrived.
+When the run measured the LogGP gap (the ``loggp`` pattern: g + G·s between back-to-back
+messages, Hoefler et al. 2007), the separate messages are predicted as the first message's time
+plus k - 1 gaps, T(s) + (k - 1)·(g + G·s), instead of k·T(s); the prediction says which it used.
+Where the run measured the case itself (the ``combine`` pattern at k and s), that measurement
+is the answer and the prediction is shown beside it.
 """
 
 from __future__ import annotations
@@ -31,10 +38,21 @@ _GRID = np.geomspace(1.0, 2.0 ** 40, 2049)
 
 
 @dataclass(frozen=True)
+class Gap:
+    """The time between back-to-back messages, g + G·s (LogGP, from the loggp pattern)."""
+
+    g_s: float
+    G_s_per_byte: float
+
+    def at(self, size: float) -> float:
+        return self.g_s + self.G_s_per_byte * size
+
+
+@dataclass(frozen=True)
 class CombiningPrediction:
     messages: int
     bytes: int
-    apart_s: float  # k·T(s), piecewise model
+    apart_s: float  # k·T(s) with the piecewise model, or T(s) + (k - 1)·gap(s) when the gap is known
     combined_s: float  # T(k·s)
     speedup: float  # apart / combined
     line_apart_s: float  # k·(alpha + beta·s), single line
@@ -46,6 +64,29 @@ class CombiningPrediction:
     measured_apart_s: float | None  # k x measured T(s), when s was measured
     measured_combined_s: float | None  # measured T(k·s), when k·s was measured
     caveats: tuple[cv.Caveat, ...]
+    pipelined: bool = False  # apart_s assumed back-to-back messages pipeline (the LogGP gap)
+    measured_by_combine: bool = False  # the measured times are the combine pattern's own, at k and s
+    eager_limit_bytes: int | None = None  # the run's measured eager limit, when it has one
+
+    @property
+    def model_words(self) -> str:
+        """Which model the prediction rests on."""
+        return ("piecewise model of the ping-pong; separate messages pipelined by the LogGP gap "
+                "g + G·s (loggp pattern)" if self.pipelined else
+                "piecewise model of the ping-pong; separate messages one after the other, k·T(s) "
+                "(no loggp measurement: pipelining unknown)")
+
+    @property
+    def measured_speedup(self) -> float | None:
+        if self.measured_apart_s is None or not self.measured_combined_s:
+            return None
+        return self.measured_apart_s / self.measured_combined_s
+
+    @property
+    def answer_speedup(self) -> float:
+        """The speedup the advice rests on: measured where the run measured the case, else predicted."""
+        measured = self.measured_speedup
+        return measured if measured is not None and self.measured_by_combine else self.speedup
 
 
 def line_break_even(line: LineFit, messages: int, min_gain: float) -> float | None:
@@ -57,10 +98,18 @@ def line_break_even(line: LineFit, messages: int, min_gain: float) -> float | No
     return a * (k - 1 - g) / (g * k * b)
 
 
-def model_break_even(model: PiecewiseFit, messages: int, min_gain: float) -> float | None:
+def apart_time(model: PiecewiseFit, messages: int, size: float, gap: Gap | None) -> float:
+    """k messages of ``size`` sent apart: k·T(s), or T(s) + (k - 1)·gap(s) when pipelined."""
+    if gap is None:
+        return messages * model.predict(size)
+    return model.predict(size) + (messages - 1) * max(gap.at(size), 0.0)
+
+
+def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
+                     gap: Gap | None = None) -> float | None:
     def gain(s: float) -> float:
         combined = model.predict(messages * s)
-        return messages * model.predict(s) / combined - 1 if combined > 0 else np.inf
+        return apart_time(model, messages, s, gap) / combined - 1 if combined > 0 else np.inf
 
     gains = np.array([gain(s) for s in _GRID])
     paying = np.flatnonzero(gains >= min_gain)
@@ -78,10 +127,14 @@ def model_break_even(model: PiecewiseFit, messages: int, min_gain: float) -> flo
 
 def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: int,
                       min_gain: float = MIN_GAIN,
-                      measured: Mapping[int, float] | None = None) -> CombiningPrediction:
+                      measured: Mapping[int, float] | None = None, gap: Gap | None = None,
+                      combine_measured: tuple[float, float] | None = None,
+                      eager_limit: int | None = None) -> CombiningPrediction:
     """Predict k = ``messages`` messages of ``size`` bytes apart versus combined.
 
-    ``measured`` maps sizes to measured median times, to show beside the prediction."""
+    ``measured`` maps sizes to measured median times of the modelled series, to show beside the
+    prediction; ``combine_measured`` is (separate, combined) as the combine pattern measured
+    this very case; ``gap`` the LogGP gap; ``eager_limit`` the measured eager limit."""
     if isinstance(messages, bool) or int(messages) != messages or messages < 1:
         raise AnalysisError(f"--messages must be a whole number >= 1, got {messages!r}")
     if isinstance(size, bool) or int(size) != size or size < 0:
@@ -89,7 +142,7 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
     if not min_gain > 0:
         raise AnalysisError(f"the minimum gain must be positive, got {min_gain!r}")
     k, s = int(messages), int(size)
-    apart, combined = k * model.predict(s), model.predict(k * s)
+    apart, combined = apart_time(model, k, s, gap), model.predict(k * s)
     line_apart, line_combined = k * float(line.predict(s)), float(line.predict(k * s))
     measured = measured or {}
     found = []
@@ -100,13 +153,20 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
         for b in sorted({s, k * s}):
             if bp.low_bytes < b < bp.high_bytes:
                 found.append(cv.inside_breakpoint(b, bp.low_bytes, bp.high_bytes))
+    if eager_limit is not None and s <= eager_limit < k * s:
+        found.append(cv.crosses_eager_limit(k * s, eager_limit))
+    if combine_measured is not None:
+        measured_apart, measured_combined = combine_measured
+    else:
+        measured_apart = k * measured[s] if s in measured else None
+        measured_combined = measured.get(k * s)
     return CombiningPrediction(
         messages=k, bytes=s, apart_s=apart, combined_s=combined,
         speedup=apart / combined if combined > 0 else float("inf"),
         line_apart_s=line_apart, line_combined_s=line_combined,
         line_speedup=line_apart / line_combined if line_combined > 0 else float("inf"),
-        min_gain=min_gain, break_even_bytes=model_break_even(model, k, min_gain),
+        min_gain=min_gain, break_even_bytes=model_break_even(model, k, min_gain, gap),
         line_break_even_bytes=line_break_even(line, k, min_gain),
-        measured_apart_s=k * measured[s] if s in measured else None,
-        measured_combined_s=measured.get(k * s),
-        caveats=tuple(found))
+        measured_apart_s=measured_apart, measured_combined_s=measured_combined,
+        caveats=tuple(found), pipelined=gap is not None,
+        measured_by_combine=combine_measured is not None, eager_limit_bytes=eager_limit)

@@ -1,73 +1,100 @@
-"""Comparing runs: is B slower or faster than A, size by size and parameter by parameter, and
-is the difference larger than the noise? Pure functions over arrays; no I/O, no printing.
+"""Comparing runs: is B slower or faster than A, size by size and parameter by parameter, and is
+the difference larger than what re-running the same configuration produces? Pure functions; no
+I/O, no printing. The method, its references and its measured error rates: docs/statistics.md.
 
-Per size (raw per-message samples of A and B):
+The unit of variation is the launch, not the sample. Samples within one MPI launch are not
+independent evidence about the next launch (placement, page layout, frequency and neighbours
+are drawn once per launch), so testing samples against samples finds two identical runs
+"significantly" different (p down to 1e-185 at a 5 % between-launch spread).
 
-- the ratio of medians median(B) / median(A), with a distribution-free confidence interval
-  after Price & Bonett (2002): the standard error of each log-median is read off its
-  order-statistic interval (``median_ci_ranks``, Conover §3.2), the two are combined on the
-  log scale;
-- a two-sided Mann-Whitney U test (Mann & Whitney 1947; scipy's exact or asymptotic form),
-  which assumes no normality;
-- Holm's step-down correction across the sizes (Holm 1979), so that the chance of flagging
-  any size when nothing changed stays at or below ``alpha`` (the family-wise error rate).
+Per size, each run's value is the geometric mean of its launch medians (one launch: its
+median), y = mean(log launch medians). The difference d = y_B − y_A is judged against the
+variance of that difference when nothing changed, Var(y_A) + Var(y_B), each from the noise
+floor (``noise_floor``): the spread between the launches of the compared runs themselves
+(``--repeat``) and, from the store, between launches and between runs of the same
+configuration. The interval of the ratio exp(d) and the two-sided p-value use Student-t on the
+Satterthwaite degrees of freedom of that variance; Holm's step-down correction (Holm 1979) keeps
+the chance of calling any size of a comparison slower or faster, when nothing changed, at or
+below ``alpha``.
 
-A size is "slower" or "faster" only when its Holm-adjusted p-value is below ``alpha`` *and*
-the ratio's interval excludes 1 (and, with ``min_effect``, the ratio differs from 1 by more
-than that); otherwise the change is "within noise". A size with a single value in either run
-(an imported summary: OSU, IMB, NetPIPE print one number per size) has no test: "untested".
+When neither run repeats its launch and no stored run of the configuration exists, the
+run-to-run spread is unknown: an assumed spread (``ASSUMED_RERUN_SD``, 10 % per run, above the
+5-9 % measured between launches on a loaded 2-core machine) lets a gross change still be called,
+and everything smaller is "cannot tell", never "within noise". A size with a single value in a
+run (imported OSU, IMB, NetPIPE summaries) is compared by value only: "untested".
 
-Per model parameter (α, β, 1/β, n½, zero-byte latency, asymptotic bandwidth of
-``analyze_run``): the ratio with an interval from the two fits' intervals on the log scale
-(normal approximation), a Wald test of log-ratio = 0, and Holm across the parameters.
+Per model parameter (α, β, n½, zero-byte latency, asymptotic bandwidth): with two or more
+launches in each run, each launch's own fit is the unit (Welch's t on the log values); with one
+launch the fits' intervals cover one launch only, so the ratio is shown and the verdict is
+"cannot tell".
 
-Samples within one run are treated as independent; drift and launch-to-launch variation make
-real runs noisier than that assumption, which is why several launches (``--repeat``) and the
-launch analysis exist. ``docs/report.md`` states the method for users.
+``gate`` turns a comparison into the three outcomes of ``--fail-above P``: "fail" when some size
+is significantly slower and by more than P; "pass" when every size's interval stays at or below
++P; otherwise "cannot tell", with the reason.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+from msgperf.analysis.distributions import stats
 
 from msgperf.analysis.inputs import AnalysisError
-from msgperf.analysis.run import RunAnalysis, analyze_run, series_of
-from msgperf.analysis.summary import median_ci_ranks
+from msgperf.analysis.noise_floor import (NoiseFloor, VarianceTerm, configuration, launch_medians,
+                                          noise_floor, satterthwaite)
+from msgperf.analysis.series import SeriesAnalysis, analyze_series, series_of
 
 ALPHA = 0.05
+ASSUMED_RERUN_SD = 0.10  # relative sd of one run when nothing measured it (see the docstring)
+
+SLOWER, FASTER, WITHIN_NOISE = "slower", "faster", "within noise"
+UNTESTED, CANNOT_TELL = "untested", "cannot tell"
+PASS, FAIL = "pass", "fail"
 
 
 @dataclass(frozen=True)
 class SizeComparison:
     bytes: int
-    n_a: int
+    n_a: int  # samples behind A's value (all launches)
     n_b: int
-    median_a_s: float
+    median_a_s: float  # A's value: geometric mean of its launch medians (one launch: its median)
     median_b_s: float
-    ratio: float  # median(B) / median(A): above 1, B is slower
+    ratio: float  # B / A: above 1, B is slower
     ratio_ci: tuple[float, float] | None  # None when untested
-    p_value: float | None  # Mann-Whitney, two-sided; None when untested
+    p_value: float | None  # two-sided, launch-level t test; None when untested
     p_adjusted: float | None  # Holm across the sizes
-    verdict: str  # "slower", "faster", "within noise", "untested"
+    verdict: str  # "slower", "faster", "within noise", "cannot tell", "untested"
+    launches_a: int = 1
+    launches_b: int = 1
+    covers: str = ""  # what the ratio's interval covers, in words
+    basis: str = ""  # the same, short: "3+3 launches, 5 runs", "assumed 10 %", "1 value"
+    df: float | None = None  # degrees of freedom of the interval (inf: assumed, normal)
+    assumed: bool = False  # the run-to-run spread was assumed, not measured
 
     @property
     def significant(self) -> bool:
-        return self.verdict in ("slower", "faster")
+        return self.verdict in (SLOWER, FASTER)
 
     @property
     def slowdown(self) -> float:
         """How much slower B is, as a fraction (0.2 = 20 % slower; negative when faster)."""
         return self.ratio - 1.0
 
+    @property
+    def halfwidth_rel(self) -> float | None:
+        """Half the width of the ratio's interval relative to the ratio (None: untested)."""
+        if self.ratio_ci is None or not self.ratio > 0:
+            return None
+        return (self.ratio_ci[1] - self.ratio_ci[0]) / (2 * self.ratio)
+
 
 @dataclass(frozen=True)
 class ParameterComparison:
-    name: str  # "alpha", "beta", "bandwidth", "n_half", "zero_byte_latency", "asymptotic_bandwidth"
+    name: str  # "alpha", "beta", "n_half", "zero_byte_latency", "asymptotic_bandwidth"
     label: str  # for people: "α latency"
     unit: str  # "s", "s/B", "B/s", "B"
     value_a: float
@@ -77,11 +104,12 @@ class ParameterComparison:
     p_value: float | None
     p_adjusted: float | None
     higher_is_worse: bool  # times: True; bandwidths: False
-    verdict: str  # "slower", "faster", "within noise", "untested"
+    verdict: str  # "slower", "faster", "within noise", "cannot tell", "larger", "smaller"
+    covers: str = ""
 
     @property
     def significant(self) -> bool:
-        return self.verdict in ("slower", "faster")
+        return self.verdict in (SLOWER, FASTER)
 
     @property
     def slowdown(self) -> float:
@@ -101,27 +129,40 @@ class RunComparison:
     sizes: tuple[SizeComparison, ...]
     parameters: tuple[ParameterComparison, ...]
     notes: tuple[str, ...]  # what could not be tested, and why
+    history_runs: int = 0  # stored runs of the configuration behind the noise floor
 
     @property
     def tested(self) -> bool:
-        return any(s.verdict != "untested" for s in self.sizes)
+        return any(s.verdict not in (UNTESTED, CANNOT_TELL) for s in self.sizes)
 
     def worst_slowdown(self) -> float:
         """The largest significant slowdown (sizes and parameters), 0 when there is none."""
         found = [c.slowdown for c in (*self.sizes, *self.parameters)
-                 if c.verdict == "slower" and math.isfinite(c.slowdown)]
+                 if c.verdict == SLOWER and math.isfinite(c.slowdown)]
         return max(found, default=0.0)
 
     def slowdowns_above(self, fraction: float) -> list[str]:
-        """What slowed down significantly by more than ``fraction`` (for --fail-above)."""
-        out = []
-        for s in self.sizes:
-            if s.verdict == "slower" and s.slowdown > fraction:
-                out.append(f"{s.bytes} B: {100 * s.slowdown:+.1f} %")
-        for p in self.parameters:
-            if p.verdict == "slower" and p.slowdown > fraction:
-                out.append(f"{p.label}: {100 * p.slowdown:+.1f} %")
-        return out
+        """Sizes significantly slower by more than ``fraction``."""
+        return [f"{s.bytes} B: {100 * s.slowdown:+.1f} %" for s in self.sizes
+                if s.verdict == SLOWER and s.slowdown > fraction]
+
+
+@dataclass(frozen=True)
+class SizeGate:
+    bytes: int
+    outcome: str  # "pass", "fail", "cannot tell"
+    reason: str  # why, in a few words ("" for a pass)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What ``--fail-above`` decides: "fail" (data show a slowdown above the threshold), "pass"
+    (data show none), "cannot tell" (with a one-line reason)."""
+
+    fail_above: float  # the threshold as a fraction (0.05 = 5 %)
+    outcome: str
+    reason: str
+    sizes: tuple[SizeGate, ...]
 
 
 # ---- statistics ----------------------------------------------------------------------------
@@ -140,58 +181,97 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-def log_median_se(x: np.ndarray, confidence: float = 0.95) -> float:
-    """Standard error of log(median) from the median's order-statistic interval (Price &
-    Bonett 2002): (log x_hi - log x_lo) / (2 z). NaN when the samples cannot give one."""
-    n = x.size
-    if n < 2 or np.any(x <= 0):
-        return math.nan
-    lo, hi = median_ci_ranks(n, confidence)
-    part = np.partition(x, sorted({lo, hi}))
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    width = math.log(part[hi]) - math.log(part[lo])
-    if width <= 0:  # a tied interval (clock ticks): fall back on the sample spread
-        width = 2 * z * float(np.std(np.log(x), ddof=1)) * 1.2533 / math.sqrt(n)
-    return width / (2 * z)
+def _t_test(d: float, variance: float, df: float, confidence: float
+            ) -> tuple[tuple[float, float], float]:
+    """(interval of exp(d), two-sided p) for a log difference d with this variance and df."""
+    se = math.sqrt(variance)
+    dist = stats.norm if not math.isfinite(df) else stats.t(df)
+    q = float(dist.ppf(0.5 + confidence / 2))
+    if se == 0:
+        return (math.exp(d), math.exp(d)), (1.0 if d == 0 else 0.0)
+    return (math.exp(d - q * se), math.exp(d + q * se)), float(2 * dist.sf(abs(d) / se))
 
 
-def compare_samples(a: np.ndarray, b: np.ndarray, size: int = 0, confidence: float = 0.95
-                    ) -> SizeComparison:
-    """One size: ratio of medians with its interval and the Mann-Whitney p-value (not yet
-    adjusted, verdict provisional)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.size == 0 or b.size == 0:
+def _side_terms(floor: NoiseFloor, launches: int, tag: str) -> tuple[VarianceTerm, ...]:
+    return tuple(dataclasses.replace(t, source=tag + t.source) for t in floor.terms(launches))
+
+
+def _basis(la: int, lb: int, floors: Sequence[NoiseFloor], assumed: bool) -> tuple[str, str]:
+    """(covers, basis): what the interval of a size's ratio covers, long and short."""
+    if assumed:
+        return (f"an assumed run-to-run spread of {100 * ASSUMED_RERUN_SD:.0f} % per run "
+                "(no repeated launches, no stored run of this configuration)",
+                f"assumed {100 * ASSUMED_RERUN_SD:.0f} %")
+    runs = max(f.runs for f in floors)
+    launches = f"{la}+{lb} launches"
+    if runs >= 2:
+        return (f"re-runs: between launches and between {runs} stored runs of this configuration",
+                f"{launches}, {runs} runs")
+    return ("between launches within each run; run-to-run drift not measured (no stored history "
+            "of this configuration)", launches)
+
+
+def compare_size(size: int, a: Sequence[np.ndarray], b: Sequence[np.ndarray],
+                 floor_a: NoiseFloor, floor_b: NoiseFloor | None = None,
+                 confidence: float = 0.95) -> SizeComparison:
+    """One size from the per-message samples of each launch of A and of B; ``floor_b`` None
+    when B has A's configuration (one floor, shared). Verdict provisional (Holm comes later)."""
+    a = [np.asarray(x, dtype=np.float64) for x in a if np.size(x)]
+    b = [np.asarray(x, dtype=np.float64) for x in b if np.size(x)]
+    if not a or not b:
         raise AnalysisError(f"{size} B: no samples to compare")
-    ma, mb = float(np.median(a)), float(np.median(b))
-    ratio = mb / ma if ma > 0 else math.nan
-    if a.size < 2 or b.size < 2 or not math.isfinite(ratio) or ratio <= 0:
-        return SizeComparison(size, a.size, b.size, ma, mb, ratio, None, None, None, "untested")
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    se = math.hypot(log_median_se(a, confidence), log_median_se(b, confidence))
-    ci = (ratio * math.exp(-z * se), ratio * math.exp(z * se)) if math.isfinite(se) else None
-    if np.all(a == a[0]) and np.all(b == b[0]):
-        p = 1.0 if a[0] == b[0] else 0.0
+    na, nb = sum(x.size for x in a), sum(x.size for x in b)
+    ya = np.log([np.median(x) for x in a if x.size > 1] or [np.median(np.concatenate(a))])
+    yb = np.log([np.median(x) for x in b if x.size > 1] or [np.median(np.concatenate(b))])
+    va, vb = float(np.exp(ya.mean())), float(np.exp(yb.mean()))
+    ratio = vb / va if va > 0 else math.nan
+    single = all(x.size <= 1 for x in a) or all(x.size <= 1 for x in b)
+    la = sum(x.size > 1 for x in a) or 1
+    lb = sum(x.size > 1 for x in b) or 1
+    if single or not (math.isfinite(ratio) and ratio > 0):
+        return SizeComparison(size, na, nb, va, vb, ratio, None, None, None, UNTESTED, la, lb,
+                              "1 value per size in a run (an imported summary): compared by value",
+                              "1 value")
+    if floor_b is None:
+        terms = floor_a.terms(la) + floor_a.terms(lb)
+        floors = [floor_a]
+        known = bool(terms)
     else:
-        p = float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    return SizeComparison(size, a.size, b.size, ma, mb, ratio, ci, p, None, "within noise")
+        ta, tb = _side_terms(floor_a, la, "a:"), _side_terms(floor_b, lb, "b:")
+        floors = [floor_a, floor_b]
+        known = bool(ta) and bool(tb)
+        terms = ta + tb
+    if known:
+        variance, df = satterthwaite(terms)
+    else:
+        variance, df = 2 * ASSUMED_RERUN_SD ** 2, math.inf
+    ci, p = _t_test(float(yb.mean() - ya.mean()), variance, df, confidence)
+    covers, basis = _basis(la, lb, floors, not known)
+    return SizeComparison(size, na, nb, va, vb, ratio, ci, p, None, WITHIN_NOISE, la, lb,
+                          covers, basis, df, not known)
 
 
 def _verdict(ratio: float, ci: tuple[float, float] | None, p_adj: float | None, alpha: float,
-             min_effect: float, higher_is_worse: bool = True) -> str:
+             min_effect: float, higher_is_worse: bool = True, assumed: bool = False) -> str:
     if p_adj is None:
-        return "untested"
+        return UNTESTED
     if p_adj >= alpha or ci is None or ci[0] <= 1.0 <= ci[1] or abs(ratio - 1.0) <= min_effect:
-        return "within noise"
+        return CANNOT_TELL if assumed else WITHIN_NOISE
     worse = ratio > 1.0 if higher_is_worse else ratio < 1.0
-    return "slower" if worse else "faster"
+    return SLOWER if worse else FASTER
 
 
-def compare_size_samples(a: Mapping[int, np.ndarray], b: Mapping[int, np.ndarray],
-                         alpha: float = ALPHA, min_effect: float = 0.0
-                         ) -> tuple[tuple[SizeComparison, ...], tuple[str, ...]]:
-    """Every size both have, Holm-corrected together; plus notes (sizes only one run has,
-    sizes without a test)."""
+def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
+                           b: Mapping[int, Sequence[np.ndarray]], alpha: float = ALPHA,
+                           min_effect: float = 0.0,
+                           history_a: Sequence[Mapping[int, Sequence[float]]] = (),
+                           history_b: Sequence[Mapping[int, Sequence[float]]] | None = None
+                           ) -> tuple[tuple[SizeComparison, ...], tuple[str, ...]]:
+    """Every size both runs have, Holm-corrected together; plus notes.
+
+    ``a``, ``b``: size → the per-message samples of each launch. ``history_a``: stored runs of
+    A's configuration, each size → its launch medians; ``history_b`` the same for B, or None
+    when B has A's configuration (then A's and B's launches share one floor)."""
     if not 0 < alpha < 1:
         raise AnalysisError("alpha must lie between 0 and 1")
     common = sorted(set(a) & set(b))
@@ -202,25 +282,104 @@ def compare_size_samples(a: Mapping[int, np.ndarray], b: Mapping[int, np.ndarray
                      + ", ".join(f"{s} B" for s in only[:8]) + (" …" if len(only) > 8 else ""))
     if not common:
         raise AnalysisError("the runs have no message size in common")
-    raw = [compare_samples(a[s], b[s], s, 1 - alpha) for s in common]
+
+    def medians(launches: Sequence[np.ndarray]) -> list[float]:
+        return [float(np.median(x)) for x in launches if np.size(x) > 1]
+
+    raw = []
+    for s in common:
+        own_a, own_b = medians(a[s]), medians(b[s])
+        hist_a = [h[s] for h in history_a if s in h]
+        if history_b is None:
+            fa, fb = noise_floor(s, hist_a, [own_a, own_b]), None
+        else:
+            fa = noise_floor(s, hist_a, [own_a])
+            fb = noise_floor(s, [h[s] for h in history_b if s in h], [own_b])
+        raw.append(compare_size(s, a[s], b[s], fa, fb, 1 - alpha))
+    adjusted = holm([c.p_value for c in raw])
+    out = tuple(dataclasses.replace(
+        c, p_adjusted=p_adj,
+        verdict=_verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, assumed=c.assumed))
+        for c, p_adj in zip(raw, adjusted))
+    untested = [c.bytes for c in out if c.verdict == UNTESTED]
+    if untested:
+        notes.append(f"{len(untested)} size(s) have a single value in a run (an imported summary "
+                     "prints one number per size): compared by value only, no test")
+    if any(c.assumed for c in out):
+        notes.append("one launch in each run and no stored run of this configuration: the "
+                     "run-to-run spread is unknown, so only a change beyond an assumed "
+                     f"{100 * ASSUMED_RERUN_SD:.0f} % spread can be called; measure it with "
+                     "msgperf run --repeat 3 (same options)")
+    elif any(c.verdict != UNTESTED and "stored runs" not in c.covers for c in out):
+        notes.append("no stored runs of this configuration: the noise floor is the spread between "
+                     "launches within each run, so a drift of the machine between the two runs "
+                     "counts as a change (history builds up as runs are stored)")
+    return out, tuple(notes)
+
+
+# ---- model parameters ------------------------------------------------------------------------
+
+_PARAMETERS = (  # name, label, unit, where (line or characteristics), value, interval, worse-if-higher
+    ("alpha", "α latency", "s", "line", "alpha_s", "alpha_ci_s", True),
+    ("beta", "β inverse bandwidth", "s/B", "line", "beta_s_per_byte", "beta_ci_s_per_byte", True),
+    ("n_half", "n½ = α/β", "B", "line", "n_half_bytes", "n_half_ci_bytes", False),
+    ("zero_byte_latency", "zero-byte latency", "s", "char", "zero_byte_latency_s",
+     "zero_byte_latency_ci_s", True),
+    ("asymptotic_bandwidth", "asymptotic bandwidth", "B/s", "char",
+     "asymptotic_bandwidth_bytes_per_s", "asymptotic_bandwidth_ci_bytes_per_s", False),
+)
+
+
+def _value(sweep: Any, where: str, attr: str) -> Any:
+    return getattr(sweep.hockney.line if where == "line" else sweep.characteristics, attr)
+
+
+def _positive(values: Sequence[Any]) -> np.ndarray:
+    return np.array([v for v in values if v is not None and math.isfinite(v) and v > 0], float)
+
+
+def compare_parameters(a: SeriesAnalysis, b: SeriesAnalysis, alpha: float = ALPHA,
+                       min_effect: float = 0.0) -> tuple[ParameterComparison, ...]:
+    """The model parameters of two analyses, Holm-corrected together. Launch-level (each
+    launch's own fit) when both have two or more launches; otherwise not testable."""
+    conf = 1 - alpha
+    raw = []
+    for name, label, unit, where, attr, ci_attr, worse in _PARAMETERS:
+        va, vb = _value(a.sweep, where, attr), _value(b.sweep, where, attr)
+        va = math.nan if va is None else float(va)
+        vb = math.nan if vb is None else float(vb)
+        ratio = vb / va if va > 0 and vb > 0 and math.isfinite(va) and math.isfinite(vb) else math.nan
+        ya = np.log(_positive([_value(m.sweep, where, attr) for m in a.per_launch]))
+        yb = np.log(_positive([_value(m.sweep, where, attr) for m in b.per_launch]))
+        ci = p = None
+        if ya.size >= 2 and yb.size >= 2 and math.isfinite(ratio):
+            terms = (VarianceTerm("a", 1 / ya.size, float(np.var(ya, ddof=1)), ya.size - 1),
+                     VarianceTerm("b", 1 / yb.size, float(np.var(yb, ddof=1)), yb.size - 1))
+            variance, df = satterthwaite(terms)
+            ci, p = _t_test(math.log(ratio), variance, df, conf)
+            covers = f"each launch's own fit ({ya.size}+{yb.size} launches)"
+        else:
+            ca, cb = _value(a.sweep, where, ci_attr), _value(b.sweep, where, ci_attr)
+            ci = _fit_ratio_interval(va, ca, vb, cb, conf)
+            covers = "the fits' intervals, within one launch: run-to-run spread unknown"
+        raw.append(ParameterComparison(name, label, unit, va, vb, ratio, ci, p, None, worse,
+                                       CANNOT_TELL, covers))
     adjusted = holm([c.p_value for c in raw])
     out = []
     for c, p_adj in zip(raw, adjusted):
-        out.append(SizeComparison(c.bytes, c.n_a, c.n_b, c.median_a_s, c.median_b_s, c.ratio,
-                                  c.ratio_ci, c.p_value, p_adj,
-                                  _verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect)))
-    untested = [c.bytes for c in out if c.verdict == "untested"]
-    if untested:
-        notes.append(f"{len(untested)} size(s) have a single value in a run (an imported summary "
-                     "prints one number per size): no test is possible there, only the ratio")
-    return tuple(out), tuple(notes)
+        verdict = CANNOT_TELL
+        if p_adj is not None:
+            verdict = _verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, c.higher_is_worse)
+            if c.name == "n_half" and verdict in (SLOWER, FASTER):  # neither better nor worse
+                verdict = "larger" if c.ratio > 1 else "smaller"
+        out.append(dataclasses.replace(c, p_adjusted=p_adj, verdict=verdict))
+    return tuple(out)
 
 
-def _param(name: str, label: str, unit: str, va: float, ci_a: Any, vb: float, ci_b: Any,
-           higher_is_worse: bool, confidence: float) -> ParameterComparison:
-    ratio = vb / va if va > 0 and vb > 0 and math.isfinite(va) and math.isfinite(vb) else math.nan
-    ci = p = None
-    z = stats.norm.ppf(0.5 + confidence / 2)
+def _fit_ratio_interval(va: float, ci_a: Any, vb: float, ci_b: Any, confidence: float
+                        ) -> tuple[float, float] | None:
+    """Ratio interval from the two fits' intervals on the log scale (within one launch)."""
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
 
     def se(v: float, pair: Any) -> float:
         if pair is None:
@@ -231,63 +390,47 @@ def _param(name: str, label: str, unit: str, va: float, ci_a: Any, vb: float, ci
         return (math.log(hi) - math.log(lo)) / (2 * z)
 
     s = math.hypot(se(va, ci_a), se(vb, ci_b))
-    if math.isfinite(ratio) and math.isfinite(s) and s > 0:
-        ci = (ratio * math.exp(-z * s), ratio * math.exp(z * s))
-        p = float(2 * stats.norm.sf(abs(math.log(ratio)) / s))
-    return ParameterComparison(name, label, unit, va, vb, ratio, ci, p, None, higher_is_worse,
-                               "untested")
-
-
-def compare_parameters(a: RunAnalysis, b: RunAnalysis, alpha: float = ALPHA,
-                       min_effect: float = 0.0) -> tuple[ParameterComparison, ...]:
-    """The model parameters of two analyses, Holm-corrected together."""
-    conf = 1 - alpha
-    la, lb = a.sweep.hockney.line, b.sweep.hockney.line
-    ca, cb = a.sweep.characteristics, b.sweep.characteristics
-    raw = [
-        _param("alpha", "α latency", "s", la.alpha_s, la.alpha_ci_s, lb.alpha_s, lb.alpha_ci_s,
-               True, conf),
-        _param("beta", "β inverse bandwidth", "s/B", la.beta_s_per_byte, la.beta_ci_s_per_byte,
-               lb.beta_s_per_byte, lb.beta_ci_s_per_byte, True, conf),
-        _param("n_half", "n½ = α/β", "B", la.n_half_bytes, la.n_half_ci_bytes, lb.n_half_bytes,
-               lb.n_half_ci_bytes, False, conf),
-        _param("zero_byte_latency", "zero-byte latency", "s", ca.zero_byte_latency_s,
-               ca.zero_byte_latency_ci_s, cb.zero_byte_latency_s, cb.zero_byte_latency_ci_s,
-               True, conf),
-        _param("asymptotic_bandwidth", "asymptotic bandwidth", "B/s",
-               ca.asymptotic_bandwidth_bytes_per_s or math.nan,
-               ca.asymptotic_bandwidth_ci_bytes_per_s,
-               cb.asymptotic_bandwidth_bytes_per_s or math.nan,
-               cb.asymptotic_bandwidth_ci_bytes_per_s, False, conf),
-    ]
-    # n½ is neither better nor worse when larger; it is reported, never gated.
-    adjusted = holm([p.p_value for p in raw])
-    out = []
-    for c, p_adj in zip(raw, adjusted):
-        verdict = _verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, c.higher_is_worse)
-        if c.name == "n_half" and verdict in ("slower", "faster"):
-            verdict = "larger" if c.ratio > 1 else "smaller"
-        out.append(ParameterComparison(c.name, c.label, c.unit, c.value_a, c.value_b, c.ratio,
-                                       c.ratio_ci, c.p_value, p_adj, c.higher_is_worse, verdict))
-    return tuple(out)
+    if not (va > 0 and vb > 0 and math.isfinite(s)):
+        return None
+    r = vb / va
+    return r * math.exp(-z * s), r * math.exp(z * s)
 
 
 # ---- runs ----------------------------------------------------------------------------------
 
 
-def samples_by_size(run: Any, pattern: str, variant: str = "") -> dict[int, np.ndarray]:
-    """Per-message samples of one series, pooled over launches and pairs, by size."""
-    out: dict[int, list[np.ndarray]] = {}
+def launch_samples(run: Any, pattern: str, variant: str = "") -> dict[int, tuple[np.ndarray, ...]]:
+    """Per size, the per-message samples of each launch of one series (launch order)."""
+    grouped: dict[int, dict[int, list[np.ndarray]]] = {}
     for m in run.measurements:
         if m.pattern == pattern and getattr(m, "variant", "") == variant:
-            out.setdefault(int(m.bytes), []).append(np.asarray(m.per_message_s, dtype=np.float64))
-    return {s: np.concatenate(v) for s, v in sorted(out.items())}
+            grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(
+                np.asarray(m.per_message_s, dtype=np.float64))
+    return {s: tuple(np.concatenate(v) for _, v in sorted(by.items()))
+            for s, by in sorted(grouped.items())}
+
+
+def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,
+             exclude: Sequence[Any]) -> list[dict[int, tuple[float, ...]]]:
+    """Launch medians of the stored runs with this configuration, the compared runs left out."""
+    out = []
+    for run in history:
+        if any(run.info == other.info for other in exclude):
+            continue
+        if (pattern, variant) in series_of(run) and configuration(run, pattern, variant) == key:
+            medians = launch_medians(run, pattern, variant)
+            if medians:
+                out.append(medians)
+    return out
 
 
 def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: str | None = None,
                  alpha: float = ALPHA, min_effect: float = 0.0, label_a: str = "A",
-                 label_b: str = "B") -> RunComparison:
-    """Compare one series of two runs (the first series of A that B also has, unless named)."""
+                 label_b: str = "B", history: Sequence[Any] = (),
+                 parameters: bool = True) -> RunComparison:
+    """Compare one series of two runs (the first series of A that B also has, unless named).
+    ``history``: stored runs that may share A's or B's configuration (``Store.runs_like``);
+    those that do, other than A and B themselves, give the noise floor."""
     series_a, series_b = series_of(run_a), series_of(run_b)
     if pattern is None:
         shared = [s for s in series_a if s in series_b]
@@ -302,19 +445,89 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
         if (pattern, variant) not in series:
             raise AnalysisError(f"{label}: no measurements of pattern {pattern!r}"
                                 + (f" variant {variant!r}" if variant else ""))
-    sizes, notes = compare_size_samples(samples_by_size(run_a, pattern, variant),
-                                        samples_by_size(run_b, pattern, variant), alpha, min_effect)
+    key_a, key_b = configuration(run_a, pattern, variant), configuration(run_b, pattern, variant)
+    hist_a = _history(history, key_a, pattern, variant, (run_a, run_b))
+    hist_b = None if key_b == key_a else _history(history, key_b, pattern, variant, (run_a, run_b))
+    sizes, notes = compare_launch_samples(launch_samples(run_a, pattern, variant),
+                                          launch_samples(run_b, pattern, variant), alpha,
+                                          min_effect, hist_a, hist_b)
     params: tuple[ParameterComparison, ...] = ()
-    try:
-        params = compare_parameters(analyze_run(run_a, pattern, variant=variant),
-                                    analyze_run(run_b, pattern, variant=variant), alpha, min_effect)
-    except AnalysisError as exc:
-        notes = notes + (f"model parameters not compared: {exc}",)
+    if parameters:
+        try:
+            params = compare_parameters(analyze_series(run_a, pattern, variant=variant),
+                                        analyze_series(run_b, pattern, variant=variant), alpha,
+                                        min_effect)
+        except AnalysisError as exc:
+            notes = notes + (f"model parameters not compared: {exc}",)
     name = f"{pattern} [{variant}]" if variant else pattern
-    return RunComparison(label_a, label_b, name, alpha, min_effect, sizes, params, notes)
+    runs = len(hist_a) if hist_b is None else min(len(hist_a), len(hist_b))
+    return RunComparison(label_a, label_b, name, alpha, min_effect, sizes, params, notes, runs)
 
 
-def comparison_to_dict(c: RunComparison) -> dict[str, Any]:
+# ---- the gate --------------------------------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:+.1f} %"
+
+
+def size_gate(s: SizeComparison, fail_above: float) -> SizeGate:
+    """One size against the threshold (a fraction)."""
+    limit = 1.0 + fail_above
+    if s.verdict == UNTESTED:
+        return SizeGate(s.bytes, CANNOT_TELL, "1 value per size (no samples): compared by value only")
+    if s.verdict == SLOWER and s.ratio > limit:
+        return SizeGate(s.bytes, FAIL, f"{_pct(s.slowdown)}, interval {_pct(s.ratio_ci[0] - 1)} to "
+                        f"{_pct(s.ratio_ci[1] - 1)}")
+    if s.assumed:
+        return SizeGate(s.bytes, CANNOT_TELL, "one launch each and no stored history: run-to-run "
+                        "spread unknown")
+    if s.ratio_ci is not None and s.ratio_ci[1] <= limit:
+        return SizeGate(s.bytes, PASS, "")
+    upper = s.ratio_ci[1] - 1 if s.ratio_ci else math.nan
+    return SizeGate(s.bytes, CANNOT_TELL, f"interval reaches {_pct(upper)}")
+
+
+def gate(comparisons: Sequence[RunComparison], fail_above: float) -> Gate:
+    """``--fail-above`` over one or several comparisons (B, C, ... against A): "fail" when any
+    size of any of them fails, else "cannot tell" when any size cannot tell, else "pass"."""
+    if not (math.isfinite(fail_above) and fail_above >= 0):
+        raise AnalysisError(f"the threshold must be a finite fraction >= 0, not {fail_above}")
+    per = [(c, s, size_gate(s, fail_above)) for c in comparisons for s in c.sizes]
+    sizes = tuple(g for _, _, g in per)
+    several = len(comparisons) > 1
+    limit = f"{100 * fail_above:g} %"
+
+    def where(c: RunComparison, g: SizeGate) -> str:
+        return (f"{c.label_b} " if several else "") + f"{g.bytes} B"
+
+    failed = [(c, g) for c, _, g in per if g.outcome == FAIL]
+    if failed:
+        return Gate(fail_above, FAIL, f"slowdown above {limit}: " + "; ".join(
+            f"{where(c, g)} {g.reason}" for c, g in failed), sizes)
+    unsure = [(c, s, g) for c, s, g in per if g.outcome == CANNOT_TELL]
+    if unsure or not per:
+        groups: dict[str, list[str]] = {}
+        for c, s, g in unsure:
+            kind = g.reason.split(" reaches")[0] if "reaches" in g.reason else g.reason
+            groups.setdefault(kind, []).append(where(c, g))
+        parts = []
+        for kind, at in groups.items():
+            listed = ", ".join(at[:4]) + (f" and {len(at) - 4} more" if len(at) > 4 else "")
+            if kind == "interval":
+                widest = max(s.ratio_ci[1] - 1 for _, s, g in unsure if "reaches" in g.reason)
+                parts.append(f"intervals reach past +{limit} at {listed} (up to {_pct(widest)}); "
+                             "more launches (--repeat) narrow them")
+            else:
+                parts.append(f"{kind} at {listed}")
+        return Gate(fail_above, CANNOT_TELL, "; ".join(parts) or "no size compared", sizes)
+    return Gate(fail_above, PASS, f"no slowdown above {limit} at any of {len(per)} size(s)", sizes)
+
+
+# ---- plain form ------------------------------------------------------------------------------
+
+
+def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dict[str, Any]:
     """Plain JSON-able form (``msgperf compare --json``); NaN and inf become None."""
     def num(x: Any) -> Any:
         if x is None:
@@ -323,21 +536,31 @@ def comparison_to_dict(c: RunComparison) -> dict[str, Any]:
             return [num(v) for v in x]
         return float(x) if math.isfinite(x) else None
 
+    decision = gate([c], fail_above) if fail_above is not None else None
+    gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
     return {
         "a": c.label_a, "b": c.label_b, "series": c.series, "alpha": c.alpha,
-        "min_effect": c.min_effect,
-        "method": {"sizes": "ratio of medians, Price-Bonett interval; Mann-Whitney U two-sided; "
-                            "Holm across sizes",
-                   "parameters": "ratio of fitted parameters, log-normal interval from the fits' "
-                                 "intervals; Wald test; Holm across parameters"},
+        "min_effect": c.min_effect, "history_runs": c.history_runs,
+        "method": {"sizes": "ratio of the geometric means of the launch medians; launch-level "
+                            "t test on the noise floor (between launches and between stored runs "
+                            "of the configuration), Satterthwaite df; Holm across sizes",
+                   "parameters": "with two or more launches each: Welch t on each launch's own "
+                                 "fit; otherwise not tested (within one launch)"},
         "worst_significant_slowdown": num(c.worst_slowdown()),
-        "sizes": [{"bytes": s.bytes, "n_a": s.n_a, "n_b": s.n_b, "median_a_s": num(s.median_a_s),
+        "sizes": [{"bytes": s.bytes, "n_a": s.n_a, "n_b": s.n_b, "launches_a": s.launches_a,
+                   "launches_b": s.launches_b, "median_a_s": num(s.median_a_s),
                    "median_b_s": num(s.median_b_s), "ratio": num(s.ratio),
-                   "ratio_ci": num(s.ratio_ci), "p_value": num(s.p_value),
-                   "p_adjusted": num(s.p_adjusted), "verdict": s.verdict} for s in c.sizes],
+                   "ratio_ci": num(s.ratio_ci), "ratio_halfwidth_rel": num(s.halfwidth_rel),
+                   "p_value": num(s.p_value), "p_adjusted": num(s.p_adjusted),
+                   "df": num(s.df), "verdict": s.verdict, "covers": s.covers,
+                   "assumed_spread": s.assumed,
+                   **({"gate": gates[s.bytes].outcome, "gate_reason": gates[s.bytes].reason}
+                      if s.bytes in gates else {})} for s in c.sizes],
         "parameters": [{"name": p.name, "label": p.label, "unit": p.unit, "a": num(p.value_a),
                         "b": num(p.value_b), "ratio": num(p.ratio), "ratio_ci": num(p.ratio_ci),
                         "p_value": num(p.p_value), "p_adjusted": num(p.p_adjusted),
-                        "verdict": p.verdict} for p in c.parameters],
+                        "verdict": p.verdict, "covers": p.covers} for p in c.parameters],
         "notes": list(c.notes),
+        **({"gate": {"fail_above": fail_above, "outcome": decision.outcome,
+                     "reason": decision.reason}} if decision is not None else {}),
     }

@@ -7,7 +7,7 @@ consecutive blocks. Two comparisons, each against the *settled* level, the last 
 - trend: block 2 (10-20 %, past any warm-up) versus the last block (90-100 %).
 
 A comparison flags drift when the two distribution-free 99 % intervals of the medians
-(order statistics, Conover 1999 §3.2; ``summary.median_ci``) do not overlap, *and* the
+(order statistics, Conover 1999 §3.2; ``sample_stats.median_ci``) do not overlap, *and* the
 medians differ by more than ``MIN_SHIFT`` (5 %). Non-overlapping intervals are a
 conservative test of a difference (Schenker & Gentleman, Am. Stat. 55:182, 2001); 99 %
 because two comparisons are made for every size of every launch, and the 5 % floor keeps
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from msgperf.analysis.summary import median_ci
+from msgperf.analysis.sample_stats import median_ci
 
 BLOCKS = 10
 MIN_SAMPLES = 100

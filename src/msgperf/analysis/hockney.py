@@ -2,7 +2,7 @@
 
 alpha is the latency (s), beta the inverse bandwidth (s/B), 1/beta the bandwidth and
 n_half = alpha/beta the half-performance length: the size at which half the asymptotic
-bandwidth is reached, where the alpha and beta terms are equal (seeds/000, seeds/002).
+bandwidth is reached, where the alpha and beta terms are equal (Lawlor's lecture, Saphir 1994).
 
 The line is fitted to the per-size median times by Huber M-estimation (``robust``) on
 the scale sigma_i·sqrt(phi) of each point (``points``, ``scatter``). Because sigma_i is

@@ -1,11 +1,11 @@
-"""Across launches (seeds/004 ran one program 30 times): within- versus between-launch
+"""Across launches (Blaisdell's latency and bandwidth assignment ran one program 30 times): within- versus between-launch
 variation, and launches that stand apart — by a stated rule, never by hand, never dropped.
 
 Per size, robustly (relative to the size's consensus, the median of the launch medians):
 - within-launch spread: the median over launches of each launch's 1.4826·MAD / median
   (the robust relative standard deviation of single samples);
 - between-launch spread: IQR / 1.349 of the launch medians / consensus (a normal sd), which a
-  single odd launch does not move but two groups of launches (seeds/004) do.
+  single odd launch does not move but two groups of launches (Blaisdell's latency and bandwidth assignment) do.
 
 Launches that stand apart: for each launch, its typical log-ratio to the consensus,
 r = median over sizes of ln(launch median / consensus). Across launches, the modified
@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from msgperf.analysis.outliers import THRESHOLD, modified_z
-from msgperf.analysis.summary import Summary
+from msgperf.analysis.sample_stats import SampleStats
 
 MAD_TO_SIGMA = 1.4826
 IQR_TO_SIGMA = 1.349
@@ -73,13 +73,13 @@ def _flags(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z, (np.abs(z) > THRESHOLD) & (np.abs(np.expm1(values - centre)) > MIN_SHIFT)
 
 
-def _within(summary: Summary) -> float | None:
+def _within(stats: SampleStats) -> float | None:
     """Robust relative sd of one launch's samples at one size (None for a single value)."""
-    return MAD_TO_SIGMA * summary.mad / summary.median if summary.n > 1 else None
+    return MAD_TO_SIGMA * stats.mad / stats.median if stats.n > 1 else None
 
 
-def compare_launches(summaries: Mapping[int, Mapping[int, Summary]]) -> LaunchComparison:
-    """Compare launches from ``summaries[launch][bytes]``, each launch's summary per size."""
+def compare_launches(summaries: Mapping[int, Mapping[int, SampleStats]]) -> LaunchComparison:
+    """Compare launches from ``summaries[launch][bytes]``, each launch's stats per size."""
     launches = tuple(sorted(summaries))
     medians = {l: {b: s.median for b, s in per.items()} for l, per in summaries.items()}
     sizes = sorted({b for per in medians.values() for b in per})

@@ -242,7 +242,7 @@ def points_from_rows(rows: Sequence[Any]) -> list[LogGPPoint]:
     for r in rows:
         if r.pattern != "loggp":
             continue
-        p = point_from_fields(r.bytes, r.extra, r.summary.median)
+        p = point_from_fields(r.bytes, r.extra, r.stats.median)
         if p is not None:
             out.append(p)
     return sorted(out, key=lambda p: p.bytes)

@@ -11,14 +11,14 @@ from msgperf.analysis.drift import Drift, detect_drift
 from msgperf.analysis.inputs import SampleSet, check_set
 from msgperf.analysis.modality import Modality, detect_bimodality
 from msgperf.analysis.outliers import Outliers, flag_outliers
-from msgperf.analysis.summary import Summary, summarize_sorted
+from msgperf.analysis.sample_stats import SampleStats, sample_stats_sorted
 
 
 @dataclass(frozen=True)
 class MeasurementAnalysis:
     bytes: int
     launch: int
-    summary: Summary  # of the per-message times
+    stats: SampleStats  # of the per-message times
     outliers: Outliers
     drift: Drift
     modality: Modality
@@ -27,18 +27,18 @@ class MeasurementAnalysis:
     caveats: tuple[cv.Caveat, ...]
 
 
-def measurement_caveats(sample_set: SampleSet, summary: Summary, out: Outliers, drift: Drift,
+def measurement_caveats(sample_set: SampleSet, stats: SampleStats, out: Outliers, drift: Drift,
                         modality: Modality, sample_s: float) -> tuple[cv.Caveat, ...]:
     size, launch = sample_set.bytes, sample_set.launch
     found = []
     if not sample_set.validated:
         found.append(cv.not_validated(size, launch))
-    if summary.n == 1:
+    if stats.n == 1:
         found.append(cv.single_value(size, launch))
-    elif summary.n < cv.FEW_SAMPLES:
-        found.append(cv.few_samples(size, launch, summary.n))
-    elif summary.ci_halfwidth_rel > cv.WIDE_INTERVAL:
-        found.append(cv.wide_interval(size, launch, summary.ci_halfwidth_rel))
+    elif stats.n < cv.FEW_SAMPLES:
+        found.append(cv.few_samples(size, launch, stats.n))
+    elif stats.ci_halfwidth_rel > cv.WIDE_INTERVAL:
+        found.append(cv.wide_interval(size, launch, stats.ci_halfwidth_rel))
     tick = sample_set.clock_resolution_s
     if tick and sample_s < cv.RESOLUTION_TICKS * tick:
         found.append(cv.near_resolution(size, launch, sample_s, tick))
@@ -59,13 +59,13 @@ def analyze_measurement(sample_set: SampleSet, confidence: float = 0.95) -> Meas
     check_set(sample_set)
     series = np.asarray(sample_set.per_message_s, dtype=np.float64)
     ordered = np.sort(series)
-    summary = summarize_sorted(ordered, confidence)
-    out = flag_outliers(series, summary.median, summary.mad)
+    stats = sample_stats_sorted(ordered, confidence)
+    out = flag_outliers(series, stats.median, stats.mad)
     drift = detect_drift(series)
     modality = detect_bimodality(ordered)
-    sample_s = summary.median * sample_set.divisor
+    sample_s = stats.median * sample_set.divisor
     return MeasurementAnalysis(
-        bytes=int(sample_set.bytes), launch=sample_set.launch, summary=summary, outliers=out,
+        bytes=int(sample_set.bytes), launch=sample_set.launch, stats=stats, outliers=out,
         drift=drift, modality=modality, sample_s=sample_s,
         clock_resolution_s=sample_set.clock_resolution_s,
-        caveats=measurement_caveats(sample_set, summary, out, drift, modality, sample_s))
+        caveats=measurement_caveats(sample_set, stats, out, drift, modality, sample_s))

@@ -13,7 +13,7 @@ normal's sigma (the fallback IBM SPSS documents for the modified z-score). When 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,7 @@ class Outliers:
     low: int  # flagged below the median
     worst: float  # the flagged value farthest from the median (NaN when none)
     rule: str = RULE
+    values: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the flagged samples, in series order
 
     @property
     def count(self) -> int:
@@ -72,4 +73,4 @@ def flag_outliers(values: np.ndarray, median: float | None = None,
     worst = float(x[indices[int(np.argmax(np.abs(flagged)))]])
     return Outliers(indices=indices.astype(np.int64), n=int(x.size),
                     high=int(np.count_nonzero(flagged > 0)), low=int(np.count_nonzero(flagged < 0)),
-                    worst=worst)
+                    worst=worst, values=x[indices].copy())

@@ -1,58 +1,76 @@
 """Piecewise Hockney model: where one line does not fit, segments with their own alpha and beta.
 
-Protocol switches (eager -> rendezvous, a shared-memory cell size, a network buffer, the
-"network buffer size" of seeds/004) make T(b) a broken line: a jump, a change of slope or
-both. The model is a sequence of segments over consecutive measured sizes, each its own
-``LineFit``; a breakpoint lies *between* two measured sizes, and that is how it is reported.
+Protocol switches (eager -> rendezvous, a shared-memory cell size, a single-copy threshold,
+the "network buffer size" of Blaisdell's latency and bandwidth assignment) and cache or
+memory-capacity knees make T(b) a broken line: a jump, a change of slope or both. The model
+is a sequence of segments over consecutive measured sizes; a breakpoint lies *between* two
+measured sizes, and that is how it is reported.
+
+What a switch is judged against. Each size i has a stated scale sigma_i (its own noise and
+the model tolerance, ``points``). Real sweeps scatter more than that (a loaded machine, a
+cache effect of a few percent), by a factor sqrt(phi) that is unknown. It is estimated from
+the residuals *of each candidate model itself*, within its segments: never from a model
+without the switch (where the switch would inflate the noise it is judged against), and
+never below the stated scale (phi >= 1: a line within noise and tolerance is not broken).
 
 Method.
-1. Every run of at least ``MIN_POINTS`` (3) consecutive sizes is fitted by Huber
-   M-estimation on the points' scales sigma_i·sqrt(phi) (``robust``, ``scatter``); its cost
-   is the Huber deviance sum 2·rho(z_i). Three points per segment leave one degree of
-   freedom, so one wild size cannot be given a segment of its own.
-2. For each number of breakpoints k = 0..K the optimal segmentation is found exactly by
-   dynamic programming (Bellman, CACM 4:284, 1961; the segmented-regression form of Bai &
+1. Least squares on the scale sigma_i: the residual sum of every run of at least
+   ``MIN_POINTS`` consecutive sizes (three: one degree of freedom beyond the line), in closed
+   form, and the same with the one size of the run left out that lowers it most.
+2. The model may leave out sizes it cannot describe: up to ``MAX_EDGE`` sizes at either end
+   of the sweep (a knee on the last two sizes leaves too few for a segment of its own) and
+   ``MAX_EXCUSED`` size inside (a spike: the Cisco blog's ACK deferred to the next progress
+   cycle). Left-out sizes are reported (``excluded_bytes``) and are anomalies, not regimes.
+3. For every number of breakpoints k, of edge sizes and of excused sizes, the best
+   segmentation is found exactly by dynamic programming (Bellman, CACM 4:284, 1961; Bai &
    Perron, J. Appl. Econometrics 18:1, 2003).
-3. k is chosen by the Schwarz criterion with breakpoint locations counted as parameters
-   (Yao, Stat. Probab. Lett. 6:181, 1988): BIC_k = deviance_k + (3k + 2)·ln n, plus an
-   extra ``LOCATION_PENALTY``·ln n per breakpoint for having searched every location
-   (in the spirit of Zhang & Siegmund's modified BIC, Biometrics 63:22, 2007); the
-   simulations in tests/analysis keep false breakpoints on straight lines rare with it.
-4. Each breakpoint's interval is a likelihood-ratio confidence set (Siegmund, Int. Stat.
-   Rev. 56:31, 1988): holding the neighbouring segments' outer ends, every gap whose
-   deviance is within
-   the 99 % chi²(1) quantile (6.63) of the best is plausible; the interval runs from the
-   lower size of the first plausible gap to the upper size of the last. 99 % rather than
-   95 %: a size that lies on both lines (common at an eager -> rendezvous switch) makes
-   neighbouring gaps nearly equally likely, and a too-narrow "switch between" is the costlier
-   mistake.
+4. The model is chosen by its likelihood with phi profiled (phi = max(1, RSS/n)) plus, for
+   each term it adds, the finite-sample threshold of an F test with Bonferroni's correction
+   for having searched every place: a breakpoint, 2 parameters at ``ALPHA`` over the n - 5
+   places it could be, and never less than the Schwarz penalty 5·ln n of the former
+   known-scale criterion (Yao, Stat. Probab. Lett. 6:181, 1988, with 2·ln n for the search,
+   after Zhang & Siegmund, Biometrics 63:22, 2007), which is the larger from about 20 sizes;
+   a left-out size, 1 parameter at ``ALPHA_EXCLUDED`` over 2 ends or n.
+   n·ln(1 + q·F(q, n - p; a/m)/(n - p)) is the drop in n·ln(RSS) that such a test needs.
+   With unknown scale and few sizes this is what keeps a straight line straight; the
+   simulations in tests/analysis check it (no breakpoint on 600 straight lines).
+5. Each breakpoint's interval is a likelihood-ratio confidence set (Siegmund, Int. Stat.
+   Rev. 56:31, 1988): holding the neighbouring segments' outer ends, every gap whose residual
+   sum is within phi·F(1, n - p; 0.99) of the best is plausible; the interval runs from the
+   lower size of the first plausible gap to the upper size of the last. 99 %: a size that
+   lies on both lines (common at an eager -> rendezvous switch) makes neighbouring gaps nearly
+   equally likely, and a too-narrow "switch between" is the costlier mistake.
+6. The segments reported are Huber fits (``robust``) of each segment's kept sizes on the
+   scale sigma_i·sqrt(phi), with their intervals.
 
-Sweeps with more than ``MAX_ATOMS`` sizes are searched on blocks of consecutive sizes (at
-least two blocks per segment); each breakpoint found is then moved to its best place and
-given its interval size by size, as in step 4. The scale of the points already contains the
-model tolerance (``points``): a line within that tolerance of every size is never broken.
+Least squares rather than Huber for the choice: its residual sums are exact, closed-form and
+scale-free, so the scale can be profiled per model; robustness to single wild sizes comes
+from leaving them out explicitly (step 2) at a stated price, not from down-weighting, which
+would also down-weight the sizes that show a switch.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+from msgperf.analysis.distributions import stats
 
 from msgperf.analysis.hockney import LineFit, line_fit
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_arrays
-from msgperf.analysis.robust import fit_line, fit_lines
-from msgperf.analysis.scatter import overdispersion
+from msgperf.analysis.robust import fit_line
 
 MIN_POINTS = 3
 MAX_BREAKS = 6
-LOCATION_PENALTY = 2.0
-MAX_ATOMS = 64
+MAX_EDGE = 2
+MAX_EXCUSED = 1
+ALPHA = 0.05  # level of the test that adds a breakpoint
+SCHWARZ_PER_BREAK = 5.0  # and at least the former penalty, 5·ln n (3 parameters + 2 for location)
+ALPHA_EXCLUDED = 0.05  # level of the test that leaves a size out
 LOCATION_CONFIDENCE = 0.99
-_CHUNK = 2048
 
 
 @dataclass(frozen=True)
@@ -67,12 +85,34 @@ class Breakpoint:
 
 
 @dataclass(frozen=True)
+class SizeResidual:
+    """One size against the model: how far off, and whether beyond its own interval."""
+
+    bytes: int
+    time_s: float
+    predicted_s: float
+    rel_residual: float  # (measured - predicted) / predicted
+    z: float  # (measured - predicted) / (sigma·sqrt(phi)): in units of the sweep's scatter
+    outside_interval: bool | None  # the prediction lies outside the size's own interval of
+    # the median (None: the size has no interval, e.g. one imported value)
+    beyond_tolerance: bool  # |rel_residual| > the model tolerance
+    excluded: bool  # the model left this size out (an edge size or an excused spike)
+
+    @property
+    def off_model(self) -> bool:
+        """Off beyond both its own interval and the tolerance: never 'within its noise'."""
+        return bool(self.outside_interval) and self.beyond_tolerance
+
+
+@dataclass(frozen=True)
 class PiecewiseFit:
     segments: tuple[LineFit, ...]
     breakpoints: tuple[Breakpoint, ...]
-    criterion: tuple[float, ...]  # BIC for 0, 1, ... breakpoints (inf where impossible)
-    phi: float
+    criterion: tuple[float, ...]  # best penalised -2 log L for 0, 1, ... breakpoints (inf: none)
+    phi: float  # the chosen model's scatter beyond the stated scale (>= 1)
     tolerance: float
+    residuals: tuple[SizeResidual, ...] = ()  # every size, in order
+    excluded_bytes: tuple[int, ...] = ()  # sizes the model leaves out (see module docstring)
 
     def segment_for(self, size: float) -> LineFit:
         """The segment that predicts ``size``: a size inside a breakpoint's best gap is given
@@ -85,109 +125,260 @@ class PiecewiseFit:
     def predict(self, size: float) -> float:
         return float(self.segment_for(size).predict(size))
 
+    @property
+    def off_model(self) -> tuple[SizeResidual, ...]:
+        """The sizes the model misses beyond their own interval and the tolerance."""
+        return tuple(r for r in self.residuals if r.off_model)
 
-def _atoms(n: int) -> np.ndarray:
-    """Start index of each atom: single sizes, or blocks when there are more than MAX_ATOMS."""
-    if n <= MAX_ATOMS:
-        return np.arange(n)
-    return np.unique(np.linspace(0, n, MAX_ATOMS, endpoint=False).astype(np.int64))
+    @property
+    def worst_off_model(self) -> SizeResidual | None:
+        off = self.off_model
+        return max(off, key=lambda r: abs(r.rel_residual)) if off else None
 
-
-def _segment_costs(x, y, s, starts, min_atoms: int) -> np.ndarray:
-    """cost[i, j]: deviance of one line over atoms i..j (inf when fewer than the minimum)."""
-    n_atoms = starts.size
-    ends = np.append(starts[1:], x.size)  # exclusive end index of each atom
-    pairs = [(i, j) for i in range(n_atoms) for j in range(i + min_atoms - 1, n_atoms)]
-    cost = np.full((n_atoms, n_atoms), np.inf)
-    idx = np.arange(x.size)
-    for k in range(0, len(pairs), _CHUNK):
-        chunk = np.array(pairs[k:k + _CHUNK])
-        lo, hi = starts[chunk[:, 0]], ends[chunk[:, 1]]
-        masks = (idx[None, :] >= lo[:, None]) & (idx[None, :] < hi[:, None])
-        _, _, dev = fit_lines(x, y, s, masks)
-        cost[chunk[:, 0], chunk[:, 1]] = dev
-    return cost
+    @property
+    def fits_every_size(self) -> bool:
+        """True when no size is off the model beyond its own interval and the tolerance."""
+        return not self.off_model
 
 
-def _optimal_partitions(cost: np.ndarray, max_breaks: int):
-    """best[k]: minimal total cost with k breakpoints; back[k][j]: start of the last segment."""
-    n = cost.shape[0]
-    best = np.full((max_breaks + 1, n), np.inf)
-    back = np.zeros((max_breaks + 1, n), dtype=np.int64)
-    best[0] = cost[0]
-    for k in range(1, max_breaks + 1):
-        for j in range(n):
-            # last segment i..j, previous segments end at i - 1
-            totals = best[k - 1, :j] + cost[1:j + 1, j]
-            if totals.size and np.isfinite(totals.min()):
-                i = int(np.argmin(totals))
-                best[k, j] = totals[i]
-                back[k, j] = i + 1
-    return best, back
+# ---- residual sums in closed form ---------------------------------------------------------
+
+_FIELDS = 7  # sums of w, w·x, w·y, w·x², w·x·y, w·y², count
 
 
-def _segments_of(back: np.ndarray, k: int, n: int) -> list[tuple[int, int]]:
-    bounds, j = [], n - 1
+def _terms(x: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Per-size terms of the sums, in units where the residual sum is sum(((y - fit)/sigma)²):
+    x and y divided by their largest and median value (conditioning only), weights to match."""
+    ym = float(np.median(y)) or 1.0
+    w = (ym / sigma) ** 2
+    xs = x / (float(np.max(x)) or 1.0)
+    ys = y / ym
+    return np.stack([w, w * xs, w * ys, w * xs * xs, w * xs * ys, w * ys * ys, np.ones_like(w)])
+
+
+def _rss(sums: np.ndarray) -> np.ndarray:
+    """Weighted least-squares residual sum of one line from its sums (inf below MIN_POINTS)."""
+    sw, sx, sy, sxx, sxy, syy, count = sums
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vxx = sxx - sx * sx / sw
+        vxy = sxy - sx * sy / sw
+        vyy = syy - sy * sy / sw
+        rss = np.maximum(vyy - np.where(vxx > 0, vxy * vxy / vxx, 0.0), 0.0)
+    return np.where(count >= MIN_POINTS - 1e-9, rss, np.inf)
+
+
+def _segment_costs(x, y, sigma):
+    """cost[i, j]: residual sum of one line over sizes i..j; cost1[i, j]: the least such sum
+    with one size strictly inside i..j left out (a spike has kept neighbours on both sides;
+    a left-out size at a segment's end would hide where its regime ends), which1[i, j] that
+    size (-1 where there is none)."""
+    n = x.size
+    terms = _terms(x, y, sigma)
+    cum = np.concatenate([np.zeros((_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
+    i, j = np.triu_indices(n)
+    sums = cum[:, j + 1] - cum[:, i]
+    cost = np.full((n, n), np.inf)
+    cost[i, j] = _rss(sums)
+    cost1 = np.full((n, n), np.inf)
+    which1 = np.full((n, n), -1, dtype=np.int64)
+    for m in range(n):
+        inside = (i < m) & (m < j)
+        r = _rss(sums[:, inside] - terms[:, m:m + 1])
+        ii, jj = i[inside], j[inside]
+        better = r < cost1[ii, jj]
+        cost1[ii[better], jj[better]] = r[better]
+        which1[ii[better], jj[better]] = m
+    return cost, cost1, which1
+
+
+def _partitions(cost, cost1, lo: int, hi: int, k_max: int, a_max: int):
+    """best[k, a, j]: least residual sum of sizes lo..lo+j in k + 1 segments with a of them
+    leaving one size out; back[k, a, j] = (start of the last segment, whether it left one out)."""
+    m = hi - lo + 1
+    c0 = cost[lo:hi + 1, lo:hi + 1]
+    c1 = cost1[lo:hi + 1, lo:hi + 1]
+    best = np.full((k_max + 1, a_max + 1, m), np.inf)
+    start = np.zeros((k_max + 1, a_max + 1, m), dtype=np.int64)
+    used = np.zeros((k_max + 1, a_max + 1, m), dtype=np.int64)
+    best[0, 0] = c0[0]
+    if a_max:
+        best[0, 1] = c1[0]
+    for k in range(1, k_max + 1):
+        for a in range(a_max + 1):
+            # the last segment starts at i + 1 after a partition of 0..i
+            total = best[k - 1, a][:, None] + np.vstack([c0[1:], np.full((1, m), np.inf)])
+            options = [(total, 0)]
+            if a:
+                options.append((best[k - 1, a - 1][:, None]
+                                + np.vstack([c1[1:], np.full((1, m), np.inf)]), 1))
+            for tot, e in options:
+                i = np.argmin(tot, axis=0)
+                value = tot[i, np.arange(m)]
+                better = value < best[k, a]
+                best[k, a][better] = value[better]
+                start[k, a][better] = i[better] + 1
+                used[k, a][better] = e
+    return best, start, used
+
+
+def _bounds_of(start, used, k: int, a: int, m: int, lo: int) -> list[tuple[int, int, int]]:
+    """(first, last, left one out) of each segment of the chosen partition, in sweep indices."""
+    out, j = [], m - 1
     for level in range(k, 0, -1):
-        i = int(back[level, j])
-        bounds.append((i, j))
+        i, e = int(start[level, a, j]), int(used[level, a, j])
+        out.append((i + lo, j + lo, e))
+        a -= e
         j = i - 1
-    bounds.append((0, j))
-    return bounds[::-1]
+    out.append((lo, j + lo, a))
+    return out[::-1]
 
 
-def _refine(x, y, s, left: tuple[int, int], right: tuple[int, int],
-            threshold: float) -> tuple[int, int, int]:
-    """Move the boundary between two adjacent segments (point index ranges, inclusive) to
-    its best place, size by size. Returns (best, first, last): the index of the last point of
-    the left segment at the optimum, and the first and last such index that is plausible."""
-    lo, hi = left[0], right[1]
-    gaps = np.arange(lo + MIN_POINTS - 1, hi - MIN_POINTS + 1)
-    idx = np.arange(lo, hi + 1)
-    masks = np.concatenate([(idx[None, :] <= gaps[:, None]), (idx[None, :] > gaps[:, None])])
-    _, _, dev = fit_lines(x[lo:hi + 1], y[lo:hi + 1], s[lo:hi + 1], masks)
-    totals = dev[:gaps.size] + dev[gaps.size:]
-    plausible = gaps[totals <= totals.min() + threshold]
-    return int(gaps[int(np.argmin(totals))]), int(plausible.min()), int(plausible.max())
+@lru_cache(maxsize=4096)
+def _threshold(n: int, dof: int, q: int, level: float) -> float:
+    """The drop in n·ln(RSS) that an F test of q more parameters needs at ``level``."""
+    if dof < 1:
+        return math.inf
+    f = float(stats.f.isf(level, q, dof))
+    return n * math.log1p(q * f / dof)
+
+
+def _penalty(n: int, breaks: int, edges: int, excused: int) -> float:
+    """Thresholds of the terms a model adds to one line, breakpoints first; each test's level
+    is divided by the number of places it could have been put (Bonferroni)."""
+    total, p = 0.0, 2
+    for _ in range(breaks):
+        p += 2
+        total += max(_threshold(n, n - p, 2, ALPHA / (n - 2 * MIN_POINTS + 1)),
+                     SCHWARZ_PER_BREAK * math.log(n) if n - p >= 1 else math.inf)
+    for _ in range(edges):
+        p += 1
+        total += _threshold(n, n - p, 1, ALPHA_EXCLUDED / 2)
+    for _ in range(excused):
+        p += 1
+        total += _threshold(n, n - p, 1, ALPHA_EXCLUDED / n)
+    return total
+
+
+@dataclass(frozen=True)
+class _Choice:
+    score: float
+    breaks: int
+    bounds: tuple[tuple[int, int, int], ...]
+    keep: np.ndarray
+    rss: float
+    dof: int
+
+
+def _choose(x, y, sigma, max_breaks: int) -> tuple[_Choice, list[float]]:
+    n = x.size
+    cost, cost1, which1 = _segment_costs(x, y, sigma)
+    best_choice: _Choice | None = None
+    per_k = [math.inf] * (max_breaks + 1)
+    edge = MAX_EDGE if n >= 2 * MIN_POINTS else 0
+    for t0 in range(edge + 1):
+        for t1 in range(edge + 1):
+            lo, hi = t0, n - 1 - t1
+            m = hi - lo + 1
+            if m < MIN_POINTS or (t0 + t1 and m < 2 * MIN_POINTS):
+                continue
+            k_max = max(0, min(max_breaks, m // MIN_POINTS - 1))
+            a_max = MAX_EXCUSED if m > MIN_POINTS else 0
+            best, start, used = _partitions(cost, cost1, lo, hi, k_max, a_max)
+            for k in range(k_max + 1):
+                for a in range(a_max + 1):
+                    rss = float(best[k, a, -1])
+                    out = t0 + t1 + a
+                    p = 2 + 2 * k + out
+                    if not math.isfinite(rss) or n - p < 1:
+                        continue
+                    kept = n - out
+                    phi = max(1.0, rss / kept)
+                    score = rss / phi + n * math.log(phi) + _penalty(n, k, t0 + t1, a)
+                    per_k[k] = min(per_k[k], score)
+                    if best_choice is None or score < best_choice.score:
+                        bounds = _bounds_of(start, used, k, a, m, lo)
+                        keep = np.ones(n, dtype=bool)
+                        keep[:t0] = False
+                        keep[n - t1:] = False
+                        for first, last, e in bounds:
+                            if e:
+                                keep[which1[first, last]] = False
+                        best_choice = _Choice(score, k, tuple(bounds), keep, rss, n - p)
+    assert best_choice is not None
+    return best_choice, per_k
+
+
+def _locate(x, y, sigma, keep, first: int, last: int, threshold: float) -> tuple[int, int, int]:
+    """The best and the plausible gaps between two adjacent segments spanning sizes
+    first..last (kept sizes only): (best, low, high) as indices of the kept sizes just below
+    the gap; each gap leaves at least MIN_POINTS kept sizes on either side."""
+    idx = np.flatnonzero(keep[first:last + 1]) + first
+    terms = _terms(x[idx], y[idx], sigma[idx])
+    cum = np.concatenate([np.zeros((_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
+    q = idx.size
+    gaps = np.arange(MIN_POINTS - 1, q - MIN_POINTS)
+    left = _rss(cum[:, gaps + 1] - cum[:, :1])
+    right = _rss(cum[:, q:q + 1] - cum[:, gaps + 1])
+    totals = left + right
+    g = int(np.argmin(totals))
+    plausible = gaps[totals <= totals[g] + threshold]
+    return int(idx[gaps[g]]), int(idx[plausible.min()]), int(idx[plausible.max()])
+
+
+def _size_residuals(points, x, y, sigma, keep, phi, tolerance, model_predict):
+    out = []
+    for i, p in enumerate(points):
+        pred = model_predict(x[i])
+        rel = (y[i] - pred) / pred if pred > 0 else math.inf
+        inside = None if p.ci_low_s is None or p.ci_high_s is None else \
+            bool(p.ci_low_s <= pred <= p.ci_high_s)
+        out.append(SizeResidual(
+            bytes=p.bytes, time_s=p.time_s, predicted_s=pred, rel_residual=float(rel),
+            z=float((y[i] - pred) / (sigma[i] * math.sqrt(phi))),
+            outside_interval=None if inside is None else not inside,
+            beyond_tolerance=bool(abs(rel) > tolerance), excluded=not bool(keep[i])))
+    return tuple(out)
 
 
 def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
-                  confidence: float = 0.95, phi: float | None = None,
-                  max_breaks: int = MAX_BREAKS) -> PiecewiseFit:
+                  confidence: float = 0.95, max_breaks: int = MAX_BREAKS) -> PiecewiseFit:
     """Segments and breakpoints for points sorted by distinct size (at least two)."""
     x, y, sigma = point_arrays(points, tolerance)
-    if phi is None:
-        phi = overdispersion(x, y, sigma)
-    s = sigma * math.sqrt(phi)
     n = x.size
-    starts = _atoms(n)
-    ends = np.append(starts[1:], n) - 1  # inclusive last point of each atom
-    blocked = starts.size < n
-    min_atoms = max(math.ceil(MIN_POINTS / int(np.min(ends - starts + 1))), 2 if blocked else 1)
-    k_max = max(0, min(max_breaks, starts.size // min_atoms - 1))
-    criterion: tuple[float, ...] = ()
-    bounds = [(0, n - 1)]
-    if k_max > 0 and n >= 2 * MIN_POINTS:
-        cost = _segment_costs(x, y, s, starts, min_atoms)
-        best, back = _optimal_partitions(cost, k_max)
-        penalty = math.log(n)
-        criterion = tuple(float(best[k, -1] + (3 * k + 2 + LOCATION_PENALTY * k) * penalty)
-                          for k in range(k_max + 1))
-        chosen = int(np.argmin(criterion))
-        bounds = [(int(starts[a0]), int(ends[a1]))
-                  for a0, a1 in _segments_of(back, chosen, starts.size)]
+    if n < 2 * MIN_POINTS:
+        keep = np.ones(n, dtype=bool)
+        bounds: list[tuple[int, int]] = [(0, n - 1)]
+        rss = float(_rss(_terms(x, y, sigma).sum(axis=1))) if n >= MIN_POINTS else 0.0
+        dof, criterion = n - 2, ()
+    else:
+        choice, per_k = _choose(x, y, sigma, max_breaks)
+        keep, rss, dof = choice.keep, choice.rss, choice.dof
+        bounds = [(first, last) for first, last, _ in choice.bounds]
+        criterion = tuple(per_k[:max(k for k in range(len(per_k)) if math.isfinite(per_k[k]))
+                               + 1])
+    lines = 2 * len(bounds)
+    kept = int(keep.sum())
+    phi = max(1.0, rss / (kept - lines)) if kept > lines and math.isfinite(rss) else 1.0
+    threshold = phi * float(stats.f.isf(1 - LOCATION_CONFIDENCE, 1, max(dof, 1)))
     breakpoints = []
-    threshold = float(stats.chi2.ppf(LOCATION_CONFIDENCE, 1))
     for t in range(len(bounds) - 1):
-        (lo, _), (_, hi) = bounds[t], bounds[t + 1]
-        g, first, last = _refine(x, y, s, bounds[t], bounds[t + 1], threshold)
-        bounds[t], bounds[t + 1] = (lo, g), (g + 1, hi)
+        (first, _), (_, last) = bounds[t], bounds[t + 1]
+        g, low, high = _locate(x, y, sigma, keep, first, last, threshold)
+        above = lambda i: int(np.flatnonzero(keep[i + 1:])[0]) + i + 1  # noqa: E731
+        bounds[t], bounds[t + 1] = (first, g), (above(g), last)
         breakpoints.append(Breakpoint(
-            low_bytes=int(x[first]), high_bytes=int(x[last + 1]), best_low_bytes=int(x[g]),
-            best_high_bytes=int(x[g + 1]), confidence=LOCATION_CONFIDENCE))
+            low_bytes=int(x[low]), high_bytes=int(x[above(high)]), best_low_bytes=int(x[g]),
+            best_high_bytes=int(x[above(g)]), confidence=LOCATION_CONFIDENCE))
+    s = sigma * math.sqrt(phi)
     segments = []
-    for lo, hi in bounds:
-        robust = fit_line(x[lo:hi + 1], y[lo:hi + 1], s[lo:hi + 1], confidence)
-        segments.append(line_fit(robust, x[lo:hi + 1], confidence))
+    for first, last in bounds:
+        idx = np.flatnonzero(keep[first:last + 1]) + first
+        robust = fit_line(x[idx], y[idx], s[idx], confidence)
+        segments.append(line_fit(robust, x[idx], confidence))
+    provisional = PiecewiseFit(segments=tuple(segments), breakpoints=tuple(breakpoints),
+                               criterion=criterion, phi=float(phi), tolerance=tolerance)
+    residuals = _size_residuals(points, x, y, sigma, keep, phi, tolerance, provisional.predict)
     return PiecewiseFit(segments=tuple(segments), breakpoints=tuple(breakpoints),
-                        criterion=criterion, phi=float(phi), tolerance=tolerance)
+                        criterion=criterion, phi=float(phi), tolerance=tolerance,
+                        residuals=residuals,
+                        excluded_bytes=tuple(int(v) for v in x[~keep]))

@@ -1,12 +1,15 @@
 """One point per message size: the time a model is fitted to, and how well it is known.
 
-The time of a size is the median of its per-message samples (robust to the heavy tail of
-timing data). Its relative standard uncertainty u is taken from the distribution-free 95 %
-interval of the median, u = (high - low) / (2 · 1.96 · median), the interval's half-width
-read as a normal 95 % interval. With several launches the launch-to-launch spread is added:
-u² = u_within² + u_between², where u_between is the standard error of the mean of the launch
-medians, 1.4826 · MAD(launch medians) / sqrt(L) / median. A size with a single value
-(imported from a tool that prints one number per size) has no known uncertainty (None).
+With one launch, the time of a size is the median of its per-message samples (robust to the
+heavy tail of timing data), its interval the median's distribution-free one ("within one
+launch": a re-run may land outside it), and its relative standard uncertainty u is read off that
+interval, u = (high - low) / (2 · 1.96 · median), the half-width taken as a normal 95 % one.
+
+With several launches (``--repeat``) the launch is the unit: the time is the random-effects
+estimate over the launch medians (``across_launches``: their weighted geometric mean), its
+interval the Hartung-Knapp one, which covers the spread between launches ("across N launches"),
+and u its standard error on the log scale. A size with a single value (imported from a tool
+that prints one number per size) has no interval and no known uncertainty (None, "1 value").
 
 Every model compares a point with a prediction on the scale
     sigma = time · sqrt(u² + tolerance²),
@@ -17,47 +20,55 @@ effect of a few tenths of a percent would become a "protocol switch".
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+from msgperf.analysis.distributions import stats
 
-from msgperf.analysis.summary import Summary
+from msgperf.analysis.across_launches import (Interval, interval_of_launches,
+                                              interval_within_launch, log_se_from_interval)
+from msgperf.analysis.sample_stats import SampleStats
 
 TOLERANCE = 0.01
-MAD_TO_SIGMA = 1.4826
 
 
 @dataclass(frozen=True)
 class SizePoint:
     bytes: int
-    time_s: float  # median time per message
-    ci_low_s: float | None  # interval of the median (None for a single value)
+    time_s: float  # the size's time: one launch's median, or the estimate across launches
+    ci_low_s: float | None  # its interval (None for a single value); what it covers: interval
     ci_high_s: float | None
     n: int  # samples behind the point (all launches)
     launches: int
     rel_sd: float | None  # relative standard uncertainty of time_s; None when unknown
+    interval: Interval | None = None  # the same interval with what it covers and how it was made
 
 
-def point_from_summary(size: int, pooled: Summary,
-                       launch_medians: Sequence[float] = ()) -> SizePoint:
-    """The point of one size from the pooled summary and the median of each launch."""
+def point_from_stats(size: int, pooled: SampleStats,
+                     launch_stats: Sequence[SampleStats] = ()) -> SizePoint:
+    """The point of one size: from ``pooled`` (all samples) with one launch, or from the
+    summary of each launch (``launch_stats``, two or more) across launches."""
+    conf = pooled.confidence
+    usable = [s for s in launch_stats if s.median > 0]
+    if len(usable) >= 2:
+        ses = [log_se_from_interval(s.median, s.ci_low, s.ci_high, conf) if s.n > 1 else math.nan
+               for s in usable]
+        iv = interval_of_launches([s.median for s in usable], ses, conf)
+        return SizePoint(bytes=int(size), time_s=iv.value, ci_low_s=iv.low, ci_high_s=iv.high,
+                         n=pooled.n, launches=len(usable), rel_sd=iv.rel_se, interval=iv)
     known = pooled.n > 1
     u = None
     if known:
-        z = float(stats.norm.ppf(0.5 + pooled.confidence / 2))
-        u_within = (pooled.ci_high - pooled.ci_low) / (2 * z * pooled.median)
-        u_between = 0.0
-        medians = np.asarray(launch_medians, float)
-        if medians.size >= 2:
-            mad = float(np.median(np.abs(medians - np.median(medians))))
-            u_between = MAD_TO_SIGMA * mad / np.sqrt(medians.size) / pooled.median
-        u = float(np.hypot(u_within, u_between))
+        z = float(stats.norm.ppf(0.5 + conf / 2))
+        u = (pooled.ci_high - pooled.ci_low) / (2 * z * pooled.median)
+    iv = interval_within_launch(pooled.median, pooled.ci_low if known else None,
+                                pooled.ci_high if known else None, pooled.n, conf)
     return SizePoint(bytes=int(size), time_s=pooled.median,
                      ci_low_s=pooled.ci_low if known else None,
                      ci_high_s=pooled.ci_high if known else None,
-                     n=pooled.n, launches=max(1, len(launch_medians)), rel_sd=u)
+                     n=pooled.n, launches=1, rel_sd=u, interval=iv)
 
 
 def point_arrays(points: Sequence[SizePoint], tolerance: float = TOLERANCE):

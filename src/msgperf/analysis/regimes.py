@@ -1,27 +1,46 @@
-"""What each size is bound by, and the latency and bandwidth figures of seeds/002.
+"""What each size is bound by, and Saphir's four latency and bandwidth terms (Saphir 1994).
 
 Per size (Hockney line alpha + beta·b over all sizes):
-- alpha-dominated when alpha >= beta·b (below n_half), else beta-dominated (seeds/000);
+- alpha-dominated when alpha >= beta·b (below n_half), else beta-dominated (Lawlor's
+  message-combining lecture);
 - messages per second 1/T(b) and bandwidth b/T(b) from the measured median;
-- fraction of the asymptotic bandwidth: (b/T(b)) / (1/beta_last).
+- fraction of the asymptotic bandwidth: (b/T(b)) / the asymptotic bandwidth below.
 
-The sweep (Saphir 1994, seeds/002, Table 1 notes a-c):
-- zero-byte latency: the measured median time of the 0-byte message (of the smallest
-  size when 0 B was not measured), with its interval;
-- asymptotic latency: the intercept of the line fitted to the large-message regime, i.e.
-  alpha of the last segment of the piecewise model (of the single line when there is one);
-- peak bandwidth: the largest measured b/T(b), and the size where it occurs;
-- asymptotic bandwidth: 1/beta of the last segment.
+Saphir 1994: "it is common to define latency as the minimum time to send a message (usually
+a message of zero length) and bandwidth as the maximum effective bandwidth, that is, message
+size divided by total transfer time for very large messages"; his Table 1 gives zero-byte
+latency, asymptotic latency and peak bandwidth, and "latency and bandwidth results are best
+case, rather than derived from a best fit". One definition each, limited by the evidence:
+
+- zero-byte latency: the measured median at 0 B with its interval (at the smallest size when
+  0 B was not measured, and said so);
+- asymptotic latency: the intercept alpha of the large-message regime (the last segment of
+  the piecewise model), only when that regime holds at least ``MIN_REGIME_SIZES`` sizes over a
+  span of at least ``MIN_REGIME_SPAN``; a negative intercept is no latency (times that grow
+  faster than a line: caches, memory) and gives none;
+- peak bandwidth: the largest measured b/T(b), its size and its interval;
+- asymptotic bandwidth: b/T(b) of the largest size measured, Saphir's "size divided by total
+  transfer time for very large messages", given only when that size is bandwidth-dominated
+  (the last segment's beta·b >= alpha); a sweep that stops among latency-bound sizes has none.
+
+Beside them, the model's 1/beta of the last segment (``line_bandwidth``), which is a slope, not
+a measurement: it is marked ``extrapolated`` whenever it exceeds the highest measured
+bandwidth beyond both intervals, and a last segment too short to support a slope gives none.
+Every value carries its interval and the sizes it rests on.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from msgperf.analysis.hockney import HockneyFit
+from msgperf.analysis.hockney import HockneyFit, LineFit
 from msgperf.analysis.piecewise import PiecewiseFit
 from msgperf.analysis.points import SizePoint
+
+MIN_REGIME_SIZES = 4  # a large-message regime with fewer sizes does not support an intercept
+MIN_REGIME_SPAN = 4.0  # nor one whose largest size is less than 4x its smallest
 
 
 @dataclass(frozen=True)
@@ -32,28 +51,170 @@ class SizeRegime:
     latency_share: float  # alpha / (alpha + beta·b) of the line, in [0, 1]
     messages_per_s: float
     bandwidth_bytes_per_s: float  # b / T(b), measured
-    fraction_of_asymptotic: float | None  # of 1/beta_last; None when that is undefined
+    fraction_of_asymptotic: float | None  # of the asymptotic bandwidth; None when there is none
     segment: int  # index of the piecewise segment that covers the size
 
 
 @dataclass(frozen=True)
+class Term:
+    """One latency or bandwidth figure: its value, interval and the sizes it rests on."""
+
+    value: float | None  # None when the evidence does not support a value (``note`` says why)
+    ci: tuple[float, float] | None  # interval of the value (that of a median or of a fit)
+    sizes: tuple[int, ...]  # the measured sizes the value rests on
+    basis: str  # "measured" (a median or b/median) or "fitted" (a parameter of a segment)
+    note: str  # where it was taken, or why there is no value
+    extrapolated: bool = False  # beyond what was measured (see ``line_bandwidth``)
+
+
+@dataclass(frozen=True)
 class Characteristics:
-    zero_byte_latency_s: float
-    zero_byte_latency_ci_s: tuple[float, float] | None
-    zero_byte_size: int  # 0, or the smallest size measured when 0 B was not
-    asymptotic_latency_s: float
-    asymptotic_latency_ci_s: tuple[float, float]
-    peak_bandwidth_bytes_per_s: float
-    peak_bandwidth_size: int
-    asymptotic_bandwidth_bytes_per_s: float | None  # None when beta_last <= 0
-    asymptotic_bandwidth_ci_bytes_per_s: tuple[float, float] | None
+    zero_byte_latency: Term
+    asymptotic_latency: Term
+    peak_bandwidth: Term
+    asymptotic_bandwidth: Term  # Saphir's: b/T(b) of the largest (bandwidth-dominated) size
+    line_bandwidth: Term  # the model's 1/beta of the last segment, marked when extrapolated
+
+    # Plain-number views of the terms (the names renderers have used).
+    @property
+    def zero_byte_latency_s(self) -> float:
+        return float(self.zero_byte_latency.value)  # always measured
+
+    @property
+    def zero_byte_latency_ci_s(self) -> tuple[float, float] | None:
+        return self.zero_byte_latency.ci
+
+    @property
+    def zero_byte_size(self) -> int:
+        return self.zero_byte_latency.sizes[0]
+
+    @property
+    def asymptotic_latency_s(self) -> float | None:
+        return self.asymptotic_latency.value
+
+    @property
+    def asymptotic_latency_ci_s(self) -> tuple[float, float] | None:
+        return self.asymptotic_latency.ci
+
+    @property
+    def peak_bandwidth_bytes_per_s(self) -> float:
+        return float(self.peak_bandwidth.value)
+
+    @property
+    def peak_bandwidth_size(self) -> int:
+        return self.peak_bandwidth.sizes[0]
+
+    @property
+    def asymptotic_bandwidth_bytes_per_s(self) -> float | None:
+        return self.asymptotic_bandwidth.value
+
+    @property
+    def asymptotic_bandwidth_ci_bytes_per_s(self) -> tuple[float, float] | None:
+        return self.asymptotic_bandwidth.ci
 
 
-def size_regimes(points: Sequence[SizePoint], line: HockneyFit,
-                 model: PiecewiseFit) -> tuple[SizeRegime, ...]:
+def _point_ci(p: SizePoint) -> tuple[float, float] | None:
+    return (p.ci_low_s, p.ci_high_s) if p.ci_low_s is not None and p.ci_high_s is not None else None
+
+
+def _rate_ci(p: SizePoint) -> tuple[float, float] | None:
+    """Interval of b/T(b) from the interval of the median T(b) (b/T is monotone in T)."""
+    ci = _point_ci(p)
+    if ci is None or p.bytes == 0:
+        return None
+    lo, hi = ci
+    return (p.bytes / hi if hi > 0 else 0.0, p.bytes / lo if lo > 0 else math.inf)
+
+
+def _sizes_of(points: Sequence[SizePoint], segment: LineFit) -> tuple[int, ...]:
+    return tuple(p.bytes for p in points if segment.from_bytes <= p.bytes <= segment.to_bytes)
+
+
+def _regime_support(points: Sequence[SizePoint], last: LineFit) -> str:
+    """'' when the last segment supports its parameters, else the reason it does not."""
+    sizes = _sizes_of(points, last)
+    span = sizes[-1] / sizes[0] if sizes and sizes[0] > 0 else math.inf
+    if len(sizes) < MIN_REGIME_SIZES:
+        return (f"the large-message regime holds {len(sizes)} sizes; at least "
+                f"{MIN_REGIME_SIZES} are needed to fit it")
+    if span < MIN_REGIME_SPAN:
+        return (f"the large-message regime spans a factor {span:.3g}; at least "
+                f"{MIN_REGIME_SPAN:g} is needed to fit it")
+    return ""
+
+
+def zero_byte_latency(points: Sequence[SizePoint]) -> Term:
+    first = points[0]
+    note = "measured at 0 B" if first.bytes == 0 else \
+        "measured at the smallest size (0 B was not measured)"
+    return Term(first.time_s, _point_ci(first), (first.bytes,), "measured", note)
+
+
+def peak_bandwidth(points: Sequence[SizePoint]) -> Term:
+    sized = [p for p in points if p.bytes > 0]
+    if not sized:
+        return Term(None, None, (), "measured", "no size above 0 B was measured")
+    top = max(sized, key=lambda p: p.bytes / p.time_s)
+    return Term(top.bytes / top.time_s, _rate_ci(top), (top.bytes,), "measured",
+                "the largest b / median T(b) over the sizes measured")
+
+
+def asymptotic_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
+    big = points[-1]
+    if big.bytes == 0:
+        return Term(None, None, (), "measured", "no size above 0 B was measured")
+    alpha, beta = last.alpha_s, last.beta_s_per_byte
+    if beta <= 0 or alpha > beta * big.bytes:
+        return Term(None, None, (big.bytes,), "measured",
+                    "the largest size measured is latency-bound (α > β·b of the last segment): "
+                    "the sweep does not reach very large messages")
+    return Term(big.bytes / big.time_s, _rate_ci(big), (big.bytes,), "measured",
+                "size / median time of the largest size measured")
+
+
+def asymptotic_latency(points: Sequence[SizePoint], last: LineFit) -> Term:
+    sizes = _sizes_of(points, last)
+    why = _regime_support(points, last)
+    if why:
+        return Term(None, None, sizes, "fitted", why)
+    if last.alpha_s < 0:
+        return Term(None, None, sizes, "fitted",
+                    "the large-message regime has a negative intercept: its times grow faster "
+                    "than a line (caches, memory), so it has no latency to give")
+    return Term(last.alpha_s, last.alpha_ci_s, sizes, "fitted",
+                "intercept α of the large-message regime (last segment)")
+
+
+def line_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
+    sizes = _sizes_of(points, last)
+    why = _regime_support(points, last)
+    lo, hi = last.beta_ci_s_per_byte
+    if not why and not (last.beta_s_per_byte > 0 and lo > 0):
+        why = "the last segment's slope β is not distinguishable from zero"
+    if why:
+        return Term(None, None, sizes, "fitted", why)
+    measured = [(_rate_ci(p) or (p.bytes / p.time_s,) * 2)[1] for p in points if p.bytes > 0]
+    beyond = bool(measured) and last.bandwidth_ci_bytes_per_s[0] > max(measured)
+    note = "1/β of the last segment"
+    if beyond:
+        note += ": above every measured bandwidth, beyond both intervals (extrapolated)"
+    return Term(last.bandwidth_bytes_per_s, last.bandwidth_ci_bytes_per_s, sizes, "fitted", note,
+                extrapolated=beyond)
+
+
+def characteristics(points: Sequence[SizePoint], model: PiecewiseFit) -> Characteristics:
+    last = model.segments[-1]
+    return Characteristics(
+        zero_byte_latency=zero_byte_latency(points),
+        asymptotic_latency=asymptotic_latency(points, last),
+        peak_bandwidth=peak_bandwidth(points),
+        asymptotic_bandwidth=asymptotic_bandwidth(points, last),
+        line_bandwidth=line_bandwidth(points, last))
+
+
+def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: PiecewiseFit,
+                 asymptotic: float | None) -> tuple[SizeRegime, ...]:
     a, b = line.alpha_s, line.beta_s_per_byte
-    last = model.segments[-1].beta_s_per_byte
-    asymptotic = 1.0 / last if last > 0 else None
     out = []
     for p in points:
         alpha_part = max(a, 0.0)
@@ -68,18 +229,3 @@ def size_regimes(points: Sequence[SizePoint], line: HockneyFit,
             segment=next((i for i, s in enumerate(model.segments) if p.bytes <= s.to_bytes),
                          len(model.segments) - 1)))
     return tuple(out)
-
-
-def characteristics(points: Sequence[SizePoint], model: PiecewiseFit) -> Characteristics:
-    first = points[0]
-    ci = (first.ci_low_s, first.ci_high_s) if first.ci_low_s is not None else None
-    bandwidths = [(p.bytes / p.time_s, p.bytes) for p in points]
-    peak, at = max(bandwidths)
-    last = model.segments[-1]
-    beta_ok = last.beta_s_per_byte > 0
-    return Characteristics(
-        zero_byte_latency_s=first.time_s, zero_byte_latency_ci_s=ci, zero_byte_size=first.bytes,
-        asymptotic_latency_s=last.alpha_s, asymptotic_latency_ci_s=last.alpha_ci_s,
-        peak_bandwidth_bytes_per_s=peak, peak_bandwidth_size=at,
-        asymptotic_bandwidth_bytes_per_s=last.bandwidth_bytes_per_s if beta_ok else None,
-        asymptotic_bandwidth_ci_bytes_per_s=last.bandwidth_ci_bytes_per_s if beta_ok else None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from msgperf.analysis.distributions import stats
 
 HUBER_C = 1.345
 

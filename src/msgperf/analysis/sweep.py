@@ -25,6 +25,11 @@ class SweepAnalysis:
     regimes: tuple[SizeRegime, ...]
     characteristics: Characteristics
     caveats: tuple[cv.Caveat, ...]
+    model_s: tuple[float, ...] = ()  # the piecewise model's time at each point's size
+
+    def model_at(self, size: int) -> float:
+        """The model's time at a measured size (what the tables print beside the median)."""
+        return self.model_s[[p.bytes for p in self.points].index(size)]
 
 
 def sweep_caveats(points: Sequence[SizePoint], line: HockneyFit, model: PiecewiseFit,
@@ -61,9 +66,11 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
         raise AnalysisError("tolerance and confidence must lie between 0 and 1")
     phi = overdispersion(*point_arrays(pts, tolerance))
     line = fit_hockney(pts, tolerance, confidence, phi)
-    model = fit_piecewise(pts, tolerance, confidence, phi)
+    model = fit_piecewise(pts, tolerance, confidence)
     anomalies = find_anomalies(pts, model)
+    terms = characteristics(pts, model)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
-        regimes=size_regimes(pts, line, model), characteristics=characteristics(pts, model),
-        caveats=sweep_caveats(pts, line, model, anomalies))
+        regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth.value),
+        characteristics=terms, caveats=sweep_caveats(pts, line, model, anomalies),
+        model_s=tuple(float(model.predict(p.bytes)) for p in pts))

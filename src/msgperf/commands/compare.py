@@ -1,9 +1,12 @@
 """msgperf compare: is B (C, ...) slower or faster than A, size by size and parameter by
-parameter, beyond the noise? ``--fail-above PCT`` gates a CI pipeline (exit status 3)."""
+parameter, beyond what re-running produces? ``--fail-above PCT`` gates a CI pipeline with three
+outcomes: exit 0 (the data show no slowdown above PCT), 3 (they show one), 4 (they cannot tell,
+with a one-line reason)."""
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import click
@@ -12,6 +15,34 @@ from msgperf.errors import MsgperfError
 from msgperf.store.resolve import resolve_run
 
 EXIT_SLOWDOWN = 3
+EXIT_CANNOT_TELL = 4
+MAX_FAIL_ABOVE = 1000.0  # percent: a run 11 times slower; a larger threshold gates nothing
+HISTORY_RUNS = 30  # newest stored runs of the configuration read for the noise floor
+
+
+def _percentage(option: str, value: float | None, upper: float) -> None:
+    if value is not None and not (math.isfinite(value) and 0 <= value <= upper):
+        raise MsgperfError(f"{option} {value:g}: give a percentage between 0 and {upper:g}, "
+                           "e.g. 5")
+
+
+def _history(runs: list, db: str | None) -> list:
+    """Stored runs that may share the configuration of any compared run (newest first),
+    or none when there is no database yet."""
+    from msgperf.store.db import NoStoreError, StoreError, open_store
+
+    try:
+        store = open_store(db, create=False)
+    except NoStoreError:
+        return []
+    except StoreError as exc:
+        raise MsgperfError(f"{exc} (or --no-history to compare without the stored runs)") from None
+    with store:
+        ids: dict[int, None] = {}
+        for run in runs:
+            for row in store.runs_like(run, limit=HISTORY_RUNS):
+                ids.setdefault(row.id)
+        return [store.load_run(i) for i in ids]
 
 
 @click.command("compare")
@@ -22,41 +53,54 @@ EXIT_SLOWDOWN = 3
 @click.option("--min-effect", "min_effect", type=float, default=0.0, show_default=True,
               help="Changes smaller than this many percent count as within noise.")
 @click.option("--fail-above", "fail_above", type=float, default=None, metavar="PCT",
-              help="Exit with status 3 when any significant slowdown exceeds PCT percent.")
+              help="Gate: exit 3 when the data show a slowdown above PCT percent, 0 when they "
+                   "show none, 4 when they cannot tell.")
+@click.option("--no-history", "no_history", is_flag=True,
+              help="Ignore stored runs of the same configuration (noise floor from the "
+                   "compared runs' own launches only).")
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids and "
+              "the history of the configuration.")
 def command(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
-            fail_above: float | None, as_json: bool, db: str | None) -> None:
+            fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     """Compare runs A B [C...] (run files or run ids): each later run against A."""
     from msgperf.analysis import AnalysisError
-    from msgperf.analysis.compare import compare_runs, comparison_to_dict
-    from msgperf.present.compare_table import render_comparison
-    from msgperf.present.table import terminal_console
+    from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, comparison_to_dict, gate
+    from msgperf.present.compare_table import render_comparison, render_gate
+    from msgperf.present.terminal import console as terminal_console
 
     if len(runs) < 2:
         raise MsgperfError("compare needs at least two runs: msgperf compare A B")
     if not 0 < alpha < 1:
-        raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
-    if fail_above is not None and fail_above < 0:
-        raise MsgperfError(f"--fail-above {fail_above}: give a percentage >= 0")
+        raise MsgperfError(f"--alpha {alpha:g}: give a level between 0 and 1, e.g. 0.05")
+    _percentage("--fail-above", fail_above, MAX_FAIL_ABOVE)
+    _percentage("--min-effect", min_effect, 100.0)
     loaded = [resolve_run(r, db) for r in runs]
+    history = [] if no_history else _history(loaded, db)
     results = []
     for arg, run in zip(runs[1:], loaded[1:]):
         try:
             results.append(compare_runs(loaded[0], run, pattern=pattern, alpha=alpha,
-                                        min_effect=min_effect / 100, label_a=runs[0], label_b=arg))
+                                        min_effect=min_effect / 100, label_a=runs[0], label_b=arg,
+                                        history=history))
         except AnalysisError as exc:
             raise MsgperfError(f"{runs[0]} vs {arg}: {exc}") from exc
+    threshold = None if fail_above is None else fail_above / 100
+    decision = None if threshold is None else gate(results, threshold)
     if as_json:
-        click.echo(json.dumps([comparison_to_dict(c) for c in results], indent=1))
+        click.echo(json.dumps([comparison_to_dict(c, threshold) for c in results], indent=1))
     else:
         console = terminal_console()
         for c in results:
-            render_comparison(console, c)
-    if fail_above is not None:
-        failing = [(c.label_b, item) for c in results for item in c.slowdowns_above(fail_above / 100)]
-        if failing:
-            click.echo(f"FAIL: significant slowdown above {fail_above:g} %: "
-                       + "; ".join(f"{label} {item}" for label, item in failing), err=True)
-            sys.exit(EXIT_SLOWDOWN)
-        click.echo(f"OK: no significant slowdown above {fail_above:g} %", err=True)
+            render_comparison(console, c, decision)
+        if decision is not None:
+            render_gate(console, decision)
+    if decision is None:
+        return
+    if decision.outcome == FAIL:
+        click.echo(f"FAIL: {decision.reason}", err=True)
+        sys.exit(EXIT_SLOWDOWN)
+    if decision.outcome == CANNOT_TELL:
+        click.echo(f"CANNOT TELL: {decision.reason}", err=True)
+        sys.exit(EXIT_CANNOT_TELL)
+    click.echo(f"OK: {decision.reason}", err=True)

@@ -1,25 +1,90 @@
-"""``msgperf export RUN --format json|csv|parquet``: one run, raw samples and metadata."""
+"""``msgperf export RUN --format json|csv|parquet|run``: one run, raw samples and metadata.
+
+- ``json``: ``{"format": "msgperf-export", ...}`` whose records are the run file's, raw samples
+  included; ``msgperf import`` reads it back exactly (records/export_json.py);
+- ``csv`` / ``parquet``: one row per raw sample (records/sample_table.py, docs/store.md);
+- ``run``: the run as a run file (JSON Lines), for ``msgperf import`` elsewhere.
+"""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Callable, TextIO
 
 import click
 
-from msgperf.present.export import FORMATS, export_run
+from msgperf.atomic_file import atomic_path
+from msgperf.errors import MsgperfError
+from msgperf.records.export_json import write_export_json
+from msgperf.records.format import Run
+from msgperf.records.runfile_write import write_run_records
+from msgperf.records.sample_table import write_csv, write_parquet
+from msgperf.store.listing import RunRow
 from msgperf.store.resolve import resolve_run_ref
+
+FORMATS = ("json", "csv", "parquet", "run")
+
+_TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], None]] = {
+    "json": write_export_json, "csv": write_csv,
+    "run": lambda run, row, out: write_run_records(run, out)}
+
+
+def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
+               stdout: TextIO | None = None) -> str | None:
+    """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
+    when ``path`` is None. Returns the path written, if any."""
+    if fmt not in FORMATS:
+        raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if path is None:
+        if fmt == "parquet":
+            raise MsgperfError("Parquet is binary: give an output file with -o FILE.parquet")
+        assert stdout is not None
+        _TEXT_WRITERS[fmt](run, row, stdout)
+        return None
+    target = Path(path)
+    if target.is_dir():
+        raise MsgperfError(f"{target}: is a directory; -o takes a file name")
+    if not target.parent.is_dir():
+        raise MsgperfError(f"{target.parent}: no such directory for the export")
+    with atomic_path(target) as tmp:
+        if fmt == "parquet":
+            write_parquet(run, row, tmp)
+        else:
+            with tmp.open("w", encoding="utf-8", newline="") as out:
+                _TEXT_WRITERS[fmt](run, row, out)
+    return str(target)
+
+
+SUFFIXES = {".json": "json", ".csv": "csv", ".parquet": "parquet", ".jsonl": "run"}
+
+
+def chosen_format(fmt: str | None, output: str | None) -> str:
+    """The format: --format when given, else the output file's extension, else json; a
+    --format that contradicts the extension is an error (no JSON in x.csv)."""
+    by_suffix = SUFFIXES.get(Path(output).suffix.lower()) if output else None
+    if fmt is None:
+        if output and by_suffix is None:
+            raise MsgperfError(f"-o {output}: cannot tell the format from its extension; name it .json, .csv, "
+                               ".parquet or .jsonl, or give --format")
+        return by_suffix or "json"
+    if by_suffix is not None and by_suffix != fmt:
+        raise MsgperfError(f"--format {fmt} but -o {output} names a {by_suffix} file; make them agree")
+    return fmt
 
 
 @click.command("export")
 @click.argument("run", metavar="RUN")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="json", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="json: metadata + raw samples (msgperf import reads it back); csv/parquet: one "
-                   "row per sample (columns in docs/store.md); run: a run file.")
+                   "row per sample (columns in docs/store.md); run: a run file. Default: the output "
+                   "file's extension (.json, .csv, .parquet, .jsonl), else json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (default: standard output; required for parquet).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
-def command(run: str, fmt: str, output: str | None, db: str | None) -> None:
+def command(run: str, fmt: str | None, output: str | None, db: str | None) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
+    fmt = chosen_format(fmt, output)
     loaded, row = resolve_run_ref(run, db)
     written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
     if written:

@@ -1,53 +1,66 @@
-"""msgperf fit PATH: the Hockney and piecewise model of a run file or a two-column samples file."""
+"""msgperf fit RUN: the Hockney and piecewise model of one series of a run."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
-from rich.console import Console
 
-from msgperf.analysis import RunAnalysis, analysis_to_dict, analyze_pairs, analyze_run
 from msgperf.analysis.points import TOLERANCE
-from msgperf.present.analysis_text import render_run_analysis
-from msgperf.records.read import read_run
-from msgperf.records.samples_text import is_run_file, read_samples_text
+from msgperf.errors import MsgperfError
+from msgperf.present.text import printable
 
 
-def load_analysis(path: str, pattern: str | None, launch: int | None, variant: str | None,
-                  tolerance: float) -> RunAnalysis:
-    """Analyse PATH: a run file (one pattern and variant, launches pooled unless one is
-    chosen) or a two-column samples file."""
-    if is_run_file(path):
-        return analyze_run(read_run(path).run, pattern=pattern, launch=launch, variant=variant,
-                           tolerance=tolerance)
-    if pattern is not None or launch is not None or variant is not None:
-        raise click.UsageError("--pattern, --variant and --launch apply to run files; "
-                               f"{path} is a two-column samples file")
-    samples = read_samples_text(path)
-    return analyze_pairs(samples.bytes, samples.seconds, source=str(Path(path)),
-                         tolerance=tolerance)
+def series_options(f):
+    """--pattern, --variant, --placement, --launch: which series of the run (fit, advise)."""
+    for option in reversed((
+            click.option("--pattern", help="Pattern to model (default: the ping-pong, else the run's main series)."),
+            click.option("--variant", help="Variant of the pattern (default: its first), e.g. late."),
+            click.option("--placement", type=click.Choice(["intra", "inter"]),
+                         help="With --placement both runs: the intra- or inter-node pair (default: intra)."),
+            click.option("--launch", type=int, help="One launch only (default: all launches pooled)."),
+            click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids."))):
+        f = option(f)
+    return f
+
+
+def load_series(run_arg: str, db, pattern, variant, placement, launch, tolerance=TOLERANCE):
+    """options -> load -> analyze once -> (result, the chosen series)."""
+    from msgperf.loader import load_analyzed
+    from msgperf.present.terminal import console
+
+    loaded, result = load_analyzed(run_arg, db, launch=launch, tolerance=tolerance)
+    err = console(stderr=True)
+    for note in loaded.notes:
+        err.print(f"note: {printable(note)}", markup=False)
+    series = result.find(pattern, variant, placement)
+    if series.model is None:
+        raise MsgperfError(f"{series.name}: not modelled — {series.not_modelled}")
+    return result, series
 
 
 @click.command("fit")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("run", metavar="RUN")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-@click.option("--pattern", help="Pattern to fit (default: the first in the run file).")
-@click.option("--variant", help="Variant of the pattern (default: its first), e.g. late.")
-@click.option("--launch", type=int, help="Fit one launch only (default: all launches pooled).")
+@series_options
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=TOLERANCE, show_default=True,
               help="Relative misfit below which one line is enough (no breakpoint).")
-def command(path: str, as_json: bool, pattern: str | None, variant: str | None,
-            launch: int | None, tolerance: float) -> None:
-    """Fit T(b) = α + β·b and its piecewise refinement to PATH.
+def command(run: str, as_json: bool, pattern: str | None, variant: str | None, placement: str | None,
+            launch: int | None, db: str | None, tolerance: float) -> None:
+    """Fit T(b) = α + β·b and its piecewise refinement to one series of RUN.
 
-    PATH is a msgperf run file, or a text file with two columns per line, bytes and
-    seconds (whitespace or comma separated, '#' comments, a size may repeat).
+    RUN is a run file, a stored run id, another tool's output (OSU, IMB, NetPIPE), or a text file
+    with two columns per line, bytes and seconds (whitespace or comma separated, '#' comments, a
+    size may repeat). The ping-pong is modelled unless --pattern names another series; the heading
+    says which series and what its times are.
     """
-    result = load_analysis(path, pattern, launch, variant, tolerance)
+    from msgperf.present.json_view import series_dict
+    from msgperf.present.model_text import render_series
+    from msgperf.present.terminal import console
+
+    result, series = load_series(run, db, pattern, variant, placement, launch, tolerance)
     if as_json:
-        click.echo(json.dumps(analysis_to_dict(result), indent=2, allow_nan=False))
+        click.echo(json.dumps(series_dict(series), indent=2, allow_nan=False))
     else:
-        render_run_analysis(Console(highlight=False), result)
+        render_series(console(), series, result)

@@ -8,7 +8,6 @@ import click
 
 from msgperf.errors import MsgperfError
 from msgperf.present.plots import KINDS
-from msgperf.store.resolve import resolve_run
 
 
 @click.command("plot")
@@ -17,57 +16,58 @@ from msgperf.store.resolve import resolve_run
               help="Image to write: .png, .svg or .pdf.")
 @click.option("--kind", type=click.Choice(KINDS), default=None,
               help="What to draw (default: time for one run, overlay for several).")
-@click.option("--pattern", default=None, help="The pattern to draw (default: the run's first).")
+@click.option("--pattern", default=None, help="The pattern to draw (default: the run's main series, the ping-pong).")
+@click.option("--variant", default=None, help="Its variant (default: the first).")
 @click.option("--launch", type=int, default=None, help="Only this launch (default: all pooled).")
-@click.option("--size", "size", type=int, default=None,
-              help="matrix: the message size to draw (default: the largest).")
+@click.option("--size", "size", default=None,
+              help="matrix: the message size to draw, e.g. 4K (default: the largest).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
-def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str | None,
-            launch: int | None, size: int | None, db: str | None) -> None:
-    """Draw RUN... (run files or run ids): time, bandwidth, variability, launches,
-    contention, matrix or several runs overlaid."""
-    from msgperf.analysis import AnalysisError, analyze_run
-    from msgperf.analysis.rows import size_rows
+def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str | None, variant: str | None,
+            launch: int | None, size: str | None, db: str | None) -> None:
+    """Draw RUN... (run files, other tools' outputs or run ids): time, bandwidth, variability,
+    launches, contention, matrix or several runs overlaid."""
+    from msgperf.analysis import AnalysisError
+    from msgperf.loader import load_analyzed
+    from msgperf.plan import parse_size
     from msgperf.present import plots
-    from msgperf.present.pattern_tables import pair_matrix
-    from msgperf.present.report import run_label
 
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise MsgperfError(f"{output}: write a .png, .svg or .pdf file")
-    loaded = [resolve_run(r, db) for r in runs]
-    kind = kind or ("overlay" if len(loaded) > 1 else "time")
-    if kind != "overlay" and len(loaded) > 1:
+    kind = kind or ("overlay" if len(runs) > 1 else "time")
+    if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")
-    run = loaded[0]
     try:
+        results = [load_analyzed(r, db, launch=launch)[1] for r in runs]
+        result = results[0]
         if kind == "overlay":
-            fig = plots.overlay_plot([(f"{arg}: {run_label(r)}", analyze_run(r, pattern, launch))
-                                      for arg, r in zip(runs, loaded)])
+            fig = plots.overlay_plot([(f"{arg}: {r.source.label}", r.find(pattern, variant).model)
+                                      for arg, r in zip(runs, results) if r.find(pattern, variant).model])
         elif kind == "contention":
-            fig = plots.contention_plot(size_rows(run))
+            fig = plots.contention_plot(result.contention)
         elif kind == "matrix":
-            cells = pair_matrix(size_rows(run))
-            if not cells:
+            if not result.matrices:
                 raise MsgperfError("the run has no 'matrix' measurement (msgperf run --pattern matrix --np 4)")
-            chosen = max(cells) if size is None else size
-            if chosen not in cells:
+            grids = {g.bytes: g for g in result.matrices}
+            chosen = max(grids) if size is None else parse_size(size)
+            if chosen not in grids:
                 raise MsgperfError(f"--size {size}: the matrix was measured at "
-                                   + ", ".join(map(str, sorted(cells))))
-            hosts = {r.rank: r.host for r in run.launches[-1].ranks} if run.launches else None
-            fig = plots.matrix_plot(cells[chosen], chosen, hosts)
+                                   + ", ".join(map(str, sorted(grids))))
+            fig = plots.matrix_plot(grids[chosen])
         else:
-            result = analyze_run(run, pattern, launch)
+            series = result.find(pattern, variant)
+            if series.model is None:
+                raise MsgperfError(f"{series.name}: not modelled — {series.not_modelled}")
             if kind == "time":
-                fig = plots.time_plot(result)
+                fig = plots.time_plot(series.model)
             elif kind == "bandwidth":
-                bound = None
-                if result.pattern != "memcpy" and any(m.pattern == "memcpy" for m in run.measurements):
-                    bound = analyze_run(run, "memcpy").sweep.characteristics.peak_bandwidth_bytes_per_s
-                fig = plots.bandwidth_plot(result, bound)
+                memcpy = next((s for s in result.series if s.key.pattern == "memcpy" and s.model), None)
+                bound = (memcpy.model.sweep.characteristics.peak_bandwidth_bytes_per_s
+                         if memcpy is not None and series.key.pattern != "memcpy" else None)
+                fig = plots.bandwidth_plot(series.model, bound)
             elif kind == "variability":
-                fig = plots.variability_plot(result, plots.series_samples(run, result))
+                fig = plots.variability_plot(series.model)
             else:
-                fig = plots.launches_plot(result)
+                fig = plots.launches_plot(series.model)
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from exc
     click.echo(f"plot: {plots.save_figure(fig, output)}")

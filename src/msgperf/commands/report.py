@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from msgperf.errors import MsgperfError
-from msgperf.store.resolve import resolve_run
 
 
 def default_report_path(run_file: str | Path) -> Path:
@@ -17,40 +16,66 @@ def default_report_path(run_file: str | Path) -> Path:
     return Path(run_file).with_suffix(".html")
 
 
-def report_next_to(run: Any, run_file: str | Path) -> str:
+def report_next_to(run: Any, run_file: str | Path, result: Any = None) -> str:
     """Write the report beside the run file (the end of ``msgperf run``); never fails the run,
-    whose measurements are safe in the run file already."""
+    whose measurements are safe in the run file already. ``result``: the run's analysis, when
+    the caller has it."""
+    from msgperf.analysis.result import analyze
     from msgperf.present.report import write_report
 
     path = default_report_path(run_file)
     try:
-        write_report([run], path)
+        write_report([(result if result is not None else analyze(run), run)], path)
     except Exception as exc:  # noqa: BLE001 - a report problem must not lose a measurement
         return f"note: no report written ({type(exc).__name__}: {exc}); try: msgperf report {run_file}"
     return f"report: {path}"
 
 
+def analyze_runs(runs: list[Any], alpha: float = 0.05,
+                 results: list[Any] | None = None) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """The report's inputs: each run analysed once (or its ``results`` when the caller has them),
+    and each later run compared with the first (or the reason it could not be)."""
+    from msgperf.analysis import AnalysisError
+    from msgperf.analysis.compare import compare_runs
+    from msgperf.analysis.result import analyze
+
+    results = list(zip(results if results is not None else [analyze(run) for run in runs], runs))
+    comparisons: list[Any] = []
+    base = results[0][0]
+    for i, (result, run) in enumerate(results[1:], start=2):
+        try:
+            comparisons.append(compare_runs(runs[0], run, alpha=alpha, label_a=f"1: {base.source.label}",
+                                            label_b=f"{i}: {result.source.label}"))
+        except AnalysisError as exc:
+            comparisons.append(f"Run {i} not compared: {exc}")
+    return results, comparisons
+
+
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="HTML file to write (default: beside the first run file, or report.html).")
+              help="HTML file to write (default: beside the first run when it is a file, "
+                   "else report-<id>.html in the current directory).")
 @click.option("--title", default=None, help="Heading of the report.")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of the comparisons (several runs).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
 def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,
             db: str | None) -> None:
-    """Write a self-contained HTML report of RUN... (run files or run ids); several runs are
-    overlaid and compared against the first."""
+    """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
+    several runs are overlaid and compared against the first."""
+    from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
     if not 0 < alpha < 1:
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
-    loaded = [resolve_run(r, db) for r in runs]
+    pairs = [load_analyzed(r, db) for r in runs]
+    loaded = [item for item, _ in pairs]
     if output is None:
         first = Path(runs[0])
-        output = default_report_path(first) if first.is_file() and len(runs) == 1 else Path("report.html")
+        output = (default_report_path(first) if first.is_file() else Path(f"report-{runs[0].lstrip('#')}.html"))
     if output.suffix.lower() not in (".html", ".htm"):
         raise MsgperfError(f"{output}: the report is HTML; name it something.html")
-    path = write_report(loaded, output, title=title, alpha=alpha)
+    results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
+    path = write_report(results, output, comparisons, title=title)
     click.echo(f"report: {path}")

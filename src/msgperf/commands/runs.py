@@ -10,6 +10,7 @@ from rich.table import Table
 
 from msgperf.store.db import NoStoreError, open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
+from msgperf.store.profiles import ProfileRow
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
@@ -29,7 +30,7 @@ def format_sizes(sizes: tuple[int, ...]) -> str:
     return f"{format_bytes(sizes[0])}–{format_bytes(sizes[-1])} ({len(sizes)})"
 
 
-def format_time(row: RunRow) -> str:
+def format_time(row: RunRow | ProfileRow) -> str:
     when = parse_time(row.start_time)
     suffix = ""
     if when is None:
@@ -70,6 +71,17 @@ def runs_table(rows: list[RunRow]) -> Table:
     return table
 
 
+def profiles_table(rows: list[ProfileRow]) -> Table:
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for name in ("id", "time", "host(s)", "MPI", "program", "ranks", "messages sent", "label"):
+        table.add_column(name, justify="right" if name in ("id", "ranks", "messages sent") else "left",
+                         overflow="fold")
+    for r in rows:
+        table.add_row(str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-", " ".join(r.argv) or "-",
+                      str(r.nranks) + ("" if r.complete else " (partial)"), f"{r.messages:,}", r.label)
+    return table
+
+
 @click.command("runs")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: $MSGPERF_HOME/msgperf.db "
               "or ~/.local/share/msgperf/msgperf.db).")
@@ -78,24 +90,35 @@ def runs_table(rows: list[RunRow]) -> Table:
 @click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu_*' works).")
 @click.option("--since", help="Only runs from this date/time (2026-11-01, 2026-11-01T12:00) or age (7d, 12h).")
 @click.option("--label", help="Only runs whose label contains this text.")
-@click.option("--source", type=click.Choice(["msgperf", "osu", "imb", "netpipe"]),
-              help="Only runs measured by msgperf or imported from this tool.")
+@click.option("--source", type=click.Choice(["msgperf", "osu", "imb", "netpipe", "profile"]),
+              help="Only runs measured by msgperf or imported from this tool; 'profile': only the "
+              "applications' profiles (msgperf profile).")
 def command(db: str | None, host: str | None, mpi: str | None, pattern: str | None,
             since: str | None, label: str | None, source: str | None) -> None:
     """List the stored runs (id, time, hosts, MPI, patterns, sizes, placement, label)."""
-    filters = RunFilter(host=host, mpi=mpi, pattern=pattern, label=label, source=source,
+    filters = RunFilter(host=host, mpi=mpi, pattern=pattern, label=label,
+                        source=None if source == "profile" else source,
                         since=parse_since(since) if since else None)
     try:
         with open_store(db, create=False) as store:
-            rows = store.list_runs(filters)
+            rows = store.list_runs(filters) if source != "profile" else []
+            # a profile has hosts, an MPI, a label and a time, which is all these filters read
+            profiles = ([p for p in store.list_profiles() if filters.matches(p)]
+                        if source in (None, "profile") and pattern is None else [])
             path = store.path
     except NoStoreError as exc:
         click.echo(f"no stored runs: {exc}")
+        return
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    if profiles:
+        if rows:
+            console.print(runs_table(rows))
+        console.print("profiles (msgperf profile)", style="bold")
+        console.print(profiles_table(profiles))
         return
     if not rows:
         filtered = any(v is not None for v in (host, mpi, pattern, since, label, source))
         click.echo(f"no stored runs{' match' if filtered else ''} in {path}"
                    + ("" if filtered else " ('msgperf run' stores each run; 'msgperf import' adds files)"))
         return
-    console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(runs_table(rows))

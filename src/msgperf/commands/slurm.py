@@ -5,7 +5,7 @@ The script needs no Python on the compute nodes: it runs the kernel binary built
 MPI (``msgperf build --mpicc``; the path must be visible on the nodes, as a home directory on a
 cluster is) under ``srun``, and writes its run file to runs/slurm-<jobid>-<patterns>.jsonl in
 the directory the job was submitted from; ``msgperf import`` then adds it to the store.
-Placement follows seeds/003: inter-node is ``--nodes=2 --ntasks-per-node=1``, intra-node is one
+Placement follows the ping-pong exercise (Marcotte, Durham): inter-node is ``--nodes=2 --ntasks-per-node=1``, intra-node is one
 node with two tasks.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from msgperf.errors import MsgperfError
-from msgperf.launch.command import launch_argv
+from msgperf.launch.dialects import launch_argv
 from msgperf.launch.hosts import PLACEMENTS
 from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
 
@@ -116,7 +116,7 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
 @click.option("--submit", is_flag=True, help="Submit it with sbatch and print the job id.")
 def command(nodes, per_node, placement, patterns, sizes, precision, time_budget, min_samples, max_samples,
             mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, submit) -> None:
-    """Write a SLURM batch script that measures with srun (seeds/003: --nodes=2 --ntasks-per-node=1)."""
+    """Write a SLURM batch script that measures with srun (the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1)."""
     nodes, per_node = job_shape(placement, nodes, per_node)
     plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes),
                    np=nodes * per_node, pair=parse_pair("0:1"), buffer="separate",
@@ -129,6 +129,8 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     else:
         from msgperf.launch.build import build_kernel
         kernels = build_kernel(mpicc).path
+    from msgperf.launch.catalog import pattern_catalog
+    plan.validate(pattern_catalog(kernels, plan.np))
     command_line = "msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,

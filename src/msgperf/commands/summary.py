@@ -1,17 +1,13 @@
-"""msgperf summary RUN...: one row per run and placement, the table Saphir made by hand (seeds/002
-Table 1): zero-byte and asymptotic latency, bandwidth, copy speed, effective buffered bandwidth,
-eager limit, n½ and the ratio to the hardware floor."""
+"""msgperf summary RUN...: Saphir's Table 1 (Saphir 1994), one row per run and placement: zero-byte
+and asymptotic latency, peak and asymptotic bandwidth, copy speed, effective buffered bandwidth,
+eager limit, n½ and the ratio to the hardware floor — the same values show and fit print."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import click
-
-from msgperf.analysis.table1 import table1
-from msgperf.present.summary_table import render_table1
-from msgperf.present.table import terminal_console
-from msgperf.store.resolve import resolve_run
 
 
 @click.command("summary")
@@ -19,9 +15,14 @@ from msgperf.store.resolve import resolve_run
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per row (seconds, bytes, bytes/s; null: absent).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
 def command(runs: tuple[str, ...], as_json: bool, db: str | None) -> None:
-    """Compare RUNs (run files, exported or imported files, or stored run ids) in one table."""
-    rows = [row for arg in runs for row in table1(resolve_run(arg, db), name=arg)]
+    """Compare RUNs (run files, exports, other tools' outputs, or stored run ids) in one table."""
+    from msgperf.loader import load_analyzed
+    from msgperf.present.json_view import saphir_dict
+    from msgperf.present.saphir_table import render_saphir
+    from msgperf.present.terminal import console
+
+    rows = [dataclasses.replace(row, run=arg) for arg in runs for row in load_analyzed(arg, db)[1].saphir]
     if as_json:
-        click.echo(json.dumps([r.as_dict() for r in rows], indent=1))
+        click.echo(json.dumps([saphir_dict(r) for r in rows], indent=1, allow_nan=False))
         return
-    render_table1(terminal_console(), rows)
+    render_saphir(console(), rows)

@@ -70,7 +70,7 @@ def find_mpicc(explicit: str | None = None) -> Path:
     if on_path:
         return Path(on_path)
     raise MsgperfError("no MPI found: no mpicc beside this Python or on PATH; "
-                       "install one (pip install mpich) or pass --mpicc PATH")
+                       "install one (pip install 'msgperf[mpi]', or your system's MPI) or pass --mpicc PATH")
 
 
 def find_mpiexec(mpicc: Path) -> Path | None:
@@ -120,20 +120,30 @@ def describe_mpi(identity: dict[str, str]) -> str:
     return f"MPI {identity.get('MPI_VERSION', '?')}.{identity.get('MPI_SUBVERSION', '?')}"
 
 
+def cache_key(compiler: Path, identity: dict[str, str], files: list[Path]) -> str:
+    """The cache folder's name: the mpicc, its MPI's identity, msgperf's version, the sources."""
+    digest = hashlib.sha256()
+    digest.update(str(compiler.resolve()).encode())
+    digest.update(json.dumps(identity, sort_keys=True).encode())
+    digest.update(__version__.encode())
+    for src in files:
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _first_error(stderr: str) -> str:
+    errors = [l for l in stderr.splitlines() if "error" in l] or stderr.splitlines() or ["no output"]
+    return errors[0].strip()
+
+
 def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
     """Return a kernel binary for this MPI, compiling it unless the cache already has it."""
     compiler = find_mpicc(mpicc)
     root = kernels_dir()
     sources = kernel_sources(root)
     identity = mpi_identity(compiler)
-    digest = hashlib.sha256()
-    digest.update(str(compiler.resolve()).encode())
-    digest.update(json.dumps(identity, sort_keys=True).encode())
-    digest.update(__version__.encode())
-    for src in sources + sorted(root.glob("*.h")):
-        digest.update(src.name.encode())
-        digest.update(src.read_bytes())
-    target_dir = cache_dir() / digest.hexdigest()[:16]
+    target_dir = cache_dir() / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
     binary = target_dir / KERNEL_NAME
     kernel = Kernel(path=binary, mpicc=compiler, mpiexec=find_mpiexec(compiler),
                     mpi_version=describe_mpi(identity))
@@ -145,10 +155,48 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
            f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources), "-lm"]
     result = _run(cmd, f"{compiler} cannot run")
     if result.returncode != 0:
-        errors = [l for l in result.stderr.splitlines() if "error" in l] or result.stderr.splitlines() or ["no output"]
-        raise MsgperfError(f"{compiler} cannot compile the kernels: {errors[0].strip()}; "
+        raise MsgperfError(f"{compiler} cannot compile the kernels: {_first_error(result.stderr)}; "
                            "check the MPI installation or pass another --mpicc")
     os.replace(tmp, binary)  # atomic: a concurrent build never sees half a binary
     (target_dir / "identity.json").write_text(json.dumps(
         {"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
     return kernel
+
+
+PROFILER_NAME = "libmsgperf-profile.so"
+
+
+@dataclass(frozen=True)
+class Profiler:
+    """The PMPI profiler (kernels/profiler) built for one MPI: a library for LD_PRELOAD."""
+
+    path: Path
+    mpicc: Path
+    mpiexec: Path | None
+    mpi_version: str
+
+
+def build_profiler(mpicc: str | None = None, force: bool = False) -> Profiler:
+    """Return the profiler library for this MPI, compiling it unless the cache has it (same
+    cache and key as the kernels, its own sources)."""
+    compiler = find_mpicc(mpicc)
+    root = kernels_dir() / "profiler"
+    sources = sorted(root.glob("*.c"))
+    identity = mpi_identity(compiler)
+    target_dir = cache_dir() / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
+    library = target_dir / PROFILER_NAME
+    profiler = Profiler(path=library, mpicc=compiler, mpiexec=find_mpiexec(compiler),
+                        mpi_version=describe_mpi(identity))
+    if library.is_file() and not force:
+        return profiler
+    target_dir.mkdir(parents=True, exist_ok=True)
+    tmp = target_dir / f".{PROFILER_NAME}.{os.getpid()}"
+    cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
+           f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources)]
+    result = _run(cmd, f"{compiler} cannot run")
+    if result.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        raise MsgperfError(f"{compiler} cannot compile the profiler: {_first_error(result.stderr)}; "
+                           "check the MPI installation or pass another --mpicc")
+    os.replace(tmp, library)  # atomic: a concurrent build never sees half a library
+    return profiler

@@ -1,5 +1,6 @@
 """``msgperf compare`` in the terminal: one table per compared pair, per size and per model
-parameter. Formatting only: every number comes from ``msgperf.analysis.compare``."""
+parameter, and the gate's decision. Formatting only: every number comes from
+``msgperf.analysis.compare``."""
 
 from __future__ import annotations
 
@@ -8,58 +9,85 @@ import math
 from rich.console import Console
 from rich.table import Table
 
-from msgperf.analysis.compare import RunComparison
-from msgperf.present.analysis_text import fmt_beta, fmt_rate, fmt_size, fmt_time
+from msgperf.analysis.compare import Gate, RunComparison
+from msgperf import units
 from msgperf.present.text import safe
 
-_STYLE = {"slower": "bold red", "faster": "bold green", "within noise": "dim", "untested": "dim"}
-_UNIT = {"s": fmt_time, "s/B": fmt_beta, "B/s": fmt_rate, "B": fmt_size}
+_STYLE = {"slower": "bold red", "faster": "bold green", "within noise": "dim",
+          "untested": "yellow", "cannot tell": "yellow"}
+_GATE_STYLE = {"fail": "bold red", "pass": "green", "cannot tell": "yellow"}
+_UNIT = {"s": units.seconds, "s/B": units.beta, "B/s": units.rate, "B": units.size}
 
 
 def _ci(pair: tuple[float, float] | None) -> str:
-    return f"{pair[0]:.3f} – {pair[1]:.3f}" if pair else "-"
+    return f"{pair[0]:.3f} – {pair[1]:.3f}" if pair else "—"
 
 
 def _p(p: float | None) -> str:
-    return "-" if p is None else f"{p:.2g}"
+    return "—" if p is None else f"{p:.2g}"
 
 
-def _verdict(v: str) -> str:
-    return f"[{_STYLE.get(v, '')}]{v}[/]" if v in _STYLE else safe(v)
+def _styled(v: str, styles: dict[str, str]) -> str:
+    return f"[{styles[v]}]{v}[/]" if v in styles else safe(v)
 
 
-def render_comparison(console: Console, c: RunComparison) -> None:
+def _covers(c: RunComparison) -> str:
+    """One sentence on what the intervals of this table cover."""
+    kinds = sorted({s.covers for s in c.sizes if s.ratio_ci is not None})
+    return "; ".join(kinds) if kinds else "no size could be tested"
+
+
+def render_comparison(console: Console, c: RunComparison, decision: Gate | None = None) -> None:
     console.print(f"[bold]{safe(c.label_b)}[/] against [bold]{safe(c.label_a)}[/] "
                   f"({safe(c.series)}): ratio = B / A, above 1 B is slower", highlight=False)
+    gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
     t = Table(header_style="bold", caption_justify="left",
-              caption=(f"median per message; CI: {100 * (1 - c.alpha):.0f} % interval of the ratio "
-                       "of medians (Price & Bonett 2002); p: Mann-Whitney U, two-sided; Holm: "
-                       f"adjusted across sizes, significant below {c.alpha:g}; within noise: "
-                       "not significant"))
-    for name in ("size", "median A", "median B", "ratio", "CI", "p", "p (Holm)", "verdict"):
-        t.add_column(name, justify="left" if name in ("size", "verdict") else "right", no_wrap=True)
+              caption=(f"A, B: geometric mean of the launch medians (per message); CI: "
+                       f"{100 * (1 - c.alpha):.0f} % interval of the ratio, launch-level t on the "
+                       f"noise floor; it covers {_covers(c)}; p (Holm): adjusted across sizes, "
+                       f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
+                       "configuration behind the interval; untested: 1 value, compared by value; "
+                       "cannot tell: the run-to-run spread is unknown"))
+    columns = ["size", "A", "B", "ratio", "CI", "p (Holm)", "verdict", "basis"]
+    if decision is not None:
+        columns.append(f"gate +{100 * decision.fail_above:g} %")
+    for name in columns:
+        t.add_column(name, justify="left" if name in ("size", "verdict", "basis") or
+                     name.startswith("gate") else "right", no_wrap=True)
     for s in c.sizes:
-        t.add_row(fmt_size(s.bytes), fmt_time(s.median_a_s), fmt_time(s.median_b_s),
-                  f"{s.ratio:.3f}" if math.isfinite(s.ratio) else "-", _ci(s.ratio_ci),
-                  _p(s.p_value), _p(s.p_adjusted), _verdict(s.verdict))
+        row = [units.size(s.bytes), units.seconds(s.median_a_s), units.seconds(s.median_b_s),
+               f"{s.ratio:.3f}" if math.isfinite(s.ratio) else "—", _ci(s.ratio_ci),
+               _p(s.p_adjusted), _styled(s.verdict, _STYLE), safe(s.basis)]
+        if decision is not None:
+            g = gates.get(s.bytes)
+            row.append(_styled(g.outcome, _GATE_STYLE) if g else "")
+        t.add_row(*row)
     console.print(t)
     if c.parameters:
         p = Table(header_style="bold", caption_justify="left",
-                  caption="model parameters of each run's fit; interval and Wald test on the log "
-                          "ratio from the fits' intervals; Holm across parameters")
+                  caption="model parameters; with two or more launches each, each launch's own "
+                          "fit is the unit (Welch t on the log values, Holm across parameters); "
+                          "with one launch the fits' intervals cover that launch only: cannot tell")
         for name in ("parameter", "A", "B", "ratio", "CI", "p (Holm)", "verdict"):
             p.add_column(name, justify="left" if name in ("parameter", "verdict") else "right",
                          no_wrap=True)
         for q in c.parameters:
             fmt = _UNIT.get(q.unit, str)
             p.add_row(q.label, fmt(q.value_a), fmt(q.value_b),
-                      f"{q.ratio:.3f}" if math.isfinite(q.ratio) else "-", _ci(q.ratio_ci),
-                      _p(q.p_adjusted), _verdict(q.verdict))
+                      f"{q.ratio:.3f}" if math.isfinite(q.ratio) else "—", _ci(q.ratio_ci),
+                      _p(q.p_adjusted), _styled(q.verdict, _STYLE))
         console.print(p)
     for note in c.notes:
         console.print(f"  note: {safe(note)}", highlight=False)
-    slower = sum(s.verdict == "slower" for s in c.sizes)
-    faster = sum(s.verdict == "faster" for s in c.sizes)
-    console.print(f"  {slower} size(s) significantly slower, {faster} faster, "
-                  f"{len(c.sizes) - slower - faster} within noise or untested; worst significant "
-                  f"slowdown {100 * c.worst_slowdown():+.1f} %", highlight=False)
+    counts = {v: sum(s.verdict == v for s in c.sizes)
+              for v in ("slower", "faster", "within noise", "cannot tell", "untested")}
+    console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+                  + f"; worst significant slowdown {100 * c.worst_slowdown():+.1f} %",
+                  highlight=False)
+
+
+def render_gate(console: Console, decision: Gate) -> None:
+    word = {"fail": "FAIL", "pass": "OK", "cannot tell": "CANNOT TELL"}[decision.outcome]
+    console.print(f"gate --fail-above {100 * decision.fail_above:g} %: "
+                  f"[{_GATE_STYLE[decision.outcome]}]{word}[/] — {safe(decision.reason)}",
+                  highlight=False)

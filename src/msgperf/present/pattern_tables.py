@@ -1,303 +1,350 @@
-"""The comparisons the seeds ask for, side by side: send modes, expected vs unexpected receive,
-packed vs direct, separate vs combined, buffered bandwidth b_e against b_c·b_n/(b_c+b_n),
-overlap, contention (pairs), the rank-pair matrix, the eager limit and the tools' own figures.
+"""The comparisons the lecture, the paper and the exercises ask for, side by side, in the
+terminal: send modes, one-way vs bidirectional, expected vs unexpected receive, packed vs direct,
+separate vs combined, buffered bandwidth against b_c·b_n/(b_c+b_n), the hardware floor, overlap,
+the eager limit, contention (pairs), the rank-pair matrix, the barrier of the synchronised
+exchange, LogGP, the tools' compatibility modes and intra- vs inter-node.
 
-Each table appears only when the run holds the patterns it compares; every number is a median
-of the rows of ``analysis.rows`` (the compatibility table uses the mean, as those tools do).
+Each table appears only when the run holds what it compares. Rendering only: every number is a
+field of ``RunResult`` (analysis/side_by_side.py, buffering.py, combining.py, contention.py...).
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from msgperf.analysis.rows import SizeRow
-from msgperf.present.summary_table import render_model_tables
-from msgperf.present.units import format_bytes, format_count, format_rate, format_seconds
-
-SEND_MODES = ("pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend", "pingpong-bsend",
-              "pingpong-persistent")
-BIDIRECTIONAL = ("pingpong", "sendrecv", "pingping", "exchange")
-COMPAT = ("osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv", "imb-uniband", "imb-biband")
+from msgperf import units
+from msgperf.analysis.result import RunResult
+from msgperf.analysis.side_by_side import Difference
+from msgperf.present.grid import Grid
+from msgperf.present.text import safe
 
 
-def _index(rows: list[SizeRow]) -> dict[tuple[str, str, int], SizeRow]:
-    """(pattern, variant, bytes) -> the first row (separate buffers preferred)."""
-    out: dict[tuple[str, str, int], SizeRow] = {}
-    for r in sorted(rows, key=lambda r: r.buffer != "separate"):
-        out.setdefault((r.pattern, r.variant, r.bytes), r)
+def _table(title: str, caption: str, columns: list[str], wrap_last: bool = False) -> Grid:
+    """A table of numbers, right-justified; ``wrap_last``: its last column is words (left).
+    Its title and caption are printed as lines of their own (``render``)."""
+    t = Grid(heading=title, note=caption)
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="left" if wrap_last and i == len(columns) - 1 else "right")
+    return t
+
+
+def _difference(d: Difference) -> str:
+    text = units.seconds(d.value_s)
+    if d.low_s is None or d.high_s is None:
+        return text
+    return f"{text} {units.interval(d.low_s, d.high_s, 's')}"
+
+
+def send_modes(result: RunResult) -> Grid | None:
+    t = result.send_modes
+    if t is None:
+        return None
+    out = _table("ping-pong: blocking vs non-blocking and each send mode",
+                 "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong",
+                 ["bytes", *t.columns])
+    for row in t.rows:
+        cells = []
+        for c in row.cells:
+            if c.value is None:
+                cells.append(units.MISSING)
+            else:
+                cells.append(units.seconds(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else ""))
+        out.add_row(units.size(row.bytes), *cells)
     return out
 
 
-def _table(title: str, caption: str, columns: list[str]) -> Table:
-    t = Table(title=escape(title), caption=escape(caption), caption_justify="left", header_style="bold")
-    for c in columns:
-        t.add_column(c, justify="right", no_wrap=True)
+def bidirectional(result: RunResult) -> Grid | None:
+    t = result.bidirectional
+    if t is None:
+        return None
+    out = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
+                 "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong",
+                 ["bytes", *t.columns])
+    for row in t.rows:
+        out.add_row(units.size(row.bytes), *[
+            units.MISSING if c.value is None else
+            units.mb_per_s(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else "")
+            for c in row.cells])
+    return out
+
+
+_PAIR_WORDS = {
+    "unexpected": ("expected vs unexpected receive (Saphir 1994)",
+                   "time per iteration, median: the receive posted before the message arrives (preposted) or "
+                   "only after it has arrived (late); at or below the eager limit the MPI keeps an early message in "
+                   "its own buffer and copies it out, above it a rendezvous waits for the receive and nothing is "
+                   "buffered; difference with the interval from both medians' 95 % intervals"),
+    "pack": ("packed vs direct transfer (the PVM path of Saphir 1994)",
+             "one-way time, median: MPI_Send/MPI_Recv of the bytes, or MPI_Pack + send + MPI_Unpack; difference "
+             "with the interval from both medians' 95 % intervals"),
+}
+
+
+def variant_pairs(result: RunResult) -> list[Grid]:
+    tables = []
+    for pair in result.variant_pairs:
+        title, caption = _PAIR_WORDS.get(pair.pattern, (f"{pair.pattern}: {pair.a} vs {pair.b}", "median times"))
+        split = any(r.regime for r in pair.rows)
+        if split:
+            caption += f"; eager limit measured at {units.exact_bytes(pair.eager_limit_bytes)}"
+        t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio"]
+                   + (["regime"] if split else []))
+        for r in pair.rows:
+            cells = [units.size(r.bytes), units.seconds(r.a_s), units.seconds(r.b_s), _difference(r.difference),
+                     units.ratio(r.ratio)]
+            if split:
+                cells.append("eager (buffered)" if r.regime == "eager" else "rendezvous (not buffered)")
+            t.add_row(*cells)
+        tables.append(t)
+    return tables
+
+
+def combine(result: RunResult) -> Grid | None:
+    if not result.combine:
+        return None
+    first = next((c.prediction for c in result.combine if c.prediction is not None), None)
+    model = first.model_words if first is not None else "no prediction: the run has no ping-pong model"
+    t = _table("separate vs combined messages (Lawlor's message-combining lecture)",
+               "one-way time of k messages of s bytes sent apart vs one message of k·s bytes, median; gain = "
+               f"separate / combined as measured; predicted from the {model}",
+               ["s", "k", "separate", "combined", "gain", "predicted separate", "predicted combined", "predicted gain"])
+    for c in result.combine:
+        p = c.prediction
+        t.add_row(units.size(c.bytes), str(c.messages), units.seconds(c.separate_s), units.seconds(c.combined_s),
+                  units.ratio(c.gain), units.seconds(p.apart_s) if p else units.MISSING,
+                  units.seconds(p.combined_s) if p else units.MISSING, units.ratio(p.speedup) if p else units.MISSING)
     return t
 
 
-def _sizes(rows: list[SizeRow], patterns: tuple[str, ...] | list[str]) -> list[int]:
-    return sorted({r.bytes for r in rows if r.pattern in patterns})
-
-
-def _ratio(x: float, ref: float) -> str:
-    return f"{x / ref:.2f}×" if ref > 0 and math.isfinite(x) else "-"
-
-
-def send_modes(rows: list[SizeRow]) -> Table | None:
-    present = [p for p in SEND_MODES if any(r.pattern == p for r in rows)]
-    if len(present) < 2:
+def buffering(result: RunResult) -> Grid | None:
+    if not result.buffering:
         return None
-    idx = _index(rows)
-    t = _table("ping-pong: blocking vs non-blocking and each send mode",
-               "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong",
-               ["bytes", *present])
-    for size in _sizes(rows, present):
-        ref = idx.get(("pingpong", "", size))
-        cells = []
-        for p in present:
-            r = idx.get((p, "", size))
-            if r is None:
-                cells.append("-")
-            elif ref is None or p == "pingpong":
-                cells.append(format_seconds(r.summary.median))
-            else:
-                cells.append(f"{format_seconds(r.summary.median)} ({_ratio(r.summary.median, ref.summary.median)})")
-        t.add_row(format_bytes(size), *cells)
+    t = _table("buffered bandwidth: measured b_e vs b_c·b_n/(b_c+b_n) (Saphir 1994)",
+               "b_c: memcpy bandwidth at the size; b_n: unbuffered bandwidth (ping-pong, one-way); predicted b_e = "
+               "b_c·b_n/(b_c+b_n), one extra copy; measured: the unexpected receive's extra time (late − preposted) "
+               "against that copy's time s/b_c; verdict: agrees when the interval of measured/predicted lies within "
+               "0.5–2×, cannot tell when it is wider",
+               ["bytes", "b_c\nMB/s", "b_n\nMB/s", "b_e MB/s\npredicted", "b_e MB/s\nmeasured", "measured /\npredicted",
+                "interval", "verdict"], wrap_last=True)
+    for r in result.buffering:
+        interval = units.NO_INTERVAL if r.ratio_ci is None else f"{units.ratio(r.ratio_ci[0])} – {units.ratio(r.ratio_ci[1])}"
+        t.add_row(units.size(r.bytes), units.mb_per_s(r.copy_bandwidth_bytes_per_s),
+                  units.mb_per_s(r.network_bandwidth_bytes_per_s), units.mb_per_s(r.predicted_effective_bytes_per_s),
+                  units.mb_per_s(r.measured_effective_bytes_per_s), units.ratio(r.ratio),
+                  interval if r.ratio is not None else units.MISSING, r.verdict or units.MISSING)
     return t
 
 
-def bidirectional(rows: list[SizeRow]) -> Table | None:
-    present = [p for p in BIDIRECTIONAL if any(r.pattern == p for r in rows)]
-    if len(present) < 2 or present == ["pingpong"]:
-        return None
-    idx = _index(rows)
-    t = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
-               "for sendrecv, pingping and exchange (one direction for the ping-pong)", ["bytes", *present])
-    for size in _sizes(rows, present):
-        cells = []
-        for p in present:
-            r = idx.get((p, "", size))
-            cells.append(format_rate(r.bandwidth_bytes_per_s) if r is not None and size else "-")
-        t.add_row(format_bytes(size), *cells)
-    return t
-
-
-def _two_variants(rows: list[SizeRow], pattern: str, a: str, b: str, title: str, caption: str) -> Table | None:
-    idx = _index(rows)
-    sizes = _sizes(rows, [pattern])
-    if not sizes:
-        return None
-    t = _table(title, caption, ["bytes", a, b, f"{b} − {a}", "ratio"])
-    for size in sizes:
-        ra, rb = idx.get((pattern, a, size)), idx.get((pattern, b, size))
-        if ra is None or rb is None:
-            continue
-        ma, mb = ra.summary.median, rb.summary.median
-        t.add_row(format_bytes(size), format_seconds(ma), format_seconds(mb), format_seconds(mb - ma)
-                  if mb >= ma else "-" + format_seconds(ma - mb), _ratio(mb, ma))
-    return t
-
-
-def unexpected(rows: list[SizeRow]) -> Table | None:
-    return _two_variants(rows, "unexpected", "preposted", "late",
-                         "expected vs unexpected receive (seeds/002)",
-                         "time per iteration, median: the receive posted before the message arrives (preposted) "
-                         "or after it has arrived (late: the MPI buffers it, then copies it out)")
-
-
-def pack(rows: list[SizeRow]) -> Table | None:
-    return _two_variants(rows, "pack", "direct", "packed", "packed vs direct transfer (the PVM path of seeds/002)",
-                         "one-way time, median: MPI_Send/MPI_Recv of the bytes, or MPI_Pack + send + MPI_Unpack")
-
-
-def hockney_fit(rows: list[SizeRow]) -> tuple[float, float] | None:
-    """alpha, beta of T(b) = alpha + beta·b by least squares over the ping-pong medians."""
-    pts = [(r.bytes, r.summary.median) for r in rows if r.pattern == "pingpong" and r.variant == ""]
-    if len({b for b, _ in pts}) < 2:
-        return None
-    b, t = np.array(pts, dtype=float).T
-    beta, alpha = np.polyfit(b, t, 1)
-    return float(alpha), float(beta)
-
-
-def combine(rows: list[SizeRow]) -> Table | None:
-    crow = [r for r in rows if r.pattern == "combine"]
-    if not crow:
-        return None
-    fit = hockney_fit(rows)
-    idx = _index(rows)
-    ks = sorted({int(r.extra.get("k_messages", 0)) for r in crow if r.extra.get("k_messages")})
-    cap = ("one-way time of k messages of s bytes sent apart vs one message of k·s bytes, median; predicted from "
-           "the ping-pong's fit T(b) = α + β·b: apart k·(α + β·s), combined α + β·k·s")
-    if fit is None:
-        cap += " (no prediction: the run has no ping-pong over two or more sizes)"
-    t = _table("separate vs combined messages (seeds/000)", cap,
-               ["s", "k", "separate", "combined", "gain", "predicted separate", "predicted combined"])
-    for k in ks:
-        for size in _sizes(crow, ["combine"]):
-            sep, com = idx.get(("combine", f"k{k}-separate", size)), idx.get(("combine", f"k{k}-combined", size))
-            if sep is None or com is None:
-                continue
-            ps = pc = "-"
-            if fit is not None:
-                alpha, beta = fit
-                ps, pc = format_seconds(k * (alpha + beta * size)), format_seconds(alpha + beta * k * size)
-            t.add_row(format_bytes(size), str(k), format_seconds(sep.summary.median),
-                      format_seconds(com.summary.median), _ratio(sep.summary.median, com.summary.median), ps, pc)
-    return t
-
-
-def buffering(rows: list[SizeRow]) -> Table | None:
-    idx = _index(rows)
-    sizes = [s for s in _sizes(rows, ["memcpy"]) if s and ("pingpong", "", s) in idx]
-    if not sizes:
-        return None
-    t = _table("buffered bandwidth: measured b_e vs b_c·b_n/(b_c+b_n) (seeds/002)",
-               "b_c: memcpy bandwidth; b_n: unbuffered network bandwidth (ping-pong, one-way); predicted b_e = "
-               "b_c·b_n/(b_c+b_n); measured b_e: the unexpected (late-posted, buffered) receive",
-               ["bytes", "b_c", "b_n", "predicted b_e", "measured b_e", "measured/predicted"])
-    for s in sizes:
-        bc = idx[("memcpy", "", s)].bandwidth_bytes_per_s
-        bn = idx[("pingpong", "", s)].bandwidth_bytes_per_s
-        pred = bc * bn / (bc + bn)
-        late = idx.get(("unexpected", "late", s))
-        be = late.bandwidth_bytes_per_s if late is not None else float("nan")
-        t.add_row(format_bytes(s), format_rate(bc), format_rate(bn), format_rate(pred),
-                  format_rate(be) if math.isfinite(be) else "-", _ratio(be, pred))
-    return t
-
-
-def floor(rows: list[SizeRow]) -> Table | None:
-    idx = _index(rows)
-    sizes = _sizes(rows, ["floor"])
-    if not sizes:
+def floor(result: RunResult) -> Grid | None:
+    if not result.floor:
         return None
     t = _table("MPI above the hardware floor", "one-way time, median: the same round trip through shared memory "
                "(MPI_Win_allocate_shared, a flag per cache line, memcpy) vs the MPI ping-pong",
                ["bytes", "floor", "pingpong", "MPI / floor"])
-    for s in sizes:
-        f, p = idx.get(("floor", "", s)), idx.get(("pingpong", "", s))
-        if f is None:
-            continue
-        t.add_row(format_bytes(s), format_seconds(f.summary.median),
-                  format_seconds(p.summary.median) if p else "-",
-                  _ratio(p.summary.median, f.summary.median) if p else "-")
+    for r in result.floor:
+        t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s), units.ratio(r.ratio))
     return t
 
 
-def overlap(rows: list[SizeRow]) -> Table | None:
-    idx = _index(rows)
-    sizes = _sizes(rows, ["overlap"])
-    if not sizes:
+def overlap(result: RunResult) -> Grid | None:
+    if not result.overlap:
         return None
     t = _table("overlap of communication and computation",
                "time per iteration, median: the exchange alone (comm), the calibrated computation alone "
                "(compute), both (Isend/Irecv, compute, Wait); hidden = (comm + compute − both) / comm, in [0, 1]",
                ["bytes", "comm", "compute", "both", "hidden"])
-    for s in sizes:
-        c, w, b = (idx.get(("overlap", v, s)) for v in ("comm", "compute", "both"))
-        if c is None or w is None or b is None:
-            continue
-        frac = b.extra.get("overlap_fraction")
-        if not isinstance(frac, (int, float)):
-            frac = min(1.0, max(0.0, (c.summary.median + w.summary.median - b.summary.median) / c.summary.median))
-        t.add_row(format_bytes(s), format_seconds(c.summary.median), format_seconds(w.summary.median),
-                  format_seconds(b.summary.median), f"{100 * frac:.0f}%")
+    for r in result.overlap:
+        t.add_row(units.size(r.bytes), units.seconds(r.comm_s), units.seconds(r.compute_s), units.seconds(r.both_s),
+                  units.percent(r.hidden, decimals=0))
     return t
 
 
-def eager(rows: list[SizeRow]) -> Table | None:
-    probes = [r for r in rows if r.pattern == "eager-probe"]
-    if not probes:
+def eager(result: RunResult) -> Grid | None:
+    e = result.eager
+    if e is None:
         return None
-    t = _table("eager limit (seeds/004's network buffer size), measured directly",
+    interval = f"[{e.low_bytes}, {e.high_bytes if e.high_bytes is not None else '∞'})"
+    t = _table("eager limit (Blaisdell's network buffer size), measured directly",
                "eager: MPI_Send of this size returned before any receive was posted; limit: the largest such "
-               "size found by bisection (an interval [low, high) where it cannot be exact); capacity: unexpected "
-               "eager messages of this size accepted before a sender blocked",
-               ["bytes", "eager", "eager limit", "interval", "capacity"])
-    for r in probes:
-        e = r.extra
-        lo, hi = e.get("eager_limit_low_bytes"), e.get("eager_limit_high_bytes")
-        limit = e.get("eager_limit_bytes")
-        t.add_row(format_bytes(r.bytes), "yes" if e.get("eager") else "no",
-                  format_bytes(limit) if isinstance(limit, int) else "-",
-                  f"[{lo}, {hi if hi is not None else '∞'})",
-                  str(e.get("unexpected_capacity", "-")) + ("+" if e.get("capacity_capped") else ""))
+               f"size found by bisection, {units.exact_bytes(e.limit_bytes) if e.limit_bytes is not None else interval}; "
+               "capacity: unexpected eager messages of this size accepted before a sender blocked",
+               ["bytes", "eager", "capacity"])
+    for r in e.rows:
+        t.add_row(units.size(r.bytes), units.MISSING if r.eager is None else ("yes" if r.eager else "no"),
+                  units.MISSING if r.capacity is None else f"{r.capacity}{'+' if r.capacity_capped else ''}")
     return t
 
 
-def pairs(rows: list[SizeRow]) -> Table | None:
-    prow = [r for r in rows if r.pattern == "pairs" and r.extra.get("pair_median_s")]
-    if not prow:
+def contention(result: RunResult) -> Grid | None:
+    c = result.contention
+    if c is None:
         return None
-    base = {r.bytes: max(r.extra["pair_median_s"]) for r in prow if len(r.extra["pair_median_s"]) == 1}
-    t = _table("pairs: contention as concurrent pairs are added (seeds/003)",
-               "one-way time per pair (its slower rank's median); slowdown: the slowest pair against one pair alone",
-               ["bytes", "pairs", "slowest pair", "fastest pair", "slowdown", "per pair"])
-    for r in sorted(prow, key=lambda r: (r.bytes, len(r.extra["pair_median_s"]))):
-        times = [float(x) for x in r.extra["pair_median_s"]]
-        names = [f"{a}↔{b}" for a, b in r.extra.get("pairs", [])]
-        per = ", ".join(f"{n} {format_seconds(x)}" for n, x in zip(names, times))
-        t.add_row(format_bytes(r.bytes), str(len(times)), format_seconds(max(times)), format_seconds(min(times)),
-                  _ratio(max(times), base.get(r.bytes, float("nan"))), per)
+    t = _table("pairs: contention as concurrent pairs are added (the ping-pong exercise)",
+               "slowest pair's one-way time (each pair's time is its slower rank's median) and, in brackets, its "
+               "slowdown against one pair alone; one column per number of concurrent pairs",
+               ["bytes", *[f"{n} pair{'s' if n > 1 else ''}" for n in c.steps]])
+    for row in c.rows:
+        cells = {cell.active_pairs: cell for cell in row.cells}
+        t.add_row(units.size(row.bytes), *[
+            units.MISSING if n not in cells else units.seconds(cells[n].slowest_s)
+            + (f" ({units.ratio(cells[n].slowdown)})" if cells[n].slowdown is not None and n > 1 else "")
+            for n in c.steps])
     return t
 
 
-def pair_matrix(rows: list[SizeRow]) -> dict[int, dict[tuple[int, int], float]]:
-    """bytes -> {(initiator, responder): one-way time} from the matrix rounds."""
-    out: dict[int, dict[tuple[int, int], float]] = {}
-    for r in rows:
-        if r.pattern != "matrix":
-            continue
-        for (a, b), x in zip(r.extra.get("pairs", []), r.extra.get("pair_median_s", [])):
-            out.setdefault(r.bytes, {})[(int(a), int(b))] = float(x)
-    return out
-
-
-def matrix(rows: list[SizeRow]) -> list[Table]:
+def matrices(result: RunResult) -> list[Grid]:
     tables = []
-    for size, cells in sorted(pair_matrix(rows).items()):
-        ranks = sorted({a for a, _ in cells} | {b for _, b in cells})
-        rate = size > 0
-        t = _table(f"matrix: every ordered rank pair, {format_bytes(size)}",
-                   "row: the rank that starts the ping-pong, column: its partner; " +
-                   ("MB/s (bytes / one-way time)" if rate else "one-way time") + ", median",
-                   ["from \\ to", *map(str, ranks)])
-        for a in ranks:
-            row = []
-            for b in ranks:
-                x = cells.get((a, b))
-                row.append("·" if x is None else (format_rate(size / x) if rate else format_seconds(x)))
-            t.add_row(str(a), *row)
+    for grid in result.matrices:
+        rate = grid.quantity == "bandwidth"
+        t = _table(f"matrix: every ordered rank pair, {units.size(grid.bytes)}",
+                   "row: the rank that starts the ping-pong, column: its partner; "
+                   + ("MB/s (bytes / one-way time)" if rate else "one-way time") + ", median",
+                   ["from \\ to", *map(str, grid.ranks)])
+        for a in grid.ranks:
+            cells = []
+            for b in grid.ranks:
+                v = grid.value(a, b)
+                cells.append("·" if v is None else (units.mb_per_s(v) if rate else units.seconds(v)))
+            t.add_row(str(a), *cells)
         tables.append(t)
     return tables
 
 
-def compat(rows: list[SizeRow]) -> Table | None:
-    crow = [r for r in rows if r.pattern in COMPAT]
-    if not crow:
+def compat(result: RunResult) -> Grid | None:
+    if not result.compat:
         return None
     t = _table("compatibility modes: the figures those tools print",
                "mean over samples, as OSU and IMB report; latency: one-way (osu_latency, IMB PingPong) or per "
                "iteration (IMB Sendrecv); MB/s = 10^6 bytes/s counting both directions where the tool does",
                ["pattern", "bytes", "latency (mean)", "MB/s", "msg/s"])
-    for r in crow:
-        mean = r.summary.mean
-        t.add_row(r.pattern, format_bytes(r.bytes), format_seconds(mean),
-                  f"{r.bytes * r.flows / mean / 1e6:.2f}" if mean > 0 and r.bytes else "-",
-                  format_count(r.flows / mean) if mean > 0 else "-")
+    for r in result.compat:
+        t.add_row(safe(r.pattern), units.size(r.bytes), units.seconds(r.mean_s), units.mb_per_s(r.bandwidth_bytes_per_s),
+                  units.count(r.messages_per_s))
     return t
 
 
-def render_pattern_tables(console: Console, rows: list[SizeRow]) -> None:
-    tables = [send_modes(rows), bidirectional(rows), unexpected(rows), pack(rows), combine(rows),
-              buffering(rows), floor(rows), overlap(rows), eager(rows), pairs(rows), *matrix(rows), compat(rows)]
-    for t in tables:
-        if t is not None and t.row_count:
-            console.print(t)
-    render_model_tables(console, rows)
+def barrier(result: RunResult) -> Grid | None:
+    if not result.barrier:
+        return None
+    t = _table("exchange: unsynchronised vs Irecv, barrier, Isend (Saphir 1994 §3.1)",
+               "time per exchange, median. exchange-sync posts both receives, then a barrier, then the sends, so no "
+               "message ever arrives before its receive: the MPI never buffers it as unexpected. The cost is the "
+               "barrier: the difference of the medians, with the interval from both medians' 95 % intervals "
+               "(no measurable cost when it contains 0)",
+               ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain"])
+    for r in result.barrier:
+        cost = _difference(r.cost)
+        if r.cost.measurable is False:
+            cost += " no measurable cost"
+        t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio))
+    return t
+
+
+def loggp_sizes(result: RunResult) -> Grid | None:
+    lg = result.loggp
+    if lg is None:
+        return None
+    t = _table("each side's cost per size (loggp pattern)",
+               "PRTT(n,d,s): n = 10 messages, d between sends, one reply (Kielmann et al. 2000); send call: one "
+               "MPI_Send paced by d; recv call: one MPI_Recv after waiting d (o_r); o_s = (PRTT(n,d,s) − "
+               "PRTT(1,0,s))/(n−1) − d; gap = (PRTT(n,0,s) − PRTT(1,0,s))/(n−1); round trip: the samples' median",
+               ["bytes", "round trip", "PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)", "gap", "o_s", "send call",
+                "recv call"])
+    for q in lg.points:
+        t.add_row(units.size(q.bytes), units.seconds(q.round_trip_s), units.seconds(q.prtt_1_0_s),
+                  units.seconds(q.prtt_n_0_s), units.seconds(q.prtt_n_d_s), units.seconds(q.gap_s),
+                  units.seconds(q.o_s), units.seconds(q.send_call_s), units.seconds(q.recv_call_s))
+    return t
+
+
+def loggp(result: RunResult) -> Grid | None:
+    lg = result.loggp
+    if lg is None or lg.analysis is None:
+        return None
+    p, h, c = lg.analysis.params, lg.analysis.hockney, lg.analysis.comparison
+    caption = (f"from the loggp pattern over {len(lg.points)} sizes; α and β: the Hockney line fitted to the same "
+               f"sizes' one-way times (half the round trip); which fits the one-way time better: {c.better} "
+               f"({c.criterion}: LogGP {c.loggp_rms_log:.3f}, Hockney {c.hockney_rms_log:.3f}; Hockney is fitted to "
+               "these times, LogGP predicts them from the other series)")
+    if p.d_too_small:
+        caption += f"; d < g + G·s at {', '.join(map(units.size, p.d_too_small))}"
+    if p.L <= 0:
+        caption += "; L ≤ 0: no wire to cross (shared memory: the overheads hold the copy that is the transfer)"
+    t = _table("LogGP (Netgauge's PRTT method, docs/loggp.md) beside Hockney α + β·s", caption,
+               ["L", "o_s", "o_r", "g", "G (1/G)", "α (one-way)", "β (1/β)", "n½"])
+    t.add_row(units.seconds(p.L), units.seconds(p.o_s), units.seconds(p.o_r), units.seconds(p.g),
+              f"{units.beta(p.G)} ({units.rate(p.bandwidth_bytes_per_s)})", units.seconds(h.alpha),
+              f"{units.beta(h.beta)} ({units.rate(h.bandwidth_bytes_per_s)})",
+              units.size(h.n_half) if h.n_half >= 0 else units.MISSING)
+    return t
+
+
+def placement(result: RunResult) -> list[Grid]:
+    pairs = result.placement
+    keys = list(dict.fromkeys((p.pattern, p.buffer, p.variant, p.metric) for p in pairs))
+    tables = []
+    for key in keys:
+        group = [p for p in pairs if (p.pattern, p.buffer, p.variant, p.metric) == key]
+        pattern, buffer, variant, metric = key
+        first = group[0]
+        title = (f"{pattern}{' ' + variant if variant else ''}  ·  intra-node (ranks "
+                 f"{':'.join(map(str, first.intra.ranks))}) vs inter-node (ranks "
+                 f"{':'.join(map(str, first.inter.ranks))})  ·  {buffer} buffers")
+        what = "one-way time = half the round trip" if metric == "one_way" else metric.replace("_", " ")
+        t = _table(title, f"time: median per message ({what}); MB/s: 10^6 bytes/s; inter/intra: ratio of "
+                   "the median times", [])
+        for name in ("bytes", "intra time", "inter time", "inter/intra", "intra MB/s", "inter MB/s"):
+            t.add_column(name)
+        for p in group:
+            t.add_row(units.size(p.bytes), units.seconds(p.intra.time_s), units.seconds(p.inter.time_s),
+                      units.ratio(p.ratio), units.mb_per_s(p.intra.bandwidth_bytes_per_s) if p.bytes else units.MISSING,
+                      units.mb_per_s(p.inter.bandwidth_bytes_per_s) if p.bytes else units.MISSING)
+        tables.append(t)
+    return tables
+
+
+def placement_models(result: RunResult) -> list[Grid]:
+    """--placement both: each series' model within a node and across nodes, side by side."""
+    tables = []
+    for m in result.placement_models:
+        name = f"{m.pattern} [{m.variant}]" if m.variant else m.pattern
+        t = _table(f"{name}: the model within a node and across nodes (the ping-pong exercise)",
+                   "α, β and 1/β of each placement's Hockney line with 95 % intervals; switches: the piecewise "
+                   "model's breakpoints, each an interval between measured sizes; inter/intra: ratio of the values",
+                   ["", "intra-node", "inter-node", "inter/intra"], wrap_last=False)
+        li, lo = m.intra.sweep.hockney.line, m.inter.sweep.hockney.line
+
+        def switches(model) -> str:
+            return ", ".join(f"{units.size(b.low_bytes)}–{units.size(b.high_bytes)}"
+                             for b in model.sweep.piecewise.breakpoints) or "none"
+
+        t.add_row("α latency", f"{units.seconds(li.alpha_s)} {units.interval(*li.alpha_ci_s, 's')}",
+                  f"{units.seconds(lo.alpha_s)} {units.interval(*lo.alpha_ci_s, 's')}", units.ratio(m.alpha_ratio))
+        t.add_row("β", f"{units.beta(li.beta_s_per_byte)} {units.interval(*li.beta_ci_s_per_byte, 's/B')}",
+                  f"{units.beta(lo.beta_s_per_byte)} {units.interval(*lo.beta_ci_s_per_byte, 's/B')}",
+                  units.ratio(lo.beta_s_per_byte / li.beta_s_per_byte) if li.beta_s_per_byte > 0 else units.MISSING)
+        t.add_row("bandwidth 1/β", units.rate(li.bandwidth_bytes_per_s), units.rate(lo.bandwidth_bytes_per_s),
+                  units.ratio(m.bandwidth_ratio))
+        t.add_row("switches", switches(m.intra), switches(m.inter), "")
+        tables.append(t)
+    return tables
+
+
+def all_tables(result: RunResult) -> list[Grid]:
+    found = [send_modes(result), bidirectional(result), *variant_pairs(result), combine(result),
+             buffering(result), floor(result), overlap(result), eager(result), contention(result),
+             *matrices(result), compat(result), loggp_sizes(result), loggp(result), barrier(result),
+             *placement(result), *placement_models(result)]
+    return [t for t in found if t is not None and t.row_count]
+
+
+def render(console: Console, table: Grid) -> None:
+    """A table with its title line above and its caption below, wrapped at the console's width."""
+    console.print(f"[bold]{safe(table.heading)}[/]")
+    console.print(table.text(), markup=False, highlight=False, soft_wrap=True)
+    console.print(safe(table.note), style="dim")
+
+
+def render_pattern_tables(console: Console, result: RunResult) -> None:
+    for t in all_tables(result):
+        render(console, t)

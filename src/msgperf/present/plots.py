@@ -1,5 +1,6 @@
-"""Figures of a run (matplotlib, drawn off-screen): every number comes from msgperf.analysis or
-the run's records; nothing is estimated here. Each function returns a ``matplotlib.figure.Figure``
+"""Figures of a run (matplotlib, drawn off-screen): every number comes from the run's
+``RunResult`` (a series' ``SeriesAnalysis``, the contention table, a matrix grid); nothing is
+estimated here. Each function returns a ``matplotlib.figure.Figure``
 (tests count its series); ``save_figure`` writes it as PNG, SVG or PDF by the file's suffix.
 
 matplotlib is imported inside the functions (Agg, no display needed), so that commands that do
@@ -19,6 +20,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from msgperf import units
+from msgperf.atomic_file import atomic_path
 from msgperf.errors import MsgperfError
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
@@ -34,22 +37,13 @@ DPI = 100
 
 
 def size_label(n: float) -> str:
-    if n <= 0:
-        return "0 B"
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            v = n / scale
-            return f"{v:g} {unit}" if v == int(v) else f"{v:.3g} {unit}"
-    return f"{n:g} B"
+    return units.size(n) if n > 0 else "0 B"
 
 
 def time_label(s: float) -> str:
     if not math.isfinite(s) or s <= 0:
         return "0" if s == 0 else ""
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
-        if s >= scale * 0.9999 or unit == "ns":
-            return f"{s / scale:g} {unit}"
-    return ""
+    return units.seconds(s)
 
 
 def rate_unit(max_bytes_per_s: float) -> tuple[float, str]:
@@ -70,23 +64,37 @@ def _figure(nrows: int = 1, ncols: int = 1, size: tuple[float, float] = FIGSIZE)
     return fig, axes
 
 
-def _size_axis(ax: Any, sizes: Sequence[int]) -> None:
-    """Message sizes on a base-2 log axis; 0 B (when measured) sits at the left on a short
-    linear stretch."""
+def zero_position(sizes: Sequence[float]) -> float:
+    """Where 0 B is drawn on the log size axis: one octave left of the smallest positive size."""
+    positive = [s for s in sizes if s > 0]
+    return (min(positive) if positive else 1.0) / 2
+
+
+def xs(sizes: Sequence[float], zero: float) -> np.ndarray:
+    """Sizes as x positions: 0 B at ``zero``."""
+    return np.array([s if s > 0 else zero for s in sizes], dtype=float)
+
+
+def _size_axis(ax: Any, sizes: Sequence[float]) -> None:
+    """Message sizes on a base-2 log axis that spans exactly the measured sizes (a margin of half
+    an octave each side); 0 B, when measured, sits one octave left of the smallest positive size
+    with its own tick, so neither end is clipped and no part of the width is empty."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: PLC0415
 
-    if min(sizes, default=1) == 0:
-        ax.set_xscale("symlog", base=2, linthresh=1, linscale=1.0)
-    else:
-        ax.set_xscale("log", base=2)
-    top = max(max(sizes, default=1), 1)
-    low = max(min(sizes, default=1), 1)
-    exps = range(int(math.log2(low)), int(math.log2(top)) + 2)
+    ax.set_xscale("log", base=2)
+    zero = zero_position(sizes)
+    positions = xs(sizes, zero)
+    low, high = float(positions.min(initial=1.0)), float(positions.max(initial=1.0))
+    ax.set_xlim(low / 2 ** 0.5, high * 2 ** 0.5)
+    exps = range(math.ceil(math.log2(max(low, 1e-300))), math.floor(math.log2(max(high, 1e-300))) + 1)
     step = max(1, math.ceil(len(exps) / 10))
-    ticks = ([0] if min(sizes, default=1) == 0 else []) + [2 ** e for e in exps[::step]]
+    ticks = [2.0 ** e for e in exps[::step] if not (0 in sizes and 2.0 ** e < zero * 1.9)]
+    if 0 in sizes:
+        ticks = [zero] + ticks
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_label(v)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "0 B" if 0 in sizes and abs(v - zero) < zero * 1e-9
+                                               else size_label(v)))
     ax.set_xlabel("message size (B, KiB = 2^10 B, MiB = 2^20 B)")
     for label in ax.get_xticklabels():
         label.set_rotation(30)
@@ -124,7 +132,9 @@ def time_plot(result: Any, title: str | None = None):
     ax = axes[0][0]
     sweep = result.sweep
     pts = sweep.points
-    x = np.array([p.bytes for p in pts], dtype=float)
+    sizes = [p.bytes for p in pts]
+    zero = zero_position(sizes)
+    x = xs(sizes, zero)
     y = np.array([p.time_s for p in pts])
     lo = np.array([p.ci_low_s if p.ci_low_s is not None else p.time_s for p in pts])
     hi = np.array([p.ci_high_s if p.ci_high_s is not None else p.time_s for p in pts])
@@ -132,20 +142,20 @@ def time_plot(result: Any, title: str | None = None):
                 color=BLUE, ecolor=BLUE, capsize=2,
                 label=f"median, {100 * result.confidence:.0f} % interval")
     for i, seg in enumerate(sweep.piecewise.segments):
-        start = max(seg.from_bytes, 0)
-        xs = np.unique(np.concatenate([[start], np.geomspace(max(start, 1), max(seg.to_bytes, 1), 60)]))
-        ax.plot(xs, seg.predict(xs), "-", color=ORANGE, lw=1.8,
+        grid = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 60)
+        ax.plot(grid, seg.predict(grid), "-", color=ORANGE, lw=1.8,
                 label="piecewise model α + β·b" if i == 0 else None)
+        if seg.from_bytes == 0:
+            ax.plot([zero], [float(seg.predict(0))], "_", color=ORANGE, ms=12)
     for i, bp in enumerate(sweep.piecewise.breakpoints):
-        ax.axvspan(max(bp.low_bytes, 0), bp.high_bytes, color=GREEN, alpha=0.15,
+        ax.axvspan(bp.low_bytes if bp.low_bytes > 0 else zero, bp.high_bytes, color=GREEN, alpha=0.15,
                    label="breakpoint interval" if i == 0 else None)
-        ax.axvline(math.sqrt(max(bp.best_low_bytes, 1) * bp.best_high_bytes), color=GREEN, ls="--",
-                   lw=1)
+        ax.axvline(math.sqrt(max(bp.best_low_bytes, zero) * bp.best_high_bytes), color=GREEN, ls="--", lw=1)
     if sweep.anomalies:
-        ax.plot([a.bytes for a in sweep.anomalies], [a.time_s for a in sweep.anomalies], "X",
+        ax.plot(xs([a.bytes for a in sweep.anomalies], zero), [a.time_s for a in sweep.anomalies], "X",
                 color=VERMILLION, ms=10, ls="none", label="anomaly (off the model)")
-    _size_axis(ax, [p.bytes for p in pts])
-    _time_axis(ax, "one-way time" if result.pattern.startswith("pingpong") else "time per message")
+    _size_axis(ax, sizes)
+    _time_axis(ax, "one-way time" if result.metric == "one_way" else "time per message")
     _finish(ax, title or _title(result, "time against size"))
     return fig
 
@@ -159,20 +169,24 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
     ch = sweep.characteristics
     sizes = [r.bytes for r in sweep.regimes if r.bytes > 0]
     bw = [r.bandwidth_bytes_per_s * result.flows for r in sweep.regimes if r.bytes > 0]
-    candidates = bw + [v for v in (ch.asymptotic_bandwidth_bytes_per_s, upper_bound)
-                       if v is not None and math.isfinite(v)]
+    candidates = bw + [v for v in (ch.line_bandwidth.value, upper_bound) if v is not None and math.isfinite(v)]
     scale, unit = rate_unit(max(candidates, default=1.0))
     ax.plot(sizes, np.array(bw) / scale, "o-", color=BLUE, ms=4, label="measured b / median T(b)")
+    line_bw = ch.line_bandwidth
+    if line_bw.value is not None and math.isfinite(line_bw.value) and line_bw.value > 0:
+        what = "1/β of the last segment" + (", extrapolated: above every measured bandwidth" if line_bw.extrapolated else "")
+        ax.axhline(line_bw.value * result.flows / scale, color=ORANGE, ls=":" if line_bw.extrapolated else "--",
+                   label=f"{what} = {units.rate(line_bw.value * result.flows)}")
     asym = ch.asymptotic_bandwidth_bytes_per_s
     if asym is not None and math.isfinite(asym) and asym > 0:
-        ax.axhline(asym * result.flows / scale, color=ORANGE, ls="--",
-                   label=f"asymptotic bandwidth 1/β = {asym * result.flows / scale:.3g} {unit.split()[0]}")
+        ax.plot([ch.asymptotic_bandwidth.sizes[-1]], [asym * result.flows / scale], "s", color=VERMILLION, ms=8,
+                ls="none", label=f"asymptotic bandwidth (Saphir: at the largest size) = {units.rate(asym * result.flows)}")
     n_half = sweep.hockney.line.n_half_bytes
-    if math.isfinite(n_half) and n_half > 0:
+    if math.isfinite(n_half) and n_half > 0 and sizes and min(sizes) <= n_half <= max(sizes):
         ax.axvline(n_half, color=GREEN, ls=":", lw=1.5, label=f"n½ = α/β = {size_label(n_half)}")
     if upper_bound is not None and math.isfinite(upper_bound) and upper_bound > 0:
         ax.axhline(upper_bound / scale, color=BLACK, ls="-.", lw=1.2,
-                   label=f"{upper_label}: {upper_bound / scale:.3g} {unit.split()[0]}")
+                   label=f"{upper_label}: {units.rate(upper_bound)}")
     _size_axis(ax, sizes or [1])
     from matplotlib.ticker import FuncFormatter  # noqa: PLC0415
 
@@ -183,53 +197,37 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
     return fig
 
 
-def series_samples(run: Any, result: Any) -> dict[int, dict[int, np.ndarray]]:
-    """size -> launch -> per-message samples of the analysed series, concatenated in run order
-    (the order ``analyze_run`` merges them, so outlier indices point into these arrays)."""
-    out: dict[int, dict[int, list[np.ndarray]]] = {}
-    for m in run.measurements:
-        if m.pattern == result.pattern and getattr(m, "variant", "") == result.variant \
-                and m.launch in result.launches:
-            out.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(m.per_message_s)
-    return {s: {l: np.concatenate(v) for l, v in d.items()} for s, d in out.items()}
-
-
-def variability_plot(result: Any, samples: Mapping[int, Mapping[int, np.ndarray]] | None = None,
-                     title: str | None = None):
+def variability_plot(result: Any, title: str | None = None):
     """Per size: the box (quartiles, whiskers at the 5th and 95th percentiles), mean ± sd as
     error bars, min and max, and the samples flagged as outliers (from the analysis)."""
     fig, axes = _figure(size=(9.0, 5.0))
     ax = axes[0][0]
     sizes = result.sizes
     pos = np.arange(len(sizes), dtype=float)
-    boxes = [{"med": s.summary.median, "q1": s.summary.p25, "q3": s.summary.p75,
-              "whislo": s.summary.p5, "whishi": s.summary.p95, "fliers": [],
+    boxes = [{"med": s.stats.median, "q1": s.stats.p25, "q3": s.stats.p75,
+              "whislo": s.stats.p5, "whishi": s.stats.p95, "fliers": [],
               "label": size_label(s.bytes)} for s in sizes]
     ax.bxp(boxes, positions=pos, widths=0.5, showfliers=False, patch_artist=True,
            boxprops={"facecolor": SKY, "alpha": 0.5, "edgecolor": BLUE},
            medianprops={"color": BLUE, "lw": 2}, whiskerprops={"color": BLUE},
            capprops={"color": BLUE})
-    mean = np.array([s.summary.mean for s in sizes])
-    sd = np.array([s.summary.std for s in sizes])
-    low = np.array([s.summary.min for s in sizes])
+    mean = np.array([s.stats.mean for s in sizes])
+    sd = np.array([s.stats.std for s in sizes])
+    low = np.array([s.stats.min for s in sizes])
     # On a log axis mean - sd can fall below zero: the bar stops at the smallest sample instead.
     ax.errorbar(pos + 0.3, mean, yerr=[np.clip(np.minimum(sd, mean - low), 0, None), sd], fmt="D", ms=3,
                 color=ORANGE, capsize=2, label="mean ± standard deviation")
-    ax.plot(pos, [s.summary.min for s in sizes], "v", color=GREEN, ms=4, ls="none", label="min")
-    ax.plot(pos, [s.summary.max for s in sizes], "^", color=PURPLE, ms=4, ls="none", label="max")
+    ax.plot(pos, [s.stats.min for s in sizes], "v", color=GREEN, ms=4, ls="none", label="min")
+    ax.plot(pos, [s.stats.max for s in sizes], "^", color=PURPLE, ms=4, ls="none", label="max")
     fx, fy = [], []
-    if samples:
-        for i, s in enumerate(sizes):
-            for m in s.measurements:
-                values = samples.get(s.bytes, {}).get(m.launch)
-                if values is None or not m.outliers.count:
-                    continue
-                picked = values[m.outliers.indices[m.outliers.indices < values.size]]
-                fx.extend([pos[i] - 0.3] * picked.size)
-                fy.extend(picked.tolist())
+    for i, s in enumerate(sizes):
+        for m in s.measurements:
+            fx.extend([pos[i] - 0.3] * m.outliers.values.size)
+            fy.extend(m.outliers.values.tolist())
     ax.plot(fx, fy, "x", color=VERMILLION, ms=4, ls="none", alpha=0.7,
             label="flagged outliers (|modified z| > 3.5)")
     ax.set_xticks(pos, [b["label"] for b in boxes], rotation=45, fontsize=8)
+    ax.set_xlim(-0.6, len(sizes) - 0.4)
     ax.set_xlabel("message size; box: quartiles and median, whiskers: 5th–95th percentile")
     _time_axis(ax)
     _finish(ax, title or _title(result, "variability per size"))
@@ -245,13 +243,14 @@ def launches_plot(result: Any, title: str | None = None):
         raise MsgperfError("the per-launch plot needs several launches (msgperf run --repeat N)")
     apart = {v.launch: v for v in comp.verdicts}
     sizes = [sp.bytes for sp in comp.sizes]
+    x = xs(sizes, zero_position(sizes))
     for i, launch in enumerate(comp.launches):
         rel = [dict(sp.medians).get(launch, math.nan) / sp.consensus_s for sp in comp.sizes]
         v = apart.get(launch)
         outlying = v is not None and v.apart
-        ax.plot(sizes, rel, "o-" if not outlying else "s--", ms=4, lw=2.5 if outlying else 1.2,
+        ax.plot(x, rel, "o-" if not outlying else "s--", ms=4, lw=2.5 if outlying else 1.2,
                 color=VERMILLION if outlying else CALM[i % len(CALM)],
-                label=f"launch {launch}" + (f" — stands apart ({v.typical_ratio:.3f}×)" if outlying else ""))
+                label=f"launch {launch}" + (f" — stands apart ({units.ratio(v.typical_ratio)})" if outlying else ""))
     ax.axhline(1.0, color=BLACK, lw=0.8)
     _size_axis(ax, sizes)
     ax.set_ylabel("launch median / median of the launch medians")
@@ -259,89 +258,89 @@ def launches_plot(result: Any, title: str | None = None):
     return fig
 
 
-def contention_plot(rows: Sequence[Any], title: str | None = None):
+def contention_plot(contention: Any, title: str | None = None):
     """pairs: the slowest pair's one-way time against the number of active pairs, per size."""
-    prow = [r for r in rows if r.pattern == "pairs" and r.extra.get("pair_median_s")]
-    if not prow:
+    if contention is None or not contention.rows:
         raise MsgperfError("the contention plot needs a 'pairs' measurement (msgperf run --pattern pairs --np 4)")
     fig, axes = _figure()
     ax = axes[0][0]
-    by_size: dict[int, list[tuple[int, float, float]]] = {}
-    for r in prow:
-        t = [float(v) for v in r.extra["pair_median_s"]]
-        by_size.setdefault(r.bytes, []).append((len(t), max(t), min(t)))
-    chosen = sorted(by_size)
-    if len(chosen) > 6:
-        idx = np.unique(np.linspace(0, len(chosen) - 1, 6).round().astype(int))
-        chosen = [chosen[i] for i in idx]
-    for i, size in enumerate(chosen):
-        data = sorted(by_size[size])
-        ax.plot([d[0] for d in data], [d[1] for d in data], "o-", color=OKABE_ITO[i % 8],
-                label=f"{size_label(size)}")
+    rows = list(contention.rows)
+    if len(rows) > 6:
+        idx = np.unique(np.linspace(0, len(rows) - 1, 6).round().astype(int))
+        rows = [rows[i] for i in idx]
+    for i, row in enumerate(rows):
+        ax.plot([c.active_pairs for c in row.cells], [c.slowest_s for c in row.cells], "o-",
+                color=OKABE_ITO[i % 8], label=size_label(row.bytes) if row.bytes else "0 B")
     ax.set_xscale("log", base=2)
-    from matplotlib.ticker import FuncFormatter  # noqa: PLC0415
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: PLC0415
+    ax.xaxis.set_major_locator(FixedLocator(list(contention.steps)))
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlim(min(contention.steps) / 1.3, max(contention.steps) * 1.3)
     ax.set_xlabel("active pairs at once")
     _time_axis(ax, "slowest pair's one-way time")
     _finish(ax, title or "pairs: contention as pairs are added")
     return fig
 
 
-def matrix_plot(cells: Mapping[tuple[int, int], float], size: int,
-                hosts: Mapping[int, str] | None = None, title: str | None = None):
+def matrix_plot(grid: Any, title: str | None = None):
     """Every ordered rank pair as a heatmap (one-way time at 0 B, bandwidth above), with lines
     at host boundaries."""
-    if not cells:
+    if grid is None or not grid.times_s:
         raise MsgperfError("the matrix plot needs a 'matrix' measurement (msgperf run --pattern matrix)")
-    ranks = sorted({a for a, _ in cells} | {b for _, b in cells})
-    grid = np.full((len(ranks), len(ranks)), np.nan)
-    for (a, b), t in cells.items():
-        grid[ranks.index(a), ranks.index(b)] = (size / t) if size > 0 else t
+    ranks = list(grid.ranks)
+    values = np.full((len(ranks), len(ranks)), np.nan)
+    for a in ranks:
+        for b in ranks:
+            v = grid.value(a, b)
+            if v is not None:
+                values[ranks.index(a), ranks.index(b)] = v
     fig, axes = _figure(size=(6.5, 5.5))
     ax = axes[0][0]
-    if size > 0:
-        scale, unit = rate_unit(float(np.nanmax(grid)))
+    if grid.quantity == "bandwidth":
+        scale, unit = rate_unit(float(np.nanmax(values)))
         what = f"bandwidth, {unit}"
     else:
         scale, unit, what = 1e-6, "µs", "one-way time, µs"
-    img = ax.imshow(grid / scale, cmap="cividis", interpolation="nearest")
+    img = ax.imshow(values / scale, cmap="cividis", interpolation="nearest")
     fig.colorbar(img, ax=ax, label=what)
     ax.set_xticks(range(len(ranks)), [str(r) for r in ranks])
     ax.set_yticks(range(len(ranks)), [str(r) for r in ranks])
     ax.set_xlabel("responder rank")
     ax.set_ylabel("initiator rank")
+    hosts = grid.hosts
     if hosts:
         names = [hosts.get(r, "") for r in ranks]
         for i in range(1, len(ranks)):
             if names[i] != names[i - 1]:
                 ax.axhline(i - 0.5, color=VERMILLION, lw=2)
                 ax.axvline(i - 0.5, color=VERMILLION, lw=2)
-    ax.set_title(title or f"matrix: every ordered pair, {size_label(size)}"
+    ax.set_title(title or f"matrix: every ordered pair, {size_label(grid.bytes) if grid.bytes else '0 B'}"
                  + (" (red lines: host boundaries)" if hosts and len(set(hosts.values())) > 1 else ""),
                  fontsize=11)
     return fig
 
 
 def overlay_plot(results: Sequence[tuple[str, Any]], title: str | None = None):
-    """Several runs in one figure: each run's medians with intervals and its piecewise model."""
+    """Several series in one figure: each one's medians with intervals and its piecewise model."""
     if not results:
         raise MsgperfError("nothing to overlay")
     fig, axes = _figure()
     ax = axes[0][0]
-    all_sizes: list[int] = []
+    all_sizes = [p.bytes for _, result in results for p in result.sweep.points]
+    zero = zero_position(all_sizes)
     for i, (label, result) in enumerate(results):
         colour = OKABE_ITO[i % len(OKABE_ITO)]
         pts = result.sweep.points
-        x = [p.bytes for p in pts]
+        x = xs([p.bytes for p in pts], zero)
         y = np.array([p.time_s for p in pts])
         lo = np.array([p.ci_low_s if p.ci_low_s is not None else p.time_s for p in pts])
         hi = np.array([p.ci_high_s if p.ci_high_s is not None else p.time_s for p in pts])
         ax.errorbar(x, y, yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)], fmt="o",
                     ms=3, color=colour, capsize=2, label=label)
         for seg in result.sweep.piecewise.segments:
-            xs = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 40)
-            ax.plot(xs, seg.predict(xs), "-", color=colour, lw=1.2, alpha=0.8)
-        all_sizes += x
+            grid = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 40)
+            ax.plot(grid, seg.predict(grid), "-", color=colour, lw=1.2, alpha=0.8)
     _size_axis(ax, all_sizes)
     _time_axis(ax)
     _finish(ax, title or f"{len(results)} runs: median time and fitted model")
@@ -352,13 +351,14 @@ def overlay_plot(results: Sequence[tuple[str, Any]], title: str | None = None):
 
 
 def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write ``fig`` as PNG, SVG or PDF (by suffix)."""
+    """Write ``fig`` as PNG, SVG or PDF (by suffix), to a temporary name renamed when complete."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise MsgperfError(f"{path}: write a .png, .svg or .pdf file")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=fmt, dpi=DPI)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=DPI)
     return path
 
 

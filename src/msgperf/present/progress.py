@@ -1,11 +1,13 @@
-"""A progress bar fed by records as the kernels write them."""
+"""A progress bar fed by records as the kernels write them: done/total, elapsed and the time left
+(estimated from the pace so far), on a terminal only (piped output gets no bar and no blank lines)."""
 
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
-from msgperf.present.units import format_bytes, format_seconds
+from msgperf import units
 
 
 class RunProgress:
@@ -13,8 +15,9 @@ class RunProgress:
 
     def __init__(self, total: int, console: Console, label: str = "measuring") -> None:
         self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), TextColumn("{task.fields[last]}"),
-                                  console=console, transient=True)
+                                  TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                                  TextColumn("{task.fields[last]}"), console=console, transient=True,
+                                  disable=not console.is_terminal)
         self._task = self._progress.add_task(label, total=total, last="")
 
     def __enter__(self) -> "RunProgress":
@@ -29,9 +32,9 @@ class RunProgress:
             return
         samples = obj.get("samples_s") or []
         size = obj.get("bytes", 0)
-        last = f"{obj.get('pattern')} {format_bytes(size)}: {len(samples)} samples"
+        last = f"{obj.get('pattern')} {units.size(size)}: {len(samples)} samples"
         divisor = obj.get("divisor") or 1
         if samples:
             median = sorted(samples)[len(samples) // 2] / divisor
-            last += f", ~{format_seconds(median)}"
+            last += f", ~{units.seconds(median)}"
         self._progress.update(self._task, advance=1, last=last)

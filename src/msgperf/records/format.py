@@ -2,7 +2,8 @@
 
 A run file is JSON Lines (docs/record-format.md). Its records, in order:
 
-- ``run``: written once, when the file is created: format version, plan, command line;
+- ``run``: written once, when the file is created: format version, plan, command line, and the
+  catalog of the planned patterns (what each pattern is, from the kernels themselves);
 - ``launch``: one per MPI launch (a run has several with ``--repeat`` or ``--resume``):
   MPI library, rank placement, clock self-test, MPI-related environment;
 - ``measurement``: one per (pattern, size), written and flushed as soon as it is done;
@@ -26,10 +27,14 @@ import numpy as np
 from msgperf.errors import MsgperfError
 
 FORMAT_NAME = "msgperf-run"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the run record's "catalog" (docs/record-format.md, history)
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
 PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
+# A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
+FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
+            "hardware")
+PARTICIPANTS = ("pair", "all")  # the --pair (other ranks idle), or every rank
 
 
 class RecordError(MsgperfError):
@@ -51,6 +56,38 @@ class Plan:
     max_samples: int
     placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
     active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
+    repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """One record the kernels write per size for a pattern."""
+
+    name: str  # the record's ``variant`` ("" when the record has none)
+    active_pairs: int | None = None  # concurrent pairs of this step of a contention sweep (pairs)
+
+
+@dataclass(frozen=True)
+class PatternInfo:
+    """What a pattern is, as the kernels say (``msgperf-kernels --list-patterns``; the run
+    record's ``catalog``): the one source of pattern facts."""
+
+    name: str
+    family: str  # one of FAMILIES
+    modelled: bool  # a Hockney time-vs-size model of its records is meaningful
+    participants: str  # "pair" (the --pair; other ranks idle) or "all" (every rank)
+    even_ranks: bool  # needs an even number of ranks (an odd count would deadlock)
+    metric: str  # what samples_s / divisor is: one_way, round_trip, per_iteration, ...
+    divisor: int  # reported time = sample / (k x divisor); 0: the number of ranks taking part
+    flows: int  # messages of `bytes` the bandwidth counts per reported time
+    inplace_ok: bool  # honours --buffer inplace
+    timing: str  # what one iteration is and what is reported, in words
+    variants: tuple[VariantInfo, ...]  # one per record per size, for the catalog's number of ranks
+
+    @property
+    def sweeps(self) -> bool:
+        """Its variants are the steps of a contention sweep (what --active chooses among)."""
+        return any(v.active_pairs is not None for v in self.variants)
 
 
 @dataclass(frozen=True)
@@ -63,6 +100,9 @@ class RunInfo:
     start_time: str
     plan: Plan
     source: str = "msgperf"  # "msgperf" or the tool an imported run came from
+    # The planned patterns' catalog entries for the run's number of ranks (format 2); empty in
+    # version 1 files and imported runs.
+    catalog: tuple[PatternInfo, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,18 +203,22 @@ class Run:
 
     @property
     def complete(self) -> bool:
-        """Every planned (pattern, size) was measured and the last launch ended cleanly (an
-        earlier launch may have been killed and resumed)."""
+        """Every planned (pattern, size) was measured (in ``plan.repeat`` launches) and the last
+        launch ended cleanly (an earlier launch may have been killed and resumed)."""
         if not self.launches or not self.launches[-1].finished:
             return False
-        done = {(m.pattern, m.bytes) for m in self.measurements}
-        return all((p, s) in done for p in self.info.plan.patterns for s in self.info.plan.sizes)
+        return not self.missing()
 
     def missing(self) -> list[tuple[str, int]]:
-        """Planned (pattern, size) pairs that have no measurement yet, in plan order."""
-        done = {(m.pattern, m.bytes) for m in self.measurements}
-        return [(p, s) for p in self.info.plan.patterns for s in self.info.plan.sizes
-                if (p, s) not in done]
+        """Planned (pattern, size) pairs still to measure, in plan order: each must be measured
+        in ``plan.repeat`` different launches (once without --repeat); a pair measured in only
+        some of them appears once per launch it still lacks."""
+        launches: dict[tuple[str, int], set[int]] = {}
+        for m in self.measurements:
+            launches.setdefault((m.pattern, m.bytes), set()).add(m.launch)
+        plan = self.info.plan
+        return [(p, s) for rep in range(plan.repeat) for p in plan.patterns for s in plan.sizes
+                if len(launches.get((p, s), ())) <= rep]
 
 
 # ---- decoding -------------------------------------------------------------------------------
@@ -227,7 +271,15 @@ def decode_plan(obj: Any, where: str) -> Plan:
         max_samples=_require(obj, "max_samples", int, where),
         placement=_placement_of(obj, where),
         active=tuple(_active_of(obj, where)),
+        repeat=_repeat_of(obj, where),
     )
+
+
+def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
+    value = plan.get("repeat", 1)  # files written before the field existed: one launch
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+        raise RecordError(f"{where}: plan.repeat must be a launch count from 1 to 1000")
+    return value
 
 
 def _active_of(plan: Mapping[str, Any], where: str) -> list[int]:
@@ -242,6 +294,54 @@ def _placement_of(plan: Mapping[str, Any], where: str) -> str:
     if value not in ("pair", "intra", "inter", "both"):
         raise RecordError(f"{where}: plan.placement must be pair, intra, inter or both")
     return value
+
+
+def decode_variant(obj: Any, where: str) -> VariantInfo:
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: each variant must be an object")
+    name = _require(obj, "name", str, where)
+    if "active_pairs" not in obj:  # present, null when the variant is not a step of a sweep
+        raise RecordError(f"{where}: missing field 'active_pairs'")
+    active = obj["active_pairs"]
+    if active is not None and (isinstance(active, bool) or not isinstance(active, int) or active < 1):
+        raise RecordError(f"{where}: variant active_pairs must be a positive integer or null")
+    return VariantInfo(name=name, active_pairs=active)
+
+
+def decode_pattern_info(obj: Any, where: str) -> PatternInfo:
+    """One catalog entry (``msgperf-kernels --list-patterns`` or the run record's ``catalog``)."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: each catalog entry must be an object")
+    name = _require(obj, "name", str, where)
+    where = f"{where}: pattern {name!r}"
+    family = _require(obj, "family", str, where)
+    if family not in FAMILIES:
+        raise RecordError(f"{where}: unknown family {family!r} (known: {', '.join(FAMILIES)}); upgrade msgperf")
+    participants = _require(obj, "participants", str, where)
+    if participants not in PARTICIPANTS:
+        raise RecordError(f"{where}: participants must be pair or all, not {participants!r}")
+    divisor, flows = _require(obj, "divisor", int, where), _require(obj, "flows", int, where)
+    if divisor < 0 or flows < 1:
+        raise RecordError(f"{where}: divisor must be >= 0 and flows >= 1")
+    variants = _require(obj, "variants", list, where)
+    if not variants:
+        raise RecordError(f"{where}: a pattern writes at least one record per size (variants is empty)")
+    return PatternInfo(
+        name=name, family=family, modelled=_require(obj, "modelled", bool, where), participants=participants,
+        even_ranks=_require(obj, "even_ranks", bool, where), metric=_require(obj, "metric", str, where), divisor=divisor,
+        flows=flows, inplace_ok=_require(obj, "inplace_ok", bool, where), timing=_require(obj, "timing", str, where),
+        variants=tuple(decode_variant(v, where) for v in variants))
+
+
+def decode_catalog(obj: Any, where: str) -> tuple[PatternInfo, ...]:
+    if not isinstance(obj, list):
+        raise RecordError(f"{where}: the catalog must be a list of patterns")
+    catalog = tuple(decode_pattern_info(p, where) for p in obj)
+    names = [p.name for p in catalog]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise RecordError(f"{where}: the catalog lists pattern {twice!r} twice")
+    return catalog
 
 
 def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
@@ -261,6 +361,7 @@ def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
         start_time=_require(obj, "start_time", str, where),
         plan=decode_plan(obj.get("plan"), where),
         source=obj.get("source", "msgperf") if isinstance(obj.get("source", ""), str) else "msgperf",
+        catalog=decode_catalog(obj.get("catalog", []), where),  # absent before format 2
     )
 
 
@@ -377,10 +478,23 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
     return d
 
 
+def encode_pattern_info(p: PatternInfo) -> dict[str, Any]:
+    d = dataclasses.asdict(p)
+    d["variants"] = [dataclasses.asdict(v) for v in p.variants]
+    return d
+
+
+def encode_catalog(catalog: tuple[PatternInfo, ...]) -> list[dict[str, Any]]:
+    return [encode_pattern_info(p) for p in catalog]
+
+
 def encode_run(info: RunInfo) -> dict[str, Any]:
-    return {"type": "run", "format": FORMAT_NAME, "format_version": info.format_version,
-            "msgperf_version": info.msgperf_version, "command_line": info.command_line,
-            "start_time": info.start_time, "source": info.source, "plan": encode_plan(info.plan)}
+    d = {"type": "run", "format": FORMAT_NAME, "format_version": info.format_version,
+         "msgperf_version": info.msgperf_version, "command_line": info.command_line,
+         "start_time": info.start_time, "source": info.source, "plan": encode_plan(info.plan)}
+    if info.catalog:  # version 1 files and imported runs have none
+        d["catalog"] = encode_catalog(info.catalog)
+    return d
 
 
 def encode_launch(launch: Launch) -> dict[str, Any]:

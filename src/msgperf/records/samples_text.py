@@ -5,7 +5,7 @@
     1, 1.10e-6          (comma or whitespace separated)
     1        1.09e-6    (a size may repeat: each line is one sample)
 
-This is what the ping-pong of seeds/003 and most hand-written benchmarks print, and what
+This is what the ping-pong of the ping-pong exercise (Marcotte, Durham) and most hand-written benchmarks print, and what
 its "write your own linear regression" challenge reads. An optional first line of column
 names (e.g. ``bytes,seconds``) is skipped. Every bad line is an error naming the line.
 """

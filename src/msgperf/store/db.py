@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Iterator
 
 from msgperf.records.format import Run
-from msgperf.store import schema
+from msgperf.records.profile_format import Profile
+from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
-from msgperf.store.listing import RunFilter, RunRow, summarize
+from msgperf.store.listing import RunFilter, RunRow, listing_of
 from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
                                 decode_run_record, dumps, launch_jsons, measurement_record,
                                 run_record_json, samples_blob)
@@ -146,7 +147,7 @@ class Store:
                                   (chash, run.path, run_id))
             self._insert_children(run_id, run)
             measured = [(m.pattern, m.bytes) for m in run.measurements]
-            schema.write_listing(self.conn, run_id, summarize(run.info, run.launches, measured))
+            schema.write_listing(self.conn, run_id, listing_of(run.info, run.launches, measured))
         return run_id, True
 
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
@@ -176,6 +177,20 @@ class Store:
             [(run_id, seq, m.pattern, m.bytes, m.metric, int(m.samples_s.size),
               dumps(measurement_record(m)), samples_blob(m.samples_s))
              for seq, m in enumerate(run.measurements)])
+
+    def add_profile(self, profile: Profile, label: str = "") -> tuple[int, bool]:
+        """Store an application's profile (``msgperf profile``); return (id, added). Idempotent:
+        a profile whose records are stored already returns its id and False."""
+        with self._write():
+            return profiles.insert(self.conn, profile, label, _utc_now())
+
+    def load_profile(self, profile_id: int) -> Profile:
+        """The stored profile, record for record as it was added."""
+        return profiles.load(self.conn, profile_id, self.path)
+
+    def list_profiles(self) -> list[profiles.ProfileRow]:
+        """Stored profiles, oldest id first."""
+        return profiles.rows(self.conn)
 
     def set_label(self, run_id: int, text: str) -> None:
         """Label a run ("" clears the label)."""
@@ -210,6 +225,13 @@ class Store:
                                  "ORDER BY seq", (run_id,)))
         return Run(info=info, launches=launches, measurements=measurements, path=row[1])
 
+    def content_hash(self, run_id: int) -> str:
+        """The hash of a stored run's records and samples (what re-reading caches are keyed by)."""
+        row = self.conn.execute("SELECT content_hash FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise self._missing(run_id)
+        return row[0]
+
     def get_row(self, run_id: int) -> RunRow:
         rows = list(self._rows("WHERE id = ?", (run_id,)))
         if not rows:
@@ -223,6 +245,18 @@ class Store:
         if filters.source:
             where, params = "WHERE source = ?", (filters.source,)
         return [row for row in self._rows(where, params) if filters.matches(row)]
+
+    def runs_like(self, run: Run, limit: int | None = None) -> list[RunRow]:
+        """Stored runs measured by msgperf on the same hosts with the same MPI, rank count and
+        placement as ``run``, sharing a pattern and a size with it: the candidates for its
+        noise floor (``analysis.noise_floor`` matches the finer configuration). Newest first."""
+        mine = listing_of(run.info, run.launches, [(m.pattern, m.bytes) for m in run.measurements])
+        rows = [r for r in self._rows("WHERE source = 'msgperf' AND mpi = ? AND placement = ? "
+                                      "AND nranks = ?", (mine.mpi, mine.placement, mine.nranks))
+                if set(r.hosts) == set(mine.hosts) and set(r.patterns) & set(mine.patterns)
+                and set(r.sizes) & set(mine.sizes)]
+        rows.sort(key=lambda r: (r.time is not None, r.time or 0, r.id), reverse=True)
+        return rows[:limit] if limit is not None else rows
 
     def _rows(self, where: str, params: tuple) -> Iterator[RunRow]:
         for r in self.conn.execute(

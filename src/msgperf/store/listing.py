@@ -1,6 +1,6 @@
 """What ``msgperf runs`` shows of a run, and the filters it takes.
 
-``summarize`` turns a run's metadata into the listing fields the store keeps next to it
+``listing_of`` turns a run's metadata into the listing fields the store keeps next to it
 (hosts, MPI, patterns, sizes, placement), so listing never decodes a whole run.
 """
 
@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from msgperf.errors import MsgperfError
 from msgperf.records.format import Launch, RunInfo
+from msgperf.records.mpi_name import mpi_name  # noqa: F401 (re-exported: listings use it)
 
 
 @dataclass(frozen=True)
@@ -82,19 +83,7 @@ class RunFilter:
         return True
 
 
-def mpi_name(launch: Launch) -> str:
-    """A short MPI name from MPI_Get_library_version's (often multi-line) text: "MPICH 5.0.2",
-    "Open MPI v5.0.5". ``mpi_version`` (the MPI standard) is added only when the library
-    text carries no version of its own."""
-    lines = [line for line in launch.mpi_library.splitlines() if line.strip()]
-    name = re.sub(r"\s*\bVersion:\s*", " ", lines[0] if lines else "").split(",")[0]
-    name = " ".join(name.split())
-    if not re.search(r"\d", name):
-        name = f"{name or 'MPI'} {launch.mpi_version.strip()}".strip()
-    return name
-
-
-def summarize(info: RunInfo, launches: Sequence[Launch],
+def listing_of(info: RunInfo, launches: Sequence[Launch],
               measured: Iterable[tuple[str, int]]) -> Listing:
     """Listing fields from a run's metadata and its measured (pattern, bytes) pairs."""
     measured = list(measured)

@@ -14,6 +14,8 @@ History
   an index on measurements(pattern, bytes).
 - 3: launches.abort_record (the ``launch_abort`` record: why msgperf stopped a launch), NULL
   for launches stored before (no abort was recorded then).
+- 4: profiles (``msgperf profile``: an application's messages, records as JSON, listing
+  columns beside them); a table of its own, since a profile is not a run of patterns.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from msgperf.store.listing import summarize
+from msgperf.store.listing import listing_of
 from msgperf.store.rows import StoreError, decode_launch_rows, decode_run_record, dumps
 
 APPLICATION_ID = 0x6D736770  # "msgp", so `file` and msgperf can tell its databases apart
@@ -71,6 +73,24 @@ VERSION_3 = (
     "ALTER TABLE launches ADD COLUMN abort_record TEXT",
 )
 
+VERSION_4 = (
+    """CREATE TABLE profiles (
+        id INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL UNIQUE,
+        start_time TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
+        source_path TEXT NOT NULL DEFAULT '',
+        argv TEXT NOT NULL,
+        mpi TEXT NOT NULL,
+        hosts TEXT NOT NULL,
+        nranks INTEGER NOT NULL,
+        complete INTEGER NOT NULL,
+        messages INTEGER NOT NULL,
+        header TEXT NOT NULL,
+        ranks TEXT NOT NULL)""",
+)
+
 
 def update_to_1(conn: sqlite3.Connection) -> None:
     for statement in VERSION_1:
@@ -88,11 +108,16 @@ def update_to_2(conn: sqlite3.Connection) -> None:
             "SELECT record, end_record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,))]
         measured = conn.execute(
             "SELECT pattern, bytes FROM measurements WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
-        write_listing(conn, run_id, summarize(info, launches, measured))
+        write_listing(conn, run_id, listing_of(info, launches, measured))
 
 
 def update_to_3(conn: sqlite3.Connection) -> None:
     for statement in VERSION_3:
+        conn.execute(statement)
+
+
+def update_to_4(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_4:
         conn.execute(statement)
 
 
@@ -105,7 +130,7 @@ def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
          dumps(list(listing.sizes)), listing.nranks, listing.placement, listing.n_measurements, run_id))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4]
 LATEST_VERSION = len(MIGRATIONS)
 
 

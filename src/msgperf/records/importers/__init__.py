@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Callable
 
 from msgperf.records.format import RecordError
-from msgperf.records.importers.exported import looks_exported, parse_export
+from msgperf.records.export_json import looks_exported, parse_export
 from msgperf.records.importers.imb import parse_imb
 from msgperf.records.importers.netpipe import parse_netpipe
 from msgperf.records.importers.osu import parse_osu
-from msgperf.records.importers.summary import ImportResult
+from msgperf.records.importers.peer_run import ImportResult
 from msgperf.records.importers.text import ForeignFormatError, read_text
-from msgperf.records.read import read_run
+from msgperf.records.runfile_read import read_run
 
 TOOLS: dict[str, Callable[[str, str], ImportResult]] = {
     "osu": parse_osu,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from msgperf.records.importers.summary import ImportResult, Point, build_run
+from msgperf.records.importers.peer_run import ImportResult, Point, build_run
 from msgperf.records.importers.text import (ForeignFormatError, count, decimal, excerpt,
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)

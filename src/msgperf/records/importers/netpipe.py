@@ -18,7 +18,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from msgperf.records.importers.summary import ImportResult, Point, build_run
+from msgperf.records.importers.peer_run import ImportResult, Point, build_run
 from msgperf.records.importers.text import (ForeignFormatError, decimal, excerpt, seconds, size,
                                             significant_digits)
 

@@ -1,0 +1,114 @@
+"""What does msgperf's profiler cost an application? tests/apps/many_small.c (rank 0 sends
+1 M small messages to rank 1) with and without the profiler preloaded, interleaved
+repetitions with the order alternating, on the pip MPICH unless --mpicc says otherwise.
+
+    .venv/bin/python bench/profile_overhead.py [--mode stream|pingpong|self] [--repeats 7]
+                                               [--messages 1000000] [--bytes 8]
+
+Modes (many_small's): ``stream`` windows of 64 MPI_Isend / MPI_Irecv + MPI_Waitall, the highest
+message rate; ``pingpong`` MPI_Send / MPI_Recv one message at a time each way; ``self`` one rank
+sending to itself, whose CPU time gives the profiler's cost per call even on a busy machine.
+Prints the commands, the load average before and after, per repetition the program's own loop
+time (its slowest rank's), then medians [min–max] over the repetitions, the ratio of the
+medians, the median [min–max] of the paired ratios (each profiled run over the plain run next
+to it) and the cost per message in ns. The program's loop time excludes the launch and the
+profile's writing at MPI_Finalize; the whole command's wall time is printed beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from msgperf.launch.build import build_profiler, find_mpicc, find_mpiexec  # noqa: E402
+
+_RESULT = re.compile(r"time_s=([0-9.]+) cpu_s=([0-9.]+)")
+
+
+def load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(loop time, rank 0's CPU time for the loop, the command's wall time)."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    match = _RESULT.search(done.stdout)
+    if not match:
+        raise SystemExit(f"no result in the output of {shlex.join(argv)}: {done.stdout!r} {done.stderr!r}")
+    return float(match.group(1)), float(match.group(2)), wall
+
+
+def spread(values: list[float], scale: float = 1.0, digits: int = 4) -> str:
+    v = [x * scale for x in values]
+    return f"{statistics.median(v):.{digits}g} [{min(v):.{digits}g}–{max(v):.{digits}g}]"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mode", choices=("stream", "pingpong", "self"), default="stream")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--messages", type=int, default=1_000_000)
+    ap.add_argument("--bytes", type=int, default=8)
+    ap.add_argument("--mpicc", help="MPI to build with (default: the pip mpich's)")
+    args = ap.parse_args()
+    mpicc = find_mpicc(args.mpicc)
+    mpiexec = find_mpiexec(mpicc)
+    if mpiexec is None:
+        print(f"no mpiexec beside {mpicc}", file=sys.stderr)
+        return 2
+    profiler = build_profiler(str(mpicc))
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        program = tmp / "many_small"
+        subprocess.run([str(mpicc), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(program),
+                        str(ROOT / "tests" / "apps" / "many_small.c")], check=True)
+        argv = [str(mpiexec), "-n", "1" if args.mode == "self" else "2", str(program), "--mode", args.mode,
+                "--messages", str(args.messages), "--bytes", str(args.bytes)]
+        plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        print(f"MPI: {profiler.mpi_version}; profiler: {profiler.path}")
+        print(f"plain:    {shlex.join(argv)}")
+        print(f"profiled: LD_PRELOAD={profiler.path} MSGPERF_PROFILE_OUTPUT={tmp}/p<i>.jsonl {shlex.join(argv)}")
+        print(f"load average before: {load()}")
+        plain, profiled = [], []
+        for i in range(args.repeats):
+            order = ("plain", "profiled") if i % 2 == 0 else ("profiled", "plain")
+            for which in order:
+                if which == "plain":
+                    plain.append(run_once(argv, plain_env))
+                else:
+                    env = {**plain_env, "LD_PRELOAD": str(profiler.path),
+                           "MSGPERF_PROFILE_OUTPUT": str(tmp / f"p{i}.jsonl")}
+                    profiled.append(run_once(argv, env))
+            print(f"  repetition {i + 1}: loop {plain[-1][0]:.4f} s plain, {profiled[-1][0]:.4f} s profiled; "
+                  f"CPU {plain[-1][1]:.4f} s, {profiled[-1][1]:.4f} s; load {load()}")
+        print(f"load average after: {load()}")
+    n = args.messages
+    unit = "round trip" if args.mode == "pingpong" else "message"  # pingpong: each message is answered
+    for label, index in (("loop time", 0), ("rank 0 CPU time", 1), ("command wall time", 2)):
+        a, b = [p[index] for p in plain], [p[index] for p in profiled]
+        paired = [y / x for x, y in zip(a, b)]
+        cost = (statistics.median(b) - statistics.median(a)) / n * 1e9
+        print(f"{label}: plain {spread(a)} s, profiled {spread(b)} s; ratio of medians "
+              f"{statistics.median(b) / statistics.median(a):.3f}, paired ratios {spread(paired, digits=3)}; "
+              f"{cost:.0f} ns per {unit} (median difference / {n:,})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,375 @@
+/* The profile file (docs/profile.md): a "profile" header record, then one "rank" record per
+ * rank, JSON Lines. At MPI_Finalize every rank turns its tables into its record, the records
+ * are gathered on world rank 0 (PMPI calls on the profiler's own communicator) and rank 0
+ * writes the file to a temporary name and links it to its place, so that an existing file is
+ * never replaced. A rank that ends without MPI_Finalize (exit, MPI_Abort) writes its own
+ * record to <output>.rank<N>, with libc only. */
+#include "prof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct buf {
+    char *p;
+    size_t n, cap;
+    int failed;
+};
+
+static void put(struct buf *b, const char *s, size_t len)
+{
+    if (b->failed)
+        return;
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->n + len + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+}
+
+#define PUT(b, literal) put((b), literal, sizeof(literal) - 1)
+
+static void putf(struct buf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void put_string(struct buf *b, const char *s)
+{
+    PUT(b, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            putf(b, "\\%c", *c);
+        else if (*c < 0x20)
+            putf(b, "\\u%04x", *c);
+        else
+            put(b, (const char *)c, 1);
+    }
+    PUT(b, "\"");
+}
+
+static void put_seconds(struct buf *b, const char *name, int64_t ns)
+{
+    putf(b, ",\"%s\":%.17g", name, (double)ns / 1e9);  /* division: 1000 ns prints as 1e-06 */
+}
+
+static void iso_time(const struct timespec *t, char *out, size_t len)
+{
+    struct tm tm;
+    gmtime_r(&t->tv_sec, &tm);
+    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- the rank record ------------------------------------------------------------------- */
+
+static void put_sizes(struct buf *b, const struct size_stats *s)
+{
+    /* exact sizes, most frequent first */
+    int order[SIZE_SLOTS];
+    for (int i = 0; i < s->nsizes; i++) {
+        int j = i;
+        while (j > 0 && s->size_count[order[j - 1]] < s->size_count[i]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    PUT(b, ",\"sizes\":[");
+    for (int i = 0; i < s->nsizes; i++)
+        putf(b, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)s->size[order[i]],
+             (unsigned long long)s->size_count[order[i]]);
+    putf(b, "],\"other_count\":%llu,\"other_bytes\":%llu,\"log2\":[",
+         (unsigned long long)s->other_count, (unsigned long long)s->other_bytes);
+    int first = 1;
+    for (int k = 0; k < LOG2_BUCKETS; k++)
+        if (s->log2[k]) {
+            unsigned long long low = k == 0 ? 0 : 1ull << (k - 1);
+            putf(b, "%s[%llu,%llu]", first ? "" : ",", low, (unsigned long long)s->log2[k]);
+            first = 0;
+        }
+    PUT(b, "]");
+}
+
+static void put_messages(struct buf *b)
+{
+    PUT(b, ",\"messages\":[");
+    int first = 1;
+    for (int w = 0; w < P.size; w++) {
+        const struct peer *p = P.peers[w];
+        if (!p)
+            continue;
+        for (int k = 0; k < MK_COUNT; k++) {
+            const struct size_stats *s = p->kind[k];
+            if (!s)
+                continue;
+            putf(b, "%s{\"peer\":%d,\"direction\":\"%s\",\"kind\":\"%s\",\"count\":%llu,\"bytes\":%llu",
+                 first ? "" : ",", w, msg_kind_is_recv[k] ? "recv" : "send", msg_kind_name[k],
+                 (unsigned long long)s->count, (unsigned long long)s->bytes);
+            put_sizes(b, s);
+            PUT(b, "}");
+            first = 0;
+        }
+    }
+    PUT(b, "]");
+}
+
+static void put_shape(struct buf *b, const struct shape *sh, int first)
+{
+    const struct run *r = &sh->run;
+    putf(b, "%s{\"count\":%llu,\"length\":%llu,\"bytes\":%llu,\"min_bytes\":%llu,\"max_bytes\":%llu,\"kinds\":[",
+         first ? "" : ",", (unsigned long long)sh->count, (unsigned long long)r->length,
+         (unsigned long long)r->bytes, (unsigned long long)r->min_bytes, (unsigned long long)r->max_bytes);
+    int k1 = 1;
+    for (int k = 0; k < MK_COUNT; k++)
+        if (r->kinds & (1u << k)) {
+            putf(b, "%s\"%s\"", k1 ? "" : ",", msg_kind_name[k]);
+            k1 = 0;
+        }
+    if (r->nsizes > RUN_SIZES) {
+        PUT(b, "],\"sizes\":null}");
+        return;
+    }
+    PUT(b, "],\"sizes\":[");
+    for (int i = 0; i < r->nsizes; i++)
+        putf(b, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)r->size[i],
+             (unsigned long long)r->size_count[i]);
+    PUT(b, "]}");
+}
+
+static void put_sequences(struct buf *b)
+{
+    PUT(b, ",\"sequences\":[");
+    int first = 1;
+    for (int w = 0; w < P.size; w++) {
+        const struct peer *p = P.peers[w];
+        if (!p || !p->seq_count)
+            continue;
+        putf(b, "%s{\"peer\":%d,\"count\":%llu,\"messages\":%llu,\"bytes\":%llu,\"shapes\":[",
+             first ? "" : ",", w, (unsigned long long)p->seq_count,
+             (unsigned long long)p->seq_messages, (unsigned long long)p->seq_bytes);
+        for (int i = 0; i < p->nshapes; i++)
+            put_shape(b, &p->shapes[i], i == 0);
+        putf(b, "],\"other_count\":%llu,\"other_messages\":%llu,\"other_bytes\":%llu,\"other_max_length\":%llu}",
+             (unsigned long long)p->other_count, (unsigned long long)p->other_messages,
+             (unsigned long long)p->other_bytes, (unsigned long long)p->other_max_length);
+        first = 0;
+    }
+    PUT(b, "]");
+}
+
+static void rank_record(struct buf *b, const char *ended_by, int64_t t_end)
+{
+    putf(b, "{\"type\":\"rank\",\"rank\":%d,\"host\":", P.rank);
+    put_string(b, P.host);
+    putf(b, ",\"pid\":%ld,\"ended_by\":", (long)getpid());
+    put_string(b, ended_by);
+    put_seconds(b, "wall_s", t_end - P.t_init);
+    put_seconds(b, "mpi_time_s", P.mpi_ns);
+    put_seconds(b, "wait_time_s", P.wait_ns);
+    PUT(b, ",\"calls\":{");
+    int first = 1;
+    for (int c = 0; c < C_COUNT; c++)
+        if (P.calls[c].n) {
+            putf(b, "%s\"%s\":{\"n\":%llu", first ? "" : ",", call_name[c], (unsigned long long)P.calls[c].n);
+            put_seconds(b, "time_s", P.calls[c].ns);
+            PUT(b, "}");
+            first = 0;
+        }
+    PUT(b, "}");
+    put_messages(b);
+    put_sequences(b);
+    putf(b, ",\"proc_null\":%llu,\"unknown_peer\":%llu,\"untracked_requests\":%llu}\n",
+         (unsigned long long)P.proc_null, (unsigned long long)P.unknown_peer,
+         (unsigned long long)P.requests_untracked);
+}
+
+/* ---- the header ------------------------------------------------------------------------ */
+
+static void put_argv(struct buf *b)
+{
+    PUT(b, "[");
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (f) {
+        static char cmd[65536];
+        size_t n = fread(cmd, 1, sizeof cmd - 1, f);
+        fclose(f);
+        cmd[n] = '\0';
+        for (size_t i = 0; i < n; i += strlen(cmd + i) + 1) {
+            if (i)
+                PUT(b, ",");
+            put_string(b, cmd + i);
+        }
+    }
+    PUT(b, "]");
+}
+
+static const char *thread_level_name(int level)
+{
+    return level == MPI_THREAD_MULTIPLE ? "multiple"
+         : level == MPI_THREAD_SERIALIZED ? "serialized"
+         : level == MPI_THREAD_FUNNELED ? "funneled" : "single";
+}
+
+/* hosts: nranks names of stride `stride`, or NULL (a rank's own file: its host only) */
+static void header(struct buf *b, const char *hosts, int stride, const struct timespec *end, int complete)
+{
+    static char library[16384];
+    int len = 0, version = 0, subversion = 0;
+    PMPI_Get_library_version(library, &len);
+    PMPI_Get_version(&version, &subversion);
+    while (len > 0 && (library[len - 1] == '\n' || library[len - 1] == ' ' || library[len - 1] == '\0'))
+        library[--len] = '\0';
+    char start_s[64], end_s[64];
+    iso_time(&P.real_start, start_s, sizeof start_s);
+    iso_time(end, end_s, sizeof end_s);
+    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":1,\"profiler_version\":");
+    put_string(b, MSGPERF_VERSION);
+    PUT(b, ",\"argv\":");
+    put_argv(b);
+    PUT(b, ",\"mpi_library\":");
+    put_string(b, library);
+    putf(b, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"hosts\":[", version, subversion, P.size);
+    for (int r = 0; hosts && r < P.size; r++) {
+        if (r)
+            PUT(b, ",");
+        put_string(b, hosts + (size_t)r * (size_t)stride);
+    }
+    putf(b, "],\"start_time\":\"%s\",\"end_time\":\"%s\",\"thread_level\":\"%s\"", start_s, end_s,
+         thread_level_name(P.thread_level));
+    PUT(b, ",\"clock\":\"clock_gettime(CLOCK_MONOTONIC)\"");
+    put_seconds(b, "clock_read_s", P.clock_read_ns);
+    put_seconds(b, "sequence_gap_s", P.gap_ns);
+    putf(b, ",\"complete\":%s}\n", complete ? "true" : "false");
+}
+
+/* ---- writing --------------------------------------------------------------------------- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return 1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Write `text` to a temporary file beside `path`, then link it there: a file that exists
+ * already is never replaced (the next free "<path>.<n>" is used, and said). */
+static void publish(const char *path, const char *text, size_t n)
+{
+    char tmp[4200], final[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write_all(fd, text, n) || fsync(fd) || close(fd)) {
+        fprintf(stderr, "msgperf profile: cannot write %s: %s; the profile is lost\n", tmp, strerror(errno));
+        if (fd >= 0)
+            unlink(tmp);
+        return;
+    }
+    snprintf(final, sizeof final, "%s", path);
+    for (int i = 2; link(tmp, final) != 0; i++) {
+        if (errno != EEXIST || i > 1000) {
+            fprintf(stderr, "msgperf profile: cannot create %s: %s; the profile is in %s\n", final,
+                    strerror(errno), tmp);
+            return;
+        }
+        snprintf(final, sizeof final, "%s.%d", path, i);
+    }
+    unlink(tmp);
+    if (strcmp(final, path) != 0)
+        fprintf(stderr, "msgperf profile: %s exists; the profile is in %s\n", path, final);
+}
+
+void output_finalize(void)
+{
+    int64_t t_end = now_ns();
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    struct buf mine = {0};
+    rank_record(&mine, "MPI_Finalize", t_end);
+    int len = mine.failed ? 0 : (int)mine.n;
+    int *lens = NULL, *offs = NULL;
+    char *all = NULL, *hosts = NULL;
+    const int stride = MPI_MAX_PROCESSOR_NAME + 1;
+    if (P.rank == 0) {
+        lens = calloc((size_t)P.size, sizeof *lens);
+        offs = calloc((size_t)P.size, sizeof *offs);
+        hosts = calloc((size_t)P.size, (size_t)stride);
+    }
+    PMPI_Gather(P.host, stride, MPI_CHAR, hosts, stride, MPI_CHAR, 0, P.comm);
+    PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, P.comm);
+    size_t total = 0;
+    if (P.rank == 0) {
+        for (int r = 0; r < P.size; r++) {
+            offs[r] = (int)total;
+            total += (size_t)lens[r];
+        }
+        all = malloc(total + 1);
+    }
+    PMPI_Gatherv(mine.p ? mine.p : "", len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, P.comm);
+    if (P.rank == 0) {
+        struct buf file = {0};
+        int complete = 1;
+        for (int r = 0; r < P.size; r++)
+            complete &= lens[r] > 0;
+        header(&file, hosts, stride, &end, complete);
+        put(&file, all, total);
+        if (file.failed)
+            fprintf(stderr, "msgperf profile: out of memory writing the profile; it is lost\n");
+        else
+            publish(P.output, file.p, file.n);
+        free(file.p);
+    }
+    PMPI_Comm_free(&P.comm);
+    free(mine.p);
+    free(lens);
+    free(offs);
+    free(all);
+    free(hosts);
+    P.done = 1;
+}
+
+void output_partial(const char *ended_by)
+{
+    if (P.done)
+        return;
+    P.done = 1;
+    int64_t t_end = now_ns();
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    struct buf b = {0};
+    header(&b, NULL, 0, &end, 0);
+    rank_record(&b, ended_by, t_end);
+    if (b.failed)
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s.rank%d", P.output, P.rank);
+    publish(path, b.p, b.n);
+    free(b.p);
+}

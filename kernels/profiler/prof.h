@@ -1,0 +1,160 @@
+/* msgperf's PMPI profiler: what every part of it shares.
+ *
+ * The wrappers (wrap_*.c) time each point-to-point call and hand what it moved to the
+ * recorder (record.c): size tables per (peer, kind), the time inside MPI, and the
+ * back-to-back sequences. requests.c remembers what a pending request is, comms.c turns a
+ * communicator's rank into a world rank, output.c writes the profile file.
+ * MPI and libc only; nothing here allocates on the path of an ordinary call (tables grow by
+ * doubling, so allocation happens a logarithmic number of times). docs/profile.md. */
+#ifndef MSGPERF_PROF_H
+#define MSGPERF_PROF_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Only the MPI_* wrappers (declared by mpi.h, above) are exported; nothing of ours can clash
+ * with a name in the application. */
+#pragma GCC visibility push(hidden)
+
+#ifndef MSGPERF_VERSION
+#define MSGPERF_VERSION "unknown"
+#endif
+
+/* The call that issued a message; its direction follows from it (msg_kind_is_recv). */
+enum msg_kind {
+    MK_SEND, MK_SSEND, MK_RSEND, MK_BSEND,
+    MK_ISEND, MK_ISSEND, MK_IRSEND, MK_IBSEND,
+    MK_SEND_INIT, MK_SSEND_INIT, MK_RSEND_INIT, MK_BSEND_INIT,
+    MK_SENDRECV_SEND, MK_SENDRECV_REPLACE_SEND,
+    MK_RECV, MK_IRECV, MK_RECV_INIT,
+    MK_SENDRECV_RECV, MK_SENDRECV_REPLACE_RECV,
+    MK_COUNT
+};
+extern const char *const msg_kind_name[MK_COUNT];
+extern const unsigned char msg_kind_is_recv[MK_COUNT];
+
+/* The wrapped calls whose time is counted. Wait and Test calls come last (C_FIRST_WAIT..). */
+enum call_id {
+    C_SEND, C_SSEND, C_RSEND, C_BSEND, C_ISEND, C_ISSEND, C_IRSEND, C_IBSEND,
+    C_RECV, C_IRECV, C_SENDRECV, C_SENDRECV_REPLACE,
+    C_SEND_INIT, C_SSEND_INIT, C_RSEND_INIT, C_BSEND_INIT, C_RECV_INIT, C_START, C_STARTALL,
+    C_WAIT, C_WAITALL, C_WAITANY, C_WAITSOME, C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME,
+    C_COUNT
+};
+#define C_FIRST_WAIT C_WAIT
+extern const char *const call_name[C_COUNT];
+
+#define SIZE_SLOTS 16     /* distinct sizes counted exactly per (peer, kind) */
+#define LOG2_BUCKETS 65   /* 0: 0 B; b >= 1: [2^(b-1), 2^b) */
+#define RUN_SIZES 4       /* distinct sizes kept exactly per back-to-back sequence */
+#define SHAPES 32         /* distinct sequence shapes kept per peer */
+
+struct size_stats {
+    uint64_t count, bytes;
+    uint64_t other_count, other_bytes; /* sizes that found the exact table full */
+    int nsizes, last;                  /* last: the slot hit last (most calls repeat a size) */
+    uint64_t size[SIZE_SLOTS], size_count[SIZE_SLOTS];
+    uint64_t log2[LOG2_BUCKETS];
+};
+
+/* A back-to-back sequence: its length, bytes, the send kinds in it, its sizes. */
+struct run {
+    uint64_t length, bytes, min_bytes, max_bytes;
+    uint32_t kinds;      /* bit k: a message of msg_kind k */
+    int nsizes;          /* distinct sizes in size[]; RUN_SIZES + 1: more than fit */
+    uint64_t size[RUN_SIZES], size_count[RUN_SIZES];
+};
+
+struct shape {
+    struct run run;      /* what the sequences of this shape hold (sizes sorted) */
+    uint64_t count;      /* how many sequences had it */
+};
+
+struct peer {
+    int world;                           /* the peer's rank in MPI_COMM_WORLD */
+    int open;                            /* a sequence to this peer is open */
+    struct size_stats *kind[MK_COUNT];   /* allocated on the first message of a kind */
+    struct run run;                      /* the open sequence */
+    struct shape *shapes;                /* allocated with the first finished sequence */
+    int nshapes;
+    uint64_t seq_count, seq_messages, seq_bytes;
+    uint64_t other_count, other_messages, other_bytes, other_max_length; /* shapes table full */
+};
+
+struct call_stat {
+    uint64_t n;
+    int64_t ns;
+};
+
+struct prof {
+    int active;              /* recording: between MPI_Init and MPI_Finalize */
+    int done;                /* a profile (whole or this rank's part) has been written */
+    int mt;                  /* MPI_THREAD_MULTIPLE: bookkeeping takes a lock */
+    int thread_level;
+    int rank, size;
+    MPI_Comm comm;           /* our duplicate of MPI_COMM_WORLD, for the final gather */
+    MPI_Group world_group;
+    int64_t t_init, t_last_exit, gap_ns, clock_read_ns;
+    struct timespec real_start;
+    struct call_stat calls[C_COUNT];
+    int64_t mpi_ns, wait_ns;
+    struct peer **peers;     /* by world rank, allocated on a peer's first message */
+    struct peer **open;      /* peers with an open sequence */
+    int nopen;
+    int slow;                /* the bookkeeping allocated: its time is not the application's gap */
+    uint64_t proc_null, unknown_peer, requests_untracked;
+    char host[MPI_MAX_PROCESSOR_NAME + 1];
+    char output[4096];       /* MSGPERF_PROFILE_OUTPUT or the default name */
+};
+extern struct prof P;
+
+static inline int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* record.c */
+void prof_lock(void);
+void prof_unlock(void);
+void prof_gap(int64_t t_enter);
+void prof_leave(enum call_id call, int64_t t_enter, int64_t t_exit);
+void prof_send(enum msg_kind kind, int world_peer, uint64_t bytes);     /* may join a sequence */
+void prof_message(enum msg_kind kind, int world_peer, uint64_t bytes);  /* counted only */
+void prof_recv(enum msg_kind kind, int world_peer, uint64_t bytes);
+void prof_break_sequences(void);
+uint64_t prof_bytes(MPI_Count count, MPI_Datatype type);
+void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
+uint64_t prof_status_bytes(const MPI_Status *status);
+int prof_init(void);
+
+/* comms.c: world rank of `rank` in `comm`; -1 for MPI_PROC_NULL, -2 when it cannot tell. */
+struct xlate;
+int comm_world_rank(MPI_Comm comm, int rank);
+struct xlate *comm_xlate(MPI_Comm comm);     /* referenced: release with comm_release */
+int xlate_world_rank(struct xlate *x, int rank);
+void comm_release(struct xlate *x);
+void comm_forget(MPI_Comm comm);             /* before MPI_Comm_free */
+
+/* requests.c */
+struct req {
+    uint64_t key;
+    unsigned char used, kind, persistent, active;
+    int peer;                /* world rank; -3: any source, translate at completion via x */
+    struct xlate *x;
+    uint64_t bytes;          /* the message size (sends) or the posted buffer (receives) */
+};
+int req_pending(void);                       /* any entry at all (a quick test) */
+struct req *req_find(MPI_Request request);
+void req_put(MPI_Request request, const struct req *r);
+void req_drop(MPI_Request request);
+
+/* output.c */
+void output_finalize(void);                  /* collective: gather, rank 0 writes */
+void output_partial(const char *ended_by);   /* this rank alone, no MPI: <output>.rank<N> */
+
+#pragma GCC visibility pop
+
+#endif

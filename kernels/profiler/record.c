@@ -1,0 +1,322 @@
+/* The recorder: size tables per (peer, kind), time inside MPI, back-to-back sequences.
+ *
+ * A back-to-back sequence is two or more sends to one peer with, between them, no completed
+ * receive (MPI_Recv, MPI_Sendrecv, a wait or test that completes a receive) and no gap
+ * outside MPI longer than P.gap_ns (the time between leaving one wrapped call and entering
+ * the next: the application's compute). Sends to other peers in between do not end it: those
+ * messages could still be combined into one. Posting a receive (MPI_Irecv) does not end it
+ * either; its completion does, because what follows may depend on the data received. */
+#include "prof.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct prof P;
+
+const char *const msg_kind_name[MK_COUNT] = {
+    "send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
+    "send_init", "ssend_init", "rsend_init", "bsend_init", "sendrecv", "sendrecv_replace",
+    "recv", "irecv", "recv_init", "sendrecv", "sendrecv_replace",
+};
+const unsigned char msg_kind_is_recv[MK_COUNT] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1,
+};
+const char *const call_name[C_COUNT] = {
+    "MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend", "MPI_Isend", "MPI_Issend", "MPI_Irsend",
+    "MPI_Ibsend", "MPI_Recv", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+    "MPI_Send_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Bsend_init", "MPI_Recv_init",
+    "MPI_Start", "MPI_Startall", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+    "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+};
+
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+
+void prof_lock(void)
+{
+    if (P.mt)
+        while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+            ;
+}
+
+void prof_unlock(void)
+{
+    if (P.mt)
+        atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
+/* ---- sequences ------------------------------------------------------------------------- */
+
+static void sort_sizes(struct run *r)
+{
+    for (int i = 1; i < r->nsizes && i < RUN_SIZES; i++)
+        for (int j = i; j > 0 && r->size[j - 1] > r->size[j]; j--) {
+            uint64_t s = r->size[j], c = r->size_count[j];
+            r->size[j] = r->size[j - 1];
+            r->size_count[j] = r->size_count[j - 1];
+            r->size[j - 1] = s;
+            r->size_count[j - 1] = c;
+        }
+}
+
+static int same_shape(const struct run *a, const struct run *b)
+{
+    if (a->length != b->length || a->bytes != b->bytes || a->kinds != b->kinds
+        || a->nsizes != b->nsizes || a->min_bytes != b->min_bytes || a->max_bytes != b->max_bytes)
+        return 0;
+    for (int i = 0; i < a->nsizes && i < RUN_SIZES; i++)
+        if (a->size[i] != b->size[i] || a->size_count[i] != b->size_count[i])
+            return 0;
+    return 1;
+}
+
+static void finish_run(struct peer *p)
+{
+    struct run *r = &p->run;
+    p->open = 0;
+    if (r->length < 2)
+        return;
+    if (r->nsizes > RUN_SIZES)
+        memset(r->size, 0, sizeof r->size), memset(r->size_count, 0, sizeof r->size_count);
+    else
+        sort_sizes(r);
+    p->seq_count++;
+    p->seq_messages += r->length;
+    p->seq_bytes += r->bytes;
+    for (int i = 0; i < p->nshapes; i++)
+        if (same_shape(&p->shapes[i].run, r)) {
+            p->shapes[i].count++;
+            return;
+        }
+    if (!p->shapes) {
+        p->shapes = calloc(SHAPES, sizeof *p->shapes);
+        P.slow = 1;
+    }
+    if (p->shapes && p->nshapes < SHAPES) {
+        p->shapes[p->nshapes].run = *r;
+        p->shapes[p->nshapes++].count = 1;
+        return;
+    }
+    p->other_count++;
+    p->other_messages += r->length;
+    p->other_bytes += r->bytes;
+    if (r->length > p->other_max_length)
+        p->other_max_length = r->length;
+}
+
+void prof_break_sequences(void)
+{
+    for (int i = 0; i < P.nopen; i++)
+        finish_run(P.open[i]);
+    P.nopen = 0;
+}
+
+static void extend_run(struct peer *p, enum msg_kind kind, uint64_t bytes)
+{
+    struct run *r = &p->run;
+    if (!p->open) {
+        p->open = 1;
+        P.open[P.nopen++] = p;
+        memset(r, 0, sizeof *r);
+        r->min_bytes = bytes;
+    }
+    r->length++;
+    r->bytes += bytes;
+    r->kinds |= 1u << kind;
+    if (bytes < r->min_bytes)
+        r->min_bytes = bytes;
+    if (bytes > r->max_bytes)
+        r->max_bytes = bytes;
+    if (r->nsizes > RUN_SIZES)
+        return;
+    for (int i = 0; i < r->nsizes; i++)
+        if (r->size[i] == bytes) {
+            r->size_count[i]++;
+            return;
+        }
+    if (r->nsizes < RUN_SIZES) {
+        r->size[r->nsizes] = bytes;
+        r->size_count[r->nsizes++] = 1;
+    } else {
+        r->nsizes = RUN_SIZES + 1;
+    }
+}
+
+/* ---- size tables ----------------------------------------------------------------------- */
+
+static struct peer *peer_of(int world)
+{
+    struct peer *p = P.peers[world];
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    P.slow = 1;
+    if (p) {
+        p->world = world;
+        P.peers[world] = p;
+    }
+    return p;
+}
+
+static void count_size(struct size_stats *s, uint64_t bytes)
+{
+    s->count++;
+    s->bytes += bytes;
+    s->log2[bytes ? 64 - __builtin_clzll(bytes) : 0]++;
+    if (s->nsizes && s->size[s->last] == bytes) {
+        s->size_count[s->last]++;
+        return;
+    }
+    for (int i = 0; i < s->nsizes; i++)
+        if (s->size[i] == bytes) {
+            s->size_count[i]++;
+            s->last = i;
+            return;
+        }
+    if (s->nsizes < SIZE_SLOTS) {
+        s->last = s->nsizes++;
+        s->size[s->last] = bytes;
+        s->size_count[s->last] = 1;
+        return;
+    }
+    s->other_count++;
+    s->other_bytes += bytes;
+}
+
+static struct peer *count_message(enum msg_kind kind, int world, uint64_t bytes)
+{
+    if (world == -1) {
+        P.proc_null++;
+        return NULL;
+    }
+    if (world < 0 || world >= P.size) {
+        P.unknown_peer++;
+        return NULL;
+    }
+    struct peer *p = peer_of(world);
+    if (!p) {
+        P.unknown_peer++;
+        return NULL;
+    }
+    struct size_stats *s = p->kind[kind];
+    if (!s) {
+        s = p->kind[kind] = calloc(1, sizeof *s);
+        P.slow = 1;
+        if (!s) {
+            P.unknown_peer++;
+            return NULL;
+        }
+    }
+    count_size(s, bytes);
+    return p;
+}
+
+void prof_message(enum msg_kind kind, int world_peer, uint64_t bytes)
+{
+    count_message(kind, world_peer, bytes);
+}
+
+void prof_send(enum msg_kind kind, int world_peer, uint64_t bytes)
+{
+    struct peer *p = count_message(kind, world_peer, bytes);
+    if (p)
+        extend_run(p, kind, bytes);
+}
+
+void prof_recv(enum msg_kind kind, int world_peer, uint64_t bytes)
+{
+    count_message(kind, world_peer, bytes);
+    prof_break_sequences();
+}
+
+/* A completed receive's source and size, from its status (never MPI_STATUS_IGNORE here). */
+void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status)
+{
+    if (status->MPI_SOURCE == MPI_PROC_NULL) {
+        P.proc_null++;
+        return;
+    }
+    prof_recv(kind, comm_world_rank(comm, status->MPI_SOURCE), prof_status_bytes(status));
+}
+
+/* Bytes received: the count in MPI_BYTE (both MPICH and Open MPI keep it in bytes). */
+uint64_t prof_status_bytes(const MPI_Status *status)
+{
+    int n = 0;
+    PMPI_Get_count(status, MPI_BYTE, &n);
+    return n == MPI_UNDEFINED || n < 0 ? 0 : (uint64_t)n;
+}
+
+uint64_t prof_bytes(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    PMPI_Type_size(type, &size);
+    if (size == MPI_UNDEFINED) {
+        MPI_Count big = 0;
+        PMPI_Type_size_x(type, &big);
+        return count > 0 && big > 0 ? (uint64_t)count * (uint64_t)big : 0;
+    }
+    return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+}
+
+/* ---- time ------------------------------------------------------------------------------ */
+
+void prof_gap(int64_t t_enter)
+{
+    if (t_enter - P.t_last_exit > P.gap_ns)
+        prof_break_sequences();
+}
+
+void prof_leave(enum call_id call, int64_t t_enter, int64_t t_exit)
+{
+    int64_t d = t_exit - t_enter;
+    P.calls[call].n++;
+    P.calls[call].ns += d;
+    P.mpi_ns += d;
+    if (call >= C_FIRST_WAIT)
+        P.wait_ns += d;
+    P.t_last_exit = t_exit;
+    if (P.slow) {  /* a first message to a peer allocated: the gap starts after that */
+        P.t_last_exit = now_ns();
+        P.slow = 0;
+    }
+}
+
+/* ---- start ----------------------------------------------------------------------------- */
+
+static int64_t clock_read_cost(void)
+{
+    int64_t t0 = now_ns(), t = t0;
+    for (int i = 0; i < 1000; i++)
+        t = now_ns();
+    return (t - t0) / 1000;
+}
+
+/* After PMPI_Init: who we are, our own communicator, the tables. 0 on success. */
+int prof_init(void)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &P.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &P.size);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &P.comm);
+    PMPI_Comm_group(MPI_COMM_WORLD, &P.world_group);
+    int len = 0;
+    PMPI_Get_processor_name(P.host, &len);
+    P.host[len < 0 ? 0 : len] = '\0';
+    P.peers = calloc((size_t)P.size, sizeof *P.peers);
+    P.open = calloc((size_t)P.size, sizeof *P.open);
+    if (!P.peers || !P.open)
+        return 1;
+    double gap_s = 1e-6;
+    const char *gap = getenv("MSGPERF_PROFILE_GAP_S");
+    if (gap && *gap) {
+        char *end;
+        double g = strtod(gap, &end);
+        if (*end == '\0' && g >= 0 && g < 1e3)
+            gap_s = g;
+    }
+    P.gap_ns = (int64_t)(gap_s * 1e9 + 0.5);
+    P.clock_read_ns = clock_read_cost();
+    clock_gettime(CLOCK_REALTIME, &P.real_start);
+    P.t_init = P.t_last_exit = now_ns();
+    return 0;
+}

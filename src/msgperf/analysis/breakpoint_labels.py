@@ -1,0 +1,186 @@
+"""What each breakpoint is, by the evidence the run holds, or "unexplained" when it holds none.
+
+A knee of T(b) is not always a protocol switch: a message that stops fitting in a cache
+bends the curve as much as eager -> rendezvous does (the "network buffer size" question of
+Blaisdell's latency and bandwidth assignment is exactly which knee is which). A breakpoint
+found between measured sizes low < b <= high is labelled by every piece of evidence whose
+switch lies in that interval:
+
+- the eager limit measured by the eager-probe pattern: messages up to L bytes are sent
+  eagerly, so rendezvous starts at L + 1 (an interval when the probe could not be exact);
+- the MPI's thresholds recorded in the launch environment (``known_thresholds``): MPICH's
+  single-copy (CMA, XPMEM) thresholds start the new protocol at the value itself; its
+  shared-memory cell size and Open MPI's btl eager limits bound the eager payload, which
+  is the value less a header, so their switch lies within ``HEADER_ALLOWANCE`` below it;
+- the breakpoints of the memcpy pattern (a cache or memory-capacity knee shows in a plain
+  copy too) and of the floor pattern (the hardware's own shared-memory round trip), matched
+  within a factor ``KNEE_FACTOR`` either way: a message's working set is not the copy's
+  (two buffers, a cell in between), so the same cache boundary appears at a nearby size.
+
+Pure function, plain data in and out; the caller passes what the run measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from msgperf.analysis.piecewise import Breakpoint
+
+HEADER_ALLOWANCE = 1024  # bytes: an eager limit set as a buffer size carries a header below it
+KNEE_FACTOR = 2.0  # a cache knee of memcpy may sit up to one octave from the message's
+
+EAGER = "eager_rendezvous"
+SINGLE_COPY = "single_copy"
+CAPACITY = "cache_memory"
+FLOOR = "hardware_floor"
+UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class KnownThreshold:
+    """A threshold of the MPI with a recorded value: the switch lies in (low, high] bytes."""
+
+    kind: str  # EAGER or SINGLE_COPY
+    name: str  # where it was read, e.g. the environment variable
+    value: int  # as set
+    low: int  # the largest size that is still in the old regime, at most
+    high: int  # the smallest size that is already in the new regime, at least
+
+
+@dataclass(frozen=True)
+class BreakpointEvidence:
+    """What a run measured or recorded that can say which knee is which."""
+
+    eager_limit: tuple[int, int] | None = None  # eager-probe: (largest eager, smallest not eager)
+    memcpy_breakpoints: tuple[Breakpoint, ...] = ()
+    floor_breakpoints: tuple[Breakpoint, ...] = ()
+    thresholds: tuple[KnownThreshold, ...] = ()
+
+
+@dataclass(frozen=True)
+class BreakpointLabel:
+    breakpoint: Breakpoint
+    kinds: tuple[str, ...]  # EAGER, SINGLE_COPY, CAPACITY, FLOOR; (UNEXPLAINED,) when none
+    text: str  # "eager → rendezvous (eager-probe: 8112 B)", "unexplained (...)"
+    evidence: tuple[str, ...]  # one line per matching piece of evidence
+
+    @property
+    def is_protocol_switch(self) -> bool:
+        return EAGER in self.kinds or SINGLE_COPY in self.kinds
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+# (environment variable, kind, the switch relative to the value: "at" = first new size is the
+# value; "below" = the value less a header is the last old size)
+_THRESHOLD_VARIABLES: tuple[tuple[str, str, str], ...] = (
+    ("MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD", SINGLE_COPY, "at"),
+    ("MPIR_CVAR_CH4_IPC_XPMEM_P2P_THRESHOLD", SINGLE_COPY, "at"),
+    ("MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", EAGER, "below"),
+    ("MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD", EAGER, "above"),
+    ("MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", EAGER, "above"),
+    ("MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ", EAGER, "above"),
+    ("OMPI_MCA_btl_vader_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_sm_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_tcp_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_vader_single_copy_threshold", SINGLE_COPY, "at"),
+)
+
+
+def _parse_size(text: str) -> int | None:
+    """A CVAR or MCA byte count: '8192', '32k', '1M' (binary multiples); None if not one."""
+    t = text.strip().lower()
+    scale = 1
+    if t and t[-1] in "kmg":
+        scale = 1 << (10 * ("kmg".index(t[-1]) + 1))
+        t = t[:-1]
+    try:
+        value = int(t, 0)
+    except ValueError:
+        return None
+    return value * scale if value > 0 else None
+
+
+def known_thresholds(environment: Mapping[str, str]) -> tuple[KnownThreshold, ...]:
+    """The MPI thresholds a launch environment sets (MPICH CVARs, Open MPI MCA variables).
+
+    Only values that were set are known: a default is the MPI's business and may change
+    between versions, so it is not guessed here. A single-copy threshold whose mechanism is
+    switched off (MPIR_CVAR_CH4_CMA_ENABLE=0, btl_vader_single_copy_mechanism=none) is left out.
+    """
+    off = (environment.get("MPIR_CVAR_CH4_CMA_ENABLE", "").strip() == "0",
+           environment.get("OMPI_MCA_btl_vader_single_copy_mechanism", "").strip().lower() == "none")
+    found = []
+    for name, kind, where in _THRESHOLD_VARIABLES:
+        if name not in environment:
+            continue
+        if (name.endswith("CMA_P2P_THRESHOLD") and off[0]) or (name.startswith("OMPI_MCA_btl_vader_single") and off[1]):
+            continue
+        value = _parse_size(environment[name])
+        if value is None:
+            continue
+        if where == "at":  # sizes >= value take the new protocol
+            low, high = value - 1, value
+        elif where == "above":  # sizes <= value stay eager
+            low, high = value, value + 1
+        else:  # the eager payload is the value less a header
+            low, high = max(0, value - HEADER_ALLOWANCE), value
+        found.append(KnownThreshold(kind, name, value, low, high))
+    return tuple(found)
+
+
+def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
+    """Whether the switch interval (low, high] meets the breakpoint's (bp.low, bp.high]."""
+    return max(bp.low_bytes, low) < min(bp.high_bytes, high)
+
+
+def _knee(bp: Breakpoint, others: Iterable[Breakpoint]) -> Breakpoint | None:
+    for o in others:
+        if _overlaps(bp, o.low_bytes / KNEE_FACTOR, o.high_bytes * KNEE_FACTOR):
+            return o
+    return None
+
+
+def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
+    parts: list[tuple[str, str, str]] = []  # (kind, short text, evidence line)
+    if ev.eager_limit is not None:
+        eager, not_eager = ev.eager_limit
+        if _overlaps(bp, eager, not_eager):
+            limit = f"{eager} B" if not_eager == eager + 1 else f"{eager}–{not_eager} B"
+            parts.append((EAGER, f"eager → rendezvous (eager-probe: {limit})",
+                          f"eager-probe: messages up to {eager} B are sent eagerly"
+                          + ("" if not_eager == eager + 1 else f", {not_eager} B is not")))
+    for t in ev.thresholds:
+        if _overlaps(bp, t.low, t.high):
+            what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
+            parts.append((t.kind, f"{what} ({t.name} = {t.value})",
+                          f"{t.name} = {t.value} in the launch environment puts the switch in "
+                          f"({t.low}, {t.high}] B"))
+    memcpy = _knee(bp, ev.memcpy_breakpoints)
+    if memcpy is not None:
+        parts.append((CAPACITY, "cache/memory capacity (memcpy shows the same knee)",
+                      f"memcpy has a knee between {_bytes(memcpy.low_bytes)} and "
+                      f"{_bytes(memcpy.high_bytes)}"))
+    floor = _knee(bp, ev.floor_breakpoints)
+    if floor is not None:
+        parts.append((FLOOR, "hardware (the floor pattern shows the same knee)",
+                      f"the floor pattern has a knee between {_bytes(floor.low_bytes)} and "
+                      f"{_bytes(floor.high_bytes)}"))
+    if not parts:
+        return BreakpointLabel(bp, (UNEXPLAINED,),
+                               "unexplained (nothing the run measured or recorded matches it)", ())
+    kinds = tuple(dict.fromkeys(k for k, _, _ in parts))
+    text = " and ".join(dict.fromkeys(s for _, s, _ in parts))
+    return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e in parts))
+
+
+def label_breakpoints(breakpoints: Sequence[Breakpoint],
+                      evidence: BreakpointEvidence) -> tuple[BreakpointLabel, ...]:
+    """One label per breakpoint, in order."""
+    return tuple(_label(bp, evidence) for bp in breakpoints)

@@ -1,0 +1,402 @@
+"""The one analysis of a run: ``analyze(run) -> RunResult``.
+
+Every number a user can read about a run — the tables of ``show``, the model of ``fit``, Saphir's
+Table 1 of ``summary``, the advice of ``advise``, the report and the plots, and every ``--json``
+— is a field of this one immutable object (or of an object it holds), computed here once, by one
+function each. Renderers (msgperf.present) never compute.
+
+A *series* is what one model describes: a pattern, one of its variants, and (with
+``--placement both``) one placement of the measured pair. The *main* series is the blocking
+ping-pong when the run has it (the one its headline figures describe), else the first ping-pong
+form, else the first modelled series.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from msgperf.analysis import caveats as cv
+from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
+                                                label_breakpoints)
+from msgperf.analysis.buffering import BufferingRow, buffering_row
+from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
+from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
+                                        predict_combining)
+from msgperf.analysis.contention import Contention, MatrixGrid, contention, matrices
+from msgperf.analysis.eager import EagerLimit, eager_limit
+from msgperf.analysis.first_message import FirstMessages, first_messages
+from msgperf.analysis.inputs import AnalysisError
+from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
+from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
+from msgperf.analysis.points import TOLERANCE
+from msgperf.analysis.run_source import RunSource, describe_source
+from msgperf.analysis.saphir import SaphirRow, saphir_row
+from msgperf.analysis.series import SeriesAnalysis, analyze_series
+from msgperf.analysis.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
+                                           VariantPair, barrier_rows, bidirectional, compat, difference,
+                                           floor_rows, index, overlap_rows, send_modes, variant_pairs)
+from msgperf.analysis.size_rows import SizeRow, size_rows
+
+
+# The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,
+# a page, a large message), where k·s lies within the measured sizes.
+COMBINING_CASES = ((2, 8), (2, 1024), (2, 16384), (8, 8), (8, 1024), (8, 16384), (32, 8), (32, 1024))
+
+
+@dataclass(frozen=True)
+class SeriesKey:
+    pattern: str
+    variant: str = ""
+    placement: str = ""  # "intra" or "inter" with --placement both, else ""
+
+    @property
+    def name(self) -> str:
+        """'pingpong', 'unexpected [late]', 'pingpong (inter-node)'."""
+        name = f"{self.pattern} [{self.variant}]" if self.variant else self.pattern
+        return f"{name} ({self.placement}-node)" if self.placement else name
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    key: SeriesKey
+    facts: PatternFacts
+    model: SeriesAnalysis | None  # None when it has no model (why: ``not_modelled``)
+    not_modelled: str = ""
+    # Each breakpoint of the model, named by its evidence in this run (eager-probe, memcpy's
+    # knees, the floor, the MPI's thresholds as set): analysis/breakpoint_labels.py
+    labels: tuple[BreakpointLabel, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.key.name
+
+
+@dataclass(frozen=True)
+class RowTable:
+    """One table of ``show``: the rows of one (pattern, buffer, ranks, metric), one per size (and
+    variant). A pattern that sweeps concurrent pairs (``pairs``) is one table whose rows are
+    (size, step); a pattern measured round by round over every pair (``matrix``) is summarised by
+    its grids instead (``grid_only``)."""
+
+    pattern: str
+    buffer: str
+    ranks: tuple[int, ...]  # () when the rows' ranks differ (one step of a sweep each)
+    metric: str
+    time_words: str
+    rows: tuple[SizeRow, ...]
+    first: FirstMessages | None
+    steps: bool = False  # the rows are steps of a contention sweep ("active_pairs" in each)
+    grid_only: bool = False  # the rows are rounds of an all-pairs map: shown as its grids
+
+
+@dataclass(frozen=True)
+class CombineRow:
+    """The combine pattern at one (k, s): measured separate and combined, and the prediction."""
+
+    messages: int
+    bytes: int
+    separate_s: float
+    combined_s: float
+    gain: float  # separate / combined (above 1: combining paid)
+    prediction: CombiningPrediction | None  # from the main series' model (None without one)
+
+
+@dataclass(frozen=True)
+class LogGPResult:
+    points: tuple[LogGPPoint, ...]
+    analysis: LogGPAnalysis | None  # None when the points cannot give the parameters
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    source: RunSource
+    tables: tuple[RowTable, ...]
+    series: tuple[SeriesResult, ...]
+    main: SeriesResult | None
+    saphir: tuple[SaphirRow, ...]
+    send_modes: ColumnsTable | None
+    bidirectional: ColumnsTable | None
+    variant_pairs: tuple[VariantPair, ...]
+    compat: tuple[CompatRow, ...]
+    floor: tuple[FloorRow, ...]
+    overlap: tuple[OverlapRow, ...]
+    barrier: tuple[BarrierRow, ...]
+    buffering: tuple[BufferingRow, ...]
+    combine: tuple[CombineRow, ...]
+    eager: EagerLimit | None
+    loggp: LogGPResult | None
+    contention: Contention | None
+    matrices: tuple[MatrixGrid, ...]
+    placement: tuple[PlacementPair, ...]
+    placement_models: tuple[PlacementModel, ...]  # --placement both: each series' model per placement
+    combining_cases: tuple[CombiningPrediction, ...]  # the report's table: COMBINING_CASES within the sweep
+    tolerance: float
+    confidence: float
+    launch: int | None  # the one launch analysed, or None: all launches pooled
+    caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
+
+    @property
+    def rows(self) -> tuple[SizeRow, ...]:
+        return tuple(r for t in self.tables for r in t.rows)
+
+    def find(self, pattern: str | None = None, variant: str | None = None,
+             placement: str | None = None) -> SeriesResult:
+        """A series by name (the main series when no pattern is named); AnalysisError listing the
+        series there are when none matches."""
+        if pattern is None:
+            if self.main is None:
+                raise AnalysisError(f"{self.source.path or 'the run'}: no series to model "
+                                    f"({self._why_none()})")
+            if variant is None and placement is None:
+                return self.main
+            pattern = self.main.key.pattern
+        candidates = [s for s in self.series if s.key.pattern == pattern
+                      and (variant is None or s.key.variant == variant)
+                      and (placement is None or s.key.placement == placement)]
+        if not candidates:
+            names = ", ".join(dict.fromkeys(s.key.pattern for s in self.series)) or "none"
+            what = pattern + (f" variant {variant!r}" if variant else "") + (f" ({placement}-node)" if placement else "")
+            raise AnalysisError(f"{self.source.path or 'the run'}: no measurements of {what}; "
+                                f"the run has {names}")
+        return candidates[0]
+
+    def _why_none(self) -> str:
+        reasons = [f"{s.name}: {s.not_modelled}" for s in self.series if s.not_modelled]
+        return "; ".join(reasons[:3]) or "no measurements"
+
+    def advise(self, messages: int, size: int, min_gain: float = MIN_GAIN,
+               series: SeriesResult | None = None) -> CombiningPrediction:
+        """k = ``messages`` messages of ``size`` bytes apart versus combined, from what this run
+        measured: the model of ``series`` (the main one by default), the LogGP gap when the run
+        measured it, the combine pattern when it measured this very case, the eager limit."""
+        chosen = series or self.find()
+        if chosen.model is None:
+            raise AnalysisError(f"{chosen.name}: no model to predict from ({chosen.not_modelled})")
+        model = chosen.model
+        measured = {s.bytes: s.point.time_s for s in model.sizes}
+        case = next(((c.separate_s, c.combined_s) for c in self.combine
+                     if c.messages == messages and c.bytes == size), None)
+        return predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
+                                 min_gain, measured, self.gap, case,
+                                 self.eager.split_bytes if self.eager is not None else None)
+
+    @property
+    def gap(self) -> Gap | None:
+        """The LogGP gap g + G·s of back-to-back messages, when the run measured it."""
+        if self.loggp is None or self.loggp.analysis is None:
+            return None
+        p = self.loggp.analysis.params
+        return Gap(p.g, p.G) if math.isfinite(p.g) and math.isfinite(p.G) else None
+
+
+# ---- building it ---------------------------------------------------------------------------
+
+
+def _series_keys(run: Any, launch: int | None) -> list[SeriesKey]:
+    keys: dict[SeriesKey, None] = {}
+    placements = {getattr(m, "placement", "") for m in run.measurements}
+    split = {"intra", "inter"} <= placements  # --placement both: one model per placement
+    for m in run.measurements:
+        if launch is not None and m.launch != launch:
+            continue
+        keys[SeriesKey(m.pattern, getattr(m, "variant", ""), m.placement if split else "")] = None
+    return list(keys)
+
+
+def _model(run: Any, key: SeriesKey, facts: PatternFacts, launch: int | None, tolerance: float,
+           confidence: float) -> SeriesResult:
+    if not facts.modelled:
+        return SeriesResult(key, facts, None, "no time-against-size model for this pattern "
+                            "(its own table says what it measured)")
+    try:
+        model = analyze_series(run, pattern=key.pattern, launch=launch, tolerance=tolerance,
+                               confidence=confidence, variant=key.variant,
+                               placement=key.placement or None)
+    except AnalysisError as exc:
+        reason = str(exc)
+        prefix = f"{run.path or 'the run'}: "
+        return SeriesResult(key, facts, None, reason[len(prefix):] if reason.startswith(prefix) else reason)
+    return SeriesResult(key, facts, model)
+
+
+def _main(series: Sequence[SeriesResult]) -> SeriesResult | None:
+    modelled = [s for s in series if s.model is not None]
+    for choose in (lambda s: s.key.pattern == "pingpong" and not s.key.variant,
+                   lambda s: s.facts.family == "pingpong" and s.facts.metric == "one_way",
+                   lambda s: s.facts.family not in ("hardware", "probe")):
+        found = [s for s in modelled if choose(s)]
+        if found:
+            intra = [s for s in found if s.key.placement in ("", "intra")]
+            return (intra or found)[0]
+    return None
+
+
+def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> tuple[RowTable, ...]:
+    groups: dict[tuple, list[SizeRow]] = {}
+    for r in rows:
+        swept = "active_pairs" in r.extra or "round" in r.extra  # one record per step or round
+        groups.setdefault((r.pattern, r.buffer, () if swept else r.ranks, r.metric), []).append(r)
+    out = []
+    for (pattern, buffer, ranks, metric), group in groups.items():
+        words = facts[pattern].time_words if pattern in facts else metric
+        steps = all("active_pairs" in r.extra for r in group)
+        if steps:
+            group = sorted(group, key=lambda r: (r.bytes, r.extra["active_pairs"]))
+        out.append(RowTable(pattern, buffer, ranks, metric, words, tuple(group), first_messages(group),
+                            steps=steps, grid_only=all("round" in r.extra for r in group)))
+    return tuple(out)
+
+
+def _buffering(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[BufferingRow, ...]:
+    idx = index(rows)
+    out = []
+    for (pattern, variant, size), copy in sorted(idx.items(), key=lambda kv: kv[0][2]):
+        if pattern != "memcpy" or variant or size <= 0 or ("pingpong", "", size) not in idx:
+            continue
+        ping = idx[("pingpong", "", size)]
+        late, early = idx.get(("unexpected", "late", size)), idx.get(("unexpected", "preposted", size))
+        extra = None
+        if late is not None and early is not None:
+            d = difference(early, late)
+            extra = (d.value_s, d.low_s, d.high_s)
+        is_eager = None if eager is None else size <= eager.split_bytes
+        out.append(buffering_row(size, copy.time_s, ping.time_s, extra, is_eager))
+    return tuple(out)
+
+
+def _combine(rows: Sequence[SizeRow], main: SeriesResult | None, gap: Gap | None,
+             eager: EagerLimit | None) -> tuple[CombineRow, ...]:
+    found = [r for r in rows if r.pattern == "combine" and r.extra.get("k_messages")]
+    if not found:
+        return ()
+    idx = index(rows)
+    ks = sorted({int(r.extra["k_messages"]) for r in found})
+    out = []
+    for k in ks:
+        for size in sorted({r.bytes for r in found}):
+            sep = idx.get(("combine", f"k{k}-separate", size))
+            com = idx.get(("combine", f"k{k}-combined", size))
+            if sep is None or com is None:
+                continue
+            prediction = None
+            if main is not None and main.model is not None:
+                model = main.model
+                measured = {s.bytes: s.point.time_s for s in model.sizes}
+                try:
+                    prediction = predict_combining(
+                        model.sweep.piecewise, model.sweep.hockney.line, k, size, MIN_GAIN, measured,
+                        gap, (sep.time_s, com.time_s),
+                        eager.split_bytes if eager is not None else None)
+                except AnalysisError:
+                    prediction = None
+            out.append(CombineRow(k, size, sep.time_s, com.time_s,
+                                  sep.time_s / com.time_s if com.time_s > 0 else math.nan,
+                                  prediction))
+    return tuple(out)
+
+
+def _loggp(rows: Sequence[SizeRow]) -> LogGPResult | None:
+    points = tuple(points_from_rows(rows))
+    if not points:
+        return None
+    if len({p.bytes for p in points}) < 2:
+        return LogGPResult(points, None, "LogGP needs the loggp pattern at two or more sizes")
+    try:
+        return LogGPResult(points, analyze_loggp(points))
+    except LogGPError as exc:
+        return LogGPResult(points, None, str(exc))
+
+
+def _hosts(run: Any) -> dict[int, str]:
+    return {r.rank: r.host for r in run.launches[-1].ranks} if run.launches else {}
+
+
+def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE,
+            confidence: float = 0.95) -> RunResult:
+    """The whole analysis of ``run`` (all launches pooled unless ``launch`` is given)."""
+    if launch is not None and not any(m.launch == launch for m in run.measurements):
+        available = sorted({m.launch for m in run.measurements})
+        raise AnalysisError(f"{run.path or 'the run'}: no launch {launch}; its launches are "
+                            + (", ".join(map(str, available)) or "none"))
+    measured = run if launch is None else _one_launch(run, launch)
+    rows = size_rows(measured)
+    patterns = list(dict.fromkeys(m.pattern for m in measured.measurements))
+    facts = {p: pattern_facts(run, p) for p in patterns}
+    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence)
+                   for key in _series_keys(run, launch))
+    eager = eager_limit(rows)
+    series = _labelled(series, eager, run)
+    main = _main(series)
+    loggp = _loggp(rows)
+    gap = None
+    if loggp is not None and loggp.analysis is not None:
+        p = loggp.analysis.params
+        gap = Gap(p.g, p.G) if math.isfinite(p.g) and math.isfinite(p.G) else None
+    floors = floor_rows(rows)
+    source = describe_source(run)
+    memcpy = [(r.bytes, r.time_s) for r in rows if r.pattern == "memcpy" and not r.variant]
+    mains = [s for s in series if main is not None and s.model is not None
+             and (s.key.pattern, s.key.variant) == (main.key.pattern, main.key.variant)]
+    ping = sorted((r.bytes, r.time_s) for r in rows if r.pattern == "pingpong" and not r.variant)
+    saphir = []
+    for s in (mains or [main]):
+        placement = s.key.placement if s is not None and s.key.placement else (
+            "" if source.pair_shares_node is None else "intra" if source.pair_shares_node else "inter")
+        saphir.append(saphir_row(run.path or "", source.mpi_library, source.mpi_version, placement,
+                                 s.model if s is not None else None, memcpy, eager, floors,
+                                 ping[0] if ping and s is None else None))
+    partial = RunResult(
+        source=source, tables=_tables(rows, facts), series=series, main=main, saphir=tuple(saphir),
+        send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
+        variant_pairs=variant_pairs(rows, facts, eager.split_bytes if eager is not None else None),
+        compat=compat(rows, facts), floor=floors, overlap=overlap_rows(rows), barrier=barrier_rows(rows),
+        buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=eager,
+        loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
+        placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
+        launch=launch)
+    return dataclasses.replace(partial, combining_cases=_combining_cases(partial))
+
+
+def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any) -> BreakpointEvidence:
+    """What in the run can name a breakpoint: the measured eager limit, memcpy's and the floor's
+    own knees, and the MPI's thresholds as the launch environment set them."""
+    def knees(pattern: str):
+        s = next((s for s in series if s.key.pattern == pattern and s.model is not None), None)
+        return s.model.sweep.piecewise.breakpoints if s is not None else ()
+
+    environment: dict[str, str] = {}
+    for launch in getattr(run, "launches", ()):
+        environment.update(launch.environment)
+    limit = None
+    if eager is not None:
+        limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)
+    return BreakpointEvidence(eager_limit=limit, memcpy_breakpoints=knees("memcpy"),
+                              floor_breakpoints=knees("floor"), thresholds=known_thresholds(environment))
+
+
+def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: Any) -> tuple[SeriesResult, ...]:
+    evidence = _evidence(series, eager, run)
+    return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, evidence))
+                 if s.model is not None and s.model.sweep.piecewise.breakpoints else s for s in series)
+
+
+def _placement_models(series: Sequence[SeriesResult]) -> tuple[PlacementModel, ...]:
+    by_key = {(s.key.pattern, s.key.variant, s.key.placement): s for s in series if s.model is not None}
+    return tuple(PlacementModel(p, v, by_key[(p, v, "intra")].model, by_key[(p, v, "inter")].model)
+                 for (p, v, where) in by_key if where == "intra" and (p, v, "inter") in by_key)
+
+
+def _combining_cases(result: RunResult) -> tuple[CombiningPrediction, ...]:
+    main = result.main
+    if main is None or main.model is None:
+        return ()
+    largest = main.model.sweep.piecewise.segments[-1].to_bytes
+    return tuple(result.advise(k, s) for k, s in COMBINING_CASES if k * s <= largest)
+
+
+def _one_launch(run: Any, launch: int) -> Any:
+    return dataclasses.replace(run, measurements=tuple(m for m in run.measurements if m.launch == launch))

@@ -1,0 +1,79 @@
+"""One row per (pattern, buffer, ranks, size): the numbers behind ``msgperf show``.
+
+Samples of the same key from several launches (``--repeat``, ``--resume``) are pooled here;
+separating launches is the launch analysis's job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from msgperf.analysis.across_launches import Interval
+from msgperf.analysis.points import point_from_stats
+from msgperf.analysis.sample_stats import SampleStats, sample_stats
+from msgperf.records.format import Measurement, Run
+
+
+@dataclass(frozen=True)
+class SizeRow:
+    pattern: str
+    buffer: str
+    ranks: tuple[int, ...]
+    bytes: int
+    metric: str
+    stats: SampleStats            # of the per-message times (one-way for a ping-pong), seconds
+    k: tuple[int, ...]          # iterations per sample, per launch
+    stop_reasons: tuple[str, ...]
+    validated: bool
+    launches: int
+    first_s: float | None       # the cold first iteration's per-message time, earliest launch
+    variant: str = ""           # the pattern's variant (round, k, phase), "" when it has one
+    flows: int = 1              # messages of `bytes` per reported time (2 when both directions count)
+    extra: Mapping[str, Any] = field(default_factory=dict)  # pattern-specific record fields (latest launch)
+    # The size's time and how well it is known: the median with its own interval for one launch,
+    # the estimate across launches with an interval that covers their spread for several
+    # (analysis/points.py, across_launches.py) — the value every table and model uses.
+    interval: Interval | None = None
+
+    @property
+    def time_s(self) -> float:
+        """The row's time per message (across launches when it has several)."""
+        return self.interval.value if self.interval is not None else self.stats.median
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        """Bytes moved per second: bytes x flows / time (both directions for bidirectional patterns)."""
+        return self.bytes * self.flows / self.time_s if self.time_s > 0 else float("nan")
+
+    @property
+    def messages_per_s(self) -> float:
+        return 1.0 / self.time_s if self.time_s > 0 else float("nan")
+
+
+def size_rows(run: Run) -> list[SizeRow]:
+    """Rows in the order measurements first appear in the run."""
+    groups: dict[tuple, list[Measurement]] = {}
+    for m in run.measurements:
+        groups.setdefault((*m.key, m.variant), []).append(m)
+    rows = []
+    for (pattern, buffer, size, ranks, variant), ms in groups.items():
+        values = np.concatenate([m.per_message_s for m in ms])
+        first = next((m for m in ms if m.first_s is not None), None)
+        pooled = sample_stats(values)
+        by_launch: dict[int, list[np.ndarray]] = {}
+        for m in ms:
+            by_launch.setdefault(m.launch, []).append(m.per_message_s)
+        per_launch = ([sample_stats(np.concatenate(v)) for _, v in sorted(by_launch.items())]
+                      if len(by_launch) > 1 else [])
+        rows.append(SizeRow(
+            pattern=pattern, buffer=buffer, ranks=ranks, bytes=size, metric=ms[0].metric,
+            stats=pooled, k=tuple(m.k for m in ms),
+            stop_reasons=tuple(m.stop_reason for m in ms), validated=all(m.validated for m in ms),
+            launches=len({m.launch for m in ms}),
+            first_s=None if first is None else first.first_s * first.k / first.divisor,
+            variant=variant, flows=ms[0].flows, extra=dict(ms[-1].extra),
+            interval=point_from_stats(size, pooled, per_launch).interval))
+    return rows

@@ -1,0 +1,359 @@
+"""The measurement workflow as a library function: ``measure(request) -> MeasureOutcome``.
+
+One call claims the run file (never destroying one that exists without ``force``, never one
+that is not a run file), locks it, starts the kernels once per launch (``repeat``) or for what
+a run file still lacks (``resume``) through an injectable ``Launcher``, follows each launch's
+records, stops a launch that makes no progress for the deadline, marks a stopped launch in the
+run file (hang, dead rank, Ctrl-C, SIGTERM), reads the run back and stores it. It renders
+nothing: progress and notes go to the caller's callbacks, the caller renders the outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ContextManager
+
+from msgperf.errors import MsgperfError
+from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size
+from msgperf.launch.job import LaunchError, Terminated, execute
+from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
+from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
+                                           default_output, make_parent)
+from msgperf.plan import RunPlan
+from msgperf.records.format import PatternInfo
+from msgperf.records.format import RecordError, Run
+from msgperf.records.runfile_read import read_run
+from msgperf.records.runfile_write import append_launch_abort, cut_partial_line
+from msgperf.store.db import open_store
+
+MAX_REPEAT = 1000
+
+
+def check_deadline(seconds: float, text: str | None = None) -> float:
+    """A watchdog deadline: positive and finite (0 or less would kill a healthy job as hung,
+    NaN or infinity would switch the watchdog off)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (math.isfinite(seconds) and seconds > 0):
+        raise MsgperfError(f"--deadline {text if text is not None else seconds}: a deadline must be a positive finite "
+                           "number of seconds, e.g. --deadline 120")
+    return float(seconds)
+
+
+def parse_deadline(text: str) -> float:
+    """--deadline as given on the command line: seconds, e.g. 120 or 4.5."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise MsgperfError(f"cannot read --deadline '{text}'; write seconds, e.g. --deadline 120") from None
+    return check_deadline(value, text)
+
+
+@dataclass(frozen=True)
+class MeasureRequest:
+    """A validated ``msgperf run``: a new run (``plan``) or the continuation of a run file
+    (``resume``, whose plan comes from the file)."""
+
+    plan: RunPlan | None = None
+    resume: Path | None = None
+    output: Path | None = None  # None: <runs_dir>/<time>-<patterns>.jsonl
+    runs_dir: Path = Path("runs")  # where run files go without ``output`` (relative: the working directory)
+    force: bool = False  # replace an existing run file at ``output``
+    repeat: int = 1
+    placement: str | None = None  # intra, inter, both (the kernels choose the pair), or None: plan.pair
+    hosts: tuple[str, ...] = ()
+    ranks_per_node: int | None = None
+    launcher: str | None = None  # --launcher text (for the default MpiLauncher)
+    mpicc: str | None = None
+    deadline_s: float | None = None  # None: 60 + 10 × the time budget
+    command_line: str = "msgperf run"
+    test_stall: str | None = None
+    store: bool = True
+    db: str | None = None
+    log_dir: Path | None = None  # where launch logs go (None: the temporary directory)
+
+    def __post_init__(self) -> None:
+        if (self.plan is None) == (self.resume is None):
+            raise MsgperfError("a measurement needs either a plan or a run file to resume, not both")
+        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= MAX_REPEAT:
+            raise MsgperfError(f"--repeat {self.repeat}: use 1 to {MAX_REPEAT} launches")
+        if self.deadline_s is not None:
+            check_deadline(self.deadline_s)
+        if self.launcher is not None:
+            split_launcher(self.launcher)
+        if self.placement is not None and self.placement not in PLACEMENTS:
+            raise MsgperfError(f"--placement {self.placement}: use intra, inter or both")
+        if self.resume is not None:
+            given = [name for name, value in (("-o", self.output), ("--force", self.force),
+                                               ("--repeat", self.repeat != 1), ("--placement", self.placement))
+                     if value]
+            if given:
+                raise MsgperfError(f"--resume {self.resume} takes the plan from the run file; drop {', '.join(given)}")
+        if self.plan is not None and self.placement and self.plan.pair != (0, 1):
+            pair = f"{self.plan.pair[0]}:{self.plan.pair[1]}"
+            raise MsgperfError(f"--pair {pair} and --placement {self.placement} both choose the measured pair; "
+                               "give one of them")
+
+
+@dataclass(frozen=True)
+class LaunchStart:
+    """Given to ``on_launch`` before a launch starts."""
+
+    index: int  # the launch's index in the run file
+    ordinal: int  # 0-based among this session's launches
+    total: int  # launches this session starts
+    sizes: tuple[int, ...]
+    expected_records: int  # measurement records the kernels will write
+
+    @property
+    def label(self) -> str:
+        return f"launch {self.ordinal + 1}/{self.total}" if self.total > 1 else "measuring"
+
+
+@dataclass(frozen=True)
+class LaunchOutcome:
+    index: int
+    sizes: tuple[int, ...]
+    records: int  # measurement records this launch wrote
+
+
+@dataclass(frozen=True)
+class StoreOutcome:
+    run_id: int | None = None
+    added: bool = False
+    error: str | None = None  # why it could not be stored (the run file keeps the measurement)
+
+
+@dataclass(frozen=True)
+class MeasureOutcome:
+    run: Run  # the run file read back
+    run_file: Path
+    launches: tuple[LaunchOutcome, ...]  # empty when a resumed file lacked nothing
+    stored: StoreOutcome | None  # None when not asked to store
+    notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class ResumeState:
+    """What ``--resume`` continues: the original plan and the launches still to run."""
+
+    plan: RunPlan
+    placement: str | None  # None: the plan's --pair
+    repeat: int
+    launches: tuple[tuple[int, ...], ...]  # the sizes of each launch still to run
+    next_index: int
+
+
+def resume_state(path: Path) -> ResumeState:
+    """The plan of a run file and the launches it still lacks: every (pattern, size) must be
+    measured in ``plan.repeat`` different launches; a size short of d launches is measured by
+    the first d launches of the resume. A partial last line (a killed writer's) is cut off so
+    that appending stays valid. Call it holding the run file's lock."""
+    result = read_run(path)
+    if result.truncated:
+        cut_partial_line(path)
+    run = result.run
+    if run.info.source != "msgperf":
+        raise MsgperfError(f"--resume {path}: an imported run ({run.info.source}) cannot be continued; "
+                           "measure anew with msgperf run")
+    p = run.info.plan
+    plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
+                   precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
+                   max_samples=p.max_samples, active=p.active)
+    missing = run.missing()  # one entry per launch a (pattern, size) still lacks
+    per_size: dict[int, int] = {}
+    for pattern in p.patterns:
+        for size, count in Counter(s for pat, s in missing if pat == pattern).items():
+            per_size[size] = max(per_size.get(size, 0), count)
+    rounds = max(per_size.values(), default=0)
+    launches = tuple(tuple(s for s in plan.sizes if per_size.get(s, 0) > j) for j in range(rounds))
+    next_index = max((l.index for l in run.launches), default=-1) + 1
+    return ResumeState(plan=plan, placement=None if p.placement == "pair" else p.placement, repeat=p.repeat,
+                       launches=launches, next_index=next_index)
+
+
+def expected_records(plan: RunPlan, sizes: tuple[int, ...], placement: str | None,
+                     catalog: tuple[PatternInfo, ...]) -> list[tuple[str, int, str]]:
+    """(pattern, size, who) of each measurement record, in the order the kernels write them:
+    one per variant (the kernels' catalog), for each pair (two with --placement both; patterns
+    over all ranks once)."""
+    known = {p.name: p for p in catalog}
+    pair = "the --placement pair" if placement else f"ranks {plan.pair[0]} and {plan.pair[1]}"
+    every = {p for p in plan.patterns if known[p].participants == "all"}
+    return [(p, s, f"all {plan.np} ranks" if p in every else pair)
+            for n in range(pairs_per_size(placement)) for p in plan.patterns
+            if n == 0 or p not in every
+            for s in sizes for _ in range(plan.records_per_size(known[p]))]
+
+
+def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
+    """Record why a launch was stopped, if it got far enough to write its launch record; an
+    empty file claimed for a launch that never started is removed."""
+    try:
+        run = read_run(run_file).run
+    except RecordError:
+        if run_file.exists() and run_file.stat().st_size == 0:
+            run_file.unlink()
+        return
+    if any(l.index == launch for l in run.launches):
+        append_launch_abort(run_file, launch, reason)
+
+
+def store_run(run: Run, db: str | None) -> StoreOutcome:
+    """Land the run in the result database; a database problem never loses the measurement,
+    which is safe in the run file already."""
+    try:
+        with open_store(db) as store:
+            run_id, added = store.add_run(run)
+    except (MsgperfError, OSError, sqlite3.Error) as exc:
+        return StoreOutcome(error=str(exc))
+    return StoreOutcome(run_id=run_id, added=added)
+
+
+@contextlib.contextmanager
+def sigterm_stops_the_launch() -> Iterator[None]:
+    """While a launch runs, SIGTERM raises ``Terminated`` in msgperf (as Ctrl-C raises
+    KeyboardInterrupt), so the job is stopped and the launch marked, not left unmarked."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: int, request: MeasureRequest,
+                 placement: str | None, first: str) -> list[str]:
+    """The kernels' options for one launch; ``first`` is "--append", "--overwrite" or "" (the
+    kernels create the file, refusing one that exists)."""
+    args = plan.kernel_args()
+    args[args.index("--sizes") + 1] = ",".join(map(str, sizes))
+    args += ["--output", str(run_file), "--quiet", "--launch", str(index), "--command-line", request.command_line]
+    if first:
+        args.append(first)
+    if first != "--append" and request.repeat > 1:
+        args += ["--repeat", str(request.repeat)]
+    if request.test_stall:
+        args += ["--test-stall", request.test_stall]
+    if placement:
+        args += ["--placement", placement]
+    return args
+
+
+Note = Callable[[str], None]
+OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
+OnRecord = Callable[[dict], None]
+
+
+def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_note: Note | None = None,
+            on_launch: OnLaunch | None = None, on_record: OnRecord | None = None) -> MeasureOutcome:
+    """Run the request's launches into its run file; returns the run read back, the run file,
+    each launch's outcome and where it was stored.
+
+    ``launcher``: how the kernels are started (default: ``MpiLauncher.prepare`` from the
+    request's launcher, mpicc, hosts; built only when something is to be measured).
+    ``on_note(text)``: one-line notes (nothing to resume...). ``on_launch(start)``: called
+    before each launch; a context manager it returns is held around the launch (a progress
+    bar). ``on_record(record)``: every record as the kernels write it.
+
+    Raises MsgperfError for bad input before anything runs, LaunchError (with ``exit_code``)
+    when a launch fails or is stopped: that launch is marked in the run file, whose finished
+    measurements are all kept, and the message says how to ``--resume``.
+    """
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        notes.append(text)
+        if on_note:
+            on_note(text)
+
+    with contextlib.ExitStack() as stack:
+        if request.resume is not None:
+            run_file = request.resume
+            if not run_file.is_file():
+                raise MsgperfError(f"--resume {run_file}: no such run file")
+            stack.enter_context(RunFileLock(run_file))
+            state = resume_state(run_file)
+            plan, placement = state.plan, state.placement
+            launches, first_index, first = state.launches, state.next_index, "--append"
+            if not launches:
+                note(f"{run_file} already holds every planned measurement; nothing to resume")
+        else:
+            assert request.plan is not None
+            plan, placement = request.plan, request.placement
+            launches, first_index = (plan.sizes,) * request.repeat, 0
+            run_file = request.output
+            # Refused before the (slow) build; checked again, and claimed, under the lock.
+            if run_file is not None:
+                check_output(run_file, request.force)
+            else:
+                check_output_directory(request.runs_dir)
+        plan.check_memory()
+        check_launch(plan.np, request.hosts, request.ranks_per_node, placement)
+        if launches and launcher is None:
+            launcher = MpiLauncher.prepare(launcher=request.launcher, mpicc=request.mpicc, hosts=request.hosts,
+                                           ranks_per_node=request.ranks_per_node)
+        catalog: tuple[PatternInfo, ...] = ()
+        if launches:
+            catalog = launcher.catalog(plan.np)
+            plan.validate(catalog)  # pattern names, even ranks, --active: the kernels' own facts
+        if request.resume is None:
+            # msgperf claims the run file itself (created empty, exclusively, or emptied by
+            # --force), under its lock; the kernels are told to --overwrite that empty file.
+            first = "--overwrite"
+            if run_file is None:
+                run_file = default_output(plan.patterns, request.runs_dir)
+                stack.enter_context(RunFileLock(run_file))
+            else:
+                make_parent(run_file)
+                stack.enter_context(RunFileLock(run_file))
+                claim_output(run_file, request.force)
+        outcomes = []
+        stall = request.deadline_s if request.deadline_s is not None else 60 + 10 * plan.time_budget_s
+        for ordinal, sizes in enumerate(launches):
+            index = first_index + ordinal
+            kind = first if ordinal == 0 else "--append"
+            argv = launcher.command(plan.np, _kernel_args(plan, sizes, run_file, index, request, placement, kind))
+            expected = expected_records(plan, sizes, placement, catalog)
+            start = LaunchStart(index=index, ordinal=ordinal, total=len(launches), sizes=sizes,
+                                expected_records=len(expected))
+            seen = [0]
+
+            def follow(record: dict, seen: list[int] = seen) -> None:
+                seen[0] += record.get("type") == "measurement"
+                if on_record:
+                    on_record(record)
+
+            try:
+                with contextlib.ExitStack() as launch_stack:
+                    view = on_launch(start) if on_launch else None
+                    if view is not None:
+                        launch_stack.enter_context(view)
+                    launch_stack.enter_context(sigterm_stops_the_launch())
+                    execute(argv, run_file, expected=expected, stall_timeout_s=stall, on_record=follow,
+                            env=launcher.environment(plan.np), log_dir=request.log_dir)
+            except LaunchError as exc:
+                mark_aborted(run_file, index, str(exc))
+                raise
+            except Terminated:  # SIGTERM outside the job's own loop (before it started)
+                exc = LaunchError(f"terminated (SIGTERM) before launch {index} started; "
+                                  f"continue with: msgperf run --resume {run_file}", exit_code=143)
+                mark_aborted(run_file, index, str(exc))
+                raise exc from None
+            outcomes.append(LaunchOutcome(index=index, sizes=sizes, records=seen[0]))
+        run = read_run(run_file).run
+    stored = store_run(run, request.db) if request.store else None
+    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes))
+

@@ -1,0 +1,58 @@
+"""``msgperf advise`` in the terminal: k messages apart versus combined, measured and predicted,
+and what buffering costs. Rendering only: every number is a field of the ``CombiningPrediction``
+and ``BufferingEstimate`` the analysis made."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from msgperf import units
+from msgperf.analysis.buffering import BufferingEstimate
+from msgperf.analysis.combining import CombiningPrediction
+from msgperf.analysis.result import SeriesResult
+from msgperf.present.text import safe
+
+
+def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult,
+                  buffering: BufferingEstimate | None, copy_from: str = "",
+                  network_from: str = "the asymptotic bandwidth") -> None:
+    k, s = p.messages, p.bytes
+    console.print(f"[bold]{k} messages of {units.size(s)}[/] apart or combined into one of {units.size(k * s)} "
+                  f"— from the model of {safe(series.name)} ({series.facts.time_words})")
+    if p.measured_by_combine:
+        console.print(f"  measured   separate {units.seconds(p.measured_apart_s)}, combined "
+                      f"{units.seconds(p.measured_combined_s)}: speedup {units.ratio(p.measured_speedup)} "
+                      f"(the combine pattern, k = {k}, s = {units.size(s)})")
+    console.print(f"  predicted  separate {units.seconds(p.apart_s)}, combined {units.seconds(p.combined_s)}: "
+                  f"speedup {units.ratio(p.speedup)}; a single line α + β·b says {units.ratio(p.line_speedup)}")
+    console.print(f"             from the {p.model_words}", style="dim")
+    if not p.measured_by_combine and (p.measured_apart_s or p.measured_combined_s):
+        console.print(f"  measured sizes of the series: {k} × T({units.size(s)}) = {units.seconds(p.measured_apart_s)}, "
+                      f"T({units.size(k * s)}) = {units.seconds(p.measured_combined_s)} (one after the other, "
+                      "not pipelined)")
+    saving = (p.measured_apart_s - p.measured_combined_s) if p.measured_by_combine else p.apart_s - p.combined_s
+    console.print(f"  speedup    {units.ratio(p.answer_speedup)} "
+                  f"({'measured' if p.measured_by_combine else 'predicted'}); saves {units.seconds(saving)} "
+                  f"per {k} messages")
+    gain = units.percent(p.min_gain, decimals=0)
+    if p.break_even_bytes is None:
+        console.print(f"  combining {k} messages gains more than {gain} at every size up to 1 TiB (predicted)")
+    elif p.break_even_bytes == 0:
+        console.print(f"  combining {k} messages never gains {gain} (predicted)")
+    else:
+        line = p.line_break_even_bytes
+        console.print(f"  combining stops paying (gain < {gain}) above {units.size(p.break_even_bytes)} "
+                      f"per message (predicted; a single line: {units.size(line) if line is not None else 'never'})")
+    speedup = p.answer_speedup
+    verdict = ("combine them" if speedup >= 1 + p.min_gain else
+               "combining gains little here" if speedup >= 1 else "send them apart")
+    console.print(f"  → {verdict}")
+    for c in p.caveats:
+        console.print(f"  [yellow]![/] {safe(c.message)}\n      → {safe(c.advice)}")
+    if buffering is not None:
+        b = buffering
+        console.print(f"[bold]Buffering[/] (copy b_c {units.rate(b.copy_bandwidth_bytes_per_s)} from {safe(copy_from)}; "
+                      f"network b_n {units.rate(b.network_bandwidth_bytes_per_s)} = {safe(network_from)})")
+        console.print(f"  effective bandwidth b_e = b_c·b_n/(b_c+b_n) = {units.rate(b.effective_bandwidth_bytes_per_s)}, "
+                      f"{units.ratio(b.slowdown)} slower; {units.size(k * s)} takes {units.seconds(b.buffered_s)} "
+                      f"buffered vs {units.seconds(b.unbuffered_s)}")

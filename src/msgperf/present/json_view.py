@@ -1,0 +1,222 @@
+"""Every ``--json`` output, rendered from the one analysis result: ``fit --json`` (a series'
+model), ``show --json`` (the rows of the tables), ``summary --json`` (Saphir's Table 1) and
+``advise --json``. Units are in the key names (``_s``, ``_bytes``, ``_bytes_per_s``); intervals
+are [low, high]; one rule (``number``) turns a value that does not exist — NaN, an unbounded
+interval end, an undefined n½ — into null.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from msgperf.analysis.caveats import Caveat
+from msgperf.analysis.combining import CombiningPrediction
+from msgperf.analysis.hockney import LineFit
+from msgperf.analysis.result import RunResult, SeriesResult
+from msgperf.analysis.saphir import SaphirRow
+from msgperf.analysis.series import SeriesAnalysis, SizeAnalysis
+from msgperf.analysis.size_rows import SizeRow
+from msgperf.analysis.sweep import SweepAnalysis
+
+
+def number(value: Any) -> Any:
+    """The one rule: a finite number as itself, anything else that is not a number (NaN, ±inf,
+    None) as null."""
+    if value is None or isinstance(value, bool):
+        return value
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+_num = number
+
+
+def _pair(values: tuple[float, float] | None) -> list[Any] | None:
+    return None if values is None else [_num(values[0]), _num(values[1])]
+
+
+def _line(line: LineFit) -> dict[str, Any]:
+    return {
+        "from_bytes": line.from_bytes, "to_bytes": line.to_bytes, "n_points": line.n_points,
+        "alpha_s": _num(line.alpha_s), "alpha_ci_s": _pair(line.alpha_ci_s),
+        "beta_s_per_byte": _num(line.beta_s_per_byte),
+        "beta_ci_s_per_byte": _pair(line.beta_ci_s_per_byte),
+        "bandwidth_bytes_per_s": _num(line.bandwidth_bytes_per_s),
+        "bandwidth_ci_bytes_per_s": _pair(line.bandwidth_ci_bytes_per_s),
+        "n_half_bytes": _num(line.n_half_bytes), "n_half_ci_bytes": _pair(line.n_half_ci_bytes),
+    }
+
+
+def _caveat(c: Caveat) -> dict[str, Any]:
+    return {"kind": c.kind, "message": c.message, "advice": c.advice, "bytes": c.bytes,
+            "launch": c.launch}
+
+
+def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
+    """The model of one sweep: the required top-level keys of ``fit --json`` and the rest."""
+    h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
+    line = _line(h.line)
+    return {
+        **{k: v for k, v in line.items() if k not in ("from_bytes", "to_bytes", "n_points")},
+        "fit": {"method": "Huber M-estimation on relative scale (docs/statistics.md)",
+                "sizes": len(sweep.points), "rms_rel_residual": _num(h.rms_rel_residual),
+                "max_rel_residual": _num(h.max_rel_residual),
+                "max_rel_residual_bytes": h.max_rel_residual_bytes,
+                "r_squared": _num(h.r_squared), "chi2_per_dof": _num(h.chi2_per_dof),
+                "phi": _num(h.phi), "tolerance": h.tolerance, "confidence": h.line.confidence},
+        "residuals": [{"bytes": b, "rel": _num(r), "z": _num(z), "weight": _num(w)}
+                      for b, r, z, w in zip(h.sizes, h.residuals_rel, h.z, h.weights)],
+        "breakpoints_bytes": [[bp.low_bytes, bp.high_bytes] for bp in pw.breakpoints],
+        "breakpoints": [{"low_bytes": bp.low_bytes, "high_bytes": bp.high_bytes,
+                         "best_low_bytes": bp.best_low_bytes, "best_high_bytes": bp.best_high_bytes,
+                         "confidence": bp.confidence} for bp in pw.breakpoints],
+        "segments": [_line(s) for s in pw.segments],
+        "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
+        "anomalies_bytes": [a.bytes for a in sweep.anomalies],
+        "anomalies": [{"bytes": a.bytes, "kind": a.kind, "time_s": _num(a.time_s),
+                       "predicted_s": _num(a.predicted_s), "rel_deviation": _num(a.rel_deviation),
+                       "z": _num(a.z)} for a in sweep.anomalies],
+        "zero_byte_latency_s": _num(ch.zero_byte_latency_s),
+        "zero_byte_latency_ci_s": _pair(ch.zero_byte_latency_ci_s),
+        "zero_byte_size": ch.zero_byte_size,
+        "asymptotic_latency_s": _num(ch.asymptotic_latency_s),
+        "asymptotic_latency_ci_s": _pair(ch.asymptotic_latency_ci_s),
+        "peak_bandwidth_bytes_per_s": _num(ch.peak_bandwidth_bytes_per_s),
+        "peak_bandwidth_size": ch.peak_bandwidth_size,
+        "asymptotic_bandwidth_bytes_per_s": _num(ch.asymptotic_bandwidth_bytes_per_s),
+        "asymptotic_bandwidth_ci_bytes_per_s": _pair(ch.asymptotic_bandwidth_ci_bytes_per_s),
+        "terms": {name: _term(getattr(ch, name)) for name in
+                  ("zero_byte_latency", "asymptotic_latency", "peak_bandwidth", "asymptotic_bandwidth",
+                   "line_bandwidth")},
+        "fits_every_size": pw.fits_every_size,
+        "off_model": [{"bytes": r.bytes, "rel_residual": _num(r.rel_residual), "excluded": r.excluded}
+                      for r in pw.off_model],
+        "excluded_bytes": list(pw.excluded_bytes),
+    }
+
+
+def _term(term: Any) -> dict[str, Any]:
+    """One of Saphir's terms: value (null when the evidence does not support one), interval,
+    the sizes it rests on, measured or fitted, where it was taken (or why not), extrapolated."""
+    return {"value": _num(term.value), "ci": _pair(term.ci), "sizes": list(term.sizes), "basis": term.basis,
+            "note": term.note, "extrapolated": term.extrapolated}
+
+
+def _size(size: SizeAnalysis, sweep: SweepAnalysis) -> dict[str, Any]:
+    s = size.stats
+    regime = next(r for r in sweep.regimes if r.bytes == size.bytes)
+    return {
+        "bytes": size.bytes, "n": s.n, "launches": len(size.measurements),
+        "mean_s": _num(s.mean), "std_s": _num(s.std), "min_s": _num(s.min), "max_s": _num(s.max),
+        "median_s": _num(s.median),
+        "median_ci_s": [_num(s.ci_low), _num(s.ci_high)] if s.n > 1 else None,
+        "time_s": _num(size.point.time_s),
+        "interval_s": _pair((size.point.ci_low_s, size.point.ci_high_s)) if size.point.ci_low_s is not None else None,
+        "interval_covers": size.point.interval.covers if size.point.interval is not None else None,
+        "p5_s": _num(s.p5), "p25_s": _num(s.p25), "p75_s": _num(s.p75), "p95_s": _num(s.p95),
+        "p99_s": _num(s.p99), "mad_s": _num(s.mad),
+        "outliers": size.outliers,
+        "model_s": _num(sweep.model_at(size.bytes)),
+        "regime": regime.regime, "latency_share": _num(regime.latency_share),
+        "messages_per_s": _num(regime.messages_per_s),
+        "bandwidth_bytes_per_s": _num(regime.bandwidth_bytes_per_s),
+        "fraction_of_asymptotic_bandwidth": _num(regime.fraction_of_asymptotic),
+        "segment": regime.segment,
+        "per_launch": [{
+            "launch": m.launch, "n": m.stats.n, "median_s": _num(m.stats.median),
+            "median_ci_s": [_num(m.stats.ci_low), _num(m.stats.ci_high)],
+            "outliers": m.outliers.count, "outliers_high": m.outliers.high,
+            "outliers_low": m.outliers.low, "outlier_rule": m.outliers.rule,
+            "drift_tested": m.drift.tested, "warmup_drift": m.drift.warmup,
+            "trend_drift": m.drift.trend, "bimodal": m.modality.bimodal,
+            "sample_s": _num(m.sample_s), "clock_resolution_s": _num(m.clock_resolution_s),
+        } for m in size.measurements],
+    }
+
+
+def series_model_dict(result: SeriesAnalysis) -> dict[str, Any]:
+    """Everything in a ``SeriesAnalysis``, pooled model at the top level."""
+    out: dict[str, Any] = {"pattern": result.pattern, "variant": result.variant,
+                           "flows": result.flows, "source": result.source,
+                           "launches": list(result.launches),
+                           "one_way_note": "times are per message (one-way: half the round trip "
+                                           "for a ping-pong)"}
+    out.update(sweep_to_dict(result.sweep))
+    out["sizes"] = [_size(s, result.sweep) for s in result.sizes]
+    out["caveats"] = [_caveat(c) for c in result.caveats]
+    comparison = result.launch_comparison
+    out["launch_comparison"] = None if comparison is None else {
+        "rule": comparison.rule, "within_rel": _num(comparison.within_rel),
+        "between_rel": _num(comparison.between_rel), "apart": list(comparison.apart),
+        "launches": [{"launch": v.launch, "typical_ratio": _num(v.typical_ratio), "z": _num(v.z),
+                      "apart": v.apart, "sizes_apart": list(v.sizes_apart)}
+                     for v in comparison.verdicts],
+        "sizes": [{"bytes": s.bytes, "consensus_s": _num(s.consensus_s),
+                   "within_rel": _num(s.within_rel), "between_rel": _num(s.between_rel)}
+                  for s in comparison.sizes],
+    }
+    out["per_launch"] = [{"launch": m.launch, **{k: v for k, v in sweep_to_dict(m.sweep).items()
+                                                 if k != "residuals"}}
+                         for m in result.per_launch]
+    return out
+
+
+def series_dict(s: SeriesResult) -> dict[str, Any]:
+    """``fit --json``: the series, what its times are, and its model."""
+    head = {"series": s.name, "time": s.facts.time_words, "metric": s.facts.metric,
+            "placement": s.key.placement or None}
+    if s.model is None:
+        return {**head, "pattern": s.key.pattern, "variant": s.key.variant, "model": None,
+                "not_modelled": s.not_modelled}
+    out = {**head, **series_model_dict(s.model)}
+    for entry, label in zip(out["breakpoints"], s.labels):
+        entry.update({"label": label.text, "kinds": list(label.kinds), "evidence": list(label.evidence)})
+    return out
+
+
+def row_dict(r: SizeRow) -> dict[str, Any]:
+    """``show --json``: one object per row of the tables (pooled over launches)."""
+    s = r.stats
+    has_interval = s.n > 1
+    iv = r.interval
+    bounded = iv is not None and iv.low is not None
+    out = {
+        "pattern": r.pattern, "bytes": r.bytes, "buffer": r.buffer, "ranks": list(r.ranks),
+        "metric": r.metric, "time_s": number(r.time_s), "median_s": number(s.median),
+        "ci_low_s": number(iv.low) if bounded else None, "ci_high_s": number(iv.high) if bounded else None,
+        "ci_halfwidth_rel": number(iv.halfwidth_rel) if bounded else None,
+        "interval_covers": iv.covers if iv is not None else None,
+        "samples": s.n, "k": list(r.k), "mean_s": number(s.mean), "std_s": number(s.std) if has_interval else None,
+        "min_s": number(s.min), "p5_s": number(s.p5), "p25_s": number(s.p25), "p75_s": number(s.p75),
+        "p95_s": number(s.p95), "p99_s": number(s.p99), "max_s": number(s.max), "mad_s": number(s.mad),
+        "bandwidth_bytes_per_s": number(r.bandwidth_bytes_per_s) if r.bytes else 0.0,
+        "messages_per_s": number(r.messages_per_s), "stop_reasons": list(r.stop_reasons),
+        "validated": r.validated, "launches": r.launches, "first_s": number(r.first_s),
+        "variant": r.variant, "flows": r.flows,
+    }
+    # Pattern-specific fields (eager_limit_bytes, pairs and pair_median_s, window, ...).
+    out.update({k: v for k, v in r.extra.items() if k not in out})
+    return out
+
+
+def rows_json(result: RunResult) -> list[dict[str, Any]]:
+    return [row_dict(r) for r in result.rows]
+
+
+def saphir_dict(row: SaphirRow) -> dict[str, Any]:
+    return {k: number(v) if isinstance(v, float) else v for k, v in row.as_dict().items()}
+
+
+def advice_dict(p: CombiningPrediction, series: SeriesResult, buffering: Any = None) -> dict[str, Any]:
+    out = {k: number(v) if isinstance(v, float) else v for k, v in vars(p).items() if k != "caveats"}
+    out["measured_speedup"] = number(p.measured_speedup)
+    out["answer_speedup"] = number(p.answer_speedup)
+    out["model_used"] = p.model_words
+    out["series"] = series.name
+    out["caveats"] = [_caveat(c) for c in p.caveats]
+    out["buffering"] = None if buffering is None else {k: number(v) if isinstance(v, float) else v
+                                                       for k, v in vars(buffering).items()}
+    model = series_model_dict(series.model)
+    out["model"] = {k: model[k] for k in ("alpha_s", "beta_s_per_byte", "breakpoints_bytes", "segments")}
+    return out

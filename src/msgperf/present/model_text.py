@@ -1,0 +1,285 @@
+"""The model of a series in the terminal (rich): what ``fit`` prints and ``show`` prints under its
+tables. Formatting only: every number comes from the series' ``SeriesAnalysis`` in the run's
+``RunResult``."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from msgperf import units
+from msgperf.analysis.hockney import LineFit
+from msgperf.analysis.result import RunResult, SeriesResult
+from msgperf.present.text import safe
+
+
+def _count(n: int, word: str, plural: str = "") -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _rows(console: Console, rows: list[tuple[str, str, str]]) -> None:
+    """Aligned 'name  value  note' lines (plain text: no wrapping tables)."""
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    for name, value, note in rows:
+        console.print(f"  {name:<{w0}}  {value:>{w1}}  {note}".rstrip(), markup=False)
+
+
+def _ci(pair: tuple[float, float] | None, unit: str) -> str:
+    return "" if pair is None else units.interval(pair[0], pair[1], unit)
+
+
+def _line_rows(line: LineFit) -> list[tuple[str, str, str]]:
+    n_half_ok = math.isfinite(line.n_half_bytes)
+    return [
+        ("α latency", units.seconds(line.alpha_s), _ci(line.alpha_ci_s, "s")),
+        ("β inverse bandwidth", units.beta(line.beta_s_per_byte), _ci(line.beta_ci_s_per_byte, "s/B")),
+        ("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s), _ci(line.bandwidth_ci_bytes_per_s, "B/s")),
+        ("n½ = α/β", units.size(line.n_half_bytes) if n_half_ok else "undefined",
+         _ci(line.n_half_ci_bytes, "B") if n_half_ok else ""),
+    ]
+
+
+def _model(console: Console, s: SeriesResult, confidence: float) -> None:
+    model = s.model
+    sweep = model.sweep
+    h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
+    console.print(f"[bold]Hockney model[/] T(b) = α + β·b — robust fit over "
+                  f"{_count(len(sweep.points), 'size')}, {100 * confidence:.0f} % intervals")
+    rows = _line_rows(h.line)
+    rows.append(("fit", f"rms {units.percent(h.rms_rel_residual)}",
+                 f"worst {units.percent(h.max_rel_residual, decimals=0)} at {units.size(h.max_rel_residual_bytes)}, "
+                 f"weighted R² {h.r_squared:.4f}"))
+    _rows(console, rows)
+    console.print("[bold]Latency and bandwidth[/] (as Saphir 1994 defines them, each limited by the evidence)")
+    _rows(console, [term_row("zero-byte latency", ch.zero_byte_latency, "s"),
+                    term_row("asymptotic latency", ch.asymptotic_latency, "s"),
+                    term_row("peak bandwidth", ch.peak_bandwidth, "B/s"),
+                    term_row("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
+                    term_row("1/β, last segment", ch.line_bandwidth, "B/s")])
+
+
+def term_row(name: str, term, unit: str) -> tuple[str, str, str]:
+    """One of Saphir's terms: its value (or "—" and why not), interval and where it was taken."""
+    if term.value is None:
+        return (name, units.NO_INTERVAL, term.note)
+    note = f"{_ci(term.ci, unit)} {term.note}".strip()  # an extrapolated term's note says so
+    return (name, units.value(term.value, unit), note)
+
+
+def _fit_words(pw, points=()) -> str:
+    """What the model leaves unexplained, in words: never "within its noise" when a size is off
+    the model beyond its own interval, nor when no size has an interval of its own."""
+    if points and all(p.ci_low_s is None for p in points):
+        return "no size has an interval of its own (one value per size): judged against the scatter between sizes"
+    if pw.fits_every_size:
+        return f"every size lies within its noise and the {pw.tolerance * 100:.3g} % tolerance"
+    worst = pw.worst_off_model
+    others = len(pw.off_model) - 1
+    more = f" (and {_count(others, 'other size')})" if others else ""
+    return (f"but {units.size(worst.bytes)} is off the model by "
+            f"{units.percent(worst.rel_residual, signed=True, decimals=0)} beyond its own interval{more}")
+
+
+def _left_out(s: SeriesResult) -> str:
+    """The sizes the model leaves out, and why: an end of the sweep with too few sizes beyond a
+    knee for a segment, or a single size off its neighbours."""
+    pw = s.model.sweep.piecewise
+    if not pw.excluded_bytes:
+        return ""
+    sizes = [p.bytes for p in s.model.sweep.points]
+    kept = [b for b in sizes if b not in pw.excluded_bytes]
+    ends = [b for b in pw.excluded_bytes if not kept or b < kept[0] or b > kept[-1]]
+    inner = [b for b in pw.excluded_bytes if b not in ends]
+    parts = []
+    if inner:
+        parts.append(f"{', '.join(map(units.size, inner))} (a single size off its neighbours)")
+    if ends:
+        parts.append(f"{', '.join(map(units.size, ends))} (at an end of the sweep, too few sizes beyond a knee "
+                     "for a segment of their own)")
+    return "left out of the model: " + "; ".join(parts)
+
+
+def _piecewise(console: Console, s: SeriesResult) -> None:
+    pw = s.model.sweep.piecewise
+    left_out = _left_out(s)
+    if not pw.breakpoints:
+        note = "" if pw.criterion else " (too few sizes to look for breakpoints)"
+        found = "no breakpoint — one line" if pw.fits_every_size else "no breakpoint found"
+        console.print(f"[bold]Piecewise model[/]: {found}; {_fit_words(pw, s.model.sweep.points)}{note}")
+        if left_out:
+            console.print(f"  {left_out}", markup=False)
+        return
+    console.print(f"[bold]Piecewise model[/]: {_count(len(pw.segments), 'segment')}, each breakpoint kept by an "
+                  f"F test at 5 %; {_fit_words(pw, s.model.sweep.points)}")
+    for seg in pw.segments:
+        n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) else ""
+        console.print(f"  {units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}: α {units.seconds(seg.alpha_s)} "
+                      f"{_ci(seg.alpha_ci_s, 's')}, β {units.beta(seg.beta_s_per_byte)} "
+                      f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}{n_half}",
+                      markup=False)
+    labels = list(s.labels) + [None] * (len(pw.breakpoints) - len(s.labels))  # one per breakpoint, in order
+    for bp, label in zip(pw.breakpoints, labels):
+        best = ""
+        if (bp.best_low_bytes, bp.best_high_bytes) != (bp.low_bytes, bp.high_bytes):
+            best = f" (most likely between {units.size(bp.best_low_bytes)} and {units.size(bp.best_high_bytes)})"
+        what = label.text if label is not None else "a switch"
+        console.print(f"  between {units.size(bp.low_bytes)} and {units.size(bp.high_bytes)}{best}: {what}",
+                      markup=False)
+    if left_out:
+        console.print(f"  {left_out}", markup=False)
+
+
+FLAG_CODES = {"bimodal": "B", "warmup_drift": "W", "trend_drift": "T", "outliers": "O",
+              "few_samples": "F", "wide_interval": "I", "single_value": "1",
+              "near_resolution": "R", "not_validated": "X"}
+FLAG_LEGEND = ("flags: SPIKE/DIP anomaly, B bimodal, W warm-up, T trend, O outliers > 1 %, "
+               "F few samples, I wide interval, 1 single value, R near clock resolution, "
+               "X data mismatch")
+
+
+def _per_size(console: Console, s: SeriesResult) -> None:
+    model = s.model
+    sweep = model.sweep
+    flags: dict[int, list[str]] = defaultdict(list)
+    for a in sweep.anomalies:
+        flags[a.bytes].append(a.kind.upper())
+    for c in model.caveats:
+        code = FLAG_CODES.get(c.kind)
+        if c.bytes is not None and code and code not in flags[c.bytes]:
+            flags[c.bytes].append(code)
+    table = Table(box=None, padding=(0, 1, 0, 1), show_edge=False)
+    for name in ("size", "time", "model", "resid", "", "msgs/s", "bandwidth", "asym.", "outl.", "flags"):
+        table.add_column(name, justify="left" if name in ("size", "flags", "") else "right",
+                         no_wrap=name != "flags")
+    for size, regime in zip(model.sizes, sweep.regimes):
+        predicted = sweep.model_at(size.bytes)
+        frac = regime.fraction_of_asymptotic
+        table.add_row(
+            units.size(size.bytes), units.seconds(size.point.time_s), units.seconds(predicted),
+            units.percent((size.point.time_s - predicted) / predicted, signed=True).replace(" %", "%")
+            if predicted > 0 else units.MISSING,
+            "α" if regime.regime == "alpha" else "β", units.count(regime.messages_per_s),
+            units.rate(regime.bandwidth_bytes_per_s),
+            f"{100 * frac:.0f}%" if frac is not None and size.bytes > 0 else units.MISSING,
+            str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
+    console.print(table)
+    console.print(f"  α/β: which Hockney term dominates; asym.: share of the asymptotic "
+                  f"bandwidth; {FLAG_LEGEND}", style="dim")
+
+
+def render_caveats(console: Console, caveats: Any) -> None:
+    if not caveats:
+        console.print("[bold]Caveats[/]: none")
+        return
+    console.print("[bold]Caveats[/]")
+    by_kind: dict[str, list[Any]] = defaultdict(list)
+    for c in caveats:
+        by_kind[c.kind].append(c)
+    for kind, items in by_kind.items():
+        sizes = sorted({c.bytes for c in items if c.bytes is not None})
+        if len(items) == 1 or not sizes:
+            for c in items:
+                console.print(f"  [yellow]![/] {safe(c.message)}\n    → {safe(c.advice)}")
+            continue
+        listed = ", ".join(units.size(b) for b in sizes[:5]) + (", …" if len(sizes) > 5 else "")
+        console.print(f"  [yellow]![/] {kind.replace('_', ' ')} at {_count(len(sizes), 'size')} "
+                      f"({listed}), e.g. {safe(items[0].message)}\n    → {safe(items[0].advice)}")
+
+
+def _breaks(sweep) -> str:
+    return ", ".join(f"{units.size(b.low_bytes)}–{units.size(b.high_bytes)}"
+                     for b in sweep.piecewise.breakpoints) or "none"
+
+
+def _launches(console: Console, s: SeriesResult) -> None:
+    model = s.model
+    comparison = model.launch_comparison
+    if comparison is None:
+        return
+    within = comparison.within_rel
+    n = len(comparison.launches)
+    console.print(f"[bold]Launches[/]: {_count(n, 'launch', 'launches')}; robust spread of "
+                  f"samples within a launch {units.MISSING if within is None else units.percent(within)}, "
+                  f"of launch medians {units.percent(comparison.between_rel)} (median over sizes)")
+    models = {m.launch: m.sweep for m in model.per_launch}
+    table = Table(box=None, padding=(0, 1, 0, 2), show_edge=False)
+    for name in ("launch", "ratio", "z", "apart", "α", "β", "bandwidth", "switches"):
+        table.add_column(name, justify="left" if name == "launch" else "right", no_wrap=True)
+    for v in comparison.verdicts:
+        sweep = models.get(v.launch)
+        line = sweep.hockney.line if sweep else None
+        table.add_row(str(v.launch), f"{v.typical_ratio:.3f}", f"{v.z:+.1f}",
+                      "[red]yes[/]" if v.apart else "no",
+                      units.seconds(line.alpha_s) if line else units.MISSING,
+                      units.beta(line.beta_s_per_byte) if line else units.MISSING,
+                      units.rate(line.bandwidth_bytes_per_s) if line else units.MISSING,
+                      str(len(sweep.piecewise.breakpoints)) if sweep else units.MISSING)
+    line = model.sweep.hockney.line
+    table.add_row("pooled", "", "", "", units.seconds(line.alpha_s), units.beta(line.beta_s_per_byte),
+                  units.rate(line.bandwidth_bytes_per_s), str(len(model.sweep.piecewise.breakpoints)))
+    console.print(table)
+    for v in comparison.verdicts:
+        if v.launch in models:
+            console.print(f"  launch {v.launch} switches: {_breaks(models[v.launch])}")
+    console.print(f"  ratio: a launch's typical time over the consensus; apart: {comparison.rule}; "
+                  "launches that stand apart stay in the pooled model", style="dim")
+
+
+def heading(s: SeriesResult, result: RunResult) -> str:
+    """'Model of pingpong (launch 0): one-way time = half a round trip' — says what a time is."""
+    if s.model is None:
+        return f"Model of {s.name}"
+    launches = s.model.launches
+    scope = f"launch {launches[0]}" if len(launches) == 1 else f"{len(launches)} launches pooled"
+    return f"Model of {s.name} ({scope}): {s.facts.time_words}"
+
+
+# Caveats about the whole run rather than one series: said once under every model by show.
+RUN_LEVEL = ("one_launch",)
+
+
+def render_series(console: Console, s: SeriesResult, result: RunResult, per_size: bool = True,
+                  skip: tuple[str, ...] = ()) -> None:
+    """One series' model (what ``msgperf fit`` shows); caveats of the kinds in ``skip`` are left
+    for the caller to say once."""
+    if s.model is None:
+        console.print(f"[bold]Model of {safe(s.name)}[/]: not fitted — {safe(s.not_modelled)}")
+        return
+    console.print(f"[bold]{safe(heading(s, result))}[/]")
+    if s.model.flows > 1:
+        console.print(f"  (each time covers {s.model.flows} messages of b bytes: bandwidths here "
+                      "are per message; show's table counts all of them)", style="dim")
+    _model(console, s, result.confidence)
+    _piecewise(console, s)
+    anomalies = s.model.sweep.anomalies
+    console.print("[bold]Anomalies[/]: " + (", ".join(
+        f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"
+        for a in anomalies) if anomalies else "none"))
+    if per_size:
+        _per_size(console, s)
+    _launches(console, s)
+    render_caveats(console, [c for c in s.model.caveats if c.kind not in skip])
+
+
+def render_models(console: Console, result: RunResult, per_size: bool = False) -> None:
+    """Every series' model, or a one-line note where there is none (what ``show`` prints); the
+    caveats about the whole run once, at the end."""
+    run_level: dict[str, object] = {}
+    for s in result.series:
+        if s.model is None and s.not_modelled.startswith("no time-against-size model"):
+            continue  # its own table says what it measured
+        render_series(console, s, result, per_size=per_size, skip=RUN_LEVEL)
+        console.print()
+        for c in s.model.caveats if s.model is not None else ():
+            if c.kind in RUN_LEVEL:
+                run_level.setdefault(c.kind, c)
+    if run_level:
+        console.print("[bold]About the whole run[/]")
+        for c in run_level.values():
+            console.print(f"  [yellow]![/] {safe(c.message)}\n    → {safe(c.advice)}")

@@ -1,0 +1,76 @@
+"""The terminal summary of an application's profile (``msgperf profile``): one row per rank,
+then the back-to-back sequences with the most messages. Renders only: every figure is a field
+or a property of the ``Profile`` dataclasses (records/profile_format.py)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from msgperf import units
+from msgperf.records.profile_format import Profile, SequenceShape
+from msgperf.store.listing import mpi_name
+
+MAX_RANK_ROWS = 16
+MAX_CANDIDATES = 5
+
+
+def _sizes(pairs) -> str:
+    return ", ".join(f"{units.size(p.bytes)} ×{units.count(p.count)}" for p in pairs) or "-"
+
+
+def _share(part: float, whole: float) -> str:
+    return f" ({100 * part / whole:.0f} %)" if whole > 0 else ""
+
+
+def _shape(shape: SequenceShape) -> str:
+    sizes = _sizes(shape.sizes) if shape.sizes is not None else (
+        f"{units.size(shape.min_bytes)} – {units.size(shape.max_bytes)}, more than 4 sizes")
+    return f"{units.count(shape.count)} × {shape.length} messages ({sizes}; {units.size(shape.bytes)} together)"
+
+
+def rank_table(profile: Profile) -> Table:
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for name in ("rank", "host", "sent", "bytes sent", "received", "in MPI", "waiting",
+                 "top sizes sent", "back-to-back"):
+        table.add_column(name, justify="left" if name in ("host", "top sizes sent", "back-to-back") else "right")
+    for r in profile.ranks[:MAX_RANK_ROWS]:
+        in_sequences = (f"{units.count(sum(s.count for s in r.sequences))} seq, "
+                        f"{units.count(r.sequence_messages)} msgs{_share(r.sequence_messages, r.messages_sent)}"
+                        if r.sequences else "-")
+        table.add_row(str(r.rank) + ("" if r.finalized else "*"), r.host, units.count(r.messages_sent),
+                      units.size(r.bytes_sent), units.count(r.messages_received),
+                      units.seconds(r.mpi_time_s) + _share(r.mpi_time_s, r.wall_s),
+                      units.seconds(r.wait_time_s), _sizes(r.top_sizes()), in_sequences)
+    return table
+
+
+def render_profile(console: Console, profile: Profile) -> None:
+    info = profile.info
+    console.print(f"{' '.join(info.argv) or '?'} · {mpi_name(info)}"
+                  f" · {info.nranks} ranks on {', '.join(dict.fromkeys(h for h in info.hosts if h)) or '?'}",
+                  markup=False, highlight=False)
+    console.print(rank_table(profile))
+    notes = []
+    if len(profile.ranks) > MAX_RANK_ROWS:
+        notes.append(f"… {len(profile.ranks) - MAX_RANK_ROWS} more ranks in the file")
+    if profile.missing_ranks:
+        shown = ", ".join(map(str, profile.missing_ranks[:10])) + (" …" if len(profile.missing_ranks) > 10 else "")
+        notes.append(f"no record from rank(s) {shown}: killed before they could write their part")
+    if any(not r.finalized for r in profile.ranks):
+        notes.append("*: the rank ended without MPI_Finalize (exit or MPI_Abort); its record stops there")
+    notes.append("in MPI: time inside the wrapped point-to-point calls, waits and tests included "
+                 "(share of the rank's time from MPI_Init to MPI_Finalize)")
+    notes.append(f"back-to-back: sends to one peer with no completed receive between them and no gap "
+                 f"outside MPI above {units.seconds(info.sequence_gap_s)}: candidates for combining")
+    for note in notes:
+        console.print(note, markup=False, highlight=False)
+    candidates = sorted(((r.rank, s) for r in profile.ranks for s in r.sequences),
+                        key=lambda item: -item[1].messages)[:MAX_CANDIDATES]
+    if candidates:
+        console.print("Back-to-back sequences with the most messages", style="bold")
+    for rank, seq in candidates:
+        top = max(seq.shapes, key=lambda s: s.count * s.length, default=None)
+        shape = f"; most: {_shape(top)}" if top else ""
+        console.print(f"  rank {rank} → {seq.peer}: {units.count(seq.count)} sequences, "
+                      f"{units.count(seq.messages)} messages{shape}", markup=False, highlight=False)

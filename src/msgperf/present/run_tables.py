@@ -1,0 +1,115 @@
+"""The tables of a run in the terminal: one per (pattern, buffer, ranks), one row per size, with
+the first message under each. Rendering only: every number comes from ``RunResult.tables``."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from msgperf import units
+from msgperf.analysis.first_message import FirstMessages
+from msgperf.analysis.result import RowTable, RunResult
+from msgperf.analysis.run_source import TOOL_NAMES, RunSource
+from msgperf.present.grid import Grid
+from msgperf.present.text import printable, safe
+
+_COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop",
+           "round_trip": "round trip", "copy": "per copy", "probe": "per probe"}
+
+
+def run_title(source: RunSource) -> str:
+    """Tool (when not msgperf), MPI, hosts and placement in one line (escaped: it comes from a file)."""
+    parts = []
+    if source.hosts:
+        parts.append(source.mpi_library or "unknown MPI")
+        parts.append(f"{source.nranks} ranks on {', '.join(source.hosts)}")
+        parts.append(source.placement_words)
+        if source.launches > 1:
+            parts.append(f"{source.launches} launches")
+    return safe(" · ".join(p for p in parts if p))
+
+
+def plus_minus(table_row) -> str:
+    """The ± column: half the interval of the row's time, relative; "—" for a value without one
+    (one value: never "0.0 %")."""
+    half = table_row.interval.halfwidth_rel if table_row.interval is not None else None
+    return units.NO_INTERVAL if half is None else units.percent(half, decimals=1).replace(" %", "%")
+
+
+def covers(rows) -> str:
+    """What the table's ± cover, in words (within one launch, across N launches, none)."""
+    kinds = list(dict.fromkeys(r.interval.covers for r in rows if r.interval is not None
+                               and r.interval.low is not None))
+    return " / ".join(kinds) if kinds else "none: one value per size"
+
+
+def samples_text(table_row) -> str:
+    if table_row.stats.n < 2:
+        return "1 value"
+    ks = sorted(set(table_row.k))
+    return f"{table_row.stats.n} × {ks[0] if len(ks) == 1 else '/'.join(map(str, ks))}"
+
+
+def first_message_line(first: FirstMessages | None) -> str | None:
+    if first is None:
+        return None
+    text = ""
+    if first.job is not None:
+        text = (f"first message of the job: {units.seconds(first.job.first_s)}, "
+                f"{units.ratio(first.job.times_steady, 2)} the steady state ({units.size(first.job.bytes)}); ")
+    parts = [f"{units.size(f.bytes)}{' ' + f.variant if f.variant else ''} {units.seconds(f.first_s)} "
+             f"({units.ratio(f.times_steady, 2)})" for f in first.per_size]
+    return text + "first message per size (cold, before warm-up, never a sample): " + " · ".join(parts)
+
+
+def row_grid(t: RowTable) -> Grid:
+    """One table of show: a row per size (and variant, or step of a sweep)."""
+    several = any(r.interval is not None and r.interval.launches > 1 for r in t.rows)
+    what = ("the median of one launch's samples, or with several launches their random-effects estimate"
+            if several else "median")
+    who = f"ranks {':'.join(map(str, t.ranks))}" if t.ranks else "every step of the sweep"
+    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers",
+                note=(f"time per message: {what}; {t.time_words}; ±: half-width of its 95% interval "
+                      f"({covers(t.rows)}); MB/s: 10^6 bytes/s; samples: count × k messages each; "
+                      "min, p95, max: of every sample"))
+    variants = any(r.variant for r in t.rows)
+    extra_columns = (["variant"] if variants else []) + (["pairs"] if t.steps else [])
+    for name in ("bytes", *extra_columns, _COLUMN.get(t.metric, t.metric), "±", "MB/s",
+                 "msg/s", "samples", "min", "p95", "max", "stopped by"):
+        grid.add_column(name, justify="left" if name in ("variant", "stopped by") else "right")
+    for r in t.rows:
+        s = r.stats
+        stop = ",".join(sorted(set(r.stop_reasons))) if r.validated else "DATA MISMATCH"
+        grid.add_row(units.size(r.bytes), *([printable(r.variant)] if variants else []),
+                     *([str(r.extra["active_pairs"])] if t.steps else []), units.seconds(r.time_s),
+                     plus_minus(r), units.mb_per_s(r.bandwidth_bytes_per_s) if r.bytes else units.MISSING,
+                     units.count(r.messages_per_s), samples_text(r),
+                     units.seconds(s.min), units.seconds(s.p95), units.seconds(s.max), stop)
+    return grid
+
+
+def render_table(console: Console, t: RowTable) -> None:
+    grid = row_grid(t)
+    console.print(f"[bold]{safe(grid.heading)}[/]")
+    console.print(grid.text(), markup=False, highlight=False, soft_wrap=True)
+    console.print(safe(grid.note), style="dim")
+    line = first_message_line(t.first)
+    if line:
+        console.print(safe(line))
+
+
+def heading(source: RunSource) -> str:
+    """'msgperf run runs/x.jsonl', or for another tool's output 'OSU Micro-Benchmarks output x.txt'."""
+    if source.tool == "msgperf":
+        return f"[bold]msgperf run[/bold] {safe(source.path)}"
+    return f"[bold]{TOOL_NAMES.get(source.tool, source.tool)} output[/bold] {safe(source.path)} ({safe(source.method)})"
+
+
+def render_tables(console: Console, result: RunResult) -> None:
+    console.print(heading(result.source))
+    title = run_title(result.source)
+    if title:
+        console.print(title)
+    for t in result.tables:
+        if t.grid_only:
+            continue  # its per-round tables say little on their own: the grids say it
+        render_table(console, t)

@@ -1,0 +1,61 @@
+"""Saphir's Table 1 across runs (``msgperf summary``): one row per run and placement. Rendering
+only: every value is a field of ``RunResult.saphir`` (analysis/saphir.py)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from msgperf import units
+from msgperf.analysis.saphir import SaphirRow
+from msgperf.present.text import safe
+
+SAPHIR_COLUMNS = ("run", "MPI library", "place", "0 B lat.", "asym. lat.", "peak MB/s", "asym. MB/s",
+                  "copy MB/s", "b_e MB/s", "eager", "n½", "÷ floor")
+_HEADERS = {c: "\n".join(c.rsplit(" ", 1)) if c not in ("run", "MPI library") else c for c in SAPHIR_COLUMNS}
+
+
+def _library(text: str) -> str:
+    """"MPICH Version: 5.0.2" -> "MPICH 5.0.2"; "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4"."""
+    return " ".join(w for w in (text or "unknown MPI").split(",")[0].split() if w.lower() != "version:")
+
+
+def saphir_cells(row: SaphirRow) -> list[str]:
+    """The printed cells of one row, in SAPHIR_COLUMNS order ("-" where the run has no data)."""
+    zero = units.seconds(row.zero_byte_latency_s)
+    if row.zero_byte_latency_s is not None and row.zero_byte_size:
+        zero += f" ({units.size(row.zero_byte_size)})"
+    return [row.run, _library(row.mpi_library), row.placement or units.MISSING, zero,
+            units.seconds(row.asymptotic_latency_s), units.mb_per_s(row.peak_bandwidth_bytes_per_s),
+            units.mb_per_s(row.bandwidth_bytes_per_s), units.mb_per_s(row.copy_speed_bytes_per_s),
+            units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
+            units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else units.MISSING,
+            units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
+            units.ratio(row.floor_ratio) if row.floor_ratio is not None else units.MISSING]
+
+
+CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the smallest size; asym. lat.: "
+           "asymptotic latency, the intercept of the large-message segment; peak MB/s: the largest measured "
+           "bandwidth; asym. MB/s: the asymptotic bandwidth (MB/s = 10^6 B/s); copy: memcpy bandwidth at its "
+           "largest size; b_e = b_c·b_n/(b_c+b_n), the buffered bandwidth; eager limit: eager-probe; n½ = α/β "
+           "of the Hockney line; ÷ floor: 0 B latency over the shared-memory floor (the floor pattern); "
+           "-: the run has no such pattern. The same values as msgperf show and fit print")
+
+
+def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
+    t = Table(title="message passing across MPI builds (Saphir 1994, Table 1)", caption=escape(CAPTION),
+              caption_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    for c in SAPHIR_COLUMNS:
+        if c == "run":
+            t.add_column(c, justify="left", overflow="fold", min_width=10)
+        elif c == "MPI library":
+            t.add_column(c, justify="left", no_wrap=True)
+        else:
+            t.add_column(_HEADERS[c], justify="right", no_wrap=True)
+    for row in rows:
+        t.add_row(*map(safe, saphir_cells(row)))
+    console.print(t)

@@ -1,0 +1,69 @@
+"""The Python writer of run files, beside ``runfile_read``: the records of a ``Run`` in an order
+the reader accepts, written whole (``write_run_file``, atomically) or appended by msgperf to a
+file the kernels are writing (``append_launch_abort``). The kernels' C writer is
+kernels/record.c; both follow docs/record-format.md, and the field names live in ``format``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from msgperf.atomic_file import atomic_write
+from msgperf.records.format import (Run, encode_launch, encode_launch_abort, encode_launch_end,
+                                    encode_measurement, encode_run)
+
+
+def run_records(run: Run) -> list[dict[str, Any]]:
+    """The run's records in the order the kernels write them: the run record, then per launch
+    its launch record, its measurements, its end (and msgperf's abort record)."""
+    records = [encode_run(run.info)]
+    for launch in run.launches:
+        records.append(encode_launch(launch))
+        records += [encode_measurement(m) for m in run.measurements if m.launch == launch.index]
+        if launch.finished:
+            records.append(encode_launch_end(launch))
+        if launch.aborted is not None:
+            # A Launch keeps the reason of an abort, not its time: the record's time is left empty.
+            records.append(encode_launch_abort(launch.index, "", launch.aborted))
+    indices = {launch.index for launch in run.launches}
+    # Imported runs have no launch records; their measurements follow the run record.
+    records += [encode_measurement(m) for m in run.measurements if m.launch not in indices]
+    return records
+
+
+def write_run_records(run: Run, out) -> None:
+    for record in run_records(run):
+        out.write(json.dumps(record, allow_nan=False) + "\n")
+
+
+def write_run_file(run: Run, path: str | Path) -> Path:
+    """Write ``run`` as a run file (to a temporary name, then renamed)."""
+    with atomic_write(path) as out:
+        write_run_records(run, out)
+    return Path(path)
+
+
+def cut_partial_line(path: Path) -> None:
+    """Drop a last line without its newline (a killed writer's), so appending stays valid."""
+    with path.open("rb+") as f:
+        data = f.read()
+        keep = data.rfind(b"\n") + 1
+        if keep != len(data):
+            f.truncate(keep)
+
+
+def append_launch_abort(path: Path, launch: int, reason: str) -> None:
+    """Mark a launch as stopped by msgperf, with the reason; flushed and synced. Best effort:
+    on a full disk the launch stays unmarked, which the reader reports as incomplete anyway."""
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        cut_partial_line(path)
+        with path.open("a") as f:
+            f.write(json.dumps(encode_launch_abort(launch, now, reason)) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        cut_partial_line(path)

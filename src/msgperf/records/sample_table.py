@@ -1,0 +1,174 @@
+"""The CSV and Parquet layout of a run: one row per raw sample, the columns of ``COLUMNS`` in
+that order (the stable layout documented in docs/store.md). Parquet also carries the run's
+records (without samples) as JSON in the file metadata under the key ``msgperf``. Numbers are
+written so they read back bit for bit (shortest round-trip repr)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from msgperf.errors import MsgperfError
+from msgperf.records.export_json import EXPORT_FORMAT, EXPORT_VERSION, store_meta
+from msgperf.records.format import Run
+from msgperf.records.runfile_write import run_records
+from msgperf.store.listing import RunRow, listing_of
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str  # "int", "float", "str", "bool"
+    description: str
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("run_id", "int", "id in the store; empty when exported from a file"),
+    Column("run_start_time", "str", "when the run started (ISO 8601), as the run states it; may be empty"),
+    Column("run_source", "str", "msgperf, or the tool an imported summary came from (osu, imb, netpipe)"),
+    Column("run_label", "str", "the run's label in the store"),
+    Column("hosts", "str", "hosts of the run's ranks, ';'-separated"),
+    Column("mpi", "str", "MPI library and version ('; ' between launches that differ)"),
+    Column("measurement", "int", "index of the measurement in the run, from 0"),
+    Column("pattern", "str", "pattern name (pingpong, osu_latency, imb_pingpong, ...)"),
+    Column("variant", "str", "variant of the pattern (a round, a k, a phase); empty when it has one"),
+    Column("bytes", "int", "message size in bytes"),
+    Column("buffer", "str", "buffer mode (separate, inplace, ...)"),
+    Column("ranks", "str", "ranks taking part, ';'-separated"),
+    Column("launch", "int", "index of the MPI launch that measured it"),
+    Column("metric", "str", "what per_message_s is: one_way (half a round trip) or per_message"),
+    Column("timing", "str", "how the kernel timed it (as in the run file)"),
+    Column("k", "int", "iterations per sample"),
+    Column("divisor", "int", "per_message_s = sample_s / divisor"),
+    Column("flows", "int", "messages of `bytes` a bandwidth counts per reported time (2: bidirectional)"),
+    Column("stop_reason", "str", "why sampling stopped: precision, time_budget, max_samples, imported"),
+    Column("validated", "bool", "false: received bytes did not match (imports: the tool reported a failed check)"),
+    Column("sample", "int", "index of the sample within the measurement, from 0"),
+    Column("sample_s", "float", "raw sample: wall time of k iterations, seconds"),
+    Column("per_message_s", "float", "time per message, seconds (sample_s / divisor)"),
+)
+COLUMN_NAMES = tuple(c.name for c in COLUMNS)
+
+
+# Columns whose value is the same for every sample of a measurement (all but the last three).
+PER_MEASUREMENT = COLUMN_NAMES[:-3]
+
+
+def measurement_table(run: Run, row: RunRow | None = None) -> tuple[dict[str, list], np.ndarray]:
+    """(per-measurement values of the PER_MEASUREMENT columns, number of samples of each)."""
+    listing = listing_of(run.info, run.launches, [(m.pattern, m.bytes) for m in run.measurements])
+    ms = run.measurements
+    n = len(ms)
+    columns: dict[str, list] = {
+        "run_id": [row.id if row else None] * n,
+        "run_start_time": [run.info.start_time] * n,
+        "run_source": [run.info.source] * n,
+        "run_label": [row.label if row else ""] * n,
+        "hosts": [";".join(listing.hosts)] * n,
+        "mpi": [listing.mpi] * n,
+        "measurement": list(range(n)),
+        "pattern": [m.pattern for m in ms],
+        "variant": [m.variant for m in ms],
+        "bytes": [m.bytes for m in ms],
+        "buffer": [m.buffer for m in ms],
+        "ranks": [";".join(str(r) for r in m.ranks) for m in ms],
+        "launch": [m.launch for m in ms],
+        "metric": [m.metric for m in ms],
+        "timing": [m.timing for m in ms],
+        "k": [m.k for m in ms],
+        "divisor": [m.divisor for m in ms],
+        "flows": [m.flows for m in ms],
+        "stop_reason": [m.stop_reason for m in ms],
+        "validated": [bool(m.validated) for m in ms],
+    }
+    return columns, np.array([m.samples_s.size for m in ms], dtype=np.int64)
+
+
+def _sample_columns(run: Run, counts: np.ndarray) -> dict[str, np.ndarray]:
+    ms = run.measurements
+    if not ms:
+        return {"sample": np.empty(0, dtype=np.int64), "sample_s": np.empty(0), "per_message_s": np.empty(0)}
+    samples = np.concatenate([m.samples_s for m in ms])
+    divisors = np.repeat(np.array([m.divisor for m in ms], dtype=np.float64), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return {"sample": np.arange(samples.size, dtype=np.int64) - starts, "sample_s": samples,
+            "per_message_s": samples / divisors}
+
+
+def sample_table(run: Run, row: RunRow | None = None) -> dict[str, np.ndarray]:
+    """The CSV/Parquet columns of ``run`` (one entry per raw sample), keyed by column name."""
+    columns, counts = measurement_table(run, row)
+    kinds = {c.name: c.kind for c in COLUMNS}
+    table: dict[str, np.ndarray] = {}
+    for name in PER_MEASUREMENT:
+        values = columns[name]
+        if kinds[name] == "int" and name != "run_id":
+            array = np.array(values, dtype=np.int64)
+        elif kinds[name] == "bool":
+            array = np.array(values, dtype=bool)
+        else:
+            array = np.empty(len(values), dtype=object)
+            array[:] = values
+        table[name] = np.repeat(array, counts)
+    table.update(_sample_columns(run, counts))
+    return table
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def write_csv(run: Run, row: RunRow | None, out: TextIO) -> None:
+    columns, counts = measurement_table(run, row)
+    samples = _sample_columns(run, counts)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMN_NAMES)
+    prefix_buffer = io.StringIO()
+    prefix_writer = csv.writer(prefix_buffer, lineterminator="")
+    start = 0
+    for index, n in enumerate(counts):
+        prefix_buffer.seek(0)
+        prefix_buffer.truncate()
+        prefix_writer.writerow([_csv_cell(columns[name][index]) for name in PER_MEASUREMENT])
+        prefix = prefix_buffer.getvalue()
+        stop = start + int(n)
+        out.write("".join(f"{prefix},{i},{s!r},{p!r}\n" for i, s, p in zip(
+            range(int(n)), samples["sample_s"][start:stop].tolist(),
+            samples["per_message_s"][start:stop].tolist())))
+        start = stop
+
+
+def write_parquet(run: Run, row: RunRow | None, path: str | Path) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise MsgperfError("Parquet export needs pyarrow: pip install 'msgperf[data]' "
+                           "(or export --format csv)") from None
+    types = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": pa.bool_()}
+    columns, counts = measurement_table(run, row)
+    index = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
+    arrays = {c.name: pa.array(columns[c.name], type=types[c.kind]).take(index)
+              for c in COLUMNS if c.name in PER_MEASUREMENT}
+    arrays.update({name: pa.array(values, type=types["int" if name == "sample" else "float"])
+                   for name, values in _sample_columns(run, counts).items()})
+    meta = {"format": EXPORT_FORMAT, "export_version": EXPORT_VERSION, "store": store_meta(row),
+            "records": [_without_samples(r) for r in run_records(run)]}
+    schema = pa.schema([pa.field(c.name, types[c.kind], nullable=c.name == "run_id") for c in COLUMNS],
+                       metadata={"msgperf": json.dumps(meta, allow_nan=False)})
+    arrow = pa.table([arrays[c.name] for c in COLUMNS], schema=schema)
+    pq.write_table(arrow, str(path))
+
+
+def _without_samples(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "samples_s"}

@@ -1,0 +1,83 @@
+"""Slow tier: real sweeps whose switches were set on purpose (bench/curve_zoo.py has the full
+set). MPICH's shared-memory cell size and single-copy threshold are moved by CVARs, Open MPI's
+shared-memory eager limit by an MCA variable; the model must find each switch with the set
+value inside its interval, and the labels must name it from the run's own evidence.
+
+A measurement on a busy machine can scatter far beyond its intervals; each case measures
+again once before it fails, and says what it saw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from msgperf.analysis import analyze_series
+from msgperf.analysis.breakpoint_labels import (EAGER, SINGLE_COPY, BreakpointEvidence,
+                                                known_thresholds, label_breakpoints)
+from msgperf.records.runfile_read import read_run
+
+pytestmark = [pytest.mark.slow, pytest.mark.mpi]
+
+OPENMPI_CC = Path("/usr/bin/mpicc.openmpi")
+PACK = {"MPIR_CVAR_CH4_PACK_BUFFER_SIZE": "262144"}  # at least the cell, or MPI_Init aborts
+
+
+def measure_and_label(msgperf, tmp_path, sizes, env, extra=()):
+    out = tmp_path / "run.jsonl"
+    out.unlink(missing_ok=True)
+    r = msgperf("run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "eager-probe",
+                "--no-report", "--no-store", "-q", "-o", out, *extra, env=env)
+    assert r.returncode == 0, r.stderr + r.stdout
+    run = read_run(out).run
+    probe = next(m.extra for m in run.measurements if m.pattern == "eager-probe")
+    evidence = BreakpointEvidence(
+        eager_limit=(probe["eager_limit_low_bytes"], probe["eager_limit_high_bytes"]),
+        thresholds=known_thresholds(run.launches[0].environment))
+    bps = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
+    return label_breakpoints(bps, evidence)
+
+
+def holds(labels, low, high, kind):
+    """A breakpoint whose interval meets the set switch (low, high] and is labelled ``kind``."""
+    return any(max(l.breakpoint.low_bytes, low) < min(l.breakpoint.high_bytes, high)
+               and kind in l.kinds for l in labels)
+
+
+def twice(check, describe):
+    seen = []
+    for _ in range(2):
+        labels = check()
+        seen.append(describe(labels))
+        if all(ok for ok, _ in seen[-1]):
+            return
+    pytest.fail(f"switch not found in two runs: {seen}")
+
+
+def _describe(labels, wanted):
+    return [(holds(labels, lo, hi, kind),
+             [(l.breakpoint.low_bytes, l.breakpoint.high_bytes, l.text) for l in labels])
+            for lo, hi, kind in wanted]
+
+
+def test_mpich_cell_size_moves_the_eager_switch(msgperf, tmp_path):
+    env = {**PACK, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "32768",
+           "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "16777216"}
+    wanted = [(32768 - 1024, 32768, EAGER)]
+    twice(lambda: measure_and_label(msgperf, tmp_path, "4K:1M", env), lambda l: _describe(l, wanted))
+
+
+def test_mpich_single_copy_threshold_is_a_second_switch(msgperf, tmp_path):
+    env = {"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "65536"}
+    wanted = [(65535, 65536, SINGLE_COPY)]  # the default cell's eager switch is also there
+    twice(lambda: measure_and_label(msgperf, tmp_path, "1K:1M", env), lambda l: _describe(l, wanted))
+
+
+@pytest.mark.openmpi
+def test_open_mpi_vader_eager_limit(msgperf, tmp_path):
+    if not OPENMPI_CC.exists():
+        pytest.skip("Debian's Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)")
+    env = {"OMPI_MCA_btl_vader_eager_limit": "16384"}
+    wanted = [(16384 - 1024, 16384, EAGER)]
+    twice(lambda: measure_and_label(msgperf, tmp_path, "1K:256K", env, ("--mpicc", OPENMPI_CC)),
+          lambda l: _describe(l, wanted))

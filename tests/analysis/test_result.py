@@ -1,0 +1,76 @@
+"""The one analysis result of a run (analysis/result.py): which series it models and how it
+chooses the main one, per-placement models, advice from what the run measured."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from msgperf.analysis import AnalysisError
+from msgperf.analysis.result import analyze
+from tests.factories import CURVE, EVERY_SIZES, every_family_run, factors, make_run, measurement
+
+
+def _placed(seed: int = 0):
+    """A --placement both run: every size on an intra-node pair and an inter-node pair that is
+    three times slower to start and half as fast."""
+    rng = np.random.default_rng(seed)
+    ms = []
+    for s in EVERY_SIZES:
+        ms.append(dataclasses.replace(measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.02, rng)),
+                                      placement="intra", extra={"placement": "intra"}))
+        ms.append(dataclasses.replace(measurement("pingpong", s, 2 * (3e-6 + s * 2e-10) * factors(60, 0.02, rng)),
+                                      ranks=(0, 2), placement="inter", extra={"placement": "inter"}))
+    return make_run(ms)
+
+
+def test_placement_both_gives_one_model_per_placement_side_by_side():
+    result = analyze(_placed())
+    names = [s.name for s in result.series]
+    assert names == ["pingpong (intra-node)", "pingpong (inter-node)"]
+    assert result.main.name == "pingpong (intra-node)"
+    (m,) = result.placement_models
+    inter = m.inter.sweep.hockney.line
+    assert inter.alpha_s == pytest.approx(3e-6, rel=0.05) and inter.beta_s_per_byte == pytest.approx(2e-10, rel=0.05)
+    assert m.bandwidth_ratio == pytest.approx(
+        inter.bandwidth_bytes_per_s / m.intra.sweep.hockney.line.bandwidth_bytes_per_s)
+    assert not m.inter.sweep.piecewise.breakpoints and m.intra.sweep.piecewise.breakpoints  # CURVE switches
+    assert [r.placement for r in result.saphir] == ["intra", "inter"]
+    assert result.saphir[1].zero_byte_latency_s == m.inter.sweep.characteristics.zero_byte_latency_s
+    assert result.find("pingpong", placement="inter").model is m.inter
+
+
+def test_the_main_series_is_the_ping_pong_even_when_a_probe_comes_first():
+    run = every_family_run()
+    probe_first = dataclasses.replace(run, measurements=tuple(
+        sorted(run.measurements, key=lambda m: m.pattern != "eager-probe")))
+    result = analyze(probe_first)
+    assert result.series[0].key.pattern == "eager-probe" and result.series[0].model is None
+    assert result.main.key.pattern == "pingpong"
+
+
+def test_find_names_what_the_run_has():
+    result = analyze(every_family_run())
+    with pytest.raises(AnalysisError, match="no measurements of ring; the run has pingpong, pingpong-nb"):
+        result.find("ring")
+
+
+def test_advice_uses_the_combine_pattern_the_gap_and_the_eager_limit():
+    result = analyze(every_family_run())
+    measured = result.advise(8, 1024)
+    assert measured.measured_by_combine and measured.pipelined and measured.eager_limit_bytes == 16000
+    row = next(c for c in result.combine if (c.messages, c.bytes) == (8, 1024))
+    assert (measured.measured_apart_s, measured.measured_combined_s) == (row.separate_s, row.combined_s)
+    assert measured.answer_speedup == pytest.approx(row.gain)
+    # a case the combine pattern did not measure: the prediction, and the combined message
+    # crossing the measured eager limit is said
+    crossing = result.advise(8, 4096)
+    assert [c.kind for c in crossing.caveats] == ["crosses_eager_limit"]
+    predicted = result.advise(4, 64)
+    assert not predicted.measured_by_combine and predicted.answer_speedup == predicted.speedup
+    # pipelined separate messages: T(s) + (k - 1)·gap(s), below k·T(s)
+    gap = result.gap.at(64)
+    t64 = result.main.model.sweep.piecewise.predict(64)
+    assert predicted.apart_s == pytest.approx(t64 + 3 * gap) and predicted.apart_s < 4 * t64

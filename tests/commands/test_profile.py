@@ -1,0 +1,387 @@
+"""msgperf profile on programs written for the test (tests/apps): the profile holds exactly the
+messages each program is known to send, finds the back-to-back sends of halo and none in
+halo_combined, passes exit codes on, keeps partial profiles, and says in one line what went
+wrong. The command's pure helpers are tested without MPI at the end."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msgperf.commands import profile as profile_command
+from msgperf.errors import MsgperfError
+from msgperf.launch.build import build_profiler, find_mpicc
+from msgperf.records.profile_format import profile_text
+from msgperf.records.profile_read import read_profile
+from tests.factories import sample_profile
+
+APPS = Path(__file__).resolve().parents[1] / "apps"
+MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
+OPENMPI_CC = Path("/usr/bin/mpicc.openmpi")
+OPENMPI_RUN = "/usr/bin/mpirun.openmpi"
+# More ranks than the 2 cores of a small machine: let MPICH's polling yield the core, as
+# msgperf run does when oversubscribed.
+YIELD = {"MPIR_CVAR_POLLS_BEFORE_YIELD": "1", "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
+WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact sequence counts
+
+
+def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    built = {}
+    for name in ("halo", "halo_combined", "many_small", "all_calls"):
+        target = out / name
+        subprocess.run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
+                        str(APPS / f"{name}.c")], check=True, capture_output=True)
+        built[name] = target
+    return built
+
+
+@pytest.fixture(scope="module")
+def apps(tmp_path_factory):
+    return compile_apps(str(find_mpicc()), tmp_path_factory.mktemp("apps"))
+
+
+def profile_of(msgperf, tmp_path, *command, env=None, name="p.jsonl", mpicc=None):
+    out = tmp_path / name
+    args = ["profile", "-o", out, *(["--mpicc", mpicc] if mpicc else []), "--", *command]
+    result = msgperf(*args, env={**YIELD, **(env or {})}, cwd=tmp_path)
+    return result, out
+
+
+# ---- all_calls: every wrapped call, message by message ------------------------------------------
+
+# (peer, direction, kind) -> {bytes: count}, per rank: what tests/apps/all_calls.c sends and receives
+ALL_CALLS = {
+    0: {(1, "send", "send"): {10: 1, 7: 1, 40: 1}, (1, "send", "rsend"): {16: 1}, (1, "send", "bsend"): {100: 1},
+        (1, "send", "isend"): {20: 3, 8: 1, 16: 1}, (1, "send", "irsend"): {8: 1}, (1, "send", "ibsend"): {40: 1},
+        (1, "send", "send_init"): {32: 2}, (1, "send", "rsend_init"): {6: 1}, (1, "send", "bsend_init"): {5: 1},
+        (1, "send", "sendrecv"): {50: 1}, (1, "send", "sendrecv_replace"): {16: 1},
+        (1, "recv", "recv"): {12: 2}, (1, "recv", "irecv"): {24: 1}, (1, "recv", "recv_init"): {4: 1},
+        (1, "recv", "sendrecv"): {60: 1}, (1, "recv", "sendrecv_replace"): {16: 1}},
+    1: {(0, "send", "send"): {12: 1}, (0, "send", "ssend"): {12: 1}, (0, "send", "issend"): {24: 1},
+        (0, "send", "ssend_init"): {4: 1}, (0, "send", "sendrecv"): {60: 1}, (0, "send", "sendrecv_replace"): {16: 1},
+        (0, "recv", "recv"): {10: 1, 100: 1, 40: 2, 5: 1}, (0, "recv", "irecv"): {20: 3, 16: 2, 8: 2, 6: 1, 7: 1},
+        (0, "recv", "recv_init"): {32: 2}, (0, "recv", "sendrecv"): {50: 1}, (0, "recv", "sendrecv_replace"): {16: 1}},
+}
+# calls whose number the program fixes (test loops run as often as they must: at least once)
+ALL_CALLS_N = {
+    0: {"MPI_Send": 4, "MPI_Recv": 3, "MPI_Rsend": 1, "MPI_Bsend": 1, "MPI_Isend": 5, "MPI_Irecv": 2, "MPI_Wait": 6,
+        "MPI_Irsend": 1, "MPI_Ibsend": 1, "MPI_Send_init": 1, "MPI_Start": 4, "MPI_Recv_init": 1,
+        "MPI_Startall": 1, "MPI_Waitany": 1, "MPI_Rsend_init": 1, "MPI_Bsend_init": 1, "MPI_Sendrecv": 1,
+        "MPI_Sendrecv_replace": 1},
+    1: {"MPI_Recv": 6, "MPI_Ssend": 1, "MPI_Irecv": 10, "MPI_Wait": 7, "MPI_Waitall": 1, "MPI_Issend": 1,
+        "MPI_Recv_init": 1, "MPI_Start": 2, "MPI_Ssend_init": 1, "MPI_Startall": 1, "MPI_Waitany": 1,
+        "MPI_Sendrecv": 1, "MPI_Sendrecv_replace": 1, "MPI_Send": 2},
+}
+ALL_CALLS_LOOPS = {0: ("MPI_Testall", "MPI_Test", "MPI_Testany", "MPI_Testsome"), 1: ("MPI_Test", "MPI_Waitsome")}
+
+
+def check_all_calls(profile) -> None:
+    assert profile.info.nranks == 2 and profile.info.complete and len(profile.ranks) == 2
+    for rank in profile.ranks:
+        got = {(m.peer, m.direction, m.kind): {s.bytes: s.count for s in m.sizes} for m in rank.messages}
+        assert got == ALL_CALLS[rank.rank]
+        for m in rank.messages:
+            assert m.count == sum(s.count for s in m.sizes) and m.bytes == sum(s.bytes * s.count for s in m.sizes)
+            assert m.other_count == 0
+        calls = {c.call: c.n for c in rank.calls}
+        assert {k: calls.get(k) for k in ALL_CALLS_N[rank.rank]} == ALL_CALLS_N[rank.rank]
+        assert all(calls.get(k, 0) >= 1 for k in ALL_CALLS_LOOPS[rank.rank])
+        assert set(calls) == set(ALL_CALLS_N[rank.rank]) | set(ALL_CALLS_LOOPS[rank.rank])
+        assert rank.proc_null == 3 and rank.unknown_peer == 0 and rank.untracked_requests == 0
+        assert rank.finalized and 0 < rank.wait_time_s <= rank.mpi_time_s <= rank.wall_s
+        assert abs(sum(c.time_s for c in rank.calls) - rank.mpi_time_s) < 1e-6
+
+
+@pytest.mark.mpi
+def test_every_wrapped_call_is_counted_exactly(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["all_calls"])
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    check_all_calls(profile)
+    assert profile.info.argv[0].endswith("all_calls") and "MPICH" in profile.info.mpi_library
+    assert profile.info.hosts[0] and profile.info.thread_level == "single"
+    assert f"profile: {out}" in result.stdout and "stored as profile 1" in result.stdout
+
+
+# ---- halo and halo_combined ----------------------------------------------------------------------
+
+def halo_sizes(messages: int, sizes: list[int]) -> dict[int, int]:
+    """Message j of a step has sizes[j % len(sizes)] bytes: how many of each per neighbour per step."""
+    counts: dict[int, int] = {}
+    for j in range(messages):
+        counts[sizes[j % len(sizes)]] = counts.get(sizes[j % len(sizes)], 0) + 1
+    return counts
+
+
+STEPS, MESSAGES, SIZES = 12, 8, [8, 64, 256]
+HALO_ARGS = ["--steps", str(STEPS), "--messages", str(MESSAGES), "--bytes", ",".join(map(str, SIZES)),
+             "--compute-us", "5"]
+
+
+def check_halo_counts(profile, nranks: int, combined: bool) -> None:
+    per_step = halo_sizes(MESSAGES, SIZES)
+    if combined:
+        per_step = {sum(s * n for s, n in per_step.items()): 1}
+    for rank in profile.ranks:
+        neighbours = {(rank.rank - 1) % nranks, (rank.rank + 1) % nranks}
+        expected = {}
+        for peer in neighbours:
+            for direction, kind in (("send", "isend"), ("recv", "irecv")):
+                expected[(peer, direction, kind)] = {b: n * STEPS for b, n in per_step.items()}
+        got = {(m.peer, m.direction, m.kind): {s.bytes: s.count for s in m.sizes} for m in rank.messages}
+        assert got == expected
+        assert rank.bytes_sent == 2 * STEPS * sum(b * n for b, n in per_step.items())
+        calls = {c.call: c.n for c in rank.calls}
+        per = 1 if combined else MESSAGES
+        assert calls == {"MPI_Isend": 2 * per * STEPS, "MPI_Irecv": 2 * per * STEPS, "MPI_Waitall": STEPS}
+
+
+@pytest.mark.mpi
+def test_halo_counts_are_exact_and_its_sequences_found(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "3", apps["halo"], *HALO_ARGS, env=WIDE_GAP)
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    check_halo_counts(profile, 3, combined=False)
+    assert profile.info.sequence_gap_s == 1.0
+    per_step = halo_sizes(MESSAGES, SIZES)
+    for rank in profile.ranks:
+        # one sequence per neighbour per step: its MESSAGES sends, ended by the Waitall's receives
+        assert {s.peer for s in rank.sequences} == {(rank.rank - 1) % 3, (rank.rank + 1) % 3}
+        for seq in rank.sequences:
+            assert (seq.count, seq.messages, seq.other_count) == (STEPS, STEPS * MESSAGES, 0)
+            (shape,) = seq.shapes
+            assert (shape.count, shape.length, shape.kinds) == (STEPS, MESSAGES, ("isend",))
+            assert {s.bytes: s.count for s in shape.sizes} == per_step
+            assert shape.bytes == sum(b * n for b, n in per_step.items())
+    assert "Back-to-back sequences with the most messages" in result.stdout
+
+
+@pytest.mark.mpi
+def test_halo_combined_has_no_sequences(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "3", apps["halo_combined"], *HALO_ARGS, env=WIDE_GAP)
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    check_halo_counts(profile, 3, combined=True)
+    assert all(rank.sequences == () for rank in profile.ranks)
+
+
+@pytest.mark.mpi
+def test_sequences_with_the_default_gap_and_compute_between_sends(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS, name="a.jsonl")
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    assert profile.info.sequence_gap_s == 1e-6
+    # two ranks: both neighbours are the other rank, so a step's 2 x MESSAGES sends can form one sequence
+    assert all(rank.sequences and max(s.length for s in rank.sequences[0].shapes) >= 2 for rank in profile.ranks)
+    # 20 µs of compute before each send: longer than the gap, so no two sends are back to back
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS,
+                             "--compute-between-us", "20", name="b.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert all(rank.sequences == () for rank in read_profile(out).profile.ranks)
+
+
+# ---- endings: exit codes, partial profiles, bad input ---------------------------------------------
+
+@pytest.mark.mpi
+def test_exit_code_after_finalize_is_passed_on_with_the_whole_profile(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS,
+                             "--exit-code", "4", "--exit-after-finalize")
+    assert result.returncode == 4, result.stderr
+    profile = read_profile(out).profile
+    assert profile.info.complete and len(profile.ranks) == 2
+    assert "the program exited with code 4" in result.stdout
+
+
+@pytest.mark.mpi
+def test_exit_without_finalize_keeps_a_partial_profile(msgperf, tmp_path, apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS, "--exit-code", "3")
+    assert result.returncode == 3, result.stderr
+    profile = read_profile(out).profile
+    assert not profile.info.complete and profile.ranks  # the launcher may kill a rank before it writes
+    per_step = halo_sizes(MESSAGES, SIZES)
+    for rank in profile.ranks:
+        assert rank.ended_by == "exit without MPI_Finalize"
+        (sent,) = rank.sent()
+        assert {s.bytes: s.count for s in sent.sizes} == {b: 2 * n * STEPS for b, n in per_step.items()}
+    assert not list(tmp_path.glob(".p.jsonl*"))  # no rank file or temporary file left behind
+    assert "ended without MPI_Finalize" in result.stdout
+
+
+def test_a_program_that_is_not_an_mpi_program_gets_one_line(msgperf, tmp_path):
+    result, out = profile_of(msgperf, tmp_path, "/bin/true")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: no profile written: true never called MPI_Init under the profiler "
+        "(not an MPI program, or one linked statically)"]
+    assert not out.exists() and not list(tmp_path.glob(".p.jsonl*"))
+    result, _ = profile_of(msgperf, tmp_path, "/bin/sh", "-c", "exit 7")
+    assert result.returncode == 7 and "it exited with code 7" in result.stderr
+
+
+def test_a_broken_profile_is_kept_and_named(msgperf, tmp_path):
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'echo garbage > "$MSGPERF_PROFILE_OUTPUT"')
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "not a msgperf profile" in result.stderr and "(the file is kept)" in result.stderr
+    assert out.read_text() == "garbage\n"
+
+
+def test_rank_files_of_a_run_without_finalize_become_one_profile(msgperf, tmp_path):
+    """What the library leaves when ranks exit without MPI_Finalize, written here by a script."""
+    whole = sample_profile(0, nranks=3, complete=False)
+    for r in (0, 2):
+        part = dataclasses.replace(whole, ranks=(whole.ranks[r],), info=dataclasses.replace(whole.info, hosts=()))
+        (tmp_path / f"part{r}").write_text(profile_text(part))
+    script = 'cp part0 "$MSGPERF_PROFILE_OUTPUT.rank0"; cp part2 "$MSGPERF_PROFILE_OUTPUT.rank2"; ' \
+             'echo "{" > "$MSGPERF_PROFILE_OUTPUT.rank1.tmp.99"; exit 3'
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", script)
+    assert result.returncode == 3, result.stderr
+    profile = read_profile(out).profile
+    assert [r.rank for r in profile.ranks] == [0, 2] and profile.missing_ranks == (1,)
+    assert not profile.info.complete and profile.info.hosts == ("node0", "", "node1")
+    assert "1 rank(s) were stopped while writing their part" in result.stdout
+    assert "no record from rank(s) 1: killed before they could write their part" in result.stdout
+    assert "the program exited with code 3" in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl", "part0", "part2"]
+
+
+def test_bad_commands_and_outputs_get_one_line(msgperf, tmp_path):
+    result, _ = profile_of(msgperf, tmp_path, "/no/such/launcher", "-n", "2", "./app")
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "/no/such/launcher: no such command" in result.stderr
+    existing = tmp_path / "p.jsonl"
+    existing.write_text("keep me")
+    result, _ = profile_of(msgperf, tmp_path, "/bin/true")
+    assert result.returncode == 1 and "the file exists; msgperf never replaces a file" in result.stderr
+    assert existing.read_text() == "keep me"
+    result = msgperf("profile")
+    assert result.returncode == 2 and "give the command to profile" in result.stderr
+
+
+def test_an_mpi_the_profiler_cannot_be_built_for_gets_the_compilers_error(msgperf, tmp_path):
+    real = find_mpicc()
+    broken = tmp_path / "mpicc"
+    broken.write_text('#!/bin/sh\ncase "$*" in *-shared*) echo "prof.h:12: error: unknown type name MPI_Count" >&2; '
+                      f'exit 1;; esac\nexec "{real}" "$@"\n')
+    broken.chmod(0o755)
+    result, out = profile_of(msgperf, tmp_path, "/bin/true", mpicc=str(broken), env={"MSGPERF_CACHE": str(tmp_path / "c")})
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "cannot compile the profiler: prof.h:12: error: unknown type name MPI_Count" in result.stderr
+    assert not out.exists()
+
+
+# ---- the store and the library linked in -----------------------------------------------------------
+
+@pytest.mark.mpi
+def test_profiles_are_listed_with_the_runs(msgperf, tmp_path, apps):
+    result, _ = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS)
+    assert result.returncode == 0, result.stderr
+    listing = msgperf("runs")
+    assert listing.returncode == 0 and "profiles (msgperf profile)" in listing.stdout
+    assert "halo --steps 12" in listing.stdout and "MPICH 5.0.2" in listing.stdout
+    assert f"{2 * 2 * STEPS * MESSAGES:,}" in listing.stdout  # messages sent, both ranks
+    assert "halo" in msgperf("runs", "--source", "profile").stdout
+    assert "no stored runs" in msgperf("runs", "--source", "msgperf").stdout
+    assert "no stored runs" in msgperf("runs", "--pattern", "pingpong").stdout
+
+
+@pytest.mark.mpi
+def test_the_library_linked_into_a_program_profiles_it_without_ld_preload(tmp_path):
+    library = build_profiler().path
+    program = tmp_path / "halo"
+    subprocess.run([str(find_mpicc()), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(program),
+                    str(APPS / "halo.c"), f"-L{library.parent}", "-lmsgperf-profile",
+                    f"-Wl,-rpath,{library.parent}"], check=True)
+    out = tmp_path / "linked.jsonl"
+    env = {**os.environ, **YIELD, "MSGPERF_PROFILE_OUTPUT": str(out)}
+    env.pop("LD_PRELOAD", None)
+    subprocess.run([MPIEXEC, "-n", "2", str(program), *HALO_ARGS], check=True, env=env, capture_output=True,
+                   timeout=120)
+    profile = read_profile(out).profile
+    assert profile.info.complete and {c.call: c.n for c in profile.ranks[0].calls}["MPI_Isend"] == 2 * MESSAGES * STEPS
+
+
+# ---- Open MPI ---------------------------------------------------------------------------------------
+
+def require_openmpi() -> None:
+    if not OPENMPI_CC.exists() or not Path(OPENMPI_RUN).exists():
+        pytest.skip("Debian's Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)")
+
+
+OPENMPI_ARGS = [OPENMPI_RUN, "--oversubscribe", *(["--allow-run-as-root"] if os.geteuid() == 0 else [])]
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+@pytest.mark.openmpi
+def test_open_mpi_profiles_every_call_exactly(msgperf, tmp_path):
+    require_openmpi()
+    apps = compile_apps(str(OPENMPI_CC), tmp_path / "apps")
+    result, out = profile_of(msgperf, tmp_path, *OPENMPI_ARGS, "-np", "2", apps["all_calls"], mpicc=str(OPENMPI_CC))
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    check_all_calls(profile)
+    assert "Open MPI" in profile.info.mpi_library
+    result, out = profile_of(msgperf, tmp_path, *OPENMPI_ARGS, "-np", "2", apps["halo"], *HALO_ARGS,
+                             "--exit-code", "5", "--exit-after-finalize", mpicc=str(OPENMPI_CC), name="h.jsonl")
+    assert result.returncode == 5, result.stderr
+    assert read_profile(out).profile.info.complete
+
+
+@pytest.mark.slow
+@pytest.mark.mpi
+@pytest.mark.openmpi
+def test_a_profiler_of_another_mpi_says_so(msgperf, tmp_path):
+    require_openmpi()
+    apps = compile_apps(str(OPENMPI_CC), tmp_path / "apps")
+    # Open MPI's launcher with the default (MPICH) profiler: refused before anything runs
+    result, out = profile_of(msgperf, tmp_path, *OPENMPI_ARGS, "-np", "2", apps["halo"], *HALO_ARGS)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert f"error: {OPENMPI_RUN} is Open MPI's launcher but the profiler is built for MPICH 5.0.2" in result.stderr
+    assert not out.exists()
+    # no launcher to tell (a singleton): the library itself notices and says so; the program,
+    # with two MPI libraries loaded, may crash, and its exit code is passed on
+    result, out = profile_of(msgperf, tmp_path, apps["halo"], *HALO_ARGS)
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: the profiler was built for MPICH but the program runs Open MPI v4.")
+    assert not out.exists() and not list(tmp_path.glob(".p.jsonl*"))
+
+
+# ---- pure helpers -------------------------------------------------------------------------------------
+
+def test_the_program_is_found_among_the_launchers_arguments(tmp_path):
+    app = tmp_path / "solver"
+    app.write_text("")
+    app.chmod(0o755)
+    assert profile_command.program_name(("mpiexec", "-n", "4", str(app), "-x", "1")) == "solver"
+    assert profile_command.program_name(("mpirun", "-np", "2", "--host", "a,b", "true")) == "true"
+    assert profile_command.program_name(("./weird",)) == "weird"
+
+
+def test_open_mpi_launchers_pass_the_variables_on(monkeypatch):
+    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "openmpi")
+    ompi = "Open MPI 4.1.4"
+    assert profile_command.with_preload_flags(("mpirun.openmpi", "-np", "2", "./a"), ompi) == \
+        ["mpirun.openmpi", "-x", "LD_PRELOAD", "-x", "MSGPERF_PROFILE_OUTPUT", "-np", "2", "./a"]
+    assert profile_command.with_preload_flags(("./a", "-np", "2"), "MPICH 5.0.2") == ["./a", "-np", "2"]  # never asked
+    with pytest.raises(MsgperfError, match="mpirun is Open MPI's launcher but the profiler is built for MPICH 5.0.2"):
+        profile_command.with_preload_flags(("mpirun", "-np", "2", "./a"), "MPICH 5.0.2")
+    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "hydra")
+    assert profile_command.with_preload_flags(("mpiexec", "-n", "2", "./a"), "MPICH 5.0.2") == ["mpiexec", "-n", "2", "./a"]
+    with pytest.raises(MsgperfError, match="mpiexec is MPICH's launcher but the profiler is built for Open MPI"):
+        profile_command.with_preload_flags(("mpiexec", "-n", "2", "./a"), ompi)
+    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "srun")
+    assert profile_command.with_preload_flags(("srun", "-n", "2", "./a"), ompi) == ["srun", "-n", "2", "./a"]
+
+
+def test_a_default_file_name_is_never_taken_twice(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first, second = profile_command.default_output("halo"), profile_command.default_output("halo")
+    assert first != second and first.name.endswith("-profile-halo.jsonl") and first.parent.name == "runs"
+    assert profile_command.default_output("a b/../c").name.endswith("-profile-a_b_.._c.jsonl")

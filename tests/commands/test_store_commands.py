@@ -1,0 +1,161 @@
+"""The store's commands (runs, label, import, export) and run-file-or-id resolution."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from msgperf.cli import main
+from msgperf.errors import MsgperfError
+from msgperf.records.runfile_read import read_run
+from msgperf.store.db import open_store
+from msgperf.store.resolve import resolve_run, resolve_run_ref
+from tests.factories import assert_same_run, stored_run, write_run_file
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    return [write_run_file(stored_run(i, hosts=(h, h), start_time=t), tmp_path / f"run{i}.jsonl")
+            for i, h, t in ((1, "alpha", "2026-11-01T08:00:00+00:00"), (2, "beta", "2026-11-20T08:00:00+00:00"))]
+
+
+def test_import_prints_each_id_last_and_is_idempotent(tmp_path, capsys, files):
+    db = str(tmp_path / "s.db")
+    code, out, err = cli(capsys, "import", "--db", db, *map(str, files))
+    assert code == 0 and err == ""
+    assert [line.rsplit(" ", 1)[1] for line in out.splitlines()] == ["1", "2"]
+    assert "added" in out
+    code, out, _ = cli(capsys, "import", "--db", db, str(files[1]), str(files[0]))
+    assert code == 0 and [line.rsplit(" ", 1)[1] for line in out.splitlines()] == ["2", "1"]
+    assert out.count("already stored") == 2
+    with open_store(db) as store:
+        assert len(store.list_runs()) == 2
+
+
+def test_import_goes_on_after_a_bad_file_and_fails_at_the_end(tmp_path, capsys, files):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "run"}\n')
+    code, out, err = cli(capsys, "import", "--db", str(tmp_path / "s.db"), str(bad), str(files[0]),
+                         str(tmp_path / "missing.jsonl"))
+    assert code == 1
+    assert out.strip().endswith("run 1")
+    assert "bad.jsonl, line 1: missing field" in err and "missing.jsonl: no such file" in err
+    assert "2 of 3 files were not imported" in err
+
+
+def test_import_of_a_cut_off_run_file_keeps_what_it_has(tmp_path, capsys, files):
+    text = files[0].read_text()
+    cut = tmp_path / "killed.jsonl"
+    cut.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 30])  # a partial last line
+    code, out, err = cli(capsys, "import", "--db", str(tmp_path / "s.db"), str(cut))
+    assert code == 0 and out.strip().endswith("run 1")
+    assert "note:" in err and "cut off" in err
+
+
+def test_import_of_another_tools_output_without_from_says_which_from(tmp_path, capsys):
+    osu = tmp_path / "lat.txt"
+    osu.write_text("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1   1.50\n")
+    code, _, err = cli(capsys, "import", "--db", str(tmp_path / "s.db"), str(osu))
+    assert code == 1 and "use msgperf import --from osu" in err
+
+
+def test_runs_lists_and_filters(tmp_path, capsys, files):
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, *map(str, files))
+    code, out, _ = cli(capsys, "runs", "--db", db)
+    header, *rows = out.splitlines()
+    assert code == 0 and header.split()[:4] == ["id", "time", "host(s)", "MPI"]
+    assert "label" in header and len(rows) == 2
+    assert "alpha" in rows[0] and "MPICH 5.0.2" in rows[0] and "pingpong" in rows[0]
+    assert "0 B–64 KiB (5)" in rows[0] and "2 ranks, intra-node" in rows[0]
+    _, out, _ = cli(capsys, "runs", "--db", db, "--host", "bet")
+    assert len(out.splitlines()) == 2 and "beta" in out
+    _, out, _ = cli(capsys, "runs", "--db", db, "--since", "2026-11-10", "--mpi", "mpich", "--pattern", "ping*")
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["2"]
+    _, out, _ = cli(capsys, "runs", "--db", db, "--pattern", "osu_*")
+    assert out.startswith("no stored runs match")
+    code, _, err = cli(capsys, "runs", "--db", db, "--since", "last tuesday")
+    assert code == 1 and "error: --since 'last tuesday'" in err
+
+
+def test_label_sets_shows_and_clears(tmp_path, capsys, files):
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    assert cli(capsys, "label", "--db", db, "1", "before", "the", "upgrade")[1] == "run 1: label 'before the upgrade'\n"
+    _, out, _ = cli(capsys, "runs", "--db", db, "--label", "UPGRADE")
+    assert "before the upgrade" in out
+    assert cli(capsys, "label", "--db", db, "1")[1] == "run 1: label cleared\n"
+    code, _, err = cli(capsys, "label", "--db", db, "7", "x")
+    assert code == 1 and "no run 7" in err
+
+
+def test_export_by_id_or_file(tmp_path, capsys, files):
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    code, out, _ = cli(capsys, "export", "1", "--db", db, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == 5 * 40 and rows[0]["run_id"] == "1"
+    code, out, _ = cli(capsys, "export", str(files[0]), "--db", db, "--format", "csv")
+    assert code == 0 and list(csv.DictReader(io.StringIO(out)))[0]["run_id"] == ""
+    code, _, err = cli(capsys, "export", "1", "--db", db, "--format", "json", "-o", str(tmp_path / "e.json"))
+    assert code == 0 and "wrote" in err
+    assert json.loads((tmp_path / "e.json").read_text())["store"]["id"] == 1
+    code, _, err = cli(capsys, "export", "1", "--db", db, "--format", "parquet")
+    assert code == 1 and "-o" in err
+    code, _, err = cli(capsys, "export", "nope", "--db", db)
+    assert code == 1 and "no run file or run id 'nope'" in err
+
+
+def test_export_format_follows_the_extension_and_a_mismatch_is_an_error(tmp_path, capsys, files):
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    code, _, _ = cli(capsys, "export", "1", "--db", db, "-o", str(tmp_path / "x.csv"))
+    assert code == 0 and (tmp_path / "x.csv").read_text().startswith("run_id,")  # CSV, not JSON
+    code, _, _ = cli(capsys, "export", "1", "--db", db, "-o", str(tmp_path / "x.jsonl"))
+    assert code == 0 and json.loads((tmp_path / "x.jsonl").read_text().splitlines()[0])["type"] == "run"
+    code, _, err = cli(capsys, "export", "1", "--db", db, "--format", "json", "-o", str(tmp_path / "y.csv"))
+    assert code == 1 and "--format json but -o" in err and not (tmp_path / "y.csv").exists()
+    code, _, err = cli(capsys, "export", "1", "--db", db, "-o", str(tmp_path / "y.txt"))
+    assert code == 1 and "cannot tell the format" in err
+
+
+def test_resolve_reads_files_and_ids(tmp_path, files, monkeypatch):
+    db = str(tmp_path / "s.db")
+    with open_store(db) as store:
+        store.add_run(read_run(files[1]).run)
+    assert_same_run(resolve_run(str(files[0]), db), read_run(files[0]).run)
+    run, row = resolve_run_ref("1", db)
+    assert_same_run(run, read_run(files[1]).run) and row.id == 1
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "1").write_text(files[0].read_text())  # an existing path wins over an id
+    assert_same_run(resolve_run("1", db), read_run(files[0]).run)
+    with pytest.raises(MsgperfError, match="no run 5 in"):
+        resolve_run("5", db)
+    with pytest.raises(MsgperfError, match="no run file or run id 'run3.jsonl'"):
+        resolve_run("run3.jsonl", db)
+    with pytest.raises(MsgperfError, match="is a directory"):
+        resolve_run(str(tmp_path), db)
+
+
+def test_reading_commands_do_not_create_a_database(tmp_path, capsys):
+    db = tmp_path / "typo" / "s.db"
+    code, out, _ = cli(capsys, "runs", "--db", str(db))
+    assert code == 0 and out.startswith("no stored runs:") and "no msgperf database here yet" in out
+    code, _, err = cli(capsys, "label", "--db", str(db), "1", "x")
+    assert code == 1 and "no msgperf database here yet" in err
+    code, _, err = cli(capsys, "export", "1", "--db", str(db))
+    assert code == 1 and "no msgperf database here yet" in err
+    assert not (tmp_path / "typo").exists()

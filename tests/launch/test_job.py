@@ -1,0 +1,71 @@
+"""Why a launch failed, in one line, from real launcher outputs (captured on this machine)."""
+
+import pytest
+
+from msgperf.launch.job import explain_failure
+
+HYDRA_UNKNOWN_HOST = """\
+ssh: Could not resolve hostname nosuchhost.invalid: Name or service not known
+ssh: Could not resolve hostname other.invalid: Name or service not known
+[mpiexec@vm] ui_cmd_cb (/mpich-5.0.2/src/pm/hydra/mpiexec/pmiserv_pmci.c:51): Launch proxy failed.
+[mpiexec@vm] HYDT_dmxu_poll_wait_for_event (/mpich-5.0.2/src/pm/hydra/lib/tools/demux/demux_poll.c:76): callback returned error status
+[mpiexec@vm] HYD_pmci_wait_for_completion (/mpich-5.0.2/src/pm/hydra/mpiexec/pmiserv_pmci.c:180): error waiting for event
+[mpiexec@vm] main (/mpich-5.0.2/src/pm/hydra/mpiexec/mpiexec.c:270): process manager error waiting for completion
+"""
+
+HYDRA_NO_PROGRAM = """\
+[proxy:0@vm] HYDU_create_process (/mpich-5.0.2/src/pm/hydra/lib/utils/launch.c:73): execvp error on file /nonexistent/prog (No such file or directory)
+[proxy:0@vm] HYDU_create_process (/mpich-5.0.2/src/pm/hydra/lib/utils/launch.c:73): execvp error on file /nonexistent/prog (No such file or directory)
+"""
+
+OPENMPI_UNKNOWN_HOST = """\
+ssh: Could not resolve hostname nosuchhost: Name or service not known
+--------------------------------------------------------------------------
+ORTE was unable to reliably start one or more daemons.
+This usually is caused by:
+
+* not finding the required libraries and/or binaries on
+  one or more nodes. Please check your PATH and LD_LIBRARY_PATH
+  settings, or configure OMPI with --enable-orterun-prefix-by-default
+--------------------------------------------------------------------------
+"""
+
+OPENMPI_NO_PROGRAM = """\
+--------------------------------------------------------------------------
+mpirun.openmpi was unable to launch the specified application as it could not access
+or execute an executable:
+
+Executable: /nonexistent/prog
+Node: vm
+
+while attempting to start process rank 0.
+--------------------------------------------------------------------------
+2 total processes failed to start
+"""
+
+
+@pytest.mark.parametrize("output, line", [
+    (HYDRA_UNKNOWN_HOST, "ssh: Could not resolve hostname nosuchhost.invalid: Name or service not known"),
+    (HYDRA_NO_PROGRAM, "execvp error on file /nonexistent/prog (No such file or directory)"),
+    (OPENMPI_UNKNOWN_HOST, "ssh: Could not resolve hostname nosuchhost: Name or service not known"),
+    (OPENMPI_NO_PROGRAM, "cannot execute /nonexistent/prog (could not access or execute it)"),
+    ("srun: error: Unable to allocate resources: Invalid partition name specified\n", "srun: error: Unable to allocate "
+     "resources: Invalid partition name specified"),
+    ("bash: line 1: msgperf-kernels: command not found\n", "bash: line 1: msgperf-kernels: command not found"),
+], ids=["hydra-host", "hydra-exec", "openmpi-host", "openmpi-exec", "srun", "not-found"])
+def test_the_cause_not_the_last_line(output, line):
+    assert explain_failure(output) == line
+
+
+def test_the_kernels_and_a_dead_rank_come_first():
+    assert explain_failure("noise\nmsgperf-kernels: cannot write run file 'x' (No space left on device)\n[mpiexec@vm] "
+                           "main (mpiexec.c:270): process manager error\n") == "cannot write run file 'x' (No space left on device)"
+    hydra_died = ("=====\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 4242 RUNNING AT vm\n"
+                  "=   EXIT STRING: Killed (signal 9)\n=====\n")
+    assert explain_failure(hydra_died) == "a rank died (Killed (signal 9); pid 4242 on vm)"
+
+
+def test_without_a_known_cause_the_last_line_without_hydras_call_chain():
+    assert explain_failure("starting\n[mpiexec@vm] main (mpiexec.c:270): something odd\n") == "something odd"
+    assert explain_failure("") == "no output"
+    assert explain_failure("warming up\nfailed to map segment\n") == "failed to map segment"

@@ -1,0 +1,89 @@
+"""The HTML report: self-contained, every section present, run-file strings escaped."""
+
+from __future__ import annotations
+
+import re
+
+from msgperf.commands.report import analyze_runs
+from msgperf.present import report
+
+
+def build_report(runs):
+    return report.build_report(*analyze_runs(list(runs)))
+from tests.factories import write_run
+from tests.factories import HOSTILE, pingpong_run, rich_run
+
+
+def _external_refs(html: str) -> list[str]:
+    return re.findall(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I) + \
+        re.findall(r"@import|url\(\s*['\"]?https?:", html, re.I)
+
+
+def test_report_is_self_contained_with_all_sections():
+    html = build_report([rich_run()])
+    assert not _external_refs(html)
+    assert html.count('<img class="plot"') >= 5  # time, bandwidth, variability (x2 series), contention, matrix
+    assert all(src.startswith("data:image/png;base64,")
+               for src in re.findall(r'<img class="plot"[^>]*src="([^"]+)"', html))
+    for words in ("α latency", "β inverse bandwidth", "n½", "breakpoints", "eager limit", "16 KiB",
+                  "copy speed b_c", "effective buffered bandwidth", "hardware floor", "Caveats",
+                  "Message combining", "Metadata", "clock self-test", "command line", "Environment"):
+        assert words in html, words
+
+
+def test_host_names_and_environment_are_escaped():
+    html = build_report([pingpong_run(host=HOSTILE)])
+    assert HOSTILE not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<b>2</b>" not in html and "&lt;b&gt;2&lt;/b&gt;" in html
+    assert html.count("<script>") == 1  # only the report's own probe
+
+
+def test_several_runs_are_overlaid_and_compared():
+    html = build_report([pingpong_run(seed=1), pingpong_run(seed=2, scale=1.3)])
+    assert "Runs overlaid" in html and "Comparison" in html
+    assert "slower" in html
+
+
+def test_report_command_writes_beside_run_file(msgperf, tmp_path):
+    path = write_run(pingpong_run(host=HOSTILE), tmp_path / "r.jsonl")
+    done = msgperf("report", path)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "r.html"
+    assert f"report: {out}" in done.stdout
+    assert "&lt;script&gt;" in out.read_text()
+    done = msgperf("report", path, path, "-o", tmp_path / "two.html")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "two.html").stat().st_size > 10000
+    bad = msgperf("report", path, "-o", tmp_path / "x.txt")
+    assert bad.returncode == 1 and "html" in bad.stderr
+
+
+def test_plot_command_kinds(msgperf, tmp_path):
+    path = write_run(rich_run(), tmp_path / "rich.jsonl")
+    for kind in ("bandwidth", "matrix"):  # every kind is drawn directly in test_plots
+        done = msgperf("plot", path, "-o", tmp_path / f"{kind}.png", "--kind", kind)
+        assert done.returncode == 0, (kind, done.stderr)
+        assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
+    done = msgperf("plot", path, "--kind", "launches", "-o", tmp_path / "l.png")
+    assert done.returncode == 1 and "--repeat" in done.stderr
+
+
+def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one():
+    import dataclasses
+
+    from tests.factories import rich_run as _rich
+
+    from tests.factories import make_run
+
+    run = _rich()
+    extra = [dataclasses.replace(m, pattern=name) for name in ("pingpong-nb", "osu-latency")
+             for m in run.measurements if m.pattern == "pingpong"]
+    measurements = run.measurements + tuple(extra)
+    # the run record's catalog (the kernels' facts) names the families the report groups by
+    html = build_report([dataclasses.replace(run, measurements=measurements, info=make_run(measurements).info)])
+    assert "<h3>Methods compared</h3>" in html
+    assert "ping-pong variants compared" in html and "OSU and IMB modes compared" in html
+    assert "pingpong: variability" in html  # the main series keeps every figure
+    assert "pingpong-nb: variability" not in html and "osu-latency: time against size" not in html
+    assert html.count("Per-size table") >= 4  # every series keeps its table

@@ -1,0 +1,136 @@
+"""The profile format: exact round trips, strict one-line errors, a cut-off last line, and
+merging the rank files of a run that did not reach MPI_Finalize."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from msgperf.records.profile_format import (SizeCount, ProfileError, encode_profile, profile_text)
+from msgperf.records.profile_merge import merge_rank_files, rank_files, temporary_files
+from msgperf.records.profile_read import parse_profile_text, read_profile
+from tests.factories import sample_profile
+
+
+def lines(profile) -> list[dict]:
+    return encode_profile(profile)
+
+
+def text_of(records: list[dict]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def test_a_profile_comes_back_field_for_field(tmp_path):
+    profile = sample_profile(3, nranks=3)
+    path = tmp_path / "p.jsonl"
+    path.write_text(profile_text(profile))
+    result = read_profile(path)
+    assert not result.truncated
+    assert result.profile == dataclasses.replace(profile, path=str(path))
+    assert profile_text(result.profile) == path.read_text()
+
+
+def test_what_the_advice_needs_is_at_hand():
+    profile = sample_profile(0, nranks=3)
+    rank = profile.ranks[1]
+    assert rank.messages_sent == 8 and rank.bytes_sent == 176 and rank.messages_received == 8
+    assert [(r.peer, r.bytes, r.kind, r.count) for r in rank.size_counts("send")] == [(2, 8, "isend", 6), (2, 64, "isend", 2)]
+    assert [(r.peer, r.bytes, r.count) for r in rank.size_counts("recv")] == [(0, 8, 6), (0, 64, 2)]
+    assert rank.top_sizes(n=1) == (SizeCount(8, 6),)
+    seq = rank.sequences[0]
+    assert seq.lengths() == {4: 2} and rank.sequence_messages == 8
+    assert seq.shapes[0].sizes == (SizeCount(8, 3), SizeCount(64, 1))
+    m = rank.sent()[0]
+    assert m.nonblocking and not m.blocking and not m.persistent and m.mode == "standard"
+    assert profile.program == "halo" and profile.missing_ranks == ()
+
+
+def test_call_kinds_say_what_they_are():
+    m = sample_profile().ranks[0].messages[0]
+    for kind, blocking, persistent, mode in (("send", True, False, "standard"), ("issend", False, False, "synchronous"),
+                                             ("rsend_init", False, True, "ready"), ("bsend", True, False, "buffered"),
+                                             ("sendrecv", True, False, "standard")):
+        k = dataclasses.replace(m, kind=kind)
+        assert (k.blocking, k.persistent, k.mode) == (blocking, persistent, mode), kind
+
+
+def test_a_cut_off_last_line_is_dropped_and_said():
+    text = profile_text(sample_profile(nranks=3))
+    cut = text[: len(text) - 40]
+    result = parse_profile_text(cut, "p.jsonl")
+    assert result.truncated and [r.rank for r in result.profile.ranks] == [0, 1]
+    assert not result.profile.info.complete and result.profile.missing_ranks == (2,)
+
+
+def corrupt(mutate) -> str:
+    records = lines(sample_profile(nranks=2))
+    mutate(records)
+    return text_of(records)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda r: r[0].update(format="msgperf-run"), "not a msgperf profile"),
+    (lambda r: r[0].update(format_version=2), "newer than this msgperf reads"),
+    (lambda r: r.pop(0), "the first record must be a 'profile' record"),
+    (lambda r: r.append(dict(r[0])), "a second 'profile' record"),
+    (lambda r: r.append(dict(r[1])), "rank 0 appears twice"),
+    (lambda r: r[1].update(type="mystery"), "unknown record type 'mystery'"),
+    (lambda r: r[1].pop("wall_s"), "missing field 'wall_s'"),
+    (lambda r: r[1].update(mpi_time_s=-1.0), "must be a non-negative time"),
+    (lambda r: r[1].update(rank=5), "rank 5 in a run of 2 ranks"),
+    (lambda r: r[1]["messages"][0].update(peer=9), "peer 9 is not a rank"),
+    (lambda r: r[1]["messages"][0].update(count=7), "do not add up to 7"),
+    (lambda r: r[1]["messages"][0].update(bytes=7), "do not add up to 7 bytes"),
+    (lambda r: r[1]["messages"][0].update(kind="irecv"), "'irecv' is not a kind of send"),
+    (lambda r: r[1]["messages"][0].update(sizes=[[8]]), "list of \\[bytes, count\\] pairs"),
+    (lambda r: r[1]["sequences"][0]["shapes"][0].update(length=1), "at least 2 messages"),
+    (lambda r: r[1]["sequences"][0].update(count=99), "do not add up to its totals"),
+    (lambda r: r[1].update(ended_by="crash"), "ended_by 'crash'"),
+    (lambda r: r[0].update(hosts=["a"]), "1 hosts for 2 ranks"),
+])
+def test_a_broken_profile_gets_one_line(mutate, message):
+    with pytest.raises(ProfileError, match=message) as err:
+        parse_profile_text(corrupt(mutate), "p.jsonl")
+    assert "\n" not in str(err.value) and str(err.value).startswith("p.jsonl")
+
+
+def test_not_json_empty_and_missing_files(tmp_path):
+    with pytest.raises(ProfileError, match="first line is not JSON"):
+        parse_profile_text("hello\nworld\n", "p")
+    with pytest.raises(ProfileError, match="line 2: not valid JSON"):
+        parse_profile_text(text_of(lines(sample_profile())[:1]) + "{oops\n", "p")
+    with pytest.raises(ProfileError, match="empty"):
+        parse_profile_text("", "p")
+    with pytest.raises(ProfileError, match="no such file"):
+        read_profile(tmp_path / "none.jsonl")
+    with pytest.raises(ProfileError, match="NaN is not allowed|not valid JSON"):
+        parse_profile_text(text_of(lines(sample_profile())).replace('"wall_s": 1.5', '"wall_s": NaN'), "p")
+
+
+def test_rank_files_merge_into_one_partial_profile(tmp_path):
+    whole = sample_profile(1, nranks=4, complete=False)
+    output = tmp_path / "out.jsonl"
+    for r in (0, 1, 3):  # rank 2 was killed before it could write
+        part = dataclasses.replace(whole, info=dataclasses.replace(whole.info, hosts=(), end_time=f"2026-11-23T10:00:0{r}Z"),
+                                   ranks=(whole.ranks[r],))
+        (tmp_path / f"out.jsonl.rank{r}").write_text(profile_text(part))
+    (tmp_path / "out.jsonl.rank2.tmp.4242").write_text("{")
+    (tmp_path / "out.jsonl.rank10x").write_text("not mine")
+    paths = rank_files(output)
+    assert [p.name for p in paths] == ["out.jsonl.rank0", "out.jsonl.rank1", "out.jsonl.rank3"]
+    assert [p.name for p in temporary_files(output)] == ["out.jsonl.rank2.tmp.4242"]
+    merged = merge_rank_files(paths, str(output))
+    assert [r.rank for r in merged.ranks] == [0, 1, 3] and merged.missing_ranks == (2,)
+    assert merged.info.hosts == ("node0", "node0", "", "node1") and not merged.info.complete
+    assert merged.info.end_time == "2026-11-23T10:00:03Z"
+    assert parse_profile_text(profile_text(merged)).profile == dataclasses.replace(merged, path="<profile>")
+
+
+def test_rank_files_of_another_run_are_refused(tmp_path):
+    a, b = sample_profile(0, nranks=2), sample_profile(1, nranks=2)
+    (tmp_path / "o.rank0").write_text(profile_text(dataclasses.replace(a, ranks=a.ranks[:1])))
+    (tmp_path / "o.rank1").write_text(profile_text(dataclasses.replace(b, ranks=b.ranks[1:])))
+    with pytest.raises(ProfileError, match="a rank file of another run"):
+        merge_rank_files(rank_files(tmp_path / "o"), "o")
