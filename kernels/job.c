@@ -32,14 +32,16 @@ void job_fail(const char *message, int code)
 
 void job_fail_together(const char *message, int code)
 {
+    /* Every rank knows: no abort needed. Rank 0 says why, then all finalize, which is where MPI
+     * removes the node's shared-memory segments (an abort leaves them in /dev/shm). */
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0)
-        for (;;) {
-            const struct timespec pause = {1, 0};
-            nanosleep(&pause, NULL); /* world rank 0's MPI_Abort ends this rank */
-        }
-    job_fail(message, code);
+    if (rank == 0) {
+        fprintf(stderr, "msgperf-kernels: %s\n", message);
+        fflush(stderr);
+    }
+    MPI_Finalize();
+    exit(code);
 }
 
 void job_fail_write(const char *path)

@@ -8,8 +8,8 @@
 /* One line (on world rank 0; another rank that fails alone says it after a second, naming itself),
  * then every rank stops with `code`. */
 void job_fail(const char *message, int code);
-/* The same, called by every rank at once (a check they all made alike): world rank 0 says why
- * and stops the job, the others wait for it, so the line is never lost to another rank's abort. */
+/* The same, called by every rank at once (a check they all made alike): world rank 0 says why,
+ * every rank finalizes and exits with `code` (a clean end: MPI removes its shared memory). */
 void job_fail_together(const char *message, int code);
 /* The run file could not be written (a full disk, say): what reached it is kept. */
 void job_fail_write(const char *path);

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from msgperf.launch.shm_leftovers import remove_leftovers, segments
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -65,6 +67,18 @@ def _real_home_untouched():
     after = fingerprint(REAL_DATABASE_DIRS)
     assert after == REAL_DATABASE_BEFORE, (
         f"the tests created or changed the user's real result database: {sorted(set(after) ^ set(REAL_DATABASE_BEFORE)) or after}")
+
+
+SHM_BEFORE = segments()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_shared_memory_left():
+    """Jobs that the tests stop on purpose (hangs, killed ranks, refused options) must not leave
+    MPI segments in /dev/shm: they pile up and, on a small /dev/shm, MPI_Init fails later."""
+    yield
+    leaked = remove_leftovers(SHM_BEFORE)
+    assert not leaked, f"the tests left MPI shared-memory segments in /dev/shm (now removed): {leaked}"
 
 
 @pytest.fixture(autouse=True)

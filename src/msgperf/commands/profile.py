@@ -22,6 +22,7 @@ import click
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_profiler
 from msgperf.launch.dialects import detect_flavor
+from msgperf.launch.shm_leftovers import remove_leftovers, segments
 from msgperf.present.profile_summary import render_profile
 from msgperf.present.terminal import console as terminal_console
 from msgperf.records.profile_format import Profile, profile_text
@@ -101,6 +102,7 @@ def with_preload_flags(argv: tuple[str, ...], built_for: str) -> list[str]:
 
 def run_program(argv: list[str], env: dict[str, str]) -> int:
     """Run the command in the foreground; its exit status (128 + N for a signal N)."""
+    before = segments()
     try:
         process = subprocess.Popen(argv, env=env)
     except FileNotFoundError:
@@ -112,6 +114,8 @@ def run_program(argv: list[str], env: dict[str, str]) -> int:
         code = process.wait()
     except KeyboardInterrupt:  # the program got the Ctrl-C too; keep what it wrote
         code = process.wait()
+    if code != 0:  # a program that did not finalize leaves MPI's shared memory behind
+        remove_leftovers(before)
     return 128 - code if code < 0 else code
 
 

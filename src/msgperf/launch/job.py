@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from msgperf.errors import MsgperfError
+from msgperf.launch.shm_leftovers import remove_leftovers, segments
 
 POLL_SECONDS = 0.1
 PR_SET_PDEATHSIG = 1
@@ -178,6 +179,18 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
                           "free space there or set TMPDIR to a writable directory") from None
     os.close(log_fd)
     log_path = Path(log_name)
+    segments_before = segments()
+    try:
+        _run(argv, run_file, expected, env, stall_timeout_s, on_record, log_path, offset, start_offset)
+    except BaseException:
+        remove_leftovers(segments_before)  # a job that did not finish left its shared memory
+        raise
+
+
+def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], env: Mapping[str, str] | None,
+         stall_timeout_s: float, on_record: Callable[[dict], None] | None, log_path: Path, offset: int,
+         start_offset: int) -> None:
+    """``execute`` once its log exists: start the job, follow the run file, explain a failure."""
     done = 0
 
     def where() -> str:

@@ -54,7 +54,9 @@ def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tm
         time.sleep(1)
     out = list(work.glob("msgperf-slurm-*.out"))
     log = out[0].read_text() if out else "(no job output)"
-    assert run_file.exists(), f"job {job} wrote no run file; job output:\n{log}"
+    shm = shutil.disk_usage("/dev/shm")
+    assert run_file.exists(), (f"job {job} wrote no run file; /dev/shm: {shm.free >> 20} MiB free of "
+                               f"{shm.total >> 20} MiB; job output:\n{log}")
     run = read_run(run_file).run
     launch = run.launches[0]
     assert [r.host for r in launch.ranks] == ["h0", "h0", "h1", "h1"]
