@@ -81,6 +81,18 @@ def _records_for(recorded: list[dict], size: int) -> list[dict]:
     return [r for r in recorded if r["bytes"] == nearest]
 
 
+def _on_curve(record: dict, size: int, curve: list | None) -> dict:
+    """The record with its samples scaled so that their median time lies on ``curve`` at ``size``."""
+    if not curve:
+        return record
+    alpha, per_byte, step_at, step = curve
+    samples = sorted(record["samples_s"])
+    median = samples[len(samples) // 2]
+    # a sample is k iterations; the reported time is a sample / divisor (the record says both)
+    factor = (alpha + size * per_byte + (step if size >= step_at else 0.0)) * record.get("divisor", 1) / median
+    return dict(record, samples_s=[t * factor for t in record["samples_s"]], first_s=record["first_s"] * factor)
+
+
 def main() -> None:
     behaviour = json.loads(sys.argv[1])
     o = _options(sys.argv[2:])
@@ -149,7 +161,7 @@ def main() -> None:
                             out.flush()
                         event()
                     time.sleep(pace)
-                    m = dict(record, launch=o.launch, bytes=size)
+                    m = dict(_on_curve(record, size, behaviour.get("curve")), launch=o.launch, bytes=size)
                     if not all_ranks:
                         m["ranks"] = pair
                     if placement:

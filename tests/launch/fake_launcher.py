@@ -31,7 +31,9 @@ class Behaviour:
     ``then``: "exit" (with ``code``), "hang" (until the watchdog stops it) or "die" (SIGKILL);
     ``partial``: first write half of the next record (a killed writer's last line); ``log``:
     lines the launcher prints (they land in the launch log); ``pace_s``: delay before each
-    measurement record."""
+    measurement record; ``curve``: (alpha_s, seconds_per_byte, step_bytes, step_s): the recorded
+    samples of each size are scaled so that its median is alpha + bytes × seconds_per_byte, plus
+    step_s from step_bytes on (a switch whose place is known), keeping their relative spread."""
 
     after: int | None = None
     then: str = "exit"
@@ -39,16 +41,18 @@ class Behaviour:
     partial: bool = False
     log: tuple[str, ...] = ()
     pace_s: float = 0.0
+    curve: tuple[float, float, int, float] | None = None
 
 
 class FakeLauncher:
-    def __init__(self, *behaviours: Behaviour, recording: Path = RECORDING) -> None:
+    def __init__(self, *behaviours: Behaviour, recording: Path = RECORDING, every: Behaviour | None = None) -> None:
         self.behaviours = list(behaviours)
+        self.every = every or Behaviour()  # the behaviour of launches beyond ``behaviours``
         self.recording = recording
         self.commands: list[list[str]] = []
 
     def command(self, np: int, kernel_args) -> list[str]:
-        behaviour = self.behaviours.pop(0) if self.behaviours else Behaviour()
+        behaviour = self.behaviours.pop(0) if self.behaviours else self.every
         spec = {**dataclasses.asdict(behaviour), "np": np, "recording": str(self.recording)}
         argv = [sys.executable, str(FAKE_KERNELS), json.dumps(spec), *kernel_args]
         argv += ["--launcher-line", shlex.join(argv)]

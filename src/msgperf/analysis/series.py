@@ -134,10 +134,15 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     if all(s.stats.n == 1 for s in sizes):  # said once, by the sweep's no_per_size_noise
         found = [c for c in found if c.kind != "single_value"]
     found.extend(sweep.caveats)
-    if len(launches) > 1:
+    # Run-to-run variation comes from launches that measured the same sizes again (--repeat);
+    # a launch of other sizes (a resumed remainder, the extra sizes of a refinement) adds
+    # points to the sweep, not a repetition to compare.
+    repeating = tuple(l for l in launches
+                      if any(len(s.measurements) > 1 and l in {m.launch for m in s.measurements} for s in sizes))
+    if len(repeating) > 1:
         summaries = {l: {m.bytes: m.stats for s in sizes for m in s.measurements if m.launch == l}
-                     for l in launches}
-        for l in launches:
+                     for l in repeating}
+        for l in repeating:
             points = [point_from_stats(b, summary) for b, summary in sorted(summaries[l].items())]
             if len(points) >= 2:
                 per_launch_models.append(LaunchModel(l, analyze_sweep(points, tolerance, confidence)))

@@ -11,16 +11,21 @@ nothing: progress and notes go to the caller's callbacks, the caller renders the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import signal
 import sqlite3
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager
 
+from msgperf.analysis import AnalysisError
+from msgperf.analysis.refinement import next_step
+from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
 from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size
 from msgperf.launch.job import LaunchError, Terminated, execute
@@ -33,8 +38,11 @@ from msgperf.records.format import RecordError, Run
 from msgperf.records.runfile_read import read_run
 from msgperf.records.runfile_write import append_launch_abort, cut_partial_line
 from msgperf.store.db import open_store
+from msgperf.units import size as format_size
 
 MAX_REPEAT = 1000
+MAX_REFINE_ROUNDS = 3
+MIN_REFINE_BUDGET_S = 10.0
 
 
 def check_deadline(seconds: float, text: str | None = None) -> float:
@@ -77,6 +85,8 @@ class MeasureRequest:
     store: bool = True
     db: str | None = None
     log_dir: Path | None = None  # where launch logs go (None: the temporary directory)
+    refine: bool = False  # after the sweep, measure extra sizes inside wide breakpoint intervals
+    refine_budget_s: float | None = None  # time refinement may take (None: as long as the sweep, >= 10 s)
 
     def __post_init__(self) -> None:
         if (self.plan is None) == (self.resume is None):
@@ -110,9 +120,12 @@ class LaunchStart:
     total: int  # launches this session starts
     sizes: tuple[int, ...]
     expected_records: int  # measurement records the kernels will write
+    refining: bool = False  # a launch of extra sizes inside breakpoint intervals
 
     @property
     def label(self) -> str:
+        if self.refining:
+            return "refining"
         return f"launch {self.ordinal + 1}/{self.total}" if self.total > 1 else "measuring"
 
 
@@ -121,6 +134,7 @@ class LaunchOutcome:
     index: int
     sizes: tuple[int, ...]
     records: int  # measurement records this launch wrote
+    refining: bool = False
 
 
 @dataclass(frozen=True)
@@ -252,6 +266,42 @@ def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: i
     return args
 
 
+def refine(run_file: Path, budget_s: float, next_index: int,
+           launch: Callable[[int, str, RunPlan, LaunchStart], None], note: Callable[[str], None]) -> int:
+    """Measure extra sizes inside the main pattern's breakpoint intervals until each is at most
+    an eighth of an octave wide (analysis/refinement.py), ``MAX_REFINE_ROUNDS`` launches were
+    made or ``budget_s`` is spent; returns the launches made. Each round re-reads and re-fits
+    the run, so a round refines what the previous one left wide."""
+    began = time.monotonic()
+    made = 0
+    for _ in range(MAX_REFINE_ROUNDS):
+        run = read_run(run_file).run
+        try:
+            result = analyze(run)
+        except AnalysisError:
+            return made
+        step = next_step(result, {m.bytes for m in run.measurements})
+        if step is None:
+            return made
+        if time.monotonic() - began >= budget_s:
+            note(f"stopped refining after {budget_s:.0f} s (the refinement budget); "
+                 + "; ".join(f"{b.series}: a switch between {format_size(b.low_bytes)} and "
+                             f"{format_size(b.high_bytes)}" for b in step.brackets))
+            return made
+        p = run.info.plan
+        refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
+                              precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
+                              max_samples=p.max_samples, active=p.active)
+        note(f"refining {len(step.brackets)} switch(es) of {step.pattern}: "
+             + ", ".join(f"{format_size(b.low_bytes)} to {format_size(b.high_bytes)}" for b in step.brackets)
+             + f"; {len(step.sizes)} more size(s)")
+        launch(next_index + made, "--append", refine_plan,
+               LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
+                           expected_records=0, refining=True))
+        made += 1
+    return made
+
+
 Note = Callable[[str], None]
 OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
 OnRecord = Callable[[dict], None]
@@ -320,18 +370,17 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 make_parent(run_file)
                 stack.enter_context(RunFileLock(run_file))
                 claim_output(run_file, request.force)
-        outcomes = []
+        outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else 60 + 10 * plan.time_budget_s
-        for ordinal, sizes in enumerate(launches):
-            index = first_index + ordinal
-            kind = first if ordinal == 0 else "--append"
-            argv = launcher.command(plan.np, _kernel_args(plan, sizes, run_file, index, request, placement, kind))
-            expected = expected_records(plan, sizes, placement, catalog)
-            start = LaunchStart(index=index, ordinal=ordinal, total=len(launches), sizes=sizes,
-                                expected_records=len(expected))
+
+        def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
+            argv = launcher.command(plan.np, _kernel_args(launch_plan, start.sizes, run_file, index, request,
+                                                          placement, kind))
+            expected = expected_records(launch_plan, start.sizes, placement, catalog)
+            start = dataclasses.replace(start, expected_records=len(expected))
             seen = [0]
 
-            def follow(record: dict, seen: list[int] = seen) -> None:
+            def follow(record: dict) -> None:
                 seen[0] += record.get("type") == "measurement"
                 if on_record:
                     on_record(record)
@@ -352,7 +401,18 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                                   f"continue with: msgperf run --resume {run_file}", exit_code=143)
                 mark_aborted(run_file, index, str(exc))
                 raise exc from None
-            outcomes.append(LaunchOutcome(index=index, sizes=sizes, records=seen[0]))
+            outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=seen[0], refining=start.refining))
+
+        began = time.monotonic()
+        for ordinal, sizes in enumerate(launches):
+            launch(first_index + ordinal, first if ordinal == 0 else "--append", plan,
+                   LaunchStart(index=first_index + ordinal, ordinal=ordinal, total=len(launches), sizes=sizes,
+                               expected_records=0))
+        if request.refine and launches:
+            budget = request.refine_budget_s
+            if budget is None:
+                budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)
+            refine(run_file, budget, first_index + len(launches), launch, note)
         run = read_run(run_file).run
     stored = store_run(run, request.db) if request.store else None
     return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes))

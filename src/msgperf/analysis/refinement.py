@@ -1,0 +1,93 @@
+"""Where to measure next so that a switch is located, not just bracketed.
+
+A sweep of ratio-2 sizes leaves each breakpoint of the model somewhere in (low, high] bytes
+between two measured sizes, an octave or more wide: "between 8 and 32 KiB" says little about an
+eager limit at 16 KiB less a header. After the sweep, ``msgperf run`` measures extra sizes
+inside every breakpoint interval of the main pattern wider than ``TARGET_OCTAVES`` and fits
+again; a round places ``POINTS`` sizes evenly on a log scale, so one round narrows an octave to
+at most an eighth of one wherever the data are clear, and the next round bisects what the
+noise left wide. Each size is offset by ``PERTURB_BYTES`` bytes, alternately up and down, as
+NetPIPE perturbs its sizes: refined sizes do not all sit on powers of two, where page and
+cache boundaries line up with the size and can fake or hide a switch.
+
+The interval refined is the model's own (``Breakpoint.low_bytes``, ``high_bytes``: every gap
+whose fit is not significantly worse than the best one), so refinement stops where the data
+stop being able to say more, not where a rule of thumb does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from msgperf.analysis.result import RunResult
+
+TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low <= 2^(1/8)
+POINTS = 7  # sizes per interval and round: eighths of an octave across one octave
+PERTURB_BYTES = 3  # NetPIPE's perturbation
+MIN_WIDTH_BYTES = 32  # an interval narrower than this (in bytes) is located well enough
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A breakpoint of one series as the sweep left it: somewhere in (low_bytes, high_bytes]."""
+
+    series: str  # "pingpong", "pingpong (inter-node)"
+    low_bytes: int
+    high_bytes: int
+
+    @property
+    def octaves(self) -> float:
+        """How wide, in octaves (log2 of high / low); infinite when low is 0."""
+        return math.log2(self.high_bytes / self.low_bytes) if self.low_bytes > 0 else math.inf
+
+    @property
+    def located(self) -> bool:
+        return (self.octaves <= TARGET_OCTAVES + 1e-9
+                or self.high_bytes - self.low_bytes <= MIN_WIDTH_BYTES)
+
+
+@dataclass(frozen=True)
+class RefinementStep:
+    """The next launch of a refinement: one pattern, the sizes to add, and why."""
+
+    pattern: str
+    brackets: tuple[Bracket, ...]  # the intervals still too wide
+    sizes: tuple[int, ...]  # new sizes inside them, ascending, none measured before
+
+
+def sizes_inside(low: int, high: int) -> list[int]:
+    """``POINTS`` sizes strictly inside (low, high), evenly spaced on a log scale (linearly
+    when low is 0), each offset by ``PERTURB_BYTES`` alternately up and down."""
+    found = []
+    for k in range(1, POINTS + 1):
+        f = k / (POINTS + 1)
+        centre = low * (high / low) ** f if low > 0 else high * f
+        size = round(centre) + (PERTURB_BYTES if k % 2 else -PERTURB_BYTES)
+        if low < size < high:
+            found.append(size)
+    return sorted(set(found))
+
+
+def brackets(result: RunResult) -> tuple[Bracket, ...]:
+    """Every breakpoint interval of the main pattern's series (each placement's), in order."""
+    if result.main is None:
+        return ()
+    pattern = result.main.key.pattern
+    found = []
+    for series in result.series:
+        if series.key.pattern != pattern or series.key.variant != result.main.key.variant or series.model is None:
+            continue
+        for b in series.model.sweep.piecewise.breakpoints:
+            found.append(Bracket(series.name, b.low_bytes, b.high_bytes))
+    return tuple(found)
+
+
+def next_step(result: RunResult, measured: set[int]) -> RefinementStep | None:
+    """The launch that narrows the main pattern's wide breakpoint intervals, or None when every
+    one is located (or there are none, or nothing new fits inside them)."""
+    wide = tuple(b for b in brackets(result) if not b.located)
+    new = sorted({s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)} - measured)
+    if not new:
+        return None
+    return RefinementStep(pattern=result.main.key.pattern, brackets=wide, sizes=tuple(new))

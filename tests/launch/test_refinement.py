@@ -1,0 +1,76 @@
+"""Switches located, not bracketed: after the sweep, ``measure`` adds sizes inside each wide
+breakpoint interval of the main pattern (analysis/refinement.py) until it is at most an eighth
+of an octave wide. Without MPI: the fake kernels put the samples on a curve with a step whose
+place is known."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from msgperf.analysis.refinement import TARGET_OCTAVES
+from msgperf.analysis.result import analyze
+from msgperf.launch.session import MeasureRequest, measure
+from msgperf.plan import RunPlan, parse_sizes
+from msgperf.records.runfile_read import read_run
+from tests.launch.fake_launcher import Behaviour, FakeLauncher
+
+STEP_AT = 12_000  # sizes from here on pay the step: a switch in (11999, 12000]
+# 1 µs + 0.1 ns/B (10 GB/s), +4 µs from STEP_AT: as an eager -> rendezvous switch looks
+CURVE = (1e-6, 1e-10, STEP_AT, 4e-6)
+SWEEP = parse_sizes("1K:1M")  # ratio 2: 11 sizes, the step between 8 and 16 KiB
+
+
+def request(tmp_path, **changes) -> MeasureRequest:
+    plan = RunPlan(sizes=SWEEP, time_budget_s=0.05, min_samples=8, max_samples=12)
+    return MeasureRequest(**{"plan": plan, "output": tmp_path / "run.jsonl", "log_dir": tmp_path, "store": False,
+                             "refine": True, **changes})
+
+
+def breakpoints(run):
+    return analyze(run).main.model.sweep.piecewise.breakpoints
+
+
+def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_truth(tmp_path):
+    launcher = FakeLauncher(every=Behaviour(curve=CURVE))
+    notes = []
+    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append)
+    refining = [l for l in outcome.launches if l.refining]
+    assert refining, "no refinement launch"
+    first = refining[0]
+    assert all(8192 < s < 16384 for s in first.sizes) and len(first.sizes) == 7
+    assert not set(first.sizes) & set(SWEEP)
+    # only the main pattern, and the sizes asked, are measured in a refinement launch
+    args = launcher.commands[outcome.launches.index(first)]
+    assert args[args.index("--sizes") + 1] == ",".join(map(str, first.sizes))
+    assert args.count("--pattern") == 1 and args[args.index("--pattern") + 1] == "pingpong"
+    (b,) = breakpoints(outcome.run)
+    assert b.low_bytes < STEP_AT <= b.high_bytes
+    assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+    assert any(n.startswith("refining 1 switch(es) of pingpong: 8 KiB to 16 KiB; 7 more size(s)") for n in notes)
+    # the plan is untouched: the run is complete, the extra sizes are additions
+    assert read_run(outcome.run_file).run.missing() == []
+    assert outcome.run.info.plan.sizes == SWEEP
+
+
+def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):
+    plain = dataclasses.replace(request(tmp_path), refine=False)
+    assert MeasureRequest(plan=plain.plan).refine is False  # off unless asked (docs/statistics.md says why)
+    outcome = measure(plain, launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
+    assert not any(l.refining for l in outcome.launches) and len(outcome.launches) == 1
+    (b,) = breakpoints(outcome.run)
+    assert (b.low_bytes, b.high_bytes) == (8192, 16384)
+
+
+def test_a_straight_line_is_not_refined(tmp_path):
+    line = (1e-6, 1e-10, 1 << 40, 0.0)
+    outcome = measure(request(tmp_path), launcher=FakeLauncher(every=Behaviour(curve=line)))
+    assert len(outcome.launches) == 1 and breakpoints(outcome.run) == ()
+
+
+def test_a_spent_budget_stops_refining_and_says_where_the_switch_is(tmp_path):
+    notes = []
+    outcome = measure(request(tmp_path, refine_budget_s=1e-9), launcher=FakeLauncher(every=Behaviour(curve=CURVE)),
+                      on_note=notes.append)
+    assert [l.refining for l in outcome.launches] == [False]
+    assert notes == ["stopped refining after 0 s (the refinement budget); pingpong: a switch between 8 KiB and 16 KiB"]
