@@ -22,6 +22,7 @@ import click
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_profiler
 from msgperf.launch.dialects import detect_flavor
+from msgperf.launch.run_file_guard import claim_new_file
 from msgperf.launch.shm_leftovers import remove_leftovers, segments
 from msgperf.present.profile_summary import render_profile
 from msgperf.present.terminal import console as terminal_console
@@ -59,17 +60,12 @@ def default_output(program: str) -> Path:
     safe = re.sub(r"[^\w.+-]", "_", program)[:60] or "program"
     base = Path("runs") / f"{stamp}-profile-{safe}"
     try:
-        base.parent.mkdir(parents=True, exist_ok=True)
-        for n in range(1, 10000):
-            path = Path(f"{base}.jsonl") if n == 1 else Path(f"{base}-{n}.jsonl")
-            try:
-                path.open("x").close()
-                return path
-            except FileExistsError:
-                continue
+        path = claim_new_file(base)
     except OSError as exc:
         raise MsgperfError(f"cannot create {base}.jsonl ({exc.strerror}); pass -o FILE") from None
-    raise MsgperfError(f"cannot find a free profile file name next to {base}; pass -o FILE")
+    if path is None:
+        raise MsgperfError(f"cannot find a free profile file name next to {base}; pass -o FILE")
+    return path
 
 
 def claim(output: Path) -> Path:

@@ -48,23 +48,33 @@ def _name_dir(directory: Path) -> str:
     return "the working directory" if directory == Path(".") else f"{directory}/"
 
 
+def claim_new_file(base: Path) -> Path | None:
+    """``<base>.jsonl``, else ``<base>-2.jsonl``, ...: the first free name, claimed with an
+    exclusive create, so two msgperf started in the same second never share a file; None when
+    10000 names are taken. Raises OSError when the directory cannot be made or written."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 10000):
+        path = Path(f"{base}.jsonl") if n == 1 else Path(f"{base}-{n}.jsonl")
+        try:
+            path.open("x").close()
+            return path
+        except FileExistsError:
+            continue
+    return None
+
+
 def default_output(patterns: tuple[str, ...], directory: Path = Path("runs")) -> Path:
     """runs/<time>-<patterns>.jsonl, claimed with an exclusive create."""
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     base = directory / f"{stamp}-{'+'.join(patterns)}"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        for n in range(1, 10000):
-            path = Path(f"{base}.jsonl") if n == 1 else Path(f"{base}-{n}.jsonl")
-            try:
-                path.open("x").close()
-                return path
-            except FileExistsError:
-                continue
+        path = claim_new_file(base)
     except OSError as exc:
         raise MsgperfError(f"cannot create the run file in {directory}/ ({exc.strerror}); run from a writable "
                            "directory or pass -o FILE") from None
-    raise MsgperfError(f"cannot find a free run file name next to {base}; pass -o FILE")
+    if path is None:
+        raise MsgperfError(f"cannot find a free run file name next to {base}; pass -o FILE")
+    return path
 
 
 def run_file_header(path: Path) -> RunInfo | None:
