@@ -41,7 +41,9 @@ def test_the_next_step_targets_the_switch_of_the_main_pattern_only_with_new_size
     assert step is not None and step.pattern == "pingpong"
     (b,) = step.brackets
     assert (b.low_bytes, b.high_bytes) == (8192, 16384)
-    assert step.sizes == tuple(sizes_inside(8192, 16384))
+    assert step.new == tuple(sizes_inside(8192, 16384))
+    assert step.context == (2048, 4096, 8192, 16384, 32768, 65536)  # three either side, measured again
+    assert step.sizes == tuple(sorted(step.new + step.context))
     assert next_step(result, set(sizes) | set(step.sizes)) is None  # nothing new to measure
 
 

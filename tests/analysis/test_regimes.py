@@ -98,6 +98,17 @@ def test_negative_intercept_gives_no_asymptotic_latency():
     assert ch.asymptotic_latency.value is None and "negative intercept" in ch.asymptotic_latency.note
 
 
+def test_the_negative_intercept_caveat_agrees_with_the_asymptotic_latency():
+    """A regime too short to fit gives "—", and no caveat about an intercept value either; a
+    long enough one with a negative intercept says so in both places."""
+    curve = broken(1e-6, 1e-10, -2e-5, 1.5e-10, 2**22)
+    long_enough = analyze_sweep(exact(curve, SIZES))
+    assert "negative_intercept" in {c.kind for c in long_enough.caveats}
+    three = analyze_sweep(exact(curve, [s for s in SIZES if s <= 2**24]))  # 4, 8, 16 MiB after the switch
+    assert "3 sizes" in three.characteristics.asymptotic_latency.note
+    assert "negative_intercept" not in {c.kind for c in three.caveats}
+
+
 def test_every_term_of_a_real_run_rests_on_measured_sizes():
     run = read_run(CURVES / "mpich-default-0-64M.jsonl").run
     sweep = analyze_series(run, "pingpong").sweep

@@ -38,8 +38,9 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
     refining = [l for l in outcome.launches if l.refining]
     assert refining, "no refinement launch"
     first = refining[0]
-    assert all(8192 < s < 16384 for s in first.sizes) and len(first.sizes) == 7
-    assert not set(first.sizes) & set(SWEEP)
+    new = [s for s in first.sizes if s not in SWEEP]
+    assert len(new) == 7 and all(8192 < s < 16384 for s in new)
+    assert sorted(set(first.sizes) & set(SWEEP)) == [2048, 4096, 8192, 16384, 32768, 65536]
     # only the main pattern, and the sizes asked, are measured in a refinement launch
     args = launcher.commands[outcome.launches.index(first)]
     assert args[args.index("--sizes") + 1] == ",".join(map(str, first.sizes))
@@ -47,7 +48,7 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
     (b,) = breakpoints(outcome.run)
     assert b.low_bytes < STEP_AT <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
-    assert any(n.startswith("refining 1 switch(es) of pingpong: 8 KiB to 16 KiB; 7 more size(s)") for n in notes)
+    assert any(n.startswith("refining 1 switch(es) of pingpong: 8 KiB to 16 KiB; 7 more size(s), 6 measured again beside them") for n in notes)
     # the plan is untouched: the run is complete, the extra sizes are additions
     assert read_run(outcome.run_file).run.missing() == []
     assert outcome.run.info.plan.sizes == SWEEP
@@ -60,6 +61,23 @@ def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):
     assert not any(l.refining for l in outcome.launches) and len(outcome.launches) == 1
     (b,) = breakpoints(outcome.run)
     assert (b.low_bytes, b.high_bytes) == (8192, 16384)
+
+
+def test_a_refinement_launch_on_another_level_is_aligned_and_still_locates_the_switch(tmp_path):
+    """The refinement launches run 15 % faster than the sweep (as seen on real MPICH): measured
+    again beside the switch, they are put on the sweep's level, and the switch is still found."""
+    faster = (CURVE[0] * 0.85, CURVE[1] * 0.85, STEP_AT, CURVE[3] * 0.85)
+    notes = []
+    outcome = measure(request(tmp_path), launcher=FakeLauncher(Behaviour(curve=CURVE), every=Behaviour(curve=faster)),
+                      on_note=notes.append)
+    assert sum(l.refining for l in outcome.launches) >= 1
+    model = analyze(outcome.run).main.model
+    aligned = [c for c in model.caveats if c.kind == "launch_aligned"]
+    assert aligned and all("0.85x the sweep's level" in c.message for c in aligned)
+    (b,) = model.sweep.piecewise.breakpoints
+    assert b.low_bytes < STEP_AT <= b.high_bytes
+    assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+    assert model.launch_comparison is None  # a refinement is not a repetition
 
 
 def test_a_straight_line_is_not_refined(tmp_path):

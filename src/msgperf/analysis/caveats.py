@@ -187,6 +187,14 @@ def one_launch() -> Caveat:
                   "measure it: msgperf run --repeat 3 with the same options")
 
 
+def launch_aligned(launch: int, factor: float, shared: int, added: int) -> Caveat:
+    return Caveat("launch_aligned", f"launch {launch} measured {added} size(s) the sweep did not (a refinement "
+                  f"or a resumed remainder) and ran at {1 / factor:.2f}x the sweep's level on the {shared} sizes "
+                  f"both measured; its times enter the model multiplied by {factor:.3f}",
+                  "the tables show its times as measured; pin the ranks (e.g. mpiexec -bind-to core) so "
+                  "that launches agree", launch=launch)
+
+
 def two_launches() -> Caveat:
     return Caveat("two_launches", "only two launches: neither can be called the odd one out",
                   "repeat at least three times (--repeat 3) to judge launches")

@@ -26,6 +26,7 @@ TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low 
 POINTS = 7  # sizes per interval and round: eighths of an octave across one octave
 PERTURB_BYTES = 3  # NetPIPE's perturbation
 MIN_WIDTH_BYTES = 32  # an interval narrower than this (in bytes) is located well enough
+CONTEXT = 3  # measured sizes on each side of an interval that a refinement launch measures again
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ class RefinementStep:
 
     pattern: str
     brackets: tuple[Bracket, ...]  # the intervals still too wide
-    sizes: tuple[int, ...]  # new sizes inside them, ascending, none measured before
+    sizes: tuple[int, ...]  # what the launch measures, ascending: ``new`` and ``context``
+    new: tuple[int, ...] = ()  # sizes inside the intervals, none measured before
+    context: tuple[int, ...] = ()  # measured sizes either side, measured again in the same launch
 
 
 def sizes_inside(low: int, high: int) -> list[int]:
@@ -83,11 +86,24 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
     return tuple(found)
 
 
-def next_step(result: RunResult, measured: set[int]) -> RefinementStep | None:
+def context_sizes(bracket: Bracket, sweep: set[int]) -> list[int]:
+    """The ``CONTEXT`` sizes of the sweep at or below the interval and at or above it: measured
+    again in the refinement launch, they put that launch on the sweep's level (launches differ;
+    analysis/launch_alignment.py) and give each side of the switch points of the same launch."""
+    below = sorted(s for s in sweep if s <= bracket.low_bytes)[-CONTEXT:]
+    above = sorted(s for s in sweep if s >= bracket.high_bytes)[:CONTEXT]
+    return below + above
+
+
+def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = None) -> RefinementStep | None:
     """The launch that narrows the main pattern's wide breakpoint intervals, or None when every
-    one is located (or there are none, or nothing new fits inside them)."""
+    one is located (or there are none, or nothing new fits inside them). ``measured``: every size
+    measured so far; ``sweep``: the sizes of the plan, the anchors measured again (default:
+    ``measured``)."""
     wide = tuple(b for b in brackets(result) if not b.located)
     new = sorted({s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)} - measured)
     if not new:
         return None
-    return RefinementStep(pattern=result.main.key.pattern, brackets=wide, sizes=tuple(new))
+    context = sorted({s for b in wide for s in context_sizes(b, measured if sweep is None else sweep)})
+    return RefinementStep(pattern=result.main.key.pattern, brackets=wide, sizes=tuple(sorted(set(new) | set(context))),
+                          new=tuple(new), context=tuple(context))

@@ -130,7 +130,7 @@ def _sizes_of(points: Sequence[SizePoint], segment: LineFit) -> tuple[int, ...]:
     return tuple(p.bytes for p in points if segment.from_bytes <= p.bytes <= segment.to_bytes)
 
 
-def _regime_support(points: Sequence[SizePoint], last: LineFit) -> str:
+def regime_support(points: Sequence[SizePoint], last: LineFit) -> str:
     """'' when the last segment supports its parameters, else the reason it does not."""
     sizes = _sizes_of(points, last)
     span = sizes[-1] / sizes[0] if sizes and sizes[0] > 0 else math.inf
@@ -174,7 +174,7 @@ def asymptotic_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
 
 def asymptotic_latency(points: Sequence[SizePoint], last: LineFit) -> Term:
     sizes = _sizes_of(points, last)
-    why = _regime_support(points, last)
+    why = regime_support(points, last)
     if why:
         return Term(None, None, sizes, "fitted", why)
     if last.alpha_s < 0:
@@ -187,7 +187,7 @@ def asymptotic_latency(points: Sequence[SizePoint], last: LineFit) -> Term:
 
 def line_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
     sizes = _sizes_of(points, last)
-    why = _regime_support(points, last)
+    why = regime_support(points, last)
     lo, hi = last.beta_ci_s_per_byte
     if not why and not (last.beta_s_per_byte > 0 and lo > 0):
         why = "the last segment's slope β is not distinguishable from zero"

@@ -25,11 +25,14 @@ import numpy as np
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.across_launches import Interval, parameter_across_launches
 from msgperf.analysis.inputs import AnalysisError, SampleSet, check_times
+from msgperf.analysis.launch_alignment import align, supplements
 from msgperf.analysis.launches import LaunchComparison, compare_launches
 from msgperf.analysis.measurement import MeasurementAnalysis, analyze_measurement
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_from_stats
 from msgperf.analysis.sample_stats import SampleStats, sample_stats
 from msgperf.analysis.sweep import SweepAnalysis, analyze_sweep
+
+ALIGNMENT_WORTH_SAYING = 0.02  # a supplement launch more than 2 % off the sweep's level is named
 
 
 @dataclass(frozen=True)
@@ -109,16 +112,22 @@ def _launch_caveats(comparison: LaunchComparison) -> list[cv.Caveat]:
 
 
 def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
-                 tolerance: float = TOLERANCE, confidence: float = 0.95) -> SeriesAnalysis:
-    """Analyse sample sets of one pattern (any sizes, any launches)."""
+                 tolerance: float = TOLERANCE, confidence: float = 0.95,
+                 planned: frozenset[int] | None = None) -> SeriesAnalysis:
+    """Analyse sample sets of one pattern (any sizes, any launches); ``planned``: the sizes the
+    run's plan lists, which tell the sweep's launches from those that added sizes."""
     grouped: dict[int, dict[int, list[SampleSet]]] = defaultdict(lambda: defaultdict(list))
     for s in sets:
         grouped[int(s.bytes)][s.launch].append(s)
     if not grouped:
         raise AnalysisError(f"{source or 'the input'}: no samples to analyse")
+    merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
+                   for size, by_launch in grouped.items()}
+    _, extra = supplements(merged_sets, planned)
+    merged_sets, alignments = align(merged_sets, planned)
     sizes = []
-    for size in sorted(grouped):
-        merged = [_merge(group) for _, group in sorted(grouped[size].items())]
+    for size in sorted(merged_sets):
+        merged = [m for _, m in sorted(merged_sets[size].items())]
         analyses = tuple(analyze_measurement(m, confidence) for m in merged)
         if len(analyses) == 1:
             pooled = analyses[0].stats
@@ -134,11 +143,14 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     if all(s.stats.n == 1 for s in sizes):  # said once, by the sweep's no_per_size_noise
         found = [c for c in found if c.kind != "single_value"]
     found.extend(sweep.caveats)
+    found.extend(cv.launch_aligned(a.launch, a.factor, len(a.shared_bytes), len(a.added_bytes))
+                 for a in alignments if abs(a.factor - 1) >= ALIGNMENT_WORTH_SAYING)
     # Run-to-run variation comes from launches that measured the same sizes again (--repeat);
-    # a launch of other sizes (a resumed remainder, the extra sizes of a refinement) adds
-    # points to the sweep, not a repetition to compare.
-    repeating = tuple(l for l in launches
-                      if any(len(s.measurements) > 1 and l in {m.launch for m in s.measurements} for s in sizes))
+    # a launch that adds sizes (the extra sizes of a refinement, a resumed remainder) adds points
+    # to the sweep, not a repetition to compare.
+    repeated = [s for s in sizes if len([m for m in s.measurements if m.launch not in extra]) > 1]
+    repeating = tuple(l for l in launches if l not in extra
+                      and any(l in {m.launch for m in s.measurements} for s in repeated))
     if len(repeating) > 1:
         summaries = {l: {m.bytes: m.stats for s in sizes for m in s.measurements if m.launch == l}
                      for l in repeating}
@@ -220,7 +232,9 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
                       validated=m.validated,
                       where=f"{name}: {pattern} {m.bytes} B launch {m.launch}")
             for m in chosen]
-    result = analyze_sets(sets, pattern, name, tolerance, confidence)
+    plan = getattr(getattr(run, "info", None), "plan", None)
+    planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
+    result = analyze_sets(sets, pattern, name, tolerance, confidence, planned=planned)
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
     return dataclasses.replace(result, variant=variant, caveats=result.caveats + extra,

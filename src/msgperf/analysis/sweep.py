@@ -12,7 +12,8 @@ from msgperf.analysis.hockney import HockneyFit, fit_hockney
 from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.piecewise import MIN_POINTS, PiecewiseFit, fit_piecewise
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_arrays
-from msgperf.analysis.regimes import Characteristics, SizeRegime, characteristics, size_regimes
+from msgperf.analysis.regimes import (Characteristics, SizeRegime, characteristics, regime_support,
+                                      size_regimes)
 from msgperf.analysis.scatter import overdispersion
 
 
@@ -46,7 +47,9 @@ def sweep_caveats(points: Sequence[SizePoint], line: HockneyFit, model: Piecewis
     if line.alpha_s <= 0 or line.beta_s_per_byte <= 0:
         found.append(cv.nonpositive(line.alpha_s, line.beta_s_per_byte))
     last = model.segments[-1]
-    if model.breakpoints and last.alpha_s < 0:
+    # Only where the last regime is long enough to have a latency at all: a three-size segment's
+    # intercept is "—" in Saphir's table, and a caveat about its value would contradict it.
+    if model.breakpoints and last.alpha_s < 0 and not regime_support(points, last):
         found.append(cv.negative_intercept(last.alpha_s))
     if anomalies:
         found.append(cv.anomalies([a.bytes for a in anomalies]))

@@ -280,7 +280,7 @@ def refine(run_file: Path, budget_s: float, next_index: int,
             result = analyze(run)
         except AnalysisError:
             return made
-        step = next_step(result, {m.bytes for m in run.measurements})
+        step = next_step(result, {m.bytes for m in run.measurements}, set(run.info.plan.sizes))
         if step is None:
             return made
         if time.monotonic() - began >= budget_s:
@@ -294,7 +294,7 @@ def refine(run_file: Path, budget_s: float, next_index: int,
                               max_samples=p.max_samples, active=p.active)
         note(f"refining {len(step.brackets)} switch(es) of {step.pattern}: "
              + ", ".join(f"{format_size(b.low_bytes)} to {format_size(b.high_bytes)}" for b in step.brackets)
-             + f"; {len(step.sizes)} more size(s)")
+             + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
                            expected_records=0, refining=True))

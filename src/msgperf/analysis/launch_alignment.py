@@ -1,0 +1,79 @@
+"""Launches that add sizes to a sweep, put on the sweep's level before they are pooled.
+
+A run can hold launches that measured other sizes than the sweep: the extra sizes of a
+refinement (``msgperf run --refine``) or the remainder of a resumed run. MPI launches differ
+in level (where the ranks land, what else runs): on a 2-core machine a refinement launch ran
+15 % faster than the sweep launch at the same sizes, and its points, pooled as measured, made
+the curve jagged enough to hide the very switch they were measured to locate.
+
+A launch that measured sizes the reference launches (those with the most of the plan's sizes, or
+of all sizes when the plan is unknown) did not, and
+at least ``MIN_SHARED`` sizes that they did, is a supplement: its level relative to the
+reference is the median, over the shared sizes, of the ratio of the reference's median to its
+own, and its times are multiplied by that factor before pooling (a multiplicative launch
+effect, as a block effect in a two-way layout, estimated locally from the sizes both measured).
+The factor is reported, never hidden. Launches that only repeat sizes (``--repeat``) are not
+supplements: their differences are the run-to-run spread the launch comparison measures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from msgperf.analysis.inputs import SampleSet
+
+MIN_SHARED = 3
+
+
+@dataclass(frozen=True)
+class Alignment:
+    launch: int
+    factor: float  # the launch's times were multiplied by this
+    shared_bytes: tuple[int, ...]  # the sizes both it and the reference measured
+    added_bytes: tuple[int, ...]  # the sizes only it measured
+
+
+def supplements(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int] | None = None
+                ) -> tuple[set[int], set[int]]:
+    """(reference launches, supplement launches) of one series: sets per size, then per launch;
+    ``planned``: the sizes of the run's plan (a refinement measures more sizes than the sweep)."""
+    sizes_of: dict[int, set[int]] = {}
+    for size, launches in by_size.items():
+        for launch in launches:
+            sizes_of.setdefault(launch, set()).add(size)
+    def weight(sizes: set[int]) -> int:
+        return len(sizes & planned) if planned else len(sizes)
+
+    most = max((weight(s) for s in sizes_of.values()), default=0)
+    reference = {l for l, s in sizes_of.items() if weight(s) == most}
+    covered = set().union(*(sizes_of[l] for l in reference)) if reference else set()
+    return reference, {l for l, s in sizes_of.items() if l not in reference and s - covered}
+
+
+def align(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int] | None = None
+          ) -> tuple[dict[int, dict[int, SampleSet]], tuple[Alignment, ...]]:
+    """The sets with every supplement launch that shares ``MIN_SHARED`` sizes with the reference
+    scaled to the reference's level, and what was done."""
+    reference, extra = supplements(by_size, planned)
+    out = {size: dict(launches) for size, launches in by_size.items()}
+    done = []
+    for launch in sorted(extra):
+        shared = sorted(s for s, ls in by_size.items() if launch in ls and reference & set(ls))
+        if len(shared) < MIN_SHARED:
+            continue
+        ratios = []
+        for s in shared:
+            ref = np.concatenate([by_size[s][l].per_message_s for l in reference if l in by_size[s]])
+            ratios.append(float(np.median(ref)) / float(np.median(by_size[s][launch].per_message_s)))
+        factor = float(np.median(ratios))
+        for size, launches in out.items():
+            if launch in launches:
+                own = launches[launch]
+                launches[launch] = dataclasses.replace(own, per_message_s=own.per_message_s * factor)
+        added = tuple(sorted(s for s, ls in by_size.items() if launch in ls and not reference & set(ls)))
+        done.append(Alignment(launch, factor, tuple(shared), added))
+    return out, tuple(done)
