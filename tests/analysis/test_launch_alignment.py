@@ -1,0 +1,52 @@
+"""Which launches are put on the sweep's level (analysis/launch_alignment.py): only those that
+add sizes and share at least three with the plan's launches; repeats keep their own level."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from msgperf.analysis.inputs import SampleSet
+from msgperf.analysis.launch_alignment import align, supplements
+
+
+def layout(levels: dict[int, tuple[float, list[int]]]):
+    """{launch: (level, sizes)} -> sets per size, then per launch; time = level * (1 us + size ns)."""
+    out: dict[int, dict[int, SampleSet]] = {}
+    for launch, (level, sizes) in levels.items():
+        for s in sizes:
+            t = level * (1e-6 + s * 1e-9) * np.ones(20)
+            out.setdefault(s, {})[launch] = SampleSet(bytes=s, per_message_s=t, launch=launch)
+    return out
+
+
+SWEEP = [1024 * 2 ** k for k in range(8)]
+
+
+def test_a_refinement_launch_is_scaled_to_the_sweep_on_the_sizes_both_measured():
+    by_size = layout({0: (1.0, SWEEP), 1: (0.8, [8192, 16384, 32768, 10000, 12000, 14000])})
+    aligned, done = align(by_size, frozenset(SWEEP))
+    (a,) = done
+    assert a.launch == 1 and a.factor == pytest.approx(1.25) and a.shared_bytes == (8192, 16384, 32768)
+    assert a.added_bytes == (10000, 12000, 14000)
+    assert np.median(aligned[12000][1].per_message_s) == pytest.approx(1e-6 + 12000e-9)
+    assert aligned[8192][0] is by_size[8192][0]  # the sweep is untouched
+
+
+def test_repeats_and_remainders_keep_their_own_level():
+    repeats = layout({0: (1.0, SWEEP), 1: (0.8, SWEEP), 2: (1.2, SWEEP[:5])})
+    assert supplements(repeats, frozenset(SWEEP)) == ({0, 1}, set())  # launch 2 adds no size: a repeat
+    assert align(repeats, frozenset(SWEEP))[1] == ()
+    remainder = layout({0: (1.0, SWEEP[:3]), 1: (0.8, SWEEP[3:])})  # a resumed run: nothing shared
+    assert align(remainder, frozenset(SWEEP))[1] == ()
+
+
+def test_two_shared_sizes_are_too_few_to_align():
+    by_size = layout({0: (1.0, SWEEP), 1: (0.8, [8192, 16384, 10000, 12000])})
+    assert align(by_size, frozenset(SWEEP))[1] == ()
+
+
+def test_without_a_plan_the_launch_with_most_sizes_is_the_reference():
+    by_size = layout({0: (1.0, SWEEP), 1: (0.5, [2048, 4096, 8192, 3000])})
+    (a,) = align(by_size)[1]
+    assert a.launch == 1 and a.factor == pytest.approx(2.0)
