@@ -105,7 +105,7 @@ def test_measurement_caveats():
 
 
 def test_imported_run_with_single_values_fits():
-    ms = [measurement("osu_latency", s, np.array([CURVE(s)]), divisor=1, stop="imported")
+    ms = [measurement("osu-latency", s, np.array([CURVE(s)]), divisor=1, stop="imported")
           for s in SIZES]
     result = analyze_series(make_run(ms, launches=0, source="osu"))
     assert result.sweep.piecewise.breakpoints[0].best_low_bytes == 4096

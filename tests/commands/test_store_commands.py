@@ -85,7 +85,7 @@ def test_runs_lists_and_filters(tmp_path, capsys, files):
     assert len(out.splitlines()) == 2 and "beta" in out
     _, out, _ = cli(capsys, "runs", "--db", db, "--since", "2026-11-10", "--mpi", "mpich", "--pattern", "ping*")
     assert [line.split()[0] for line in out.splitlines()[1:]] == ["2"]
-    _, out, _ = cli(capsys, "runs", "--db", db, "--pattern", "osu_*")
+    _, out, _ = cli(capsys, "runs", "--db", db, "--pattern", "osu-*")
     assert out.startswith("no stored runs match")
     code, _, err = cli(capsys, "runs", "--db", db, "--since", "last tuesday")
     assert code == 1 and "error: --since 'last tuesday'" in err

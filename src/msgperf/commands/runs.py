@@ -87,7 +87,7 @@ def profiles_table(rows: list[ProfileRow]) -> Table:
               "or ~/.local/share/msgperf/msgperf.db).")
 @click.option("--host", help="Only runs with a host containing this text.")
 @click.option("--mpi", help="Only runs whose MPI library/version contains this text.")
-@click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu_*' works).")
+@click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu-*' works).")
 @click.option("--since", help="Only runs from this date/time (2026-11-01, 2026-11-01T12:00) or age (7d, 12h).")
 @click.option("--label", help="Only runs whose label contains this text.")
 @click.option("--source", type=click.Choice(["msgperf", "osu", "imb", "netpipe", "profile"]),

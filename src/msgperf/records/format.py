@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.errors import MsgperfError
+from msgperf.records.pattern_names import pattern_name
 
 FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 2  # 2: the run record's "catalog" (docs/record-format.md, history)
@@ -260,7 +261,7 @@ def decode_plan(obj: Any, where: str) -> Plan:
     if len(pair) != 2:
         raise RecordError(f"{where}: plan.pair must name two ranks")
     return Plan(
-        patterns=tuple(patterns),
+        patterns=tuple(pattern_name(p) for p in patterns),
         sizes=tuple(sizes),
         buffer=_require(obj, "buffer", str, where),
         pair=(pair[0], pair[1]),
@@ -447,7 +448,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     if placement not in PLACEMENTS:
         raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
     return Measurement(
-        pattern=_require(obj, "pattern", str, where),
+        pattern=pattern_name(_require(obj, "pattern", str, where)),
         bytes=size,
         buffer=_require(obj, "buffer", str, where),
         ranks=_pair(_require(obj, "ranks", list, where), where, "ranks"),

@@ -36,7 +36,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("hosts", "str", "hosts of the run's ranks, ';'-separated"),
     Column("mpi", "str", "MPI library and version ('; ' between launches that differ)"),
     Column("measurement", "int", "index of the measurement in the run, from 0"),
-    Column("pattern", "str", "pattern name (pingpong, osu_latency, imb_pingpong, ...)"),
+    Column("pattern", "str", "pattern name (pingpong, osu-latency, imb-pingpong, ...)"),
     Column("variant", "str", "variant of the pattern (a round, a k, a phase); empty when it has one"),
     Column("bytes", "int", "message size in bytes"),
     Column("buffer", "str", "buffer mode (separate, inplace, ...)"),

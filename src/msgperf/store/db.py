@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from msgperf.records.format import Run
+from msgperf.records.pattern_names import pattern_name
 from msgperf.records.profile_format import Profile
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
@@ -264,7 +265,7 @@ class Store:
                 f"sizes, nranks, placement, n_measurements FROM runs {where} ORDER BY id", params):
             yield RunRow(id=r[0], start_time=r[1], added_at=r[2], source=r[3], label=r[4],
                          source_path=r[5], hosts=tuple(json.loads(r[6])), mpi=r[7],
-                         patterns=tuple(json.loads(r[8])), sizes=tuple(json.loads(r[9])),
+                         patterns=tuple(dict.fromkeys(pattern_name(p) for p in json.loads(r[8]))), sizes=tuple(json.loads(r[9])),
                          nranks=r[10], placement=r[11], n_measurements=r[12])
 
 

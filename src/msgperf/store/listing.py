@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 from msgperf.errors import MsgperfError
 from msgperf.records.format import Launch, RunInfo
 from msgperf.records.mpi_name import mpi_name  # noqa: F401 (re-exported: listings use it)
+from msgperf.records.pattern_names import pattern_name
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class RunFilter:
 
     host: str | None = None  # substring of any host, case-insensitive
     mpi: str | None = None  # substring of the MPI library and version, case-insensitive
-    pattern: str | None = None  # a pattern name or a glob (osu_*)
+    pattern: str | None = None  # a pattern name or a glob (osu-*)
     since: datetime | None = None  # runs that started (or were stored) at or after this
     label: str | None = None  # substring of the label, case-insensitive
     source: str | None = None  # exact: msgperf, osu, imb, netpipe
@@ -70,7 +71,7 @@ class RunFilter:
             return False
         if self.mpi and self.mpi.lower() not in row.mpi.lower():
             return False
-        if self.pattern and not any(fnmatch.fnmatchcase(p, self.pattern) for p in row.patterns):
+        if self.pattern and not any(fnmatch.fnmatchcase(p, pattern_name(self.pattern)) for p in row.patterns):
             return False
         if self.label and self.label.lower() not in row.label.lower():
             return False

@@ -21,33 +21,33 @@ def test_pingpong_sendrecv_exchange():
     result = load("imb_pingpong_sendrecv_exchange.txt")
     run = result.run
     assert result.notes == () and run.info.source == "imb" and run.launches == ()
-    assert run.info.plan.patterns == ("imb_pingpong", "imb_sendrecv", "imb_exchange")
+    assert run.info.plan.patterns == ("imb-pingpong", "imb-sendrecv", "imb-exchange")
     assert run.info.plan.sizes == SIZES_4M and len(run.measurements) == 3 * 24
     assert run.info.start_time == "2026-11-22T04:26:18"
     assert run.info.command_line == "./IMB-MPI1 PingPong Sendrecv Exchange"
     by_key = {(m.pattern, m.bytes): m for m in run.measurements}
-    pingpong = by_key["imb_pingpong", 0]
+    pingpong = by_key["imb-pingpong", 0]
     assert pingpong.samples_s[0] == 1.35e-06 and pingpong.metric == "one_way"
     info = pingpong.extra["imported"]
     assert (info["benchmark"], info["version"], info["mpi_standard"], info["repetitions"]) == (
         "PingPong", "2021.11", "5.0", 1000)
     assert info["time_is"] == "half a round trip"
-    sendrecv = by_key["imb_sendrecv", 262144]  # t_min 24.91, t_max 24.93, t_avg 24.92
+    sendrecv = by_key["imb-sendrecv", 262144]  # t_min 24.91, t_max 24.93, t_avg 24.92
     assert sendrecv.samples_s[0] == 24.93e-06 and sendrecv.extra["imported"]["across_ranks"] == "max"
     assert (sendrecv.extra["imported"]["t_min_s"], sendrecv.extra["imported"]["t_avg_s"]) == (24.91e-06, 24.92e-06)
-    assert by_key["imb_exchange", 4194304].samples_s[0] == 1256.15e-06
+    assert by_key["imb-exchange", 4194304].samples_s[0] == 1256.15e-06
     assert all(m.stop_reason == "imported" and m.k == m.divisor == 1 for m in run.measurements)
 
 
 def test_uniband_biband_pingping():
     run = load("imb_uniband_biband_pingping.txt").run
-    assert run.info.plan.patterns == ("imb_uniband", "imb_biband", "imb_pingping")
+    assert run.info.plan.patterns == ("imb-uniband", "imb-biband", "imb-pingping")
     assert run.info.plan.sizes == SIZES_4M[:22]
     by_key = {(m.pattern, m.bytes): m for m in run.measurements}
-    uniband = by_key["imb_uniband", 0]  # 0 MB/s at 0 B: the message rate still gives a time
+    uniband = by_key["imb-uniband", 0]  # 0 MB/s at 0 B: the message rate still gives a time
     assert uniband.metric == "per_message" and uniband.samples_s[0] == pytest.approx(1 / 1156707, rel=1e-15)
-    assert by_key["imb_biband", 1048576].extra["imported"]["bandwidth_MBps"] == 26951.61
-    assert by_key["imb_pingping", 1048576].samples_s[0] == 89.16e-06
+    assert by_key["imb-biband", 1048576].extra["imported"]["bandwidth_MBps"] == 26951.61
+    assert by_key["imb-pingping", 1048576].samples_s[0] == 89.16e-06
 
 
 HEAD = ("#----\n#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part\n#----\n"
@@ -60,7 +60,7 @@ PINGPONG = "# Benchmarking PingPong \n# #processes = 2 \n#----\n       #bytes #r
     (HEAD + PINGPONG + "0 1000 1.35\n", r"line 10: expected 4 numeric columns \(bytes, repetitions, t, mbps\), got '0 1000 1.35'"),
     (HEAD + PINGPONG + "0 many 1.35 0.00\n", "line 10: #repetitions must be a whole number, got 'many'"),
     (HEAD + PINGPONG + "-4 1000 1.35 0.00\n", "line 10: the message size must be a whole number of bytes, got '-4'"),
-    (HEAD + PINGPONG + "0 1000 1.35 0.00\n0 1000 1.36 0.00\n", "line 11: imb_pingpong at 0 B appears twice"),
+    (HEAD + PINGPONG + "0 1000 1.35 0.00\n0 1000 1.36 0.00\n", "line 11: imb-pingpong at 0 B appears twice"),
     (HEAD + "# Benchmarking PingPong\n     #bytes #repetitions   t[usec]   Jitter\n",
      "line 7: unknown IMB column 'Jitter'"),
     (HEAD + "# Benchmarking PingPong\n0 1000 1.35 0.00\n", "line 7: a result line before the '#bytes #repetitions ...' header"),
@@ -86,8 +86,8 @@ def test_failures_and_collectives_are_noted_and_npmin_sections_kept_apart():
             "       #bytes #repetitions      t[usec]   Mbytes/sec\n1 1000 1.40 0.71\n")
     result = parse_imb(text, "imb.txt")
     assert [(m.pattern, m.bytes, m.ranks) for m in result.run.measurements] == [
-        ("imb_pingpong", 0, (0, 1)), ("imb_sendrecv", 8, (0, 1)), ("imb_sendrecv", 8, (0, 1, 2, 3)),
-        ("imb_pingpong", 1, (0, 1))]
+        ("imb-pingpong", 0, (0, 1)), ("imb-sendrecv", 8, (0, 1)), ("imb-sendrecv", 8, (0, 1, 2, 3)),
+        ("imb-pingpong", 1, (0, 1))]
     assert result.run.info.plan.nranks == 4
     assert "line 11: IMB reported a failure instead of a time" in result.notes[0]
     assert "line 12: skipped IMB Allreduce" in result.notes[1]

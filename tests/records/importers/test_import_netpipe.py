@@ -16,7 +16,7 @@ def test_the_sample_file():
     result = parse_netpipe((DATA / "netpipe_mpich.np").read_text(), "netpipe_mpich.np")
     run = result.run
     assert result.notes == () and run.info.source == "netpipe" and run.launches == ()
-    assert run.info.plan.patterns == ("netpipe_pingpong",) and run.info.plan.buffer == "inplace"
+    assert run.info.plan.patterns == ("netpipe-pingpong",) and run.info.plan.buffer == "inplace"
     assert len(run.measurements) == 118 and run.info.plan.sizes[:6] == (1, 2, 3, 4, 6, 8)
     first, last = run.measurements[0], run.measurements[-1]
     # 13.452970 Mbps (2^20 bit/s) carries more digits than 0.00000057 s: the time comes from it
@@ -60,7 +60,7 @@ def test_netpipe_5_layout_with_workload_figures():
     ("       1 13.452970   0.00000057\n       2 27.446227   0.00000056 1 2\n", "line 2: 5 columns where the lines above have 3"),
     ("       1 13.452970   0.00000057\n       x 27.446227   0.00000056\n", "line 2: the message size must be a whole number"),
     ("       1 nan   0.00000057\n", "line 1: each column after the size must be a number, got 'nan'"),
-    ("       1 13.452970   0.00000057\n       1 13.452970   0.00000057\n", "line 2: netpipe_pingpong at 1 B appears twice"),
+    ("       1 13.452970   0.00000057\n       1 13.452970   0.00000057\n", "line 2: netpipe-pingpong at 1 B appears twice"),
     ("    1000 13.452970   0.50000000\n", "line 1: the rate and time columns disagree"),
     ("       5 bytes   1000 times        0 failures\n", "line 1: an integrity-check line"),
     ("\n# nothing\n", "no NetPIPE result lines"),

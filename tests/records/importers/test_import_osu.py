@@ -19,13 +19,13 @@ def load(name: str):
 
 
 @pytest.mark.parametrize("name, pattern, metric, sizes", [
-    ("osu_latency.txt", "osu_latency", "one_way", POW2),
-    ("osu_latency_percentiles.txt", "osu_latency", "one_way", POW2),
-    ("osu_latency_custom_percentiles.txt", "osu_latency", "one_way", POW2[:17]),
-    ("osu_multi_lat.txt", "osu_multi_lat", "one_way", POW2),
-    ("osu_bw.txt", "osu_bw", "per_message", POW2),
-    ("osu_bibw.txt", "osu_bibw", "per_message", POW2),
-    ("osu_mbw_mr.txt", "osu_mbw_mr", "per_message", POW2),
+    ("osu_latency.txt", "osu-latency", "one_way", POW2),
+    ("osu_latency_percentiles.txt", "osu-latency", "one_way", POW2),
+    ("osu_latency_custom_percentiles.txt", "osu-latency", "one_way", POW2[:17]),
+    ("osu_multi_lat.txt", "osu-multi-lat", "one_way", POW2),
+    ("osu_bw.txt", "osu-bw", "per_message", POW2),
+    ("osu_bibw.txt", "osu-bibw", "per_message", POW2),
+    ("osu_mbw_mr.txt", "osu-mbw-mr", "per_message", POW2),
 ])
 def test_every_sample_file(name, pattern, metric, sizes):
     result = load(name)
@@ -86,7 +86,7 @@ LAT = "# OSU MPI Latency Test v7.4\n# Datatype: MPI_CHAR.\n# Size       Avg Late
     (LAT + "8   inf\n", "line 4: latency must be a number"),
     (LAT + "8   0x10\n", "line 4: latency must be a number"),
     (LAT + "8   -1.0\n", "line 4: negative value -1.0"),
-    (LAT + "8   1.0\n8   1.1\n", "line 5: osu_latency at 8 B appears twice \\(first on line 4\\)"),
+    (LAT + "8   1.0\n8   1.1\n", "line 5: osu-latency at 8 B appears twice \\(first on line 4\\)"),
     ("1   1.66\n", "line 1: a result line before any '# OSU MPI ... Test' title"),
     ("# OSU MPI Latency Test v7.4\n1   1.66\n", "line 2: a result line before the '# Size ...' column header"),
     ("# OSU MPI Latency Test v7.4\n# Size   Jitter(us)\n1 2\n", "line 2: unknown OSU column 'Jitter\\(us\\)'"),
@@ -111,7 +111,7 @@ def test_size_zero_and_rounded_bandwidths_are_noted_not_dropped_silently():
     text = "# OSU MPI Bandwidth Test v7.4\n# Size      Bandwidth (MB/s)\n0    0.00\n1    0.00\n2   2.45\n"
     result = parse_osu(text, "bw.txt")
     assert [m.bytes for m in result.run.measurements] == [2]
-    assert len(result.notes) == 2 and result.notes[0].startswith("line 3: osu_bw at 0 B skipped")
+    assert len(result.notes) == 2 and result.notes[0].startswith("line 3: osu-bw at 0 B skipped")
     lat = parse_osu(LAT + "0   1.20\n1   1.30\n", "lat.txt").run  # a latency at 0 B is kept
     assert [m.bytes for m in lat.measurements] == [0, 1]
 
@@ -134,9 +134,9 @@ def test_older_headers_and_several_outputs_in_one_log():
             "# OSU MPI Allreduce Latency Test v5.6.3\n# Size       Avg Latency(us)\n4    3.1\n"
             "# OSU MPI Bi-Directional Bandwidth Test v5.6.3\n# Size      Bandwidth (MB/s)\n1    2.00\n")
     result = parse_osu(text, "job.log")
-    assert result.run.info.plan.patterns == ("osu_latency", "osu_bibw")
+    assert result.run.info.plan.patterns == ("osu-latency", "osu-bibw")
     assert [(m.pattern, m.bytes) for m in result.run.measurements] == [
-        ("osu_latency", 0), ("osu_latency", 1), ("osu_bibw", 1)]
+        ("osu-latency", 0), ("osu-latency", 1), ("osu-bibw", 1)]
     assert len(result.notes) == 1 and "skipped 'OSU MPI Allreduce Latency Test'" in result.notes[0]
     assert result.run.info.command_line == "osu_latency osu_bibw"
 

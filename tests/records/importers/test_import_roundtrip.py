@@ -67,7 +67,7 @@ def test_import_command_with_from(tmp_path, capsys):
     assert out[0].endswith(f"run {len(names) + 1}") and "already stored" in out[1]
     main(["runs", "--db", db, "--source", "imb"])
     listing = capsys.readouterr().out
-    assert "imb_uniband, imb_biband, imb_pingping" in listing and "imb run" in listing
+    assert "imb-uniband, imb-biband, imb-pingping" in listing and "imb run" in listing
     assert "2026-11-22" in listing  # IMB's own date, not the import time
     with pytest.raises(SystemExit) as exit_info:
         main(["import", "--db", db, "--from", "netpipe", str(DATA / "osu_bw.txt")])
@@ -81,7 +81,7 @@ def test_export_of_an_imported_summary_to_csv(tmp_path):
     export_run(run, None, "csv", None, stdout=out)
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 + 23
-    assert lines[1].endswith(",osu_latency,,1,separate,0;1,0,one_way,,1,1,1,imported,true,0,1.66e-06,1.66e-06")
+    assert lines[1].endswith(",osu-latency,,1,separate,0;1,0,one_way,,1,1,1,imported,true,0,1.66e-06,1.66e-06")
 
 
 def test_hostile_input_is_refused_without_executing_anything(tmp_path):

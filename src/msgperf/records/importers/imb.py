@@ -19,7 +19,7 @@ from msgperf.records.importers.text import (ForeignFormatError, count, decimal, 
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)
 
-# Benchmark -> (metric, what its time is, uses all processes). Pattern = "imb_" + lower name.
+# Benchmark -> (metric, what its time is, uses all processes). Pattern = "imb-" + lower name.
 BENCHMARKS: dict[str, tuple[str, str, bool]] = {
     "PingPong": ("one_way", "half a round trip", False),
     "PingPongSpecificSource": ("one_way", "half a round trip", False),
@@ -98,7 +98,7 @@ def _point(section: _Section, tokens: list[str], number: int, where: str, banner
     metric, meaning, all_ranks = BENCHMARKS[section.name]
     values = dict(zip(section.columns, tokens))
     nbytes = size(values["bytes"], where)
-    pattern = "imb_" + section.name.lower()
+    pattern = "imb-" + section.name.lower()
     active = section.nprocs or 2
     info: dict[str, Any] = {"tool": "IMB-MPI1", "benchmark": section.name, "suite": "Intel MPI Benchmarks",
                             "statistic": "mean", "time_is": meaning, "nprocs": active}

@@ -1,4 +1,4 @@
-"""NetPIPE ``np.out`` files -> an imported-summary ``Run`` (pattern ``netpipe_pingpong``).
+"""NetPIPE ``np.out`` files -> an imported-summary ``Run`` (pattern ``netpipe-pingpong``).
 
 Three layouts exist, told apart by their column count and checked against each other:
 
@@ -22,7 +22,7 @@ from msgperf.records.importers.peer_run import ImportResult, Point, build_run
 from msgperf.records.importers.text import (ForeignFormatError, decimal, excerpt, seconds, size,
                                             significant_digits)
 
-PATTERN = "netpipe_pingpong"
+PATTERN = "netpipe-pingpong"
 
 # layout -> (rate column, rate unit in bit/s, time column, time scale as a power of ten, statistic)
 LAYOUTS: dict[str, tuple[int, Decimal, int, int, str]] = {

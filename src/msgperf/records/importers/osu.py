@@ -22,19 +22,19 @@ from msgperf.records.importers.text import (ForeignFormatError, count, decimal, 
 # Test title (what follows "OSU MPI[-CUDA]") -> (pattern, kind). Latency tests report a mean
 # one-way time; bandwidth tests a rate over a window of messages.
 TESTS: dict[str, tuple[str, str]] = {
-    "Latency": ("osu_latency", "latency"),
-    "Multi Latency": ("osu_multi_lat", "latency"),
-    "Multi-threaded Latency": ("osu_latency_mt", "latency"),
-    "Multi-process Latency": ("osu_latency_mp", "latency"),
-    "Latency Persistent": ("osu_latency_persistent", "latency"),
-    "Persistent Latency": ("osu_latency_persistent", "latency"),
-    "Bandwidth": ("osu_bw", "bandwidth"),
-    "Bandwidth Persistent": ("osu_bw_persistent", "bandwidth"),
-    "Persistent Bandwidth": ("osu_bw_persistent", "bandwidth"),
-    "Bi-Directional Bandwidth": ("osu_bibw", "bandwidth"),
-    "Bi-Directional Bandwidth Persistent": ("osu_bibw_persistent", "bandwidth"),
-    "Persistent Bi-Directional Bandwidth": ("osu_bibw_persistent", "bandwidth"),
-    "Multiple Bandwidth / Message Rate": ("osu_mbw_mr", "bandwidth"),
+    "Latency": ("osu-latency", "latency"),
+    "Multi Latency": ("osu-multi-lat", "latency"),
+    "Multi-threaded Latency": ("osu-latency-mt", "latency"),
+    "Multi-process Latency": ("osu-latency-mp", "latency"),
+    "Latency Persistent": ("osu-latency-persistent", "latency"),
+    "Persistent Latency": ("osu-latency-persistent", "latency"),
+    "Bandwidth": ("osu-bw", "bandwidth"),
+    "Bandwidth Persistent": ("osu-bw-persistent", "bandwidth"),
+    "Persistent Bandwidth": ("osu-bw-persistent", "bandwidth"),
+    "Bi-Directional Bandwidth": ("osu-bibw", "bandwidth"),
+    "Bi-Directional Bandwidth Persistent": ("osu-bibw-persistent", "bandwidth"),
+    "Persistent Bi-Directional Bandwidth": ("osu-bibw-persistent", "bandwidth"),
+    "Multiple Bandwidth / Message Rate": ("osu-mbw-mr", "bandwidth"),
 }
 
 _TITLE = re.compile(r"#\s*OSU MPI(?P<accel>-[A-Z]+(?: MANAGED)?)?\s+(?P<test>.+?)\s+Test"
@@ -246,6 +246,6 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
             f"{name}: no '# OSU MPI ... Test' title found; is this an OSU Micro-Benchmarks output?")
     if not points:
         raise ForeignFormatError(f"{name}: no point-to-point results found in this OSU output")
-    tools = [s.pattern for s in sections if s.pattern]
+    tools = [s.pattern.replace("-", "_") for s in sections if s.pattern]  # the programs: osu_latency
     return build_run(points, name=name, source="osu", buffer="separate", nranks=nranks,
                      command_line=" ".join(dict.fromkeys(tools)), notes=notes)
