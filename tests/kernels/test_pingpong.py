@@ -11,7 +11,8 @@ from msgperf.launch.build import build_kernel
 from msgperf.records.runfile_read import read_run
 
 pytestmark = pytest.mark.mpi
-FAST = ["--time-budget", "0.2", "--min-samples", "10"]
+# --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test below
+FAST = ["--time-budget", "0.2", "--min-samples", "10", "--no-probe"]
 
 
 def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
@@ -217,3 +218,19 @@ def test_a_full_disk_keeps_what_was_written(tmp_path):
             proc.kill()
             proc.wait()
         subprocess.run(["umount", "--lazy", str(disk)], check=False)
+
+
+def test_a_short_eager_probe_launch_follows_the_sweep_by_default(msgperf, tmp_path):
+    """msgperf run's default: after the sweep, one launch of eager-probe at 0 B (under a second)
+    whose eager limit names the switch the model finds; the plan is untouched."""
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--sizes", "1K:64K", "--time-budget", "0.2", "--min-samples", "10", "-o", out, "-q",
+                     "--no-report", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    assert run.info.plan.patterns == ("pingpong",) and run.missing() == []
+    probes = [m for m in run.measurements if m.pattern == "eager-probe"]
+    assert [(p.launch, p.bytes) for p in probes] == [(1, 0)]
+    assert isinstance(probes[0].extra["eager_limit_bytes"], int) and probes[0].extra["eager_limit_bytes"] > 0
+    assert probes[0].elapsed_s < 1.0
+    assert "eager limit" in result.stdout

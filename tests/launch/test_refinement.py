@@ -92,3 +92,22 @@ def test_a_spent_budget_stops_refining_and_says_where_the_switch_is(tmp_path):
                       on_note=notes.append)
     assert [l.refining for l in outcome.launches] == [False]
     assert notes == ["stopped refining after 0 s (the refinement budget); pingpong: a switch between 8 KiB and 16 KiB"]
+
+
+def test_a_short_eager_probe_follows_the_sweep_and_names_the_switch(tmp_path):
+    """msgperf run's default: one eager-probe launch (0 B) after the sweep; its eager limit
+    labels the breakpoint the model finds. Not with --no-probe, nor when the plan probes."""
+    at_the_probes_limit = (1e-6, 1e-10, 32689, 4e-6)  # the fake probe says 32688 B
+    launcher = FakeLauncher(every=Behaviour(curve=at_the_probes_limit))
+    outcome = measure(request(tmp_path, refine=False, probe=True), launcher=launcher)
+    assert len(outcome.launches) == 2 and outcome.launches[1].sizes == (0,)
+    args = launcher.commands[1]
+    assert args[args.index("--pattern") + 1] == "eager-probe" and args.count("--pattern") == 1
+    result = analyze(outcome.run)
+    assert result.eager is not None and result.eager.limit_bytes == 32688
+    assert read_run(outcome.run_file).run.missing() == []
+    (label,) = result.main.labels
+    assert (label.breakpoint.low_bytes, label.breakpoint.high_bytes) == (16384, 32768)
+    assert "eager-probe: 32688 B" in label.text, label.text
+    plain = measure(request(tmp_path / "x", refine=False), launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
+    assert len(plain.launches) == 1

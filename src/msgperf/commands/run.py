@@ -73,12 +73,15 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report next to the run file.")
+@click.option("--no-probe", is_flag=True,
+              help="Do not run the short eager-probe launch after the sweep (about a second; its eager "
+                   "limit names the switches the model finds).")
 @click.option("--refine", is_flag=True,
               help="After the sweep, measure extra sizes inside each switch it found, until each is located "
                    "to an eighth of an octave (within a budget as long as the sweep); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, time_budget, buffer,
             min_samples, max_samples, repeat, output, force, resume, mpicc, deadline, db, no_store, quiet, test_stall,
-            no_report, refine) -> None:
+            no_report, no_probe, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     notes = Console(stderr=True)
@@ -104,7 +107,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         plan=plan, resume=resume, output=output, force=force, repeat=repeat, placement=placement,
         hosts=parse_hosts(hosts), ranks_per_node=ranks_per_node, launcher=launcher, mpicc=mpicc,
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
-        test_stall=test_stall, store=not no_store, db=db, refine=refine)
+        test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe)
 
     progress = LaunchProgress(console)
     outcome = measure(request, on_note=lambda text: notes.print(text, markup=False, highlight=False),

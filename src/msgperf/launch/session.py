@@ -86,6 +86,7 @@ class MeasureRequest:
     db: str | None = None
     log_dir: Path | None = None  # where launch logs go (None: the temporary directory)
     refine: bool = False  # after the sweep, measure extra sizes inside wide breakpoint intervals
+    probe: bool = False  # after the sweep of a new run, one short eager-probe launch (msgperf run's default)
     refine_budget_s: float | None = None  # time refinement may take (None: as long as the sweep, >= 10 s)
 
     def __post_init__(self) -> None:
@@ -121,11 +122,14 @@ class LaunchStart:
     sizes: tuple[int, ...]
     expected_records: int  # measurement records the kernels will write
     refining: bool = False  # a launch of extra sizes inside breakpoint intervals
+    probing: bool = False  # the short eager-probe launch after the sweep
 
     @property
     def label(self) -> str:
         if self.refining:
             return "refining"
+        if self.probing:
+            return "eager limit"
         return f"launch {self.ordinal + 1}/{self.total}" if self.total > 1 else "measuring"
 
 
@@ -302,6 +306,18 @@ def refine(run_file: Path, budget_s: float, next_index: int,
     return made
 
 
+PROBE_BUDGET_S = 0.2
+
+
+def probe_plan(plan: RunPlan) -> RunPlan:
+    """The short eager-probe launch ``msgperf run`` adds after a sweep: one size (0 B), few
+    samples; the probe's bisection (before timing) finds the eager limit, which names the
+    switches the model finds (analysis/breakpoint_labels.py). Its pair is the sweep's."""
+    return RunPlan(patterns=("eager-probe",), sizes=(0,), np=plan.np, pair=plan.pair, buffer="separate",
+                   precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),
+                   min_samples=6, max_samples=1000)
+
+
 Note = Callable[[str], None]
 OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
 OnRecord = Callable[[dict], None]
@@ -408,6 +424,13 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             launch(first_index + ordinal, first if ordinal == 0 else "--append", plan,
                    LaunchStart(index=first_index + ordinal, ordinal=ordinal, total=len(launches), sizes=sizes,
                                expected_records=0))
+        if request.probe and request.resume is None and launches and "eager-probe" not in plan.patterns \
+                and any(p.name == "eager-probe" for p in catalog):
+            probe = probe_plan(plan)
+            index = first_index + len(launches)
+            launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
+                                                          expected_records=0, probing=True))
+            first_index += 1
         if request.refine and launches:
             budget = request.refine_budget_s
             if budget is None:
