@@ -111,3 +111,11 @@ def test_a_short_eager_probe_follows_the_sweep_and_names_the_switch(tmp_path):
     assert "eager-probe: 32688 B" in label.text, label.text
     plain = measure(request(tmp_path / "x", refine=False), launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
     assert len(plain.launches) == 1
+
+
+def test_a_failed_probe_launch_loses_only_itself(tmp_path):
+    notes = []
+    launcher = FakeLauncher(Behaviour(curve=CURVE), Behaviour(after=-1, code=1, log=("probe went wrong",)))
+    outcome = measure(request(tmp_path, refine=False, probe=True), launcher=launcher, on_note=notes.append)
+    assert len(outcome.launches) == 1 and outcome.run.missing() == []
+    assert any(n.startswith("the eager-probe launch failed; the sweep is complete and kept") for n in notes), notes

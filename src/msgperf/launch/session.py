@@ -309,6 +309,19 @@ def refine(run_file: Path, budget_s: float, next_index: int,
 PROBE_BUDGET_S = 0.2
 
 
+@contextlib.contextmanager
+def _an_extra(note: Callable[[str], None], what: str) -> Iterator[None]:
+    """A launch msgperf adds after the sweep (the probe, a refinement) that fails loses only
+    itself: the sweep is complete and is still read back, stored and reported. Stopping by the
+    user (Ctrl-C, SIGTERM) still stops everything."""
+    try:
+        yield
+    except LaunchError as exc:
+        if exc.exit_code != 1:
+            raise
+        note(f"{what} failed; the sweep is complete and kept: {exc}")
+
+
 def probe_plan(plan: RunPlan) -> RunPlan:
     """The short eager-probe launch ``msgperf run`` adds after a sweep: one size (0 B), few
     samples; the probe's bisection (before timing) finds the eager limit, which names the
@@ -428,14 +441,16 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 and any(p.name == "eager-probe" for p in catalog):
             probe = probe_plan(plan)
             index = first_index + len(launches)
-            launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
-                                                          expected_records=0, probing=True))
+            with _an_extra(note, "the eager-probe launch"):
+                launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
+                                                              expected_records=0, probing=True))
             first_index += 1
         if request.refine and launches:
             budget = request.refine_budget_s
             if budget is None:
                 budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)
-            refine(run_file, budget, first_index + len(launches), launch, note)
+            with _an_extra(note, "refining"):
+                refine(run_file, budget, first_index + len(launches), launch, note)
         run = read_run(run_file).run
     stored = store_run(run, request.db) if request.store else None
     return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes))
