@@ -25,7 +25,8 @@ SWEEP = [1024 * 2 ** k for k in range(8)]
 
 def test_a_refinement_launch_is_scaled_to_the_sweep_on_the_sizes_both_measured():
     by_size = layout({0: (1.0, SWEEP), 1: (0.8, [8192, 16384, 32768, 10000, 12000, 14000])})
-    aligned, done = align(by_size, frozenset(SWEEP))
+    aligned, done, extra = align(by_size, frozenset(SWEEP))
+    assert extra == {1}
     (a,) = done
     assert a.launch == 1 and a.factor == pytest.approx(1.25) and a.shared_bytes == (8192, 16384, 32768)
     assert a.added_bytes == (10000, 12000, 14000)

@@ -9,6 +9,7 @@ import pytest
 
 from msgperf.launch.build import build_kernel
 from msgperf.records.runfile_read import read_run
+from tests.kernels.waiting import wait_for_measurements
 
 pytestmark = pytest.mark.mpi
 # --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test below
@@ -125,22 +126,12 @@ def _start(args, out):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
 
 
-def _wait_for_measurements(out, count, timeout=60):
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if out.exists() and out.read_text().count('"type":"measurement"') >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{out} never reached {count} measurements")
-
-
 def test_a_rank_killed_mid_run_is_reported_and_resume_continues(msgperf, tmp_path):
     import os
     import signal
     out = tmp_path / "run.jsonl"
     proc = _start(["--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "60"], out)
-    _wait_for_measurements(out, 3)
+    wait_for_measurements(out, 3)
     ranks = subprocess.run(["pgrep", "-f", f"msgperf-kernels.*{out}"], capture_output=True, text=True).stdout.split()
     kernel_pids = [int(p) for p in ranks if int(p) != proc.pid]
     assert len(kernel_pids) >= 2  # the launcher's children: the two ranks
@@ -159,7 +150,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path):
     import signal
     out = tmp_path / "run.jsonl"
     proc = _start(["--sizes", "0,1,2,64", *FAST, "--test-stall", "1:64", "--deadline", "60"], out)
-    _wait_for_measurements(out, 3)
+    wait_for_measurements(out, 3)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130
@@ -197,7 +188,7 @@ def test_a_full_disk_keeps_what_was_written(tmp_path):
         # 200 samples of 16 MiB take about a second: the disk is filled while they are measured,
         # and their record (~5 KB) is larger than what is left in the run file's last page.
         proc = _start(["--sizes", "0,16M", "--time-budget", "0.5", "--min-samples", "200", "--no-store"], out)
-        _wait_for_measurements(out, 1)
+        wait_for_measurements(out, 1)
         with (disk / "filler").open("wb", buffering=0) as filler:
             for chunk in (65536, 512, 1):
                 try:

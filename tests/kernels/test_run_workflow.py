@@ -14,20 +14,11 @@ import pytest
 from msgperf.launch.build import build_kernel
 from msgperf.records.runfile_read import read_run
 from tests.factories import pingpong_run, write_run
+from tests.kernels.waiting import wait_for_measurements
 
 pytestmark = pytest.mark.mpi
 # --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test
 FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe"]
-
-
-def _wait_for_measurements(out, count, timeout=60):
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if out.exists() and out.read_text().count('"type":"measurement"') >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{out} never reached {count} measurements")
 
 
 def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):
@@ -51,7 +42,7 @@ def test_sigterm_stops_cleanly_and_marks_the_launch(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "msgperf", "run", "--sizes", "0,1,2,64", *FAST, "--test-stall",
                              "1:64", "--deadline", "60", "-o", str(out), "-q"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
-    _wait_for_measurements(out, 3)
+    wait_for_measurements(out, 3)
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 143

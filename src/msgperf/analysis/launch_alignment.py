@@ -45,6 +45,7 @@ def supplements(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozens
     for size, launches in by_size.items():
         for launch in launches:
             sizes_of.setdefault(launch, set()).add(size)
+
     def weight(sizes: set[int]) -> int:
         return len(sizes & planned) if planned else len(sizes)
 
@@ -55,9 +56,9 @@ def supplements(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozens
 
 
 def align(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int] | None = None
-          ) -> tuple[dict[int, dict[int, SampleSet]], tuple[Alignment, ...]]:
+          ) -> tuple[dict[int, dict[int, SampleSet]], tuple[Alignment, ...], set[int]]:
     """The sets with every supplement launch that shares ``MIN_SHARED`` sizes with the reference
-    scaled to the reference's level, and what was done."""
+    scaled to the reference's level, what was done, and the supplement launches (aligned or not)."""
     reference, extra = supplements(by_size, planned)
     out = {size: dict(launches) for size, launches in by_size.items()}
     done = []
@@ -76,4 +77,4 @@ def align(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int
                 launches[launch] = dataclasses.replace(own, per_message_s=own.per_message_s * factor)
         added = tuple(sorted(s for s, ls in by_size.items() if launch in ls and not reference & set(ls)))
         done.append(Alignment(launch, factor, tuple(shared), added))
-    return out, tuple(done)
+    return out, tuple(done), extra

@@ -25,7 +25,7 @@ import numpy as np
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.across_launches import Interval, parameter_across_launches
 from msgperf.analysis.inputs import AnalysisError, SampleSet, check_times
-from msgperf.analysis.launch_alignment import align, supplements
+from msgperf.analysis.launch_alignment import align
 from msgperf.analysis.launches import LaunchComparison, compare_launches
 from msgperf.analysis.measurement import MeasurementAnalysis, analyze_measurement
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_from_stats
@@ -123,8 +123,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         raise AnalysisError(f"{source or 'the input'}: no samples to analyse")
     merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
                    for size, by_launch in grouped.items()}
-    _, extra = supplements(merged_sets, planned)
-    merged_sets, alignments = align(merged_sets, planned)
+    merged_sets, alignments, extra = align(merged_sets, planned)
     sizes = []
     for size in sorted(merged_sets):
         merged = [m for _, m in sorted(merged_sets[size].items())]
