@@ -115,6 +115,47 @@ static void write_end(FILE *out, const struct mp_options *o, int world_rank, int
     free(rss);
 }
 
+/* One pass per measured pair (two with --placement both: intra-node, then inter-node); patterns
+ * over all ranks run in the first pass only. Every rank walks the same measurements in the same
+ * order. With `counting`, nothing is measured: the number of measurements is returned (what
+ * --total-time shares its budget among). */
+static long sweep(struct mp_run *run, const int *pairs, int npairs, int counting)
+{
+    const struct mp_options *o = run->o;
+    long count = 0;
+    for (int pass = 0; pass < npairs; pass++) {
+        run->pair_a = pairs[2 * pass];
+        run->pair_b = pairs[2 * pass + 1];
+        /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
+        int in_pair = run->world_rank == run->pair_a || run->world_rank == run->pair_b;
+        MPI_Comm pair = MPI_COMM_NULL;
+        if (!counting)
+            MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, run->world_rank == run->pair_a ? 0 : 1, &pair);
+        run->pair = in_pair ? pair : MPI_COMM_NULL;
+        for (int pi = 0; pi < o->npatterns; pi++) {
+            const struct mp_pattern *p = patterns_find(o->patterns[pi]);
+            if (pass > 0 && p->participants == MP_ALL)
+                continue;
+            int variants = p->variants ? p->variants(run->nranks) : 1;
+            double *previous = counting ? NULL : calloc(variants, sizeof *previous);
+            if (!counting && !previous)
+                job_fail("out of memory", 3);
+            for (int si = 0; si < o->nsizes; si++)
+                for (int v = 0; v < variants; v++)
+                    if (!p->active_pairs || options_active_chosen(o, p->active_pairs(run->nranks, v))) {
+                        count++;
+                        if (!counting)
+                            measure(run, p, o->sizes[si], v, previous);
+                    }
+            free(previous);
+        }
+        if (in_pair && !counting)
+            MPI_Comm_free(&pair);
+        run->pair = MPI_COMM_NULL;
+    }
+    return count;
+}
+
 int main(int argc, char **argv)
 {
     struct mp_options parsed;
@@ -183,37 +224,14 @@ int main(int argc, char **argv)
             job_fail("cannot allocate the message buffers; use smaller sizes", 3);
     }
 
-    /* One pass per measured pair (two with --placement both: intra-node, then inter-node);
-     * patterns over all ranks run in the first pass only. One run state for the launch: its
-     * driver state counts this rank's measurements across passes. */
+    /* One run state for the launch: its driver state counts this rank's measurements across
+     * passes. */
     struct mp_run run = {.o = o, .clock = &clock, .world_rank = world_rank, .nranks = nranks,
                          .pair = MPI_COMM_NULL, .send = send, .recv = recv, .out = out, .places = places};
-    for (int pass = 0; pass < npairs; pass++) {
-        run.pair_a = pairs[2 * pass];
-        run.pair_b = pairs[2 * pass + 1];
-        /* The measured pair gets its own communicator; pair_a is its rank 0 and the leader. */
-        int in_pair = world_rank == run.pair_a || world_rank == run.pair_b;
-        MPI_Comm pair;
-        MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, world_rank == run.pair_a ? 0 : 1, &pair);
-        run.pair = in_pair ? pair : MPI_COMM_NULL;
-        for (int pi = 0; pi < o->npatterns; pi++) {
-            const struct mp_pattern *p = patterns_find(o->patterns[pi]);
-            if (pass > 0 && p->participants == MP_ALL)
-                continue;
-            int variants = p->variants ? p->variants(nranks) : 1;
-            double *previous = calloc(variants, sizeof *previous);
-            if (!previous)
-                job_fail("out of memory", 3);
-            for (int si = 0; si < o->nsizes; si++)
-                for (int v = 0; v < variants; v++)
-                    if (!p->active_pairs || options_active_chosen(o, p->active_pairs(nranks, v)))
-                        measure(&run, p, o->sizes[si], v, previous);
-            free(previous);
-        }
-        if (in_pair)
-            MPI_Comm_free(&pair);
-        run.pair = MPI_COMM_NULL;
-    }
+    run.remaining = sweep(&run, pairs, npairs, 1);
+    MPI_Barrier(MPI_COMM_WORLD); /* --total-time counts from here, on every rank alike */
+    run.sweep_start_ns = clock_now_ns();
+    sweep(&run, pairs, npairs, 0);
 
     /* Everyone meets at the end; ranks that were idle sleep while they wait. */
     MPI_Request done;

@@ -7,6 +7,7 @@
 #include "job.h"
 #include "pair_choice.h"
 #include "record.h"
+#include "schedule.h"
 
 #define TAG_RESULT 7001
 
@@ -106,8 +107,15 @@ static void run_pattern(struct mp_run *run, const struct mp_pattern *p, MPI_Comm
             pause(); /* test-only: a rank that never arrives */
     if (p->setup && p->setup(&ctx, err, sizeof err))
         job_fail(err, 2);
+    /* --total-time: this measurement's budget, decided by the leader's clock so that every
+     * participant takes the same sampling decisions. */
+    struct mp_options budgeted = *o;
+    if (o->total_time > 0) {
+        budgeted.time_budget = schedule_share(o->total_time, (clock_now_ns() - run->sweep_start_ns) * 1e-9, run->remaining);
+        MPI_Bcast(&budgeted.time_budget, 1, MPI_DOUBLE, 0, comm);
+    }
     struct mp_result r;
-    if (driver_measure(p, &ctx, o, run->clock, &run->driver, &r, err, sizeof err))
+    if (driver_measure(p, &ctx, &budgeted, run->clock, &run->driver, &r, err, sizeof err))
         job_fail(err, 3);
     int divisor = p->divisor ? p->divisor : size;
     out->head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, inplace, divisor,
@@ -215,4 +223,5 @@ void measure(struct mp_run *run, const struct mp_pattern *p, long long bytes, in
     result_free(&res);
     if (p->participants == MP_ALL && comm != MPI_COMM_NULL)
         MPI_Comm_free(&comm);
+    run->remaining--;
 }

@@ -3,6 +3,7 @@
 #ifndef MP_MEASURE_H
 #define MP_MEASURE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <mpi.h>
@@ -26,6 +27,8 @@ struct mp_run {
     const struct mp_rank_place *places; /* rank -> host map, on world rank 0 only */
     int mismatches;             /* records whose bytes did not arrive intact (world rank 0) */
     struct mp_driver_state driver; /* zero at start: the driver marks the launch's first measurement */
+    int64_t sweep_start_ns;     /* --total-time: when the measurements began (this rank's clock) */
+    long remaining;             /* --total-time: measurements not yet started, this one included */
 };
 
 /* Every rank calls it for every record, in the same order. `previous` gains this variant's

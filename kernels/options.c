@@ -9,7 +9,7 @@
 #include "patterns.h"
 #include "units.h"
 
-enum { OPT_NP = 256 }; /* long options without a one-letter code */
+enum { OPT_NP = 256, OPT_TOTAL_TIME }; /* long options without a one-letter code */
 
 static const struct option longopts[] = {
     {"pattern", required_argument, NULL, 'p'},
@@ -18,6 +18,7 @@ static const struct option longopts[] = {
     {"buffer", required_argument, NULL, 'b'},
     {"precision", required_argument, NULL, 'r'},
     {"time-budget", required_argument, NULL, 't'},
+    {"total-time", required_argument, NULL, OPT_TOTAL_TIME},
     {"min-samples", required_argument, NULL, 'n'},
     {"max-samples", required_argument, NULL, 'N'},
     {"output", required_argument, NULL, 'o'},
@@ -51,6 +52,9 @@ static void usage(void)
            "      --buffer MODE       separate (default) or inplace\n"
            "      --precision P       target half-width of the median's 95%% CI (default 1%%)\n"
            "      --time-budget SECS  time budget per size (default 1s)\n"
+           "      --total-time SECS   one budget for the whole launch instead: each measurement gets\n"
+           "                          the time left divided by the measurements left, so time that\n"
+           "                          early sizes did not need goes to the sizes that do\n"
            "      --min-samples N     minimum samples per size (default 20)\n"
            "      --max-samples N     maximum samples per size (default 1000000)\n"
            "  -o, --output FILE       run file to write (default msgperf-run.jsonl)\n"
@@ -163,6 +167,14 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
                 return -1;
             if (!(o->time_budget > 0 && o->time_budget <= 86400)) {
                 snprintf(err, errlen, "--time-budget %s is out of range; use more than 0 and at most a day", optarg);
+                return -1;
+            }
+            break;
+        case OPT_TOTAL_TIME:
+            if (units_scan_seconds(optarg, &o->total_time, err, errlen))
+                return -1;
+            if (!(o->total_time > 0 && o->total_time <= 7 * 86400)) {
+                snprintf(err, errlen, "--total-time %s is out of range; use more than 0 and at most a week", optarg);
                 return -1;
             }
             break;

@@ -22,6 +22,8 @@ struct mp_options {
     enum mp_buffer_mode buffer;
     double precision;       /* target relative half-width of the median's 95% CI */
     double time_budget;     /* seconds per (pattern, size) */
+    double total_time;      /* seconds for the whole launch, shared out as measurements finish
+                               (0: each measurement gets --time-budget) */
     long min_samples, max_samples;
     const char *output;     /* run file; "-" is stdout */
     int append;             /* add a launch to an existing run file (resume, repeat) */

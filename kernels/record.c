@@ -57,6 +57,8 @@ int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *in
     json_double(f, o->precision);
     fputs(",\"time_budget_s\":", f);
     json_double(f, o->time_budget);
+    fputs(",\"total_time_s\":", f);
+    json_double(f, o->total_time);
     static const char *const placements[] = {"pair", "intra", "inter", "both"};
     fprintf(f, ",\"min_samples\":%ld,\"max_samples\":%ld,\"placement\":\"%s\",\"repeat\":%d,\"active\":[",
             o->min_samples, o->max_samples, placements[o->placement], o->repeat);

@@ -65,3 +65,11 @@ long schedule_next_batch(const struct mp_options *o, long n, double halfwidth, d
         batch = o->max_samples - n;
     return batch;
 }
+
+double schedule_share(double total, double spent, long remaining)
+{
+    double left = total - spent;
+    if (left <= 0 || remaining < 1)
+        return 0;
+    return left / (double)remaining;
+}

@@ -29,4 +29,10 @@ long schedule_first_batch(const struct mp_options *o, double sample);
 long schedule_next_batch(const struct mp_options *o, long n, double halfwidth, double median, double elapsed,
                          const char **stop_reason);
 
+/* --total-time: the budget of the next measurement, the time left shared equally among the
+ * measurements left (never below 0: an overrun launch gives each later size MP_CI_SAMPLES
+ * samples). Sizes that stop early on precision leave their share to the sizes after them,
+ * which in a sweep are the large ones that need it. */
+double schedule_share(double total, double spent, long remaining);
+
 #endif

@@ -42,5 +42,10 @@ int main(void)
     check(schedule_first_batch(&o, 2.0) == MP_CI_SAMPLES);
     check(schedule_next_batch(&o, 6, 0.2, 2.0, 14.0, &why) == 0 && strcmp(why, "time_budget") == 0);
     check(schedule_next_batch(&o, 6, 0.2, 0.1, 2.0, &why) > 0); /* 2 budgets spent: go on to 20 */
+    /* --total-time: the time left shared equally among the measurements left; none once spent. */
+    check(schedule_share(10.0, 2.0, 4) == 2.0);
+    check(schedule_share(10.0, 9.5, 1) == 0.5);
+    check(schedule_share(10.0, 12.0, 3) == 0.0);
+    check(schedule_share(10.0, 1.0, 0) == 0.0);
     return done("test_schedule");
 }

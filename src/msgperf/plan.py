@@ -8,6 +8,7 @@ kernel binary's catalog (``launch/catalog.py``), checked by ``RunPlan.validate``
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -118,6 +119,12 @@ def distinct_sizes(sizes: tuple[int, ...] | list[int]) -> tuple[int, ...]:
     return tuple(sorted(set(sizes)))
 
 
+# The automatic one budget: the default sweep (28 sizes) gets about 10 s of measurement, which is
+# what its largest sizes need for a 1 % interval on a quiet two-core node (bench/time_to_answer.py).
+AUTO_TOTAL_S = 10.0
+AUTO_SHARE_S = AUTO_TOTAL_S / 28
+
+
 @dataclass(frozen=True)
 class RunPlan:
     """A ``msgperf run``: everything the launcher needs. Built, it holds valid options; with the
@@ -130,6 +137,11 @@ class RunPlan:
     buffer: str = "separate"
     precision: float = 0.01
     time_budget_s: float = 1.0
+    # One budget for the launch (kernels' --total-time): each measurement gets the time left
+    # divided by the measurements left, so sizes that reach the precision early hand their time
+    # to those that have not. 0: every size gets time_budget_s. None: chosen when the number of
+    # measurements is known (``with_total_time``).
+    total_time_s: float | None = 0.0
     min_samples: int = 20
     max_samples: int = 1_000_000
     active: tuple[int, ...] = ()  # pairs: the steps of its contention sweep to measure (empty: all)
@@ -201,6 +213,14 @@ class RunPlan:
                 f"sizes up to {max(self.sizes)} B need {need / 2**30:.1f} GiB of buffers for {ranks} "
                 f"ranks but {available_bytes / 2**30:.1f} GiB are free; use smaller sizes or fewer ranks")
 
+    def with_total_time(self, measurements: int) -> "RunPlan":
+        """This plan with its automatic one budget chosen for ``measurements`` records a launch:
+        AUTO_TOTAL_S for up to 28 (the default sweep, 0 B and 1 B to 64 MiB), AUTO_SHARE_S more
+        for each one beyond."""
+        if self.total_time_s is not None:
+            return self
+        return dataclasses.replace(self, total_time_s=max(AUTO_TOTAL_S, AUTO_SHARE_S * measurements))
+
     def kernel_args(self) -> list[str]:
         args: list[str] = []
         for p in self.patterns:
@@ -209,6 +229,8 @@ class RunPlan:
                  "--pair", f"{self.pair[0]}:{self.pair[1]}", "--buffer", self.buffer,
                  "--precision", repr(self.precision), "--time-budget", repr(self.time_budget_s),
                  "--min-samples", str(self.min_samples), "--max-samples", str(self.max_samples)]
+        if self.total_time_s:
+            args += ["--total-time", repr(self.total_time_s)]
         if self.active:
             args += ["--active", ",".join(map(str, self.active))]
         return args

@@ -225,3 +225,20 @@ def test_a_short_eager_probe_launch_follows_the_sweep_by_default(msgperf, tmp_pa
     assert isinstance(probes[0].extra["eager_limit_bytes"], int) and probes[0].extra["eager_limit_bytes"] > 0
     assert probes[0].elapsed_s < 1.0
     assert "eager limit" in result.stdout
+
+
+def test_one_budget_for_the_sweep_is_shared_among_its_sizes(msgperf, tmp_path):
+    """--total-time: with a precision no size can reach, every size takes its share, so the
+    sweep's measurement time is the budget (plus each size's warm-up and last batch), where
+    --time-budget of the same length would give each of the 12 sizes all of it."""
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--sizes", "0:1K", "--total-time", "0.6s", "--precision", "0.001%",
+                     "--min-samples", "10", "--no-probe", "-o", out, "-q", "--no-report", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    assert run.info.plan.total_time_s == 0.6 and len(run.measurements) == 12
+    assert all(m.stop_reason == "time_budget" for m in run.measurements)
+    spent = sum(m.elapsed_s for m in run.measurements)
+    assert 0.5 < spent < 1.5, [round(m.elapsed_s, 3) for m in run.measurements]
+    # shared equally when no size finishes early: no size took more than a few shares
+    assert max(m.elapsed_s for m in run.measurements) < 4 * 0.6 / 12

@@ -36,6 +36,7 @@ def _options(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--buffer", default="separate")
     p.add_argument("--precision", type=float, default=0.01)
     p.add_argument("--time-budget", type=float, default=1.0)
+    p.add_argument("--total-time", type=float, default=0.0)
     p.add_argument("--min-samples", type=int, default=20)
     p.add_argument("--max-samples", type=int, default=1000000)
     p.add_argument("--output", "-o", default="msgperf-run.jsonl")
@@ -147,7 +148,7 @@ def main() -> None:
 
     if not o.append:
         plan = dict(run["plan"], patterns=patterns, sizes=sizes, buffer=o.buffer, pair=pair, nranks=np_,
-                    precision=o.precision, time_budget_s=o.time_budget, min_samples=o.min_samples,
+                    precision=o.precision, time_budget_s=o.time_budget, total_time_s=o.total_time, min_samples=o.min_samples,
                     max_samples=o.max_samples, placement=o.placement, repeat=o.repeat,
                     active=[int(a) for a in o.active.split(",") if a])
         write(dict(run, command_line=o.command_line, start_time=_now(), plan=plan))

@@ -429,3 +429,29 @@ def test_old_launch_logs_are_cleaned_and_recent_ones_kept(logs):
 def _fake_kernels_running(run_file: Path) -> list[str]:
     found = subprocess.run(["pgrep", "-f", f"fake_kernels.py.*{run_file}"], capture_output=True, text=True)
     return found.stdout.split()
+
+
+def test_one_budget_for_the_sweep_is_chosen_from_the_measurements_and_recorded(req, tmp_path):
+    """total_time_s None: the session chooses it once the measurements are known (10 s up to 28,
+    0.36 s more for each beyond); the kernels get it and record it in the plan; an explicit one
+    is kept; the probe launch keeps its own short per-size budget."""
+    from msgperf.plan import AUTO_SHARE_S, AUTO_TOTAL_S
+    launcher = FakeLauncher()
+    outcome = measure(req(plan=plan(total_time_s=None)), launcher=launcher)
+    assert outcome.run.info.plan.total_time_s == AUTO_TOTAL_S
+    assert "--total-time" in launcher.commands[0] and "10.0" in launcher.commands[0]
+    many = tuple(range(0, 40))
+    out2 = tmp_path / "many.jsonl"
+    outcome = measure(req(plan=plan(sizes=many, total_time_s=None), output=out2), launcher=launcher)
+    assert outcome.run.info.plan.total_time_s == pytest.approx(AUTO_SHARE_S * 40)
+    out3 = tmp_path / "given.jsonl"
+    outcome = measure(req(plan=plan(total_time_s=2.5), output=out3, probe=True), launcher=launcher)
+    assert outcome.run.info.plan.total_time_s == 2.5
+
+
+def test_a_resumed_run_keeps_its_one_budget(req, tmp_path, logs):
+    run_file = tmp_path / "run.jsonl"
+    with pytest.raises(LaunchError):
+        measure(req(plan=plan(total_time_s=3.0)), launcher=FakeLauncher(Behaviour(after=2)))
+    state = resume_state(run_file)
+    assert state.plan.total_time_s == 3.0 and "--total-time" in state.plan.kernel_args()

@@ -23,7 +23,8 @@ from msgperf.present.terminal import console as terminal_console
 
 # What to measure comes from the run file with --resume: these options would be ignored.
 PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes": "--sizes",
-                "precision": "--precision", "time_budget": "--time-budget", "buffer": "--buffer",
+                "precision": "--precision", "time_budget": "--time-budget", "total_time": "--total-time",
+                "buffer": "--buffer",
                 "min_samples": "--min-samples", "max_samples": "--max-samples", "active": "--active",
                 "placement": "--placement", "repeat": "--repeat", "output": "-o", "force": "--force"}
 
@@ -48,7 +49,12 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based).")
 @click.option("--precision", default="1%", show_default=True,
               help="Stop sampling a size when the 95% CI of its median is within ± this.")
-@click.option("--time-budget", default="1s", show_default=True, help="Time budget per size (e.g. 1s, 500ms).")
+@click.option("--total-time", default=None, metavar="DURATION",
+              help="One time budget for the sweep (e.g. 10s, 2m): each size gets the time left divided by the "
+                   "sizes left, so sizes that reach the precision early hand their time to those that have "
+                   "not. Default: 10 s for up to 28 measurements, 0.36 s more for each one beyond.")
+@click.option("--time-budget", default=None, metavar="DURATION",
+              help="A fixed time budget for every size instead of one for the sweep (e.g. 1s, 500ms).")
 @click.option("--buffer", type=click.Choice(["separate", "inplace"]), default="separate", show_default=True,
               help="Separate send and receive buffers, or one buffer in place (data really crosses cores).")
 @click.option("--min-samples", type=int, default=20, show_default=True)
@@ -65,7 +71,7 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--mpicc", metavar="PATH", help="MPI to build the kernels with (default: the pip mpich's).")
 @click.option("--deadline", default=None, metavar="SECONDS",
               help="Seconds without a finished measurement before the job is declared hung "
-                   "(default 60 + 10 × time budget).")
+                   "(default 60 + 10 × the time budget, per size or for the sweep).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database the run lands in "
               "(default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db).")
 @click.option("--no-store", is_flag=True, help="Do not add the run to the result database.")
@@ -79,7 +85,8 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--refine", is_flag=True,
               help="After the sweep, measure extra sizes inside each switch it found, until each is located "
                    "to an eighth of an octave (within a budget as long as the sweep); see docs/statistics.md.")
-def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, time_budget, buffer,
+def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
+            time_budget, buffer,
             min_samples, max_samples, repeat, output, force, resume, mpicc, deadline, db, no_store, quiet, test_stall,
             no_report, no_probe, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
@@ -94,10 +101,15 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
                                "(or measure anew without --resume)")
         plan = None
     else:
+        if total_time is not None and time_budget is not None:
+            raise MsgperfError("--total-time and --time-budget: give one (a budget for the sweep, or one per size)")
         listed = parse_sizes(sizes)
         plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=listed, np=np_,
                        pair=parse_pair(pair), buffer=buffer, precision=parse_fraction(precision),
-                       time_budget_s=parse_seconds(time_budget), min_samples=min_samples, max_samples=max_samples,
+                       time_budget_s=parse_seconds(time_budget) if time_budget is not None else 1.0,
+                       total_time_s=(parse_seconds(total_time) if total_time is not None
+                                     else None if time_budget is None else 0.0),
+                       min_samples=min_samples, max_samples=max_samples,
                        active=parse_active(active) if active else ())
         twice = sorted(s for s, n in Counter(listed).items() if n > 1)
         if twice:
@@ -140,7 +152,7 @@ class LaunchProgress:
     @contextmanager
     def launch(self, start: LaunchStart) -> Iterator[None]:
         try:
-            with RunProgress(start.expected_records, self.console, start.label) as self.bar:
+            with RunProgress(start.expected_records, self.console, start.label, start.budget_s) as self.bar:
                 yield
         finally:
             self.bar = None

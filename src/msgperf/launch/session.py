@@ -123,6 +123,7 @@ class LaunchStart:
     expected_records: int  # measurement records the kernels will write
     refining: bool = False  # a launch of extra sizes inside breakpoint intervals
     probing: bool = False  # the short eager-probe launch after the sweep
+    budget_s: float = 0.0  # the launch's one time budget (--total-time), 0 when each size has its own
 
     @property
     def label(self) -> str:
@@ -182,8 +183,8 @@ def resume_state(path: Path) -> ResumeState:
                            "measure anew with msgperf run")
     p = run.info.plan
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
-                   precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                   max_samples=p.max_samples, active=p.active)
+                   precision=p.precision, time_budget_s=p.time_budget_s, total_time_s=p.total_time_s,
+                   min_samples=p.min_samples, max_samples=p.max_samples, active=p.active)
     missing = run.missing()  # one entry per launch a (pattern, size) still lacks
     per_size: dict[int, int] = {}
     for pattern in p.patterns:
@@ -309,6 +310,13 @@ def refine(run_file: Path, budget_s: float, next_index: int,
 PROBE_BUDGET_S = 0.2
 
 
+def default_deadline(plan: RunPlan) -> float:
+    """Seconds without a finished measurement before a launch is declared hung: a measurement
+    may take up to five budgets (its last samples), and with one budget for the launch the
+    last measurement may get all of it."""
+    return 60 + 10 * max(plan.time_budget_s, plan.total_time_s or 0.0)
+
+
 @contextlib.contextmanager
 def _an_extra(note: Callable[[str], None], what: str) -> Iterator[None]:
     """A launch msgperf adds after the sweep (the probe, a refinement) that fails loses only
@@ -388,6 +396,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         if launches:
             catalog = launcher.catalog(plan.np)
             plan.validate(catalog)  # pattern names, even ranks, --active: the kernels' own facts
+            plan = plan.with_total_time(len(expected_records(plan, plan.sizes, placement, catalog)))
         if request.resume is None:
             # msgperf claims the run file itself (created empty, exclusively, or emptied by
             # --force), under its lock; the kernels are told to --overwrite that empty file.
@@ -400,13 +409,13 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 stack.enter_context(RunFileLock(run_file))
                 claim_output(run_file, request.force)
         outcomes: list[LaunchOutcome] = []
-        stall = request.deadline_s if request.deadline_s is not None else 60 + 10 * plan.time_budget_s
+        stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
 
         def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
             argv = launcher.command(plan.np, _kernel_args(launch_plan, start.sizes, run_file, index, request,
                                                           placement, kind))
             expected = expected_records(launch_plan, start.sizes, placement, catalog)
-            start = dataclasses.replace(start, expected_records=len(expected))
+            start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0)
             seen = [0]
 
             def follow(record: dict) -> None:

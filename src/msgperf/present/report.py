@@ -240,7 +240,9 @@ def metadata_html(run: Any) -> str:
         ["patterns planned", _e(", ".join(info.plan.patterns))],
         ["sizes planned", _e(f"{len(info.plan.sizes)} sizes, {units.size(min(info.plan.sizes, default=0))} – "
                              f"{units.size(max(info.plan.sizes, default=0))}")],
-        ["precision target, time budget", _e(f"{100 * info.plan.precision:g} %, {info.plan.time_budget_s:g} s per size")],
+        ["precision target, time budget", _e(f"{100 * info.plan.precision:g} %, " + (
+            f"{info.plan.total_time_s:g} s per launch, shared among its sizes" if info.plan.total_time_s
+            else f"{info.plan.time_budget_s:g} s per size"))],
         ["pair, ranks", _e(f"{info.plan.pair[0]}:{info.plan.pair[1]} of {info.plan.nranks}")],
     ], left=2)]
     for launch in run.launches:

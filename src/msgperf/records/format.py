@@ -58,6 +58,7 @@ class Plan:
     placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
     active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
     repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
+    total_time_s: float = 0.0  # --total-time: one budget per launch, shared out (0: time_budget_s per size)
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,15 @@ def decode_plan(obj: Any, where: str) -> Plan:
         placement=_placement_of(obj, where),
         active=tuple(_active_of(obj, where)),
         repeat=_repeat_of(obj, where),
+        total_time_s=_total_time_of(obj, where),
     )
+
+
+def _total_time_of(plan: Mapping[str, Any], where: str) -> float:
+    value = plan.get("total_time_s", 0.0)  # files written before the field existed: per-size budgets
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 7 * 86400:
+        raise RecordError(f"{where}: plan.total_time_s must be seconds from 0 to a week")
+    return float(value)
 
 
 def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
