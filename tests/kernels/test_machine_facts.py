@@ -83,3 +83,18 @@ def test_show_runs_and_compare_name_the_machine(runs, msgperf):
     assert listed.count(f"{h.physical_cores or h.logical_cpus} cores") == 2
     compared = msgperf("compare", default, cell, "--no-history").stdout
     assert f"Machines differ: MPI_T {CELL} " in compared and " vs 32768" in compared
+
+
+@pytest.mark.slow
+@pytest.mark.openmpi
+def test_open_mpi_reports_its_eager_limit_as_set(msgperf, tmp_path):
+    """The same ground truth with another MPI: Open MPI's shared-memory BTL eager limit, set
+    through its MCA environment variable, read back through MPI_T."""
+    cc = Path("/usr/bin/mpicc.openmpi")
+    if not cc.exists():
+        pytest.skip("Debian's Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)")
+    out = tmp_path / "ompi.jsonl"
+    done = msgperf("run", *FAST, "--no-store", "--mpicc", cc, "-o", out, env={"OMPI_MCA_btl_vader_eager_limit": "8192"})
+    assert done.returncode == 0, done.stderr
+    cvars = read_run(out).run.launches[0].mpi_t_cvars
+    assert cvars["btl_vader_eager_limit"] == 8192  # the name in Open MPI 4 (Debian 12); 5 calls the BTL sm
