@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from msgperf.analysis.result import analyze
+from msgperf.present.machine_text import host_lines
 from msgperf.present.report import build_report
 from tests.factories import host_facts, pingpong_run, with_machine, write_run
 
@@ -33,3 +34,11 @@ def test_the_report_has_a_machine_section_with_every_mpi_t_variable():
     assert "MPI_T variables (2)" in section and "MPIR_CVAR_BCAST_IPC_READ_MSG_SIZE_THRESHOLD" in section
     old = pingpong_run()
     assert "not recorded (the run file is from before msgperf recorded its machine)" in build_report([(analyze(old), old)])
+
+
+def test_hosts_alike_share_one_line():
+    hosts = tuple(host_facts(f"n{i:02}") for i in range(64)) + (host_facts("big", memory_bytes=1 << 40),)
+    lines = host_lines(hosts)
+    assert len(lines) == 2
+    assert lines[0].startswith("n00, n01, n02 +61: Intel(R) Xeon(R) Gold 6248") and "192 GiB" in lines[0]
+    assert lines[1].startswith("big: ") and "1 TiB" in lines[1]

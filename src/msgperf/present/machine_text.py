@@ -5,6 +5,7 @@ through MPI_T, and how two runs' machines differ. Shared by ``show`` (the Machin
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from msgperf import units
@@ -26,9 +27,26 @@ def cores_text(h: HostFacts) -> str:
             f"{count_text(h.usable_cpus)} usable, SMT {h.smt}")
 
 
-def host_line(h: HostFacts) -> str:
-    return (f"{h.host}: {h.cpu_model} · {cores_text(h)} · {units.memory(h.memory_bytes)} · "
+MAX_HOSTS_NAMED = 3  # hosts alike are named up to this many, then counted
+
+
+def host_line(h: HostFacts, name: str | None = None) -> str:
+    return (f"{name or h.host}: {h.cpu_model} · {cores_text(h)} · {units.memory(h.memory_bytes)} · "
             f"{h.os}, {h.kernel} {h.arch} · governor {h.governor}")
+
+
+def host_lines(hosts: tuple[HostFacts, ...]) -> list[str]:
+    """One line per kind of host: hosts alike but for their names (and rank counts) share one,
+    so 64 identical nodes stay one line ('n01, n02, n03 +61: ...')."""
+    kinds: dict[tuple, list[HostFacts]] = {}
+    for h in hosts:
+        kinds.setdefault(dataclasses.astuple(dataclasses.replace(h, host="", ranks=None)), []).append(h)
+    lines = []
+    for alike in kinds.values():
+        names = ", ".join(h.host for h in alike[:MAX_HOSTS_NAMED])
+        more = f" +{len(alike) - MAX_HOSTS_NAMED}" if len(alike) > MAX_HOSTS_NAMED else ""
+        lines.append(host_line(alike[0], names + more))
+    return lines
 
 
 def cvar_text(value: Any) -> str:
@@ -56,7 +74,7 @@ def machine_lines(m: Machine, tool: str) -> list[str]:
     """The Machine block of ``show``: nothing for another tool's output (it records no machine)."""
     if not m.recorded:
         return [f"Machine: {NOT_RECORDED}"] if tool == "msgperf" else []
-    lines = [f"  {host_line(h)}" for h in m.hosts] or ["  host facts not recorded"]
+    lines = [f"  {line}" for line in host_lines(m.hosts)] or ["  host facts not recorded"]
     lines.append("  " + (thresholds_line(m) or "MPI_T: not available from this MPI library"))
     if m.varies:
         lines.append(f"  note: the run's launches recorded different {', '.join(m.varies)}; shown: launch {m.launch}")
