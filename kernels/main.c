@@ -12,8 +12,10 @@
 #include "buffers.h"
 #include "catalog.h"
 #include "clock.h"
+#include "host_facts_gather.h"
 #include "job.h"
 #include "measure.h"
+#include "mpit_cvars.h"
 #include "options.h"
 #include "output.h"
 #include "pair_choice.h"
@@ -76,7 +78,8 @@ static void agreed_clock(struct mp_clock_test *clock)
 
 /* World rank 0: the run record (unless adding a launch) and the launch record. */
 static void write_head(FILE *out, const struct mp_options *o, int argc, char **argv, int nranks, const int pairs[2],
-                       const struct mp_rank_place *places, const struct mp_clock_test *clock)
+                       const struct mp_rank_place *places, const struct mp_clock_test *clock,
+                       const struct mp_host_facts *hosts, int nhosts)
 {
     if (!o->append) {
         char *joined = o->command_line ? NULL : joined_argv(argc, argv);
@@ -91,9 +94,13 @@ static void write_head(FILE *out, const struct mp_options *o, int argc, char **a
     int len, version, subversion;
     MPI_Get_library_version(library, &len);
     MPI_Get_version(&version, &subversion);
+    struct mp_cvar *cvars;
+    int ncvars = mpit_cvars_read(&cvars);
     struct mp_launch_info launch = {library, version, subversion, nranks, pairs[0], pairs[1], places, clock,
-                                    MPI_Wtick(), o->launcher_line};
-    if (record_launch(out, o, &launch))
+                                    MPI_Wtick(), o->launcher_line, hosts, nhosts, cvars, ncvars};
+    int failed = record_launch(out, o, &launch);
+    mpit_cvars_free(cvars, ncvars);
+    if (failed)
         job_fail_write(o->output);
 }
 
@@ -182,6 +189,10 @@ int main(int argc, char **argv)
     if (world_rank == 0 && !places)
         job_fail("out of memory", 3);
     placement_gather(MPI_COMM_WORLD, 0, places);
+    struct mp_host_facts *hosts = world_rank == 0 ? calloc(nranks, sizeof *hosts) : NULL;
+    int nhosts = 0;
+    if ((world_rank == 0 && !hosts) || host_facts_gather(MPI_COMM_WORLD, 0, hosts, &nhosts))
+        job_fail("out of memory", 3);
     MPI_Comm node;
     int ranks_here;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
@@ -204,7 +215,8 @@ int main(int argc, char **argv)
     if (!open_ok)
         job_fail_together(err, 2); /* world rank 0's message */
     if (world_rank == 0)
-        write_head(out, o, argc, argv, nranks, pairs, places, &clock);
+        write_head(out, o, argc, argv, nranks, pairs, places, &clock, hosts, nhosts);
+    free(hosts);
 
     int any_all = 0;
     for (int pi = 0; pi < o->npatterns; pi++)

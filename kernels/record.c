@@ -76,6 +76,55 @@ int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *in
     return record_flush(f);
 }
 
+/* The launch's machine: one object per host, then the MPI_T thresholds. An unknown number is
+ * null, an unknown word "unknown": never a guess. */
+static void machine_fields(FILE *f, const struct mp_launch_info *info)
+{
+    fputs(",\"host_facts\":[", f);
+    for (int i = 0; i < info->nhosts; i++) {
+        const struct mp_host_facts *h = &info->hosts[i];
+        fputs(i ? ",{\"host\":" : "{\"host\":", f);
+        json_string(f, h->host);
+        fputs(",\"cpu_model\":", f);
+        json_string(f, h->cpu_model);
+        const struct { const char *name; long long value; } counts[] = {
+            {"logical_cpus", h->logical_cpus}, {"physical_cores", h->physical_cores},
+            {"usable_cpus", h->usable_cpus}, {"memory_bytes", h->memory_bytes}, {"ranks", h->ranks}};
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            if (counts[c].value < 0)
+                fprintf(f, ",\"%s\":null", counts[c].name);
+            else
+                fprintf(f, ",\"%s\":%lld", counts[c].name, counts[c].value);
+        }
+        fprintf(f, ",\"smt\":\"%s\",\"os\":", h->smt < 0 ? "unknown" : h->smt ? "on" : "off");
+        json_string(f, h->os);
+        fputs(",\"kernel\":", f);
+        json_string(f, h->kernel);
+        fputs(",\"arch\":", f);
+        json_string(f, h->arch);
+        fputs(",\"governor\":", f);
+        json_string(f, h->governor);
+        fputc('}', f);
+    }
+    fputc(']', f);
+    if (info->ncvars < 0)
+        return;
+    fputs(",\"mpi_t_cvars\":{", f);
+    for (int i = 0; i < info->ncvars; i++) {
+        const struct mp_cvar *c = &info->cvars[i];
+        fputs(i ? "," : "", f);
+        json_string(f, c->name);
+        fputc(':', f);
+        if (c->kind == MP_CVAR_STRING)
+            json_string(f, c->s);
+        else if (c->kind == MP_CVAR_DOUBLE)
+            json_double(f, c->d);
+        else
+            fprintf(f, "%lld", c->i);
+    }
+    fputc('}', f);
+}
+
 int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_info *info)
 {
     char now[32];
@@ -122,6 +171,7 @@ int record_launch(FILE *f, const struct mp_options *o, const struct mp_launch_in
         }
     }
     fputc('}', f);
+    machine_fields(f, info);
     if (info->launcher_line) {
         fputs(",\"launcher_command_line\":", f);
         json_string(f, info->launcher_line);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 
 #include "clock.h"
+#include "host_facts.h"
+#include "mpit_cvars.h"
 #include "options.h"
 #include "placement.h"
 
@@ -28,6 +30,10 @@ struct mp_launch_info {
     const struct mp_clock_test *clock;
     double wtick;
     const char *launcher_line; /* the launcher's command line; NULL when not known */
+    const struct mp_host_facts *hosts; /* one per host (host_facts_gather) */
+    int nhosts;
+    const struct mp_cvar *cvars; /* the MPI's thresholds through MPI_T (mpit_cvars_read) */
+    int ncvars;                  /* -1: the library offers no MPI_T; the field is left out */
 };
 
 struct mp_measurement {

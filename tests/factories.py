@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from msgperf.analysis.points import SizePoint
-from msgperf.records.format import (FORMAT_VERSION, ClockSelfTest, Launch, Measurement, Plan, RankPlacement, Run,
+from msgperf.records.format import (FORMAT_VERSION, ClockSelfTest, HostFacts, Launch, Measurement, Plan, RankPlacement, Run,
                                     RunInfo, encode_launch, encode_launch_end, encode_measurement,
                                     encode_run)
 from msgperf.records.runfile_write import write_run_file
@@ -120,6 +120,21 @@ def sweep_run(curves: Sequence[Curve], n: int = 400, noise: float = 0.05, seed: 
 def write_run(run: Run, path: Path) -> Path:
     """``run`` as a run file at ``path`` (msgperf's own writer)."""
     return write_run_file(run, path)
+
+
+# ---- machine facts (the launch record's host_facts and mpi_t_cvars) -------------------------
+
+def host_facts(host: str = "node01", **changes) -> HostFacts:
+    facts = HostFacts(host=host, cpu_model="Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz", logical_cpus=80,
+                      physical_cores=40, usable_cpus=80, memory_bytes=192 << 30, ranks=2, smt="on",
+                      os="Rocky Linux 9.2", kernel="Linux 5.14.0-284", arch="x86_64", governor="performance")
+    return dataclasses.replace(facts, **changes)
+
+
+def with_machine(run: Run, hosts: Sequence[HostFacts] = (), cvars: dict | None = None) -> Run:
+    """``run`` with every launch recording these host facts and MPI_T variables."""
+    return dataclasses.replace(run, launches=tuple(
+        dataclasses.replace(l, host_facts=tuple(hosts), mpi_t_cvars=cvars) for l in run.launches))
 
 
 # ---- small deterministic runs (the store tests) ---------------------------------------------

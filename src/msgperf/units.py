@@ -84,6 +84,16 @@ def exact_bytes(n: int | None) -> str:
     return MISSING if n is None else f"{int(n)} B"
 
 
+def memory(n: int | None) -> str:
+    """A host's memory, to three significant digits: 23.5 GiB, 512 MiB ("-" when unknown)."""
+    if n is None or not _finite(n) or n < 0:
+        return MISSING
+    for name, scale in _SIZES:
+        if n >= scale:
+            return f"{_sig(n / scale, 3)} {name}"
+    return f"{int(n)} B"
+
+
 def rate(bytes_per_s: float | None) -> str:
     """21.4 GB/s, 421 MB/s (decimal units)."""
     if not _finite(bytes_per_s) or bytes_per_s <= 0:

@@ -103,3 +103,23 @@ def test_needs_two_runs(msgperf, tmp_path):
     a = write_run(pingpong_run(seed=1), tmp_path / "a.jsonl")
     done = msgperf("compare", a)
     assert done.returncode == 1 and "two runs" in done.stderr
+
+
+def test_compare_says_how_the_machines_differ(msgperf, tmp_path):
+    from tests.factories import host_facts, with_machine
+
+    cell = "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"
+    a = write_run(with_machine(pingpong_run(seed=1, launches=2), [host_facts()], {cell: 16384}), tmp_path / "a.jsonl")
+    b = write_run(with_machine(pingpong_run(seed=2, launches=2),
+                               [host_facts(cpu_model="AMD EPYC 7763 64-Core Processor", governor="powersave")],
+                               {cell: 65536}), tmp_path / "b.jsonl")
+    done = msgperf("compare", a, b, "--no-history")
+    assert done.returncode == 0, done.stderr
+    assert ("Machines differ: CPU Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz vs AMD EPYC 7763 64-Core Processor; "
+            f"frequency governor performance vs powersave; MPI_T {cell} 16384 vs 65536") in " ".join(done.stdout.split())
+    machines = json.loads(msgperf("compare", a, b, "--no-history", "--json").stdout)[0]["machines"]
+    assert machines["differ"] and [d["fact"] for d in machines["differences"]] == ["CPU", "frequency governor", cell]
+    same = msgperf("compare", a, a, "--no-history").stdout
+    assert "Machines: the same recorded facts" in same and "Machines differ" not in same
+    old = write_run(pingpong_run(seed=3, launches=2), tmp_path / "old.jsonl")  # before msgperf recorded them
+    assert "Machines: not recorded in B" in msgperf("compare", a, old, "--no-history").stdout

@@ -77,7 +77,7 @@ def test_runs_lists_and_filters(tmp_path, capsys, files):
     cli(capsys, "import", "--db", db, *map(str, files))
     code, out, _ = cli(capsys, "runs", "--db", db)
     header, *rows = out.splitlines()
-    assert code == 0 and header.split()[:4] == ["id", "time", "host(s)", "MPI"]
+    assert code == 0 and header.split()[:5] == ["id", "time", "host(s)", "machine", "MPI"]
     assert "label" in header and len(rows) == 2
     assert "alpha" in rows[0] and "MPICH 5.0.2" in rows[0] and "pingpong" in rows[0]
     assert "0 B–64 KiB (5)" in rows[0] and "2 ranks, intra-node" in rows[0]

@@ -18,7 +18,7 @@ import pytest
 from msgperf.commands.report import analyze_runs
 from msgperf.present import report as report_module
 from tests.conftest import ROOT
-from tests.factories import HOSTILE, every_family_run, pingpong_run, rich_run
+from tests.factories import HOSTILE, every_family_run, host_facts, pingpong_run, rich_run, with_machine
 
 
 def write_report(runs, path):
@@ -90,7 +90,9 @@ def test_report_of_every_pattern_reads_well(tmp_path, artifacts):
     """No raw escapes (a literal \\x0a), no element whose content overflows its box, no
     horizontal scroll of the page, for a run with a pattern of every family."""
     browser = _chromium()
-    report = write_report([every_family_run()], tmp_path / "every.html")
+    run = with_machine(every_family_run(), [host_facts("node0"), host_facts("node1")],  # the Machine table too
+                       {"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": 8192, "MPIR_CVAR_CH4_SHM_POSIX_EAGER": ""})
+    report = write_report([run], tmp_path / "every.html")
     text = report.read_text()
     assert "\\x0a" not in text and "\\x" not in re.sub(r"<[^>]+>", "", text)
     dom = _run(browser, tmp_path / "profile", "--window-size=1200,900", "--dump-dom", report.resolve().as_uri())

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 import numpy as np
@@ -129,3 +130,43 @@ def test_plan_placement_defaults_to_pair_and_is_checked():
     run["plan"]["placement"] = "sideways"
     with pytest.raises(RecordError, match="plan.placement"):
         parse_run_text(lines(run))
+
+
+# ---- the machine: host_facts and mpi_t_cvars of the launch record (optional fields) -----------
+
+def _with_launch(**fields):
+    launch = {**encode_launch(LAUNCH), **fields}
+    return lines(encode_run(INFO), launch, encode_measurement(measurement(0)), encode_launch_end(LAUNCH))
+
+
+def test_machine_facts_round_trip_and_older_files_read_without_them():
+    from tests.factories import host_facts
+
+    facts = (host_facts("a", physical_cores=None, governor="unknown"),)
+    launch = dataclasses.replace(LAUNCH, host_facts=facts, mpi_t_cvars={"btl_sm_eager_limit": 4096, "x": "y", "d": 0.5})
+    run = parse_run_text(lines(encode_run(INFO), encode_launch(launch), encode_launch_end(launch))).run
+    assert run.launches == (launch,)
+    assert '"physical_cores": null' in json.dumps(encode_launch(launch))  # unknown stays unknown
+    old = parse_run_text(good_text()).run.launches[0]
+    assert old.host_facts == () and old.mpi_t_cvars is None
+    assert "host_facts" not in encode_launch(old) and "mpi_t_cvars" not in encode_launch(old)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"host_facts": {"host": "a"}}, "'host_facts' must be a list of objects"),
+    ({"host_facts": [{"host": "a"}]}, "missing field 'smt'"),
+    ({"mpi_t_cvars": {"x": [1]}}, "'mpi_t_cvars' must map names to numbers or strings"),
+    ({"mpi_t_cvars": {"x": True}}, "'mpi_t_cvars' must map names to numbers or strings"),
+])
+def test_malformed_machine_facts_are_refused(fields, message):
+    with pytest.raises(RecordError, match=message):
+        parse_run_text(_with_launch(**fields))
+
+
+def test_a_negative_or_unknown_smt_fact_is_refused():
+    from tests.factories import host_facts
+
+    good = dataclasses.asdict(host_facts())
+    for bad in ({**good, "physical_cores": -1}, {**good, "smt": "maybe"}):
+        with pytest.raises(RecordError, match="host_facts"):
+            parse_run_text(_with_launch(host_facts=[bad]))

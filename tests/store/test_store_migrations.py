@@ -11,9 +11,12 @@ from msgperf.store.db import open_store
 from msgperf.store.identity import content_hash, identity_hash
 from msgperf.store.listing import listing_of
 from msgperf.store.rows import dumps, launch_jsons, measurement_record, run_record_json, samples_blob
-from tests.factories import assert_same_run, sample_profile, stored_run
+from tests.factories import assert_same_run, host_facts, sample_profile, stored_run, with_machine
 
-RUNS = [stored_run(30, hosts=("n1", "n2"), patterns=("pingpong", "exchange")),
+# The first run records its machine (the launch JSON of every version keeps it, so version 5's
+# backfill finds it), the second does not (a run recorded before msgperf read the machine).
+RUNS = [with_machine(stored_run(30, hosts=("n1", "n2"), patterns=("pingpong", "exchange")),
+                     [host_facts("n1"), host_facts("n2")], {"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": 8192}),
         stored_run(31, mpi="Open MPI", version="5.0.5", finished=False)]
 
 
@@ -52,8 +55,13 @@ def insert_at_version_3(conn: sqlite3.Connection, run, label: str = "") -> int:
     return run_id
 
 
-WRITERS = {1: insert_at_version_1, 2: insert_at_version_2,
-           3: insert_at_version_3}  # how each version stored a run (0: empty file)
+def insert_at_version_4(conn: sqlite3.Connection, run, label: str = "") -> int:
+    """Version 4 added the profiles table only: runs were stored as in version 3."""
+    return insert_at_version_3(conn, run, label)
+
+
+WRITERS = {1: insert_at_version_1, 2: insert_at_version_2, 3: insert_at_version_3,
+           4: insert_at_version_4}  # how each version stored a run (0: empty file)
 
 
 def database_at(path, version: int):
@@ -89,6 +97,8 @@ def test_migrates_from_every_earlier_version(tmp_path, version):
         assert rows[0].hosts == ("n1", "n2") and rows[0].placement == "inter-node"
         assert rows[0].patterns == ("pingpong", "exchange") and rows[0].n_measurements == 10
         assert rows[1].mpi == "Open MPI 5.0.5" and rows[1].sizes == (0, 1, 8, 1024, 65536)
+        # version 5's machine column too: two hosts of one model named once; none recorded: ""
+        assert rows[0].machine == "2× Intel Xeon Gold 6248, 40 cores" and rows[1].machine == ""
         # and the migrated store keeps working, profiles (version 4) included
         assert store.add_run(RUNS[0]) == (rows[0].id, False)
         assert store.add_run(stored_run(32))[1]

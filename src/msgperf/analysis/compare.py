@@ -44,6 +44,8 @@ import numpy as np
 from msgperf.analysis.distributions import stats
 
 from msgperf.analysis.inputs import AnalysisError
+from msgperf.analysis.machine import run_machine
+from msgperf.analysis.machine_diff import MachineDiff, machine_diff
 from msgperf.analysis.noise_floor import (NoiseFloor, VarianceTerm, configuration, launch_medians,
                                           noise_floor, satterthwaite)
 from msgperf.analysis.series import SeriesAnalysis, analyze_series, series_of
@@ -130,6 +132,7 @@ class RunComparison:
     parameters: tuple[ParameterComparison, ...]
     notes: tuple[str, ...]  # what could not be tested, and why
     history_runs: int = 0  # stored runs of the configuration behind the noise floor
+    machines: MachineDiff | None = None  # how the two runs' recorded machines differ
 
     @property
     def tested(self) -> bool:
@@ -461,7 +464,8 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
             notes = notes + (f"model parameters not compared: {exc}",)
     name = f"{pattern} [{variant}]" if variant else pattern
     runs = len(hist_a) if hist_b is None else min(len(hist_a), len(hist_b))
-    return RunComparison(label_a, label_b, name, alpha, min_effect, sizes, params, notes, runs)
+    return RunComparison(label_a, label_b, name, alpha, min_effect, sizes, params, notes, runs,
+                         machine_diff(run_machine(run_a), run_machine(run_b)))
 
 
 # ---- the gate --------------------------------------------------------------------------------
@@ -561,6 +565,15 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
                         "p_value": num(p.p_value), "p_adjusted": num(p.p_adjusted),
                         "verdict": p.verdict, "covers": p.covers} for p in c.parameters],
         "notes": list(c.notes),
+        **({"machines": machines_to_dict(c.machines)} if c.machines is not None else {}),
         **({"gate": {"fail_above": fail_above, "outcome": decision.outcome,
                      "reason": decision.reason}} if decision is not None else {}),
     }
+
+
+def machines_to_dict(d: MachineDiff) -> dict[str, Any]:
+    """``compare --json``: how the machines differ (values as recorded; None: unknown)."""
+    return {"differ": d.differ, "not_recorded_in": list(d.unrecorded),
+            "differences": [{"fact": f.fact, "kind": f.kind, "host": f.host, "a": f.a, "b": f.b}
+                            for f in d.differences],
+            "mpi_t_only_a": list(d.cvars_only_a), "mpi_t_only_b": list(d.cvars_only_b)}

@@ -29,6 +29,7 @@ from msgperf.analysis.contention import Contention, MatrixGrid, contention, matr
 from msgperf.analysis.eager import EagerLimit, eager_limit
 from msgperf.analysis.first_message import FirstMessages, first_messages
 from msgperf.analysis.inputs import AnalysisError
+from msgperf.analysis.machine import Machine, run_machine
 from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
 from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.points import TOLERANCE
@@ -138,6 +139,8 @@ class RunResult:
     confidence: float
     launch: int | None  # the one launch analysed, or None: all launches pooled
     caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
+    # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/machine.py
+    machine: Machine = field(default_factory=lambda: Machine((), None, None))
 
     @property
     def rows(self) -> tuple[SizeRow, ...]:
@@ -357,7 +360,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=eager,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
-        launch=launch)
+        launch=launch, machine=run_machine(run))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial))
 
 

@@ -58,12 +58,12 @@ def format_patterns(patterns: tuple[str, ...]) -> str:
 def runs_table(rows: list[RunRow]) -> Table:
     imported = any(r.source != "msgperf" for r in rows)
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for name in ("id", "time", "host(s)", "MPI", "patterns", "sizes", "placement", "label"):
+    for name in ("id", "time", "host(s)", "machine", "MPI", "patterns", "sizes", "placement", "label"):
         table.add_column(name, justify="right" if name == "id" else "left", overflow="fold")
     if imported:
         table.add_column("from")
     for r in rows:
-        cells = [str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-",
+        cells = [str(r.id), format_time(r), format_hosts(r.hosts), r.machine or "-", r.mpi or "-",
                  format_patterns(r.patterns), format_sizes(r.sizes), format_placement(r), r.label]
         if imported:
             cells.append(r.source)
@@ -95,7 +95,7 @@ def profiles_table(rows: list[ProfileRow]) -> Table:
               "applications' profiles (msgperf profile).")
 def command(db: str | None, host: str | None, mpi: str | None, pattern: str | None,
             since: str | None, label: str | None, source: str | None) -> None:
-    """List the stored runs (id, time, hosts, MPI, patterns, sizes, placement, label)."""
+    """List the stored runs (id, time, hosts, machine, MPI, patterns, sizes, placement, label)."""
     filters = RunFilter(host=host, mpi=mpi, pattern=pattern, label=label,
                         source=None if source == "profile" else source,
                         since=parse_since(since) if since else None)

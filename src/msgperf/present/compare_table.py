@@ -11,6 +11,7 @@ from rich.table import Table
 
 from msgperf.analysis.compare import Gate, RunComparison
 from msgperf import units
+from msgperf.present.machine_text import diff_line
 from msgperf.present.text import safe
 
 _STYLE = {"slower": "bold red", "faster": "bold green", "within noise": "dim",
@@ -40,6 +41,9 @@ def _covers(c: RunComparison) -> str:
 def render_comparison(console: Console, c: RunComparison, decision: Gate | None = None) -> None:
     console.print(f"[bold]{safe(c.label_b)}[/] against [bold]{safe(c.label_a)}[/] "
                   f"({safe(c.series)}): ratio = B / A, above 1 B is slower", highlight=False)
+    if c.machines is not None:
+        console.print(safe(diff_line(c.machines)), style="bold yellow" if c.machines.differ else "dim",
+                      highlight=False)
     gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
     t = Table(header_style="bold", caption_justify="left",
               caption=(f"A, B: geometric mean of the launch medians (per message); CI: "

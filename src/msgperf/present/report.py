@@ -22,6 +22,7 @@ from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.atomic_file import atomic_write
 from msgperf.present import plots
+from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
 from msgperf.present.text import printable
 
 CSS = """
@@ -270,6 +271,33 @@ def metadata_html(run: Any) -> str:
     return "".join(out)
 
 
+def machine_html(result: RunResult) -> str:
+    """The Machine section: each host's facts, then every MPI_T variable the run recorded."""
+    m = result.machine
+    if not m.recorded:
+        return f"<p>{_e(NOT_RECORDED)}</p>" if result.source.tool == "msgperf" else ""
+    out = []
+    if m.hosts:
+        out.append(_table(["host", "CPU", "cores", "memory", "OS, kernel", "governor"], [
+            [_e(h.host), _e(h.cpu_model), _e(cores_text(h)), _e(units.memory(h.memory_bytes)),
+             _e(f"{h.os}, {h.kernel} {h.arch}"), _e(h.governor)] for h in m.hosts], left=6))
+    if m.cvars is None:
+        out.append("<p>MPI_T: not available from this MPI library.</p>")
+    else:
+        out.append(f"<p>The MPI's own thresholds through MPI_T (launch {m.launch}): the control variables "
+                   "named like eager, rndv, rendezvous, cell, threshold or limit; point-to-point ones "
+                   "first.</p>")
+        shown = dict(m.thresholds)
+        rows = [[_e(n), _e(cvar_text(v))] for n, v in m.thresholds]
+        rows += [[_e(n), _e(cvar_text(v))] for n, v in m.cvars.items() if n not in shown]
+        out.append(f"<details><summary>MPI_T variables ({len(rows)})</summary>"
+                   + _table(["variable", "value"], rows, left=1) + "</details>")
+    if m.varies:
+        out.append(f"<p class='noise'>The run's launches recorded different {_e(', '.join(m.varies))}; "
+                   f"shown: launch {m.launch}.</p>")
+    return "".join(out)
+
+
 def comparison_html(c: RunComparison) -> str:
     def verdict(v: str) -> str:
         cls = {"slower": "slower", "faster": "faster"}.get(v, "noise")
@@ -289,7 +317,8 @@ def comparison_html(c: RunComparison) -> str:
              f"{p.ratio:.3f}" if math.isfinite(p.ratio) else "-", ci(p.ratio_ci), pv(p.p_adjusted),
              verdict(p.verdict)] for p in c.parameters]
     notes = "".join(f"<p class='noise'>{_e(n)}</p>" for n in c.notes)
-    return (f"<h3>{_e(c.label_b)} against {_e(c.label_a)} ({_e(c.series)})</h3>"
+    machines = f"<p>{_e(diff_line(c.machines))}</p>" if c.machines is not None else ""
+    return (f"<h3>{_e(c.label_b)} against {_e(c.label_a)} ({_e(c.series)})</h3>" + machines +
             f"<p>Ratio = B / A (above 1: B slower). Mann-Whitney U, Holm-corrected across sizes, "
             f"α = {c.alpha:g}; interval of the ratio of medians after Price &amp; Bonett (2002). "
             "“within noise”: not significant.</p>"
@@ -324,6 +353,9 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     title = f"Run {index + 1}: {result.source.label}" if several else result.source.label
     parts.append(f"<h2>{_e(title)}</h2><p class='sub'>{_e(result.source.path)} — {_e(result.source.method)}</p>")
     parts.append("<h3>Headline figures</h3>" + headline_html(result))
+    machine = machine_html(result)
+    if machine:
+        parts.append("<h3>Machine</h3>" + machine)
     bound = _memcpy_peak(result)
     modelled = [s for s in result.series if s.model is not None]
     # Every series gets its tables and caveats; its own figures only when the run has few series

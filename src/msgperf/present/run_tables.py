@@ -10,6 +10,7 @@ from msgperf.analysis.first_message import FirstMessages
 from msgperf.analysis.result import RowTable, RunResult
 from msgperf.analysis.run_source import TOOL_NAMES, RunSource
 from msgperf.present.grid import Grid
+from msgperf.present.machine_text import machine_lines
 from msgperf.present.text import printable, safe
 
 _COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop",
@@ -109,6 +110,8 @@ def render_tables(console: Console, result: RunResult) -> None:
     title = run_title(result.source)
     if title:
         console.print(title)
+    for line in machine_lines(result.machine, result.source.tool):
+        console.print(safe(line), highlight=False)
     for t in result.tables:
         if t.grid_only:
             continue  # its per-round tables say little on their own: the grids say it

@@ -5,7 +5,8 @@ A run file is JSON Lines (docs/record-format.md). Its records, in order:
 - ``run``: written once, when the file is created: format version, plan, command line, and the
   catalog of the planned patterns (what each pattern is, from the kernels themselves);
 - ``launch``: one per MPI launch (a run has several with ``--repeat`` or ``--resume``):
-  MPI library, rank placement, clock self-test, MPI-related environment;
+  MPI library, rank placement, clock self-test, MPI-related environment, each host's facts
+  (CPU, cores, OS, governor) and the MPI's thresholds through MPI_T;
 - ``measurement``: one per (pattern, size), written and flushed as soon as it is done;
 - ``launch_end``: when a launch finishes cleanly: placement at the end, end time;
 - ``launch_abort``: written by msgperf when it had to stop a launch (hang, a dead rank,
@@ -125,6 +126,32 @@ class ClockSelfTest:
     mpi_wtick_s: float
 
 
+SMT_STATES = ("on", "off", "unknown")
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """One host of a launch as its OS describes it (the launch record's ``host_facts``, read by
+    the host's first rank). A count the host does not expose is None, a word "unknown"."""
+
+    host: str  # MPI_Get_processor_name, as in the ranks' placement
+    cpu_model: str
+    logical_cpus: int | None  # online CPUs
+    physical_cores: int | None  # distinct (package, core) of /proc/cpuinfo
+    usable_cpus: int | None  # CPUs the job's ranks on the host may run on (their affinity, joined)
+    memory_bytes: int | None  # physical memory
+    ranks: int | None  # the job's ranks on the host
+    smt: str  # one of SMT_STATES
+    os: str  # the distribution (/etc/os-release), else the kernel's name
+    kernel: str  # uname: "Linux 6.1.0-13-amd64"
+    arch: str  # uname: machine
+    governor: str  # cpufreq scaling governor ("a,b" when CPUs differ); "unknown" without cpufreq
+
+
+# A control variable's value as MPI_T reports it: an integer, a double or a string.
+CvarValue = int | float | str
+
+
 @dataclass(frozen=True)
 class Launch:
     """The ``launch`` record, plus the matching ``launch_end`` when there is one."""
@@ -144,6 +171,12 @@ class Launch:
     max_rss_kib: tuple[int, ...] | None = None  # peak resident memory of each rank, at the end
     aborted: str | None = None  # why msgperf stopped this launch (hang, dead rank, Ctrl-C)
     launcher_command_line: str | None = None  # the launcher's full command line (mpiexec/mpirun/srun ...)
+    # One per host (distinct shared-memory node), in order of its first rank; empty in files
+    # written before the field and in imports.
+    host_facts: tuple[HostFacts, ...] = ()
+    # The MPI's own thresholds through MPI_T (name -> value, variables named like eager, rndv,
+    # cell, threshold, limit); None when the file does not say (older files, no MPI_T).
+    mpi_t_cvars: Mapping[str, CvarValue] | None = None
 
     @property
     def finished(self) -> bool:
@@ -409,7 +442,46 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
         environment=dict(env),
         start_time=_require(obj, "start_time", str, where),
         launcher_command_line=_optional_str(obj, "launcher_command_line", where),
+        host_facts=decode_host_facts(obj.get("host_facts", []), where),  # absent in older files
+        mpi_t_cvars=decode_cvars(obj.get("mpi_t_cvars"), where),
     )
+
+
+def _optional_count(obj: Mapping[str, Any], name: str, where: str) -> int | None:
+    value = obj.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise RecordError(f"{where}: host_facts {name} must be a non-negative integer or null")
+    return value
+
+
+def decode_host_facts(obj: Any, where: str) -> tuple[HostFacts, ...]:
+    if not isinstance(obj, list) or not all(isinstance(h, dict) for h in obj):
+        raise RecordError(f"{where}: 'host_facts' must be a list of objects")
+    facts = []
+    for h in obj:
+        smt = _require(h, "smt", str, where)
+        if smt not in SMT_STATES:
+            raise RecordError(f"{where}: host_facts smt must be on, off or unknown")
+        facts.append(HostFacts(
+            host=_require(h, "host", str, where), cpu_model=_require(h, "cpu_model", str, where),
+            logical_cpus=_optional_count(h, "logical_cpus", where),
+            physical_cores=_optional_count(h, "physical_cores", where),
+            usable_cpus=_optional_count(h, "usable_cpus", where),
+            memory_bytes=_optional_count(h, "memory_bytes", where), ranks=_optional_count(h, "ranks", where),
+            smt=smt, os=_require(h, "os", str, where), kernel=_require(h, "kernel", str, where),
+            arch=_require(h, "arch", str, where), governor=_require(h, "governor", str, where)))
+    return tuple(facts)
+
+
+def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict) or not all(
+            isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in obj.values()):
+        raise RecordError(f"{where}: 'mpi_t_cvars' must map names to numbers or strings")
+    if any(isinstance(v, float) and not math.isfinite(v) for v in obj.values()):
+        raise RecordError(f"{where}: 'mpi_t_cvars' holds a number that is not finite")
+    return dict(obj)
 
 
 def _optional_str(obj: Mapping[str, Any], name: str, where: str) -> str | None:
@@ -514,7 +586,9 @@ def encode_launch(launch: Launch) -> dict[str, Any]:
             "pair_shares_node": launch.pair_shares_node, "clock": dataclasses.asdict(launch.clock),
             "environment": dict(launch.environment), "start_time": launch.start_time,
             **({"launcher_command_line": launch.launcher_command_line}
-               if launch.launcher_command_line is not None else {})}
+               if launch.launcher_command_line is not None else {}),
+            **({"host_facts": [dataclasses.asdict(h) for h in launch.host_facts]} if launch.host_facts else {}),
+            **({"mpi_t_cvars": dict(launch.mpi_t_cvars)} if launch.mpi_t_cvars is not None else {})}
 
 
 def encode_launch_end(launch: Launch) -> dict[str, Any]:

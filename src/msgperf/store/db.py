@@ -148,7 +148,9 @@ class Store:
                                   (chash, run.path, run_id))
             self._insert_children(run_id, run)
             measured = [(m.pattern, m.bytes) for m in run.measurements]
-            schema.write_listing(self.conn, run_id, listing_of(run.info, run.launches, measured))
+            listing = listing_of(run.info, run.launches, measured)
+            schema.write_listing(self.conn, run_id, listing)
+            schema.write_machine(self.conn, run_id, listing.machine)
         return run_id, True
 
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
@@ -262,11 +264,11 @@ class Store:
     def _rows(self, where: str, params: tuple) -> Iterator[RunRow]:
         for r in self.conn.execute(
                 "SELECT id, start_time, added_at, source, label, source_path, hosts, mpi, patterns, "
-                f"sizes, nranks, placement, n_measurements FROM runs {where} ORDER BY id", params):
+                f"sizes, nranks, placement, n_measurements, machine FROM runs {where} ORDER BY id", params):
             yield RunRow(id=r[0], start_time=r[1], added_at=r[2], source=r[3], label=r[4],
                          source_path=r[5], hosts=tuple(json.loads(r[6])), mpi=r[7],
                          patterns=tuple(dict.fromkeys(pattern_name(p) for p in json.loads(r[8]))), sizes=tuple(json.loads(r[9])),
-                         nranks=r[10], placement=r[11], n_measurements=r[12])
+                         nranks=r[10], placement=r[11], n_measurements=r[12], machine=r[13])
 
 
 class _Transaction:

@@ -1,7 +1,7 @@
 """What ``msgperf runs`` shows of a run, and the filters it takes.
 
 ``listing_of`` turns a run's metadata into the listing fields the store keeps next to it
-(hosts, MPI, patterns, sizes, placement), so listing never decodes a whole run.
+(hosts, MPI, patterns, sizes, placement, machine), so listing never decodes a whole run.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 
 from msgperf.errors import MsgperfError
 from msgperf.records.format import Launch, RunInfo
+from msgperf.records.machine_name import machine_name
 from msgperf.records.mpi_name import mpi_name  # noqa: F401 (re-exported: listings use it)
 from msgperf.records.pattern_names import pattern_name
 
@@ -29,6 +30,7 @@ class Listing:
     nranks: int
     placement: str  # "intra-node", "inter-node", "mixed" or "" when unknown (imported summaries)
     n_measurements: int
+    machine: str = ""  # CPU and cores (schema version 5); "" when the run recorded none
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class RunRow:
     nranks: int
     placement: str
     n_measurements: int
+    machine: str = ""  # "Intel Xeon Gold 6248, 20 cores"; "" when the run recorded none
 
     @property
     def time(self) -> datetime | None:
@@ -96,7 +99,13 @@ def listing_of(info: RunInfo, launches: Sequence[Launch],
     nranks = max((launch.nranks for launch in launches), default=info.plan.nranks)
     return Listing(hosts=hosts, mpi=mpi, patterns=tuple(dict.fromkeys(p for p, _ in measured)),
                    sizes=tuple(sorted({b for _, b in measured})), nranks=nranks,
-                   placement=placement, n_measurements=len(measured))
+                   placement=placement, n_measurements=len(measured),
+                   machine=machine_of(launches))
+
+
+def machine_of(launches: Sequence[Launch]) -> str:
+    """The listing's machine: each launch's CPU and cores, each distinct one once."""
+    return "; ".join(dict.fromkeys(n for n in map(machine_name, launches) if n))
 
 
 def parse_time(text: str) -> datetime | None:

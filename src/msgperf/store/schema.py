@@ -16,6 +16,8 @@ History
   for launches stored before (no abort was recorded then).
 - 4: profiles (``msgperf profile``: an application's messages, records as JSON, listing
   columns beside them); a table of its own, since a profile is not a run of patterns.
+- 5: runs.machine, the listing's CPU and cores (from the launch records' host facts),
+  backfilled from the stored launches ('' for runs recorded before msgperf read them).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from msgperf.store.listing import listing_of
+from msgperf.store.listing import listing_of, machine_of
 from msgperf.store.rows import StoreError, decode_launch_rows, decode_run_record, dumps
 
 APPLICATION_ID = 0x6D736770  # "msgp", so `file` and msgperf can tell its databases apart
@@ -91,6 +93,10 @@ VERSION_4 = (
         ranks TEXT NOT NULL)""",
 )
 
+VERSION_5 = (
+    "ALTER TABLE runs ADD COLUMN machine TEXT NOT NULL DEFAULT ''",
+)
+
 
 def update_to_1(conn: sqlite3.Connection) -> None:
     for statement in VERSION_1:
@@ -121,6 +127,21 @@ def update_to_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def update_to_5(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_5:
+        conn.execute(statement)
+    for (run_id,) in conn.execute("SELECT id FROM runs").fetchall():
+        where = f"run {run_id}"
+        launches = [decode_launch_rows(record, end, where) for record, end in conn.execute(
+            "SELECT record, end_record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,))]
+        write_machine(conn, run_id, machine_of(launches))
+
+
+def write_machine(conn: sqlite3.Connection, run_id: int, machine: str) -> None:
+    """Store the version-5 listing column of one run."""
+    conn.execute("UPDATE runs SET machine = ? WHERE id = ?", (machine, run_id))
+
+
 def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
     """Store the version-2 listing columns of one run."""
     conn.execute(
@@ -130,7 +151,8 @@ def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
          dumps(list(listing.sizes)), listing.nranks, listing.placement, listing.n_measurements, run_id))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4,
+                                                           update_to_5]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -35,6 +35,9 @@ def test_ranks_on_two_hosts_and_placement_both_mpich(make_cluster, tmp_path):
     check_both(run, ["h0", "h0", "h1", "h1"], intra=(0, 1), inter=(0, 2))
     line = run.launches[0].launcher_command_line
     assert "-n 4 -hosts h0,h1 -ppn 2" in line and "--placement both" in line, line
+    # the machine: one set of facts per host, read there (each host's first rank)
+    facts = run.launches[0].host_facts
+    assert [(h.host, h.ranks) for h in facts] == [("h0", 2), ("h1", 2)]
     # show: the side-by-side table, and a placement key on every row of --json
     shown = cluster.msgperf("show", out)
     assert "intra-node (ranks 0:1) vs inter-node (ranks 0:2)" in shown.stdout, shown.stdout
