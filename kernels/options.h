@@ -23,6 +23,7 @@ struct mp_options {
     double precision;       /* target relative half-width of the median's 95% CI */
     double time_budget;     /* seconds per (pattern, size) */
     long min_samples, max_samples;
+    long iterations_per_sample; /* --iterations-per-sample: k as given; 0: calibrated (driver.c) */
     const char *output;     /* run file; "-" is stdout */
     int append;             /* add a launch to an existing run file (resume, repeat) */
     int overwrite;          /* replace an existing run file (without it the file must not exist) */

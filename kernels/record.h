@@ -38,6 +38,8 @@ struct mp_measurement {
     int nranks;
     int npairs;           /* > 0: ranks holds that many pairs, measured at once ... */
     const double *pair_median_s; /* ... and each pair's own time (its slower rank's median / divisor) */
+    const double *pair_samples_s; /* ... and each pair's samples (its slower rank's, per sample), seconds:
+                                   * pair i's at [i * nsamples, (i + 1) * nsamples) */
     int flows;            /* messages of `bytes` counted by the bandwidth per reported time */
     const char *timing;
     const char *metric;

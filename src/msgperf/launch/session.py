@@ -183,7 +183,7 @@ def resume_state(path: Path) -> ResumeState:
     p = run.info.plan
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                    precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                   max_samples=p.max_samples, active=p.active)
+                   max_samples=p.max_samples, active=p.active, iterations_per_sample=p.iterations_per_sample)
     missing = run.missing()  # one entry per launch a (pattern, size) still lacks
     per_size: dict[int, int] = {}
     for pattern in p.patterns:
@@ -295,7 +295,8 @@ def refine(run_file: Path, budget_s: float, next_index: int,
         p = run.info.plan
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                              max_samples=p.max_samples, active=p.active)
+                              max_samples=p.max_samples, active=p.active,
+                              iterations_per_sample=p.iterations_per_sample)
         note(f"refining {len(step.brackets)} switch(es) of {step.pattern}: "
              + ", ".join(f"{format_size(b.low_bytes)} to {format_size(b.high_bytes)}" for b in step.brackets)
              + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")

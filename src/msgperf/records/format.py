@@ -58,6 +58,9 @@ class Plan:
     placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
     active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
     repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
+    # --iterations-per-sample: k as the user fixed it (1: one iteration per sample); None: k was
+    # calibrated per measurement (files before the field too)
+    iterations_per_sample: int | None = None
 
 
 @dataclass(frozen=True)
@@ -273,7 +276,15 @@ def decode_plan(obj: Any, where: str) -> Plan:
         placement=_placement_of(obj, where),
         active=tuple(_active_of(obj, where)),
         repeat=_repeat_of(obj, where),
+        iterations_per_sample=_iterations_per_sample_of(obj, where),
     )
+
+
+def _iterations_per_sample_of(plan: Mapping[str, Any], where: str) -> int | None:
+    value = plan.get("iterations_per_sample")  # absent: k calibrated per measurement
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise RecordError(f"{where}: plan.iterations_per_sample must be an integer >= 1")
+    return value
 
 
 def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
@@ -403,6 +414,22 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
     )
 
 
+def _check_pair_samples(obj: Mapping[str, Any], where: str) -> None:
+    """``pair_samples_s`` (pairs, matrix): one list of samples per pair of ``pairs``, each sample a
+    positive finite time like ``samples_s``."""
+    if "pair_samples_s" not in obj:
+        return
+    lists, pairs = obj["pair_samples_s"], obj.get("pairs")
+    if not isinstance(lists, list) or not isinstance(pairs, list) or len(lists) != len(pairs):
+        raise RecordError(f"{where}: pair_samples_s must hold one list of samples per entry of pairs")
+    for i, samples in enumerate(lists):
+        if not isinstance(samples, list) or not samples or not all(
+                isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s > 0
+                for s in samples):
+            raise RecordError(f"{where}: pair_samples_s[{i}] must be a non-empty list of positive, finite "
+                              "times (a clock or overflow fault, not a measurement)")
+
+
 def _optional_str(obj: Mapping[str, Any], name: str, where: str) -> str | None:
     value = obj.get(name)
     if value is not None and not isinstance(value, str):
@@ -444,6 +471,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     variant = obj.get("variant", "")
     if not isinstance(variant, str):
         raise RecordError(f"{where}: variant must be a string")
+    _check_pair_samples(obj, where)
     placement = obj.get("placement", "")
     if placement not in PLACEMENTS:
         raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
@@ -476,6 +504,8 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
     d = dataclasses.asdict(plan)
     d["patterns"], d["sizes"], d["pair"] = list(plan.patterns), list(plan.sizes), list(plan.pair)
     d["active"] = list(plan.active)
+    if plan.iterations_per_sample is None:
+        del d["iterations_per_sample"]
     return d
 
 
