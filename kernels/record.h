@@ -10,7 +10,7 @@
 #include "options.h"
 #include "placement.h"
 
-#define MP_FORMAT_VERSION 2
+#define MP_FORMAT_VERSION 3 /* 3: msgperf adds launch_host records (docs/record-format.md) */
 
 /* The run record's facts beyond the options. */
 struct mp_run_info {

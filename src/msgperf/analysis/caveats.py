@@ -200,6 +200,32 @@ def two_launches() -> Caveat:
                   "repeat at least three times (--repeat 3) to judge launches")
 
 
+# ---- the machine during a launch (analysis/conditions.py) ---------------------------------
+
+def oversubscribed(launch: int, ranks: int, cores: int, host: str,
+                   progress: tuple[tuple[str, str], ...]) -> Caveat:
+    setting = (f"; msgperf set yielding progress ({', '.join(f'{k}={v}' for k, v in progress)}), which "
+               "keeps waiting ranks from holding a core but slows every wait (its measured cost: "
+               "docs/statistics.md)") if progress else ""
+    return Caveat("oversubscribed", f"launch {launch}: oversubscribed: {ranks} ranks on {cores} usable "
+                  f"cores of {host or 'the launching node'}{setting}",
+                  "every time includes ranks waiting for a core (scheduler slices of milliseconds): "
+                  "these are not the MPI's times; run at most one rank per usable core", launch=launch)
+
+
+def shared_core(launch: int, seen: list[tuple[tuple[int, int], int, str]]) -> Caveat:
+    listed = "; ".join(f"ranks {a} and {b} on CPU {cpu} at the {when}" for (a, b), cpu, when in seen)
+    return Caveat("shared_core", f"launch {launch}: two measured ranks on one core ({listed})",
+                  "they may have taken turns on it, which inflates every time; pin the ranks to "
+                  "distinct cores (e.g. mpiexec -bind-to core)", launch=launch)
+
+
+def busy_machine(launch: int, figures: str) -> Caveat:
+    return Caveat("busy_machine", f"launch {launch}: busy machine: {figures} over the launch",
+                  "other work took cores the ranks needed, so some samples include waiting for a "
+                  "core; measure on a quiet machine, or repeat (--repeat 3) and compare", launch=launch)
+
+
 # ---- predictions -------------------------------------------------------------------------
 
 def extrapolated(size: int, largest: int) -> Caveat:

@@ -41,6 +41,7 @@ class SizeRow:
     # Patterns of many pairs at once (pairs, matrix): each pair's spread, in the order of
     # extra["pairs"], from the latest launch that kept its samples (older files: ())
     pair_spreads: tuple[PairSpread, ...] = ()
+    launch_ids: tuple[int, ...] = ()  # the launches whose samples the row holds
 
     @property
     def time_s(self) -> float:
@@ -82,5 +83,6 @@ def size_rows(run: Run) -> list[SizeRow]:
             launches=len({m.launch for m in ms}),
             first_s=None if first is None else first.first_s * first.k / first.divisor,
             variant=variant, flows=ms[0].flows, extra=dict(ms[-1].extra),
-            interval=point_from_stats(size, pooled, per_launch).interval, pair_spreads=spreads))
+            interval=point_from_stats(size, pooled, per_launch).interval, pair_spreads=spreads,
+            launch_ids=tuple(sorted({m.launch for m in ms}))))
     return rows

@@ -205,7 +205,8 @@ def row_dict(r: SizeRow) -> dict[str, Any]:
 
 
 def rows_json(result: RunResult) -> list[dict[str, Any]]:
-    return [row_dict(r) for r in result.rows]
+    """Every row of every table, each with its table's caveats (what the machine did to it)."""
+    return [{**row_dict(r), "caveats": [_caveat(c) for c in t.caveats]} for t in result.tables for r in t.rows]
 
 
 def saphir_dict(row: SaphirRow) -> dict[str, Any]:

@@ -371,7 +371,10 @@ def all_tables(result: RunResult) -> list[Grid]:
              buffering(result), floor(result), overlap(result), eager(result), contention(result),
              pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result), barrier(result),
              *placement(result), *placement_models(result)]
-    return [t for t in found if t is not None and t.row_count]
+    tables = [t for t in found if t is not None and t.row_count]
+    for t in tables:  # every pattern table holds the run's launches: it shares their conditions
+        t.caveats = [c.message for c in result.caveats]
+    return tables
 
 
 def render(console: Console, table: Grid) -> None:
@@ -379,6 +382,8 @@ def render(console: Console, table: Grid) -> None:
     console.print(f"[bold]{safe(table.heading)}[/]")
     console.print(table.text(), markup=False, highlight=False, soft_wrap=True)
     console.print(safe(table.note), style="dim")
+    for c in table.caveats:
+        console.print(f"[yellow]![/] {safe(c)}")
 
 
 def render_pattern_tables(console: Console, result: RunResult) -> None:

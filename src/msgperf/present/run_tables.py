@@ -12,6 +12,8 @@ from msgperf.analysis.run_source import TOOL_NAMES, RunSource
 from msgperf.present.grid import Grid
 from msgperf.present.text import printable, safe
 
+MAX_CONDITION_LINES = 4  # launches whose conditions show prints in full
+
 _COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop",
            "round_trip": "round trip", "copy": "per copy", "probe": "per probe"}
 
@@ -95,6 +97,8 @@ def render_table(console: Console, t: RowTable) -> None:
     line = first_message_line(t.first)
     if line:
         console.print(safe(line))
+    for c in t.caveats:
+        console.print(f"[yellow]![/] {safe(c.message)}")
 
 
 def heading(source: RunSource) -> str:
@@ -109,6 +113,10 @@ def render_tables(console: Console, result: RunResult) -> None:
     title = run_title(result.source)
     if title:
         console.print(title)
+    for c in result.conditions[:MAX_CONDITION_LINES]:
+        console.print(f"machine, launch {c.launch}: {safe(c.words())}")
+    if len(result.conditions) > MAX_CONDITION_LINES:
+        console.print(f"machine: {len(result.conditions) - MAX_CONDITION_LINES} more launches (show --json, the report)")
     for t in result.tables:
         if t.grid_only:
             continue  # its per-round tables say little on their own: the grids say it

@@ -10,6 +10,9 @@ A run file is JSON Lines (docs/record-format.md). Its records, in order:
 - ``launch_end``: when a launch finishes cleanly: placement at the end, end time;
 - ``launch_abort``: written by msgperf when it had to stop a launch (hang, a dead rank,
   Ctrl-C): the reason. Such a run is incomplete; ``--resume`` continues it.
+- ``launch_host``: written by msgperf after each launch (format 3): the launching node's usable
+  cores, its load before and after, CPU steal and other work over the launch, and the progress
+  settings msgperf chose (``Launch.host``).
 
 This module turns already-decoded JSON objects into frozen dataclasses and back; reading
 bytes from disk is ``records.read``'s job.
@@ -28,7 +31,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.pattern_names import pattern_name
 
 FORMAT_NAME = "msgperf-run"
-FORMAT_VERSION = 2  # 2: the run record's "catalog" (docs/record-format.md, history)
+FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
 PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
@@ -128,6 +131,31 @@ class ClockSelfTest:
 
 
 @dataclass(frozen=True)
+class HostLoad:
+    """/proc/loadavg on the launching node at one instant."""
+
+    load_1m: float
+    load_5m: float
+    load_15m: float
+    runnable: int | None = None  # tasks runnable at that instant (the reader included)
+
+
+@dataclass(frozen=True)
+class LaunchHost:
+    """The ``launch_host`` record: what else the launching node did while the launch ran."""
+
+    host: str
+    usable_cores: int | None  # os.sched_getaffinity of msgperf, which the launcher inherits
+    online_cores: int | None
+    progress: Mapping[str, str]  # MPI progress settings msgperf added to the environment ({}: none)
+    before: HostLoad | None
+    after: HostLoad | None
+    interval_s: float
+    steal_fraction: float | None  # share of all CPU time stolen by the hypervisor over the launch
+    other_cores: float | None  # busy CPU time of everything but msgperf and its launch, in cores
+
+
+@dataclass(frozen=True)
 class Launch:
     """The ``launch`` record, plus the matching ``launch_end`` when there is one."""
 
@@ -146,6 +174,7 @@ class Launch:
     max_rss_kib: tuple[int, ...] | None = None  # peak resident memory of each rank, at the end
     aborted: str | None = None  # why msgperf stopped this launch (hang, dead rank, Ctrl-C)
     launcher_command_line: str | None = None  # the launcher's full command line (mpiexec/mpirun/srun ...)
+    host: LaunchHost | None = None  # the launching node during the launch (format 3; None before)
 
     @property
     def finished(self) -> bool:
@@ -411,7 +440,59 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
         environment=dict(env),
         start_time=_require(obj, "start_time", str, where),
         launcher_command_line=_optional_str(obj, "launcher_command_line", where),
+        host=decode_launch_host(obj["host"], where) if obj.get("host") is not None else None,
     )
+
+
+def _number(obj: Mapping[str, Any], name: str, where: str, optional: bool = True) -> float | None:
+    value = obj.get(name)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise RecordError(f"{where}: launch_host {name} must be a non-negative number")
+    return float(value)
+
+
+def _host_load(obj: Any, where: str) -> HostLoad | None:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: launch_host before/after must be objects")
+    runnable = obj.get("runnable")
+    return HostLoad(_number(obj, "load_1m", where, False), _number(obj, "load_5m", where, False),
+                    _number(obj, "load_15m", where, False),
+                    runnable if isinstance(runnable, int) and not isinstance(runnable, bool) else None)
+
+
+def decode_launch_host(obj: Any, where: str) -> LaunchHost:
+    """A ``launch_host`` record (or the ``host`` member of a launch record msgperf wrote itself)."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: launch_host must be an object")
+    progress = obj.get("progress", {})
+    if not isinstance(progress, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in progress.items()):
+        raise RecordError(f"{where}: launch_host progress must map names to strings")
+
+    def cores(name: str) -> int | None:
+        value = obj.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RecordError(f"{where}: launch_host {name} must be a count >= 1")
+        return value
+
+    host = obj.get("host", "")
+    return LaunchHost(host=host if isinstance(host, str) else "", usable_cores=cores("usable_cores"),
+                      online_cores=cores("online_cores"), progress=dict(progress),
+                      before=_host_load(obj.get("before"), where), after=_host_load(obj.get("after"), where),
+                      interval_s=_number(obj, "interval_s", where) or 0.0,
+                      steal_fraction=_number(obj, "steal_fraction", where),
+                      other_cores=_number(obj, "other_cores", where))
+
+
+def encode_launch_host(host: LaunchHost) -> dict[str, Any]:
+    d = dataclasses.asdict(host)
+    d["progress"] = dict(host.progress)
+    return d
 
 
 def _check_pair_samples(obj: Mapping[str, Any], where: str) -> None:
@@ -535,7 +616,8 @@ def encode_launch(launch: Launch) -> dict[str, Any]:
             "pair_shares_node": launch.pair_shares_node, "clock": dataclasses.asdict(launch.clock),
             "environment": dict(launch.environment), "start_time": launch.start_time,
             **({"launcher_command_line": launch.launcher_command_line}
-               if launch.launcher_command_line is not None else {})}
+               if launch.launcher_command_line is not None else {}),
+            **({"host": encode_launch_host(launch.host)} if launch.host is not None else {})}
 
 
 def encode_launch_end(launch: Launch) -> dict[str, Any]:
