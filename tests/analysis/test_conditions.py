@@ -115,3 +115,18 @@ def test_the_caveat_reaches_every_table_model_json_row_and_the_report(tmp_path):
     quiet = analyze(run_with(the_launch()))
     assert quiet.caveats == () and all(t.caveats == () for t in quiet.tables)
     assert all(row["caveats"] == [] for row in rows_json(quiet))
+
+
+def test_the_launch_host_facts_and_a_fixed_k_survive_the_store(tmp_path):
+    from msgperf.store.db import open_store
+    from tests.factories import assert_same_run
+
+    run = run_with(the_launch(nranks=3, cpus=(0, 1, 0), progress=YIELD, other=1.2))
+    run = dataclasses.replace(run, info=dataclasses.replace(
+        run.info, plan=dataclasses.replace(run.info.plan, iterations_per_sample=1)))
+    with open_store(tmp_path / "s.db") as store:
+        run_id, _ = store.add_run(run)
+        loaded = store.load_run(run_id)
+    assert_same_run(run, loaded)
+    assert loaded.launches[0].host == run.launches[0].host and loaded.info.plan.iterations_per_sample == 1
+    assert {c.kind for c in analyze(loaded).caveats} == {"oversubscribed", "busy_machine"}
