@@ -349,7 +349,7 @@ def probe_plan(plan: RunPlan) -> RunPlan:
     switches the model finds (analysis/breakpoint_labels.py). Its pair is the sweep's."""
     return RunPlan(patterns=("eager-probe",), sizes=(0,), np=plan.np, pair=plan.pair, buffer="separate",
                    precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),
-                   min_samples=6, max_samples=1000)
+                   min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
 
 
 Note = Callable[[str], None]
