@@ -80,12 +80,14 @@ def main() -> int:
     print(f"load average (1 min) before->after each launch: {' '.join(loads)}"
           + ("  -- a shared machine: quote these figures with that said" if any(
               l.split('->')[0] != '?' and float(l.split('->')[0]) > cores / 2 for l in loads) else ""))
-    print(f"{'bytes':>8}  {'plain one-way [min-max]':>28}  {'yield one-way [min-max]':>28}  {'yield/plain [min-max]':>24}")
+    print(f"{'bytes':>8}  {'plain one-way [min-max]':>28}  {'yield one-way [min-max]':>28}  "
+          f"{'yield/plain [min-max]':>24}")
     us = lambda v: f"{v * 1e6:.3g} us"  # noqa: E731
     for size in sorted(times["plain"]):
         plain, yielded = times["plain"][size], times["yield"][size]
         ratios = [y / p for p, y in zip(plain, yielded)]
-        print(f"{size:>8}  {spread(plain, us):>28}  {spread(yielded, us):>28}  {spread(ratios, lambda v: f'{v:.2f}x'):>24}")
+        ratio = spread(ratios, lambda v: f"{v:.2f}x")
+        print(f"{size:>8}  {spread(plain, us):>28}  {spread(yielded, us):>28}  {ratio:>24}")
     return 0
 
 

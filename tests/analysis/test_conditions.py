@@ -35,7 +35,8 @@ def the_launch(nranks=2, cpus=(0, 1), end_cpus=(0, 1), **kw):
 
 def run_with(l):
     rng = np.random.default_rng(1)
-    ms = [measurement("pingpong", s, 2e-6 * (1 + s / 1e4) * (1 + 0.01 * rng.standard_normal(200))) for s in (0, 1024, 4096)]
+    ms = [measurement("pingpong", s, 2e-6 * (1 + s / 1e4) * (1 + 0.01 * rng.standard_normal(200)))
+          for s in (0, 1024, 4096)]
     run = make_run(ms)
     return dataclasses.replace(run, launches=(l,))
 

@@ -130,7 +130,8 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         if other is None or usable is None:
             busy = None if steal is None or steal < STEAL else True
         else:
-            busy = (other >= OTHER_CORES and min(here, usable) + other > usable) or (steal is not None and steal >= STEAL)
+            crowded = other >= OTHER_CORES and min(here, usable) + other > usable
+            busy = crowded or (steal is not None and steal >= STEAL)
     partial = LaunchConditions(launch.index, host.host if host else "", here, usable, over, progress, shared,
                                True if shared else None, busy, other, before, after, steal, ())
     found = []

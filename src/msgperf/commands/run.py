@@ -85,8 +85,8 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               help="After the sweep, measure extra sizes inside each switch it found, until each is located "
                    "to an eighth of an octave (within a budget as long as the sweep); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, time_budget, buffer,
-            min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc, deadline, db, no_store, quiet, test_stall,
-            no_report, no_probe, refine) -> None:
+            min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc, deadline, db, no_store,
+            quiet, test_stall, no_report, no_probe, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     notes = Console(stderr=True)

@@ -369,7 +369,8 @@ def placement_models(result: RunResult) -> list[Grid]:
 def all_tables(result: RunResult) -> list[Grid]:
     found = [send_modes(result), bidirectional(result), *variant_pairs(result), combine(result),
              buffering(result), floor(result), overlap(result), eager(result), contention(result),
-             pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result), barrier(result),
+             pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result),
+             barrier(result),
              *placement(result), *placement_models(result)]
     tables = [t for t in found if t is not None and t.row_count]
     for t in tables:  # every pattern table holds the run's launches: it shares their conditions
