@@ -131,3 +131,11 @@ def test_the_launch_host_facts_and_a_fixed_k_survive_the_store(tmp_path):
     assert_same_run(run, loaded)
     assert loaded.launches[0].host == run.launches[0].host and loaded.info.plan.iterations_per_sample == 1
     assert {c.kind for c in analyze(loaded).caveats} == {"oversubscribed", "busy_machine"}
+
+
+def test_every_table_says_it_in_one_line_per_launch():
+    result = analyze(run_with(the_launch(nranks=3, cpus=(0, 1, 0), progress=YIELD, other=1.2)))
+    line = result.tables[0].caveat_line
+    assert line == ("launch 0: oversubscribed: 3 ranks on 2 usable cores (yield progress set) · busy machine: "
+                    "other work 1.20 of 2 cores, load 0.3 → 0.4, steal 0 %")
+    assert result.caveat_line == line

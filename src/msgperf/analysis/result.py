@@ -95,6 +95,10 @@ class RowTable:
     # machine: analysis/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
 
+    @property
+    def caveat_line(self) -> str:
+        return cv.table_line(self.caveats)
+
 
 @dataclass(frozen=True)
 class CombineRow:
@@ -144,6 +148,11 @@ class RunResult:
     caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
     # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
     conditions: tuple[LaunchConditions, ...] = field(default=())
+
+    @property
+    def caveat_line(self) -> str:
+        """The run's conditions caveats in one line (under the tables that pool every launch)."""
+        return cv.table_line(self.caveats)
 
     @property
     def rows(self) -> tuple[SizeRow, ...]:

@@ -374,7 +374,7 @@ def all_tables(result: RunResult) -> list[Grid]:
              *placement(result), *placement_models(result)]
     tables = [t for t in found if t is not None and t.row_count]
     for t in tables:  # every pattern table holds the run's launches: it shares their conditions
-        t.caveats = [c.message for c in result.caveats]
+        t.caveats = [result.caveat_line] if result.caveats else []
     return tables
 
 

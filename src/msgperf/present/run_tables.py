@@ -97,8 +97,8 @@ def render_table(console: Console, t: RowTable) -> None:
     line = first_message_line(t.first)
     if line:
         console.print(safe(line))
-    for c in t.caveats:
-        console.print(f"[yellow]![/] {safe(c.message)}")
+    if t.caveats:
+        console.print(f"[yellow]![/] {safe(t.caveat_line)}")
 
 
 def heading(source: RunSource) -> str:
