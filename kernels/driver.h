@@ -32,8 +32,8 @@ struct mp_driver_state {
 };
 
 /* Collective over ctx->comm. The caller frees result->samples, result->rank_medians and result->rank_samples.
- * Returns 0, or -1 when out
- * of memory (with a message in err). `state` (may be NULL) marks the launch's first measurement. */
+ * Returns 0, or -1 when out of memory (with a message in err). `state` (may be NULL) marks the launch's first
+ * measurement. */
 int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
                    const struct mp_clock_test *clock, struct mp_driver_state *state, struct mp_result *result,
                    char *err, size_t errlen);
