@@ -139,3 +139,10 @@ def test_every_table_says_it_in_one_line_per_launch():
     assert line == ("launch 0: oversubscribed: 3 ranks on 2 usable cores (yield progress set) · busy machine: "
                     "other work 1.20 of 2 cores, load 0.3 → 0.4, steal 0 %")
     assert result.caveat_line == line
+
+
+def test_a_launch_from_a_node_the_ranks_did_not_run_on_cannot_tell_if_they_were_busy():
+    l = the_launch(other=1.9, name="login")
+    c = launch_conditions(l)
+    assert (c.ranks_here, c.oversubscribed, c.busy, c.caveats) == (0, None, None, ())
+    assert "busy machine: cannot tell (the ranks ran on other nodes)" in c.words()

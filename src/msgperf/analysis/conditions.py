@@ -69,7 +69,7 @@ class LaunchConditions:
         else:
             shared = "cannot tell (not seen at the start or the end)"
         if self.busy is None:
-            busy = "cannot tell (not recorded)"
+            busy = "cannot tell (the ranks ran on other nodes)" if self.ranks_here == 0 else "cannot tell (not recorded)"
         else:
             busy = f"{'yes' if self.busy else 'no'} ({load_words(self)})"
         return f"oversubscribed: {over} · pair on one core: {shared} · busy machine: {busy}"
@@ -127,7 +127,9 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         other, steal = host.other_cores, host.steal_fraction
         before = host.before.load_1m if host.before is not None else None
         after = host.after.load_1m if host.after is not None else None
-        if other is None or usable is None:
+        if here == 0:  # launched from a node the ranks did not run on (a login node): its load says nothing
+            busy = None
+        elif other is None or usable is None:
             busy = None if steal is None or steal < STEAL else True
         else:
             crowded = other >= OTHER_CORES and min(here, usable) + other > usable
