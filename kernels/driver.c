@@ -68,7 +68,15 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     result->first = timed_max(p, ctx, 1, delay_ns);
     result->warmup = 1;
     double warm = 0, per_iteration = 0;
-    result->k = calibrate(p, ctx, schedule_sample_target(clock), delay_ns, &result->warmup, &warm, &per_iteration);
+    if (o->iterations_per_sample > 0) { /* --iterations-per-sample: k as asked (1: one iteration per sample) */
+        result->k = o->iterations_per_sample;
+        warm = timed_max(p, ctx, result->k, delay_ns);
+        result->warmup += result->k;
+        per_iteration = warm / result->k;
+    } else {
+        result->k = calibrate(p, ctx, schedule_sample_target(clock), delay_ns, &result->warmup, &warm,
+                              &per_iteration);
+    }
     /* Calibration alone can be a few microseconds: keep warming up (caches, lazily mapped pages,
      * the MPI's connection state) for at least WARMUP_SECONDS. The times are reduced, so every
      * participant stops after the same batch. */
@@ -126,6 +134,17 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     mine /= (double)k;
     result->rank_medians = ctx->me == 0 ? malloc(ctx->nranks * sizeof(double)) : NULL;
     MPI_Gather(&mine, 1, MPI_DOUBLE, result->rank_medians, 1, MPI_DOUBLE, 0, ctx->comm);
+    /* Patterns of many pairs keep every participant's own samples: each pair's samples (its slower
+     * rank's, sample by sample) show the spread of that pair, not only its median. */
+    result->rank_samples = NULL;
+    if (p->pairs) {
+        result->rank_samples = ctx->me == 0 ? malloc((size_t)ctx->nranks * n * sizeof(double)) : NULL;
+        if (ctx->me == 0 && !result->rank_samples) {
+            snprintf(err, errlen, "out of memory for %ld samples of %d ranks", n, ctx->nranks);
+            return -1;
+        }
+        MPI_Gather(own, (int)n, MPI_DOUBLE, result->rank_samples, (int)n, MPI_DOUBLE, 0, ctx->comm);
+    }
     if (ctx->me == 0) {
         memcpy(sorted, samples, n * sizeof *samples);
         stats_median_ci(sorted, n, CONFIDENCE, &result->median, &lo, &hi);

@@ -19,6 +19,8 @@ struct mp_result {
     long nsamples;
     double median;          /* median of samples / k: time per iteration, on every participant */
     double *rank_medians;   /* on comm rank 0 only: each participant's own median sample / k */
+    double *rank_samples;   /* on comm rank 0, for patterns with pairs only: participant r's own samples
+                             * at [r * nsamples, (r + 1) * nsamples), seconds; else NULL */
     int first_of_job;       /* 1 on the first measurement of the launch: `first` is then also the job's
                              * first message of a pattern (record field first_message_of_job_s) */
 };
@@ -29,8 +31,9 @@ struct mp_driver_state {
     long measurements;      /* measurements this rank has run in the launch */
 };
 
-/* Collective over ctx->comm. The caller frees result->samples and result->rank_medians. Returns 0, or -1 when out
- * of memory (with a message in err). `state` (may be NULL) marks the launch's first measurement. */
+/* Collective over ctx->comm. The caller frees result->samples, result->rank_medians and result->rank_samples.
+ * Returns 0, or -1 when out of memory (with a message in err). `state` (may be NULL) marks the launch's first
+ * measurement. */
 int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const struct mp_options *o,
                    const struct mp_clock_test *clock, struct mp_driver_state *state, struct mp_result *result,
                    char *err, size_t errlen);

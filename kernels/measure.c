@@ -30,6 +30,7 @@ struct result {
     double *samples;      /* max over participants, seconds */
     int *ranks;           /* world ranks */
     double *pair_median_s;
+    double *pair_samples_s; /* npairs x nsamples: pair i's samples at [i * nsamples, (i + 1) * nsamples) */
     char *fields;
 };
 
@@ -38,6 +39,7 @@ static void result_free(struct result *r)
     free(r->samples);
     free(r->ranks);
     free(r->pair_median_s);
+    free(r->pair_samples_s);
     free(r->fields);
 }
 
@@ -72,6 +74,15 @@ static void describe(const struct mp_pattern *p, const struct mp_ctx *ctx, const
             double a = r->rank_medians[pairs[2 * i]], b = r->rank_medians[pairs[2 * i + 1]];
             out->pair_median_s[i] = (a > b ? a : b) / divisor;
         }
+        /* Each pair's sample is what its slower rank saw in that sample (the honest reduction,
+         * within the pair). */
+        long n = r->nsamples, paired = npairs * n;
+        out->pair_samples_s = checked(malloc((paired > 0 ? paired : 1) * sizeof *out->pair_samples_s));
+        for (int i = 0; i < npairs; i++)
+            for (long s = 0; s < n; s++) {
+                double a = r->rank_samples[pairs[2 * i] * n + s], b = r->rank_samples[pairs[2 * i + 1] * n + s];
+                out->pair_samples_s[i * n + s] = a > b ? a : b;
+            }
         for (int i = 0; i < 2 * npairs; i++)
             out->ranks[i] = ctx->world[pairs[i]];
         out->head.nranks = 2 * npairs;
@@ -128,6 +139,7 @@ static void run_pattern(struct mp_run *run, const struct mp_pattern *p, MPI_Comm
         p->teardown(&ctx);
     previous[variant] = r.median;
     free(r.rank_medians);
+    free(r.rank_samples);
     free(world);
 }
 
@@ -140,6 +152,7 @@ static void carry(struct mp_run *run, int leader, struct result *res)
         MPI_Send(res->samples, (int)h->nsamples, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->ranks, h->nranks, MPI_INT, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->pair_median_s, h->npairs, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(res->pair_samples_s, (int)(h->npairs * h->nsamples), MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->fields, h->fields_len, MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
         return;
     }
@@ -152,12 +165,16 @@ static void carry(struct mp_run *run, int leader, struct result *res)
     res->samples = checked(malloc((h->nsamples ? h->nsamples : 1) * sizeof *res->samples));
     res->ranks = checked(malloc((h->nranks ? h->nranks : 1) * sizeof *res->ranks));
     res->pair_median_s = checked(malloc((h->npairs ? h->npairs : 1) * sizeof *res->pair_median_s));
+    long paired = h->npairs * h->nsamples;
+    res->pair_samples_s = checked(malloc((paired ? paired : 1) * sizeof *res->pair_samples_s));
     res->fields = h->fields_len ? checked(malloc(h->fields_len)) : NULL;
     MPI_Irecv(res->samples, (int)h->nsamples, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
     job_wait_sleeping(&req);
     MPI_Irecv(res->ranks, h->nranks, MPI_INT, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
     job_wait_sleeping(&req);
     MPI_Irecv(res->pair_median_s, h->npairs, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
+    job_wait_sleeping(&req);
+    MPI_Irecv(res->pair_samples_s, (int)paired, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
     job_wait_sleeping(&req);
     MPI_Irecv(res->fields, h->fields_len, MPI_CHAR, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
     job_wait_sleeping(&req);
@@ -177,7 +194,8 @@ static void write_record(struct mp_run *run, const struct mp_pattern *p, long lo
     struct mp_measurement m = {
         .pattern = p->name, .variant = p->variant_name ? variant_name : NULL,
         .buffer = h->inplace ? "inplace" : "separate", .ranks = res->ranks, .nranks = h->nranks,
-        .npairs = h->npairs, .pair_median_s = res->pair_median_s, .flows = p->flows ? p->flows : 1,
+        .npairs = h->npairs, .pair_median_s = res->pair_median_s,
+        .pair_samples_s = res->pair_samples_s, .flows = p->flows ? p->flows : 1,
         .timing = p->timing, .metric = p->metric, .bytes = bytes, .divisor = (int)(h->k * h->divisor), .k = h->k,
         .warmup = h->warmup, .first = h->first, .first_of_job = h->first_of_job, .elapsed = h->elapsed,
         .stop_reason = h->stop_reason, .mismatch = h->mismatch, .fields = res->fields, .placement = placement,

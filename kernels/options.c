@@ -9,7 +9,7 @@
 #include "patterns.h"
 #include "units.h"
 
-enum { OPT_NP = 256, OPT_TOTAL_TIME }; /* long options without a one-letter code */
+enum { OPT_NP = 256, OPT_TOTAL_TIME, OPT_ITERATIONS_PER_SAMPLE }; /* long options without a one-letter code */
 
 static const struct option longopts[] = {
     {"pattern", required_argument, NULL, 'p'},
@@ -36,6 +36,7 @@ static const struct option longopts[] = {
     {"test-delay-ns", required_argument, NULL, 'D'},
     {"list-patterns", no_argument, NULL, 'T'},
     {"np", required_argument, NULL, OPT_NP},
+    {"iterations-per-sample", required_argument, NULL, OPT_ITERATIONS_PER_SAMPLE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -57,6 +58,8 @@ static void usage(void)
            "                          early sizes did not need goes to the sizes that do\n"
            "      --min-samples N     minimum samples per size (default 20)\n"
            "      --max-samples N     maximum samples per size (default 1000000)\n"
+           "      --iterations-per-sample K  k, the iterations each sample times, instead of calibrating it\n"
+           "                          (1: one sample per round trip, per-iteration samples)\n"
            "  -o, --output FILE       run file to write (default msgperf-run.jsonl)\n"
            "      --append            add a launch to an existing run file\n"
            "      --overwrite         replace the run file if it exists (without it an existing file is\n"
@@ -201,6 +204,13 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             }
             o->list_np = (int)value;
             np_given = 1;
+            break;
+        case OPT_ITERATIONS_PER_SAMPLE:
+            if (scan_long(optarg, 1, 1000000000, &o->iterations_per_sample)) {
+                snprintf(err, errlen, "--iterations-per-sample %s is out of range; use 1 to 1000000000 "
+                         "(1: one iteration per sample)", optarg);
+                return -1;
+            }
             break;
         case 'D':
             if (scan_long(optarg, 0, 1000000000, &value)) {

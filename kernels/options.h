@@ -25,6 +25,7 @@ struct mp_options {
     double total_time;      /* seconds for the whole launch, shared out as measurements finish
                                (0: each measurement gets --time-budget) */
     long min_samples, max_samples;
+    long iterations_per_sample; /* --iterations-per-sample: k as given; 0: calibrated (driver.c) */
     const char *output;     /* run file; "-" is stdout */
     int append;             /* add a launch to an existing run file (resume, repeat) */
     int overwrite;          /* replace an existing run file (without it the file must not exist) */

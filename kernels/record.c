@@ -64,12 +64,15 @@ int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *in
             o->min_samples, o->max_samples, placements[o->placement], o->repeat);
     for (int i = 0; i < o->nactive; i++)
         fprintf(f, "%s%d", i ? "," : "", o->active[i]);
+    fputc(']', f);
+    if (o->iterations_per_sample > 0) /* absent: k calibrated per measurement */
+        fprintf(f, ",\"iterations_per_sample\":%ld", o->iterations_per_sample);
     /* The planned patterns' catalog entries for this world size: what each record will be. */
     const struct mp_pattern *planned[MP_MAX_PATTERNS];
     for (int i = 0; i < o->npatterns; i++)
         planned[i] = patterns_find(o->patterns[i]);
     char err[128];
-    fputs("]},\"catalog\":", f);
+    fputs("},\"catalog\":", f);
     if (catalog_write(f, planned, o->npatterns, info->nranks, err, sizeof err))
         return -1;
     fputs("}\n", f);
@@ -217,6 +220,15 @@ int record_measurement(FILE *f, const struct mp_options *o, const struct mp_meas
         for (int i = 0; i < m->npairs; i++) {
             fputs(i ? "," : "", f);
             json_double(f, m->pair_median_s[i]);
+        }
+        fputs("],\"pair_samples_s\":[", f);
+        for (int i = 0; i < m->npairs; i++) {
+            fputs(i ? ",[" : "[", f);
+            for (long s = 0; s < m->nsamples; s++) {
+                fputs(s ? "," : "", f);
+                json_double(f, m->pair_samples_s[i * m->nsamples + s]);
+            }
+            fputc(']', f);
         }
         fputc(']', f);
     }

@@ -12,7 +12,7 @@
 #include "options.h"
 #include "placement.h"
 
-#define MP_FORMAT_VERSION 2
+#define MP_FORMAT_VERSION 3 /* 3: msgperf adds launch_host records (docs/record-format.md) */
 
 /* The run record's facts beyond the options. */
 struct mp_run_info {
@@ -44,6 +44,8 @@ struct mp_measurement {
     int nranks;
     int npairs;           /* > 0: ranks holds that many pairs, measured at once ... */
     const double *pair_median_s; /* ... and each pair's own time (its slower rank's median / divisor) */
+    const double *pair_samples_s; /* ... and each pair's samples (its slower rank's, per sample), seconds:
+                                   * pair i's at [i * nsamples, (i + 1) * nsamples) */
     int flows;            /* messages of `bytes` counted by the bandwidth per reported time */
     const char *timing;
     const char *metric;

@@ -89,6 +89,15 @@ def test_kernel_args_carry_the_whole_plan():
     assert float(args[args.index("--precision") + 1]) == 0.02
 
 
+def test_iterations_per_sample_is_passed_on_and_checked():
+    assert "--iterations-per-sample" not in RunPlan().kernel_args()  # k calibrated by default
+    args = RunPlan(iterations_per_sample=1).kernel_args()
+    assert args[args.index("--iterations-per-sample") + 1] == "1"
+    for bad in (0, -3, 10**10, True):
+        with pytest.raises(MsgperfError, match="--iterations-per-sample .*: use 1 to 1000000000"):
+            RunPlan(iterations_per_sample=bad)
+
+
 def test_active_steps_of_the_pairs_sweep():
     from msgperf.plan import parse_active
     # The sweep is the kernels' (their catalog): 1, 2, 4 ... P/2 concurrent pairs.

@@ -123,6 +123,7 @@ def distinct_sizes(sizes: tuple[int, ...] | list[int]) -> tuple[int, ...]:
 # what its largest sizes need for a 1 % interval on a quiet two-core node (bench/time_to_answer.py).
 AUTO_TOTAL_S = 10.0
 AUTO_SHARE_S = AUTO_TOTAL_S / 28
+MAX_ITERATIONS_PER_SAMPLE = 1_000_000_000  # the kernels' own bound
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,9 @@ class RunPlan:
     min_samples: int = 20
     max_samples: int = 1_000_000
     active: tuple[int, ...] = ()  # pairs: the steps of its contention sweep to measure (empty: all)
+    # --iterations-per-sample: k, the iterations one sample times, fixed (1: per-iteration samples);
+    # None: the kernels calibrate k per measurement
+    iterations_per_sample: int | None = None
 
     def __post_init__(self) -> None:
         # Each size once, ascending (the order the kernels measure in): a size listed twice
@@ -158,6 +162,10 @@ class RunPlan:
                 f"(ranks are 0 to {self.np - 1}); use ranks below {self.np} or raise --np")
         if self.buffer not in BUFFERS:
             raise MsgperfError(f"unknown --buffer '{self.buffer}'; use separate or inplace")
+        k = self.iterations_per_sample
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_ITERATIONS_PER_SAMPLE):
+            raise MsgperfError(f"--iterations-per-sample {k}: use 1 to {MAX_ITERATIONS_PER_SAMPLE} "
+                               "(1: one iteration, e.g. one round trip, per sample)")
         if not 6 <= self.min_samples <= self.max_samples <= 100_000_000:
             raise MsgperfError(
                 f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
@@ -233,6 +241,8 @@ class RunPlan:
             args += ["--total-time", repr(self.total_time_s)]
         if self.active:
             args += ["--active", ",".join(map(str, self.active))]
+        if self.iterations_per_sample is not None:
+            args += ["--iterations-per-sample", str(self.iterations_per_sample)]
         return args
 
 

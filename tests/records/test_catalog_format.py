@@ -24,8 +24,8 @@ def with_catalog(catalog=(PINGPONG,)):
     return dataclasses.replace(INFO, format_version=FORMAT_VERSION, catalog=tuple(catalog))
 
 
-def test_the_format_is_version_2_and_its_catalog_round_trips_exactly():
-    assert FORMAT_VERSION == 2
+def test_the_format_is_version_3_and_its_catalog_round_trips_exactly():
+    assert FORMAT_VERSION == 3
     for np in (2, 4, 8):
         info = with_catalog(committed_catalog(np))
         assert decode_run(json.loads(json.dumps(encode_run(info))), "run") == info
@@ -37,7 +37,7 @@ def test_a_run_file_carries_the_catalog_and_version_1_files_have_none():
     text = lines(encode_run(with_catalog()), encode_launch(LAUNCH), encode_measurement(measurement(0)),
                  encode_measurement(measurement(8)), encode_launch_end(LAUNCH))
     run = parse_run_text(text).run
-    assert run.info.catalog == (PINGPONG,) and run.info.format_version == 2
+    assert run.info.catalog == (PINGPONG,) and run.info.format_version == FORMAT_VERSION
     old = encode_run(INFO)  # format_version 1, no "catalog" member
     assert "catalog" not in old and old["format_version"] == 1
     run = parse_run_text(lines(old, encode_launch(LAUNCH), encode_measurement(measurement(0)))).run

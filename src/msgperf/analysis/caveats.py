@@ -26,6 +26,7 @@ class Caveat:
     advice: str
     bytes: int | None = None  # the size concerned, or None for the whole sweep
     launch: int | None = None  # the launch concerned, or None
+    brief: str = ""  # a few words with the numbers, for the line under every table it concerns
 
     def __str__(self) -> str:
         return f"{self.message}; {self.advice}"
@@ -38,6 +39,16 @@ def time_text(seconds: float) -> str:
 
 def size_text(size: float) -> str:
     return units.size(size)
+
+
+def table_line(caveats: "list[Caveat] | tuple[Caveat, ...]") -> str:
+    """The caveats of a table in one line, per launch: 'launch 0: oversubscribed: 3 ranks on 2 usable
+    cores (yield progress set) · busy machine: other work 1.54 of 2 cores, ...'."""
+    by_launch: dict[int | None, list[str]] = {}
+    for c in caveats:
+        by_launch.setdefault(c.launch, []).append(c.brief or c.message)
+    return "; ".join((f"launch {launch}: " if launch is not None else "") + " · ".join(texts)
+                     for launch, texts in by_launch.items())
 
 
 def _where(size: int | None, launch: int | None) -> str:
@@ -198,6 +209,36 @@ def launch_aligned(launch: int, factor: float, shared: int, added: int) -> Cavea
 def two_launches() -> Caveat:
     return Caveat("two_launches", "only two launches: neither can be called the odd one out",
                   "repeat at least three times (--repeat 3) to judge launches")
+
+
+# ---- the machine during a launch (analysis/conditions.py) ---------------------------------
+
+def oversubscribed(launch: int, ranks: int, cores: int, host: str,
+                   progress: tuple[tuple[str, str], ...]) -> Caveat:
+    setting = (f"; msgperf set yielding progress ({', '.join(f'{k}={v}' for k, v in progress)}), which "
+               "keeps waiting ranks from holding a core but slows every wait (its measured cost: "
+               "docs/statistics.md)") if progress else ""
+    return Caveat("oversubscribed", f"launch {launch}: oversubscribed: {ranks} ranks on {cores} usable "
+                  f"cores of {host or 'the launching node'}{setting}",
+                  "every time includes ranks waiting for a core (scheduler slices of milliseconds): "
+                  "these are not the MPI's times; run at most one rank per usable core", launch=launch,
+                  brief=f"oversubscribed: {ranks} ranks on {cores} usable cores"
+                        + (" (yield progress set)" if progress else ""))
+
+
+def shared_core(launch: int, seen: list[tuple[tuple[int, int], int, str]]) -> Caveat:
+    listed = "; ".join(f"ranks {a} and {b} on CPU {cpu} at the {when}" for (a, b), cpu, when in seen)
+    return Caveat("shared_core", f"launch {launch}: two measured ranks on one core ({listed})",
+                  "they may have taken turns on it, which inflates every time; pin the ranks to "
+                  "distinct cores (e.g. mpiexec -bind-to core)", launch=launch,
+                  brief="ranks " + ", ".join(sorted({f"{a}:{b}" for (a, b), _, _ in seen})) + " seen on one core")
+
+
+def busy_machine(launch: int, figures: str) -> Caveat:
+    return Caveat("busy_machine", f"launch {launch}: busy machine: {figures} over the launch",
+                  "other work took cores the ranks needed, so some samples include waiting for a "
+                  "core; measure on a quiet machine, or repeat (--repeat 3) and compare", launch=launch,
+                  brief=f"busy machine: {figures}")
 
 
 # ---- predictions -------------------------------------------------------------------------

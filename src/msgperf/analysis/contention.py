@@ -1,14 +1,30 @@
 """Many pairs at once: the contention sweep of ``pairs`` (1, 2, 4 ... P/2 concurrent pairs) and
 the all-pairs map of ``matrix`` (every ordered rank pair). A pair's time is its slower rank's
-median one-way time, as the kernels record it (``pair_median_s``). Pure."""
+median one-way time, as the kernels record it (``pair_median_s``). Where the record keeps each
+pair's samples (``pair_samples_s``), each pair also gets its spread, p95/p50 of its own samples:
+a pair whose typical time is fine but whose samples straggle (a core shared with other work, an
+interrupt-laden core) shows there, and the slowest pairs and ranks of a matrix are named. Pure."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+import numpy as np
+
+from msgperf.analysis.pair_spread import PairSpread
 from msgperf.analysis.size_rows import SizeRow
+
+SLOWEST_LISTED = 3  # the slowest pairs a matrix names per size
+
+
+@dataclass(frozen=True)
+class SlowPair:
+    pair: tuple[int, int]
+    time_s: float  # the grid's time of the pair
+    times_typical: float  # time / the median of every pair's time at this size
+    spread: float | None  # its p95/p50, None without per-pair samples
 
 
 @dataclass(frozen=True)
@@ -19,6 +35,12 @@ class ContentionCell:
     slowdown: float | None  # slowest pair / one pair alone at the same size
     pairs: tuple[tuple[int, int], ...]
     pair_times_s: tuple[float, ...]
+    spreads: tuple[PairSpread, ...] = ()  # each pair's spread (older files: ())
+
+    @property
+    def widest(self) -> PairSpread | None:
+        """The pair whose samples spread most at this step."""
+        return max(self.spreads, key=lambda s: s.spread, default=None)
 
 
 @dataclass(frozen=True)
@@ -47,6 +69,22 @@ class MatrixGrid:
     ranks: tuple[int, ...]
     times_s: Mapping[tuple[int, int], float]  # (initiator, responder) -> one-way time
     hosts: Mapping[int, str]  # rank -> host, to mark host boundaries
+    spreads: Mapping[tuple[int, int], PairSpread] = field(default_factory=dict)  # older files: {}
+    slowest: tuple[SlowPair, ...] = ()  # the SLOWEST_LISTED slowest pairs, slowest first
+    # Each rank's typical pair: the median time of the pairs it takes part in, over the median pair
+    rank_ratios: Mapping[int, float] = field(default_factory=dict)
+
+    def spread(self, a: int, b: int) -> float | None:
+        s = self.spreads.get((a, b))
+        return None if s is None else s.spread
+
+    @property
+    def slowest_rank(self) -> tuple[int, float] | None:
+        """The rank whose pairs are slowest, with its ratio (a slow core shows in every pair of its rank)."""
+        if not self.rank_ratios:
+            return None
+        rank = max(self.rank_ratios, key=lambda r: self.rank_ratios[r])
+        return rank, self.rank_ratios[rank]
 
     def value(self, a: int, b: int) -> float | None:
         """bandwidth (bytes/s) above 0 B, else the time (s); None for an unmeasured pair."""
@@ -73,7 +111,8 @@ def contention(rows: Sequence[SizeRow]) -> Contention | None:
         base = alone.get(r.bytes)
         by_size.setdefault(r.bytes, []).append(ContentionCell(
             len(times), max(times), min(times),
-            max(times) / base if base and base > 0 and math.isfinite(base) else None, pairs, times))
+            max(times) / base if base and base > 0 and math.isfinite(base) else None, pairs, times,
+            r.pair_spreads))
     steps = tuple(sorted({c.active_pairs for cells in by_size.values() for c in cells}))
     return Contention(steps, tuple(ContentionRow(size, tuple(sorted(cells, key=lambda c: c.active_pairs)))
                                    for size, cells in sorted(by_size.items())))
@@ -81,13 +120,23 @@ def contention(rows: Sequence[SizeRow]) -> Contention | None:
 
 def matrices(rows: Sequence[SizeRow], hosts: Mapping[int, str]) -> tuple[MatrixGrid, ...]:
     cells: dict[int, dict[tuple[int, int], float]] = {}
+    spreads: dict[int, dict[tuple[int, int], PairSpread]] = {}
     for r in rows:
         if r.pattern != "matrix":
             continue
         for (a, b), t in zip(r.extra.get("pairs", []), r.extra.get("pair_median_s", [])):
             cells.setdefault(r.bytes, {})[(int(a), int(b))] = float(t)
+        for s in r.pair_spreads:
+            spreads.setdefault(r.bytes, {})[s.pair] = s
     out = []
     for size, times in sorted(cells.items()):
         ranks = tuple(sorted({a for a, _ in times} | {b for _, b in times}))
-        out.append(MatrixGrid(size, ranks, dict(times), dict(hosts)))
+        spread = spreads.get(size, {})
+        typical = float(np.median(list(times.values())))
+        slowest = tuple(SlowPair(pair, t, t / typical if typical > 0 else math.nan,
+                                 spread[pair].spread if pair in spread else None)
+                        for pair, t in sorted(times.items(), key=lambda kv: -kv[1])[:SLOWEST_LISTED])
+        ratios = {rank: float(np.median([t for (a, b), t in times.items() if rank in (a, b)])) / typical
+                  for rank in ranks} if typical > 0 else {}
+        out.append(MatrixGrid(size, ranks, dict(times), dict(hosts), dict(spread), slowest, ratios))
     return tuple(out)

@@ -23,6 +23,7 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
+from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
 from msgperf.analysis.contention import Contention, MatrixGrid, contention, matrices
@@ -91,6 +92,13 @@ class RowTable:
     first: FirstMessages | None
     steps: bool = False  # the rows are steps of a contention sweep ("active_pairs" in each)
     grid_only: bool = False  # the rows are rounds of an all-pairs map: shown as its grids
+    # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
+    # machine: analysis/conditions.py), said under the table
+    caveats: tuple[cv.Caveat, ...] = ()
+
+    @property
+    def caveat_line(self) -> str:
+        return cv.table_line(self.caveats)
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,13 @@ class RunResult:
     caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
     # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/machine.py
     machine: Machine = field(default_factory=lambda: Machine((), None, None))
+    # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
+    conditions: tuple[LaunchConditions, ...] = field(default=())
+
+    @property
+    def caveat_line(self) -> str:
+        """The run's conditions caveats in one line (under the tables that pool every launch)."""
+        return cv.table_line(self.caveats)
 
     @property
     def rows(self) -> tuple[SizeRow, ...]:
@@ -238,7 +253,8 @@ def _main(series: Sequence[SeriesResult]) -> SeriesResult | None:
     return None
 
 
-def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> tuple[RowTable, ...]:
+def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
+            conditions: Sequence[LaunchConditions] = ()) -> tuple[RowTable, ...]:
     groups: dict[tuple, list[SizeRow]] = {}
     for r in rows:
         swept = "active_pairs" in r.extra or "round" in r.extra  # one record per step or round
@@ -249,8 +265,10 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> tuple[Ro
         steps = all("active_pairs" in r.extra for r in group)
         if steps:
             group = sorted(group, key=lambda r: (r.bytes, r.extra["active_pairs"]))
+        launches = sorted({i for r in group for i in r.launch_ids})
         out.append(RowTable(pattern, buffer, ranks, metric, words, tuple(group), first_messages(group),
-                            steps=steps, grid_only=all("round" in r.extra for r in group)))
+                            steps=steps, grid_only=all("round" in r.extra for r in group),
+                            caveats=caveats_of(conditions, launches)))
     return tuple(out)
 
 
@@ -333,6 +351,8 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                    for key in _series_keys(run, launch))
     eager = eager_limit(rows)
     series = _labelled(series, eager, run)
+    conditions = tuple(c for c in run_conditions(measured) if launch is None or c.launch == launch)
+    series = tuple(_with_conditions(s, conditions) for s in series)
     main = _main(series)
     loggp = _loggp(rows)
     gap = None
@@ -353,14 +373,14 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                                  s.model if s is not None else None, memcpy, eager, floors,
                                  ping[0] if ping and s is None else None))
     partial = RunResult(
-        source=source, tables=_tables(rows, facts), series=series, main=main, saphir=tuple(saphir),
+        source=source, tables=_tables(rows, facts, conditions), series=series, main=main, saphir=tuple(saphir),
         send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
         variant_pairs=variant_pairs(rows, facts, eager.split_bytes if eager is not None else None),
         compat=compat(rows, facts), floor=floors, overlap=overlap_rows(rows), barrier=barrier_rows(rows),
         buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=eager,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
-        launch=launch, machine=run_machine(run))
+        launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial))
 
 
@@ -385,6 +405,14 @@ def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: A
     evidence = _evidence(series, eager, run)
     return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, evidence))
                  if s.model is not None and s.model.sweep.piecewise.breakpoints else s for s in series)
+
+
+def _with_conditions(s: SeriesResult, conditions: Sequence[LaunchConditions]) -> SeriesResult:
+    """A model's caveats gain what the machine did to its launches (said with every model too)."""
+    extra = caveats_of(conditions, s.model.launches) if s.model is not None else ()
+    if not extra:
+        return s
+    return dataclasses.replace(s, model=dataclasses.replace(s.model, caveats=s.model.caveats + extra))
 
 
 def _placement_models(series: Sequence[SeriesResult]) -> tuple[PlacementModel, ...]:

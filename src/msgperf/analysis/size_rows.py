@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.analysis.across_launches import Interval
+from msgperf.analysis.pair_spread import PairSpread, pair_spreads
 from msgperf.analysis.points import point_from_stats
 from msgperf.analysis.sample_stats import SampleStats, sample_stats
 from msgperf.records.format import Measurement, Run
@@ -37,6 +38,10 @@ class SizeRow:
     # the estimate across launches with an interval that covers their spread for several
     # (analysis/points.py, across_launches.py) — the value every table and model uses.
     interval: Interval | None = None
+    # Patterns of many pairs at once (pairs, matrix): each pair's spread, in the order of
+    # extra["pairs"], from the latest launch that kept its samples (older files: ())
+    pair_spreads: tuple[PairSpread, ...] = ()
+    launch_ids: tuple[int, ...] = ()  # the launches whose samples the row holds
 
     @property
     def time_s(self) -> float:
@@ -68,6 +73,9 @@ def size_rows(run: Run) -> list[SizeRow]:
             by_launch.setdefault(m.launch, []).append(m.per_message_s)
         per_launch = ([sample_stats(np.concatenate(v)) for _, v in sorted(by_launch.items())]
                       if len(by_launch) > 1 else [])
+        kept = next((m for m in reversed(ms) if m.extra.get("pair_samples_s")), None)
+        spreads = () if kept is None else pair_spreads(kept.extra.get("pairs", []), kept.extra["pair_samples_s"],
+                                                       kept.divisor)
         rows.append(SizeRow(
             pattern=pattern, buffer=buffer, ranks=ranks, bytes=size, metric=ms[0].metric,
             stats=pooled, k=tuple(m.k for m in ms),
@@ -75,5 +83,6 @@ def size_rows(run: Run) -> list[SizeRow]:
             launches=len({m.launch for m in ms}),
             first_s=None if first is None else first.first_s * first.k / first.divisor,
             variant=variant, flows=ms[0].flows, extra=dict(ms[-1].extra),
-            interval=point_from_stats(size, pooled, per_launch).interval))
+            interval=point_from_stats(size, pooled, per_launch).interval, pair_spreads=spreads,
+            launch_ids=tuple(sorted({m.launch for m in ms}))))
     return rows

@@ -26,6 +26,7 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
                 "precision": "--precision", "time_budget": "--time-budget", "total_time": "--total-time",
                 "buffer": "--buffer",
                 "min_samples": "--min-samples", "max_samples": "--max-samples", "active": "--active",
+                "iterations_per_sample": "--iterations-per-sample",
                 "placement": "--placement", "repeat": "--repeat", "output": "-o", "force": "--force"}
 
 
@@ -59,6 +60,10 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               help="Separate send and receive buffers, or one buffer in place (data really crosses cores).")
 @click.option("--min-samples", type=int, default=20, show_default=True)
 @click.option("--max-samples", type=int, default=1_000_000, show_default=True)
+@click.option("--iterations-per-sample", type=int, default=None, metavar="K",
+              help="Iterations each sample times (k), instead of calibrating k so a sample lasts >= 20 µs; "
+                   "1: one sample per round trip (per-iteration samples; short ones are near the clock's "
+                   "resolution, which the caveats say).")
 @click.option("--repeat", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Separate MPI launches into one run file (run-to-run variation).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -86,9 +91,8 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               help="After the sweep, measure extra sizes inside each switch it found, until each is located "
                    "to an eighth of an octave (within a budget as long as the sweep); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
-            time_budget, buffer,
-            min_samples, max_samples, repeat, output, force, resume, mpicc, deadline, db, no_store, quiet, test_stall,
-            no_report, no_probe, refine) -> None:
+            time_budget, buffer, min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc,
+            deadline, db, no_store, quiet, test_stall, no_report, no_probe, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     notes = Console(stderr=True)
@@ -110,7 +114,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
                        total_time_s=(parse_seconds(total_time) if total_time is not None
                                      else None if time_budget is None else 0.0),
                        min_samples=min_samples, max_samples=max_samples,
-                       active=parse_active(active) if active else ())
+                       active=parse_active(active) if active else (), iterations_per_sample=iterations_per_sample)
         twice = sorted(s for s, n in Counter(listed).items() if n > 1)
         if twice:
             notes.print(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "

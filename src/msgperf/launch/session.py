@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import signal
 import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager
@@ -36,7 +37,8 @@ from msgperf.plan import RunPlan
 from msgperf.records.format import PatternInfo
 from msgperf.records.format import RecordError, Run
 from msgperf.records.runfile_read import read_run
-from msgperf.records.runfile_write import append_launch_abort, cut_partial_line
+from msgperf.launch.host_load import launch_host_record, snapshot
+from msgperf.records.runfile_write import append_launch_abort, append_launch_host, cut_partial_line
 from msgperf.store.db import open_store
 from msgperf.units import size as format_size
 
@@ -184,7 +186,8 @@ def resume_state(path: Path) -> ResumeState:
     p = run.info.plan
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                    precision=p.precision, time_budget_s=p.time_budget_s, total_time_s=p.total_time_s,
-                   min_samples=p.min_samples, max_samples=p.max_samples, active=p.active)
+                   min_samples=p.min_samples, max_samples=p.max_samples, active=p.active,
+                   iterations_per_sample=p.iterations_per_sample)
     missing = run.missing()  # one entry per launch a (pattern, size) still lacks
     per_size: dict[int, int] = {}
     for pattern in p.patterns:
@@ -222,6 +225,24 @@ def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
         return
     if any(l.index == launch for l in run.launches):
         append_launch_abort(run_file, launch, reason)
+
+
+def record_host(run_file: Path, launch: int, before, progress: dict[str, str]) -> None:
+    """Add the launch's ``launch_host`` record (the launching node's load, steal and other work over
+    the launch, and the progress settings msgperf chose) once the launch is over, if it got far
+    enough to write its launch record."""
+    after = snapshot()
+    try:
+        run = read_run(run_file).run
+    except RecordError:
+        return
+    if any(l.index == launch for l in run.launches):
+        append_launch_host(run_file, launch_host_record(launch, before, after, progress))
+
+
+def added_settings(env: Mapping[str, str] | None) -> dict[str, str]:
+    """What msgperf added to (or changed in) its own environment for the launch."""
+    return {k: v for k, v in (env or {}).items() if os.environ.get(k) != v}
 
 
 def store_run(run: Run, db: str | None) -> StoreOutcome:
@@ -296,7 +317,8 @@ def refine(run_file: Path, budget_s: float, next_index: int,
         p = run.info.plan
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                              max_samples=p.max_samples, active=p.active)
+                              max_samples=p.max_samples, active=p.active,
+                              iterations_per_sample=p.iterations_per_sample)
         note(f"refining {len(step.brackets)} switch(es) of {step.pattern}: "
              + ", ".join(f"{format_size(b.low_bytes)} to {format_size(b.high_bytes)}" for b in step.brackets)
              + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
@@ -336,7 +358,7 @@ def probe_plan(plan: RunPlan) -> RunPlan:
     switches the model finds (analysis/breakpoint_labels.py). Its pair is the sweep's."""
     return RunPlan(patterns=("eager-probe",), sizes=(0,), np=plan.np, pair=plan.pair, buffer="separate",
                    precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),
-                   min_samples=6, max_samples=1000)
+                   min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
 
 
 Note = Callable[[str], None]
@@ -423,6 +445,8 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 if on_record:
                     on_record(record)
 
+            env = launcher.environment(plan.np)
+            before = snapshot()
             try:
                 with contextlib.ExitStack() as launch_stack:
                     view = on_launch(start) if on_launch else None
@@ -430,15 +454,17 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                         launch_stack.enter_context(view)
                     launch_stack.enter_context(sigterm_stops_the_launch())
                     execute(argv, run_file, expected=expected, stall_timeout_s=stall, on_record=follow,
-                            env=launcher.environment(plan.np), log_dir=request.log_dir)
+                            env=env, log_dir=request.log_dir)
             except LaunchError as exc:
                 mark_aborted(run_file, index, str(exc))
+                record_host(run_file, index, before, added_settings(env))
                 raise
             except Terminated:  # SIGTERM outside the job's own loop (before it started)
                 exc = LaunchError(f"terminated (SIGTERM) before launch {index} started; "
                                   f"continue with: msgperf run --resume {run_file}", exit_code=143)
                 mark_aborted(run_file, index, str(exc))
                 raise exc from None
+            record_host(run_file, index, before, added_settings(env))
             outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=seen[0], refining=start.refining))
 
         began = time.monotonic()

@@ -24,6 +24,7 @@ class Grid:
     rows: list[list[str]] = field(default_factory=list)
     heading: str = ""  # printed above the table
     note: str = ""  # printed under it
+    caveats: list[str] = field(default_factory=list)  # lines on what the machine did to these numbers
 
     def add_column(self, header: str, justify: str = "right") -> None:
         self.columns.append(Column(header, justify))

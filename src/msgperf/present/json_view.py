@@ -195,13 +195,18 @@ def row_dict(r: SizeRow) -> dict[str, Any]:
         "validated": r.validated, "launches": r.launches, "first_s": number(r.first_s),
         "variant": r.variant, "flows": r.flows,
     }
-    # Pattern-specific fields (eager_limit_bytes, pairs and pair_median_s, window, ...).
-    out.update({k: v for k, v in r.extra.items() if k not in out})
+    # Pattern-specific fields (eager_limit_bytes, pairs and pair_median_s, window, ...); the pairs' raw
+    # samples stay in the run file (like samples_s), their spread is given per pair.
+    out.update({k: v for k, v in r.extra.items() if k not in out and k != "pair_samples_s"})
+    if r.pair_spreads:
+        out["pair_spreads"] = [{"pair": list(s.pair), "samples": s.n, "p50_s": number(s.p50_s),
+                                "p95_s": number(s.p95_s), "p95_over_p50": number(s.spread)} for s in r.pair_spreads]
     return out
 
 
 def rows_json(result: RunResult) -> list[dict[str, Any]]:
-    return [row_dict(r) for r in result.rows]
+    """Every row of every table, each with its table's caveats (what the machine did to it)."""
+    return [{**row_dict(r), "caveats": [_caveat(c) for c in t.caveats]} for t in result.tables for r in t.rows]
 
 
 def saphir_dict(row: SaphirRow) -> dict[str, Any]:

@@ -207,7 +207,43 @@ def matrices(result: RunResult) -> list[Grid]:
                 cells.append("·" if v is None else (units.mb_per_s(v) if rate else units.seconds(v)))
             t.add_row(str(a), *cells)
         tables.append(t)
+        if grid.spreads:
+            tables.append(_matrix_spread(grid))
     return tables
+
+
+def _matrix_spread(grid) -> Grid:
+    """Each pair's p95/p50 at one size, with the slowest pairs and ranks named under it."""
+    t = _table(f"matrix: each pair's spread, {units.size(grid.bytes)}",
+               "p95/p50 of the pair's own samples (its slower rank's time, sample by sample): 1.0 is steady; "
+               "slowest: by the matrix's time, against the median pair", ["from \\ to", *map(str, grid.ranks)])
+    for a in grid.ranks:
+        t.add_row(str(a), *["·" if grid.spread(a, b) is None else f"{grid.spread(a, b):.2f}" for b in grid.ranks])
+    slow = "; ".join(f"{p.pair[0]}→{p.pair[1]} {units.seconds(p.time_s)} ({units.ratio(p.times_typical, 2)}"
+                     + (f", p95/p50 {p.spread:.2f}" if p.spread is not None else "") + ")" for p in grid.slowest)
+    worst = grid.slowest_rank
+    t.note += f". Slowest pairs: {slow}" + (
+        f"; slowest rank {worst[0]}: its pairs' median is {units.ratio(worst[1], 2)} the median pair"
+        if worst is not None and len(grid.ranks) > 2 else "")
+    return t
+
+
+def pair_spreads(result: RunResult) -> Grid | None:
+    """pairs: every pair's spread at every step of the contention sweep."""
+    c = result.contention
+    if c is None or not any(cell.spreads for row in c.rows for cell in row.cells):
+        return None
+    t = _table("pairs: each pair's samples", "one-way time of the pair (its slower rank's median, as above), and "
+               "p50, p95 and p95/p50 of the pair's own samples (its slower rank's time, sample by sample)",
+               ["bytes", "pairs", "pair", "one-way", "samples", "p50", "p95", "p95/p50"])
+    for row in c.rows:
+        for cell in row.cells:
+            times = dict(zip(cell.pairs, cell.pair_times_s))
+            for s in cell.spreads:
+                t.add_row(units.size(row.bytes), str(cell.active_pairs), f"{s.pair[0]}→{s.pair[1]}",
+                          units.seconds(times[s.pair]) if s.pair in times else units.MISSING, str(s.n),
+                          units.seconds(s.p50_s), units.seconds(s.p95_s), f"{s.spread:.2f}")
+    return t
 
 
 def compat(result: RunResult) -> Grid | None:
@@ -333,9 +369,13 @@ def placement_models(result: RunResult) -> list[Grid]:
 def all_tables(result: RunResult) -> list[Grid]:
     found = [send_modes(result), bidirectional(result), *variant_pairs(result), combine(result),
              buffering(result), floor(result), overlap(result), eager(result), contention(result),
-             *matrices(result), compat(result), loggp_sizes(result), loggp(result), barrier(result),
+             pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result),
+             barrier(result),
              *placement(result), *placement_models(result)]
-    return [t for t in found if t is not None and t.row_count]
+    tables = [t for t in found if t is not None and t.row_count]
+    for t in tables:  # every pattern table holds the run's launches: it shares their conditions
+        t.caveats = [result.caveat_line] if result.caveats else []
+    return tables
 
 
 def render(console: Console, table: Grid) -> None:
@@ -343,6 +383,8 @@ def render(console: Console, table: Grid) -> None:
     console.print(f"[bold]{safe(table.heading)}[/]")
     console.print(table.text(), markup=False, highlight=False, soft_wrap=True)
     console.print(safe(table.note), style="dim")
+    for c in table.caveats:
+        console.print(f"[yellow]![/] {safe(c)}")
 
 
 def render_pattern_tables(console: Console, result: RunResult) -> None:

@@ -74,6 +74,7 @@ def grid_html(grid: Any) -> str:
     rows = [[_e(cell) for cell in row] for row in grid.rows]
     title = f"<h4>{_e(grid.heading)}</h4>" if grid.heading else ""
     caption = f"<p class='sub'>{_e(grid.note)}</p>" if grid.note else ""
+    caption += "".join(f"<p class='noise'>⚠ {_e(c)}</p>" for c in grid.caveats)
     return f"{title}<div class='scroll'>{_table(head, rows)}</div>{caption}"
 
 
@@ -352,6 +353,10 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     parts = []
     title = f"Run {index + 1}: {result.source.label}" if several else result.source.label
     parts.append(f"<h2>{_e(title)}</h2><p class='sub'>{_e(result.source.path)} — {_e(result.source.method)}</p>")
+    if result.conditions:
+        parts.append("<h3>The machine during the launches</h3>" + "".join(
+            f"<p>launch {c.launch}: {_e(c.words())}</p>" for c in result.conditions)
+            + _caveats(result.caveats))
     parts.append("<h3>Headline figures</h3>" + headline_html(result))
     machine = machine_html(result)
     if machine:

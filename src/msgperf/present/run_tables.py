@@ -13,6 +13,8 @@ from msgperf.present.grid import Grid
 from msgperf.present.machine_text import machine_lines
 from msgperf.present.text import printable, safe
 
+MAX_CONDITION_LINES = 4  # launches whose conditions show prints in full
+
 _COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop",
            "round_trip": "round trip", "copy": "per copy", "probe": "per probe"}
 
@@ -96,6 +98,8 @@ def render_table(console: Console, t: RowTable) -> None:
     line = first_message_line(t.first)
     if line:
         console.print(safe(line))
+    if t.caveats:
+        console.print(f"[yellow]![/] {safe(t.caveat_line)}")
 
 
 def heading(source: RunSource) -> str:
@@ -112,6 +116,10 @@ def render_tables(console: Console, result: RunResult) -> None:
         console.print(title)
     for line in machine_lines(result.machine, result.source.tool):
         console.print(safe(line), highlight=False)
+    for c in result.conditions[:MAX_CONDITION_LINES]:
+        console.print(f"machine, launch {c.launch}: {safe(c.words())}")
+    if len(result.conditions) > MAX_CONDITION_LINES:
+        console.print(f"machine: {len(result.conditions) - MAX_CONDITION_LINES} more launches (show --json, the report)")
     for t in result.tables:
         if t.grid_only:
             continue  # its per-round tables say little on their own: the grids say it

@@ -11,6 +11,9 @@ A run file is JSON Lines (docs/record-format.md). Its records, in order:
 - ``launch_end``: when a launch finishes cleanly: placement at the end, end time;
 - ``launch_abort``: written by msgperf when it had to stop a launch (hang, a dead rank,
   Ctrl-C): the reason. Such a run is incomplete; ``--resume`` continues it.
+- ``launch_host``: written by msgperf after each launch (format 3): the launching node's usable
+  cores, its load before and after, CPU steal and other work over the launch, and the progress
+  settings msgperf chose (``Launch.host``).
 
 This module turns already-decoded JSON objects into frozen dataclasses and back; reading
 bytes from disk is ``records.read``'s job.
@@ -29,7 +32,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.pattern_names import pattern_name
 
 FORMAT_NAME = "msgperf-run"
-FORMAT_VERSION = 2  # 2: the run record's "catalog" (docs/record-format.md, history)
+FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
 PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
@@ -60,6 +63,9 @@ class Plan:
     active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
     repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
     total_time_s: float = 0.0  # --total-time: one budget per launch, shared out (0: time_budget_s per size)
+    # --iterations-per-sample: k as the user fixed it (1: one iteration per sample); None: k was
+    # calibrated per measurement (files before the field too)
+    iterations_per_sample: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,31 @@ CvarValue = int | float | str
 
 
 @dataclass(frozen=True)
+class HostLoad:
+    """/proc/loadavg on the launching node at one instant."""
+
+    load_1m: float
+    load_5m: float
+    load_15m: float
+    runnable: int | None = None  # tasks runnable at that instant (the reader included)
+
+
+@dataclass(frozen=True)
+class LaunchHost:
+    """The ``launch_host`` record: what else the launching node did while the launch ran."""
+
+    host: str
+    usable_cores: int | None  # os.sched_getaffinity of msgperf, which the launcher inherits
+    online_cores: int | None
+    progress: Mapping[str, str]  # MPI progress settings msgperf added to the environment ({}: none)
+    before: HostLoad | None
+    after: HostLoad | None
+    interval_s: float
+    steal_fraction: float | None  # share of all CPU time stolen by the hypervisor over the launch
+    other_cores: float | None  # busy CPU time of everything but msgperf and its launch, in cores
+
+
+@dataclass(frozen=True)
 class Launch:
     """The ``launch`` record, plus the matching ``launch_end`` when there is one."""
 
@@ -177,6 +208,7 @@ class Launch:
     # The MPI's own thresholds through MPI_T (name -> value, variables named like eager, rndv,
     # cell, threshold, limit); None when the file does not say (older files, no MPI_T).
     mpi_t_cvars: Mapping[str, CvarValue] | None = None
+    host: LaunchHost | None = None  # the launching node during the launch (format 3; None before)
 
     @property
     def finished(self) -> bool:
@@ -308,6 +340,7 @@ def decode_plan(obj: Any, where: str) -> Plan:
         active=tuple(_active_of(obj, where)),
         repeat=_repeat_of(obj, where),
         total_time_s=_total_time_of(obj, where),
+        iterations_per_sample=_iterations_per_sample_of(obj, where),
     )
 
 
@@ -316,6 +349,13 @@ def _total_time_of(plan: Mapping[str, Any], where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 7 * 86400:
         raise RecordError(f"{where}: plan.total_time_s must be seconds from 0 to a week")
     return float(value)
+
+
+def _iterations_per_sample_of(plan: Mapping[str, Any], where: str) -> int | None:
+    value = plan.get("iterations_per_sample")  # absent: k calibrated per measurement
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise RecordError(f"{where}: plan.iterations_per_sample must be an integer >= 1")
+    return value
 
 
 def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
@@ -444,6 +484,7 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
         launcher_command_line=_optional_str(obj, "launcher_command_line", where),
         host_facts=decode_host_facts(obj.get("host_facts", []), where),  # absent in older files
         mpi_t_cvars=decode_cvars(obj.get("mpi_t_cvars"), where),
+        host=decode_launch_host(obj["host"], where) if obj.get("host") is not None else None,
     )
 
 
@@ -482,6 +523,73 @@ def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:
     if any(isinstance(v, float) and not math.isfinite(v) for v in obj.values()):
         raise RecordError(f"{where}: 'mpi_t_cvars' holds a number that is not finite")
     return dict(obj)
+
+
+def _number(obj: Mapping[str, Any], name: str, where: str, optional: bool = True) -> float | None:
+    value = obj.get(name)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise RecordError(f"{where}: launch_host {name} must be a non-negative number")
+    return float(value)
+
+
+def _host_load(obj: Any, where: str) -> HostLoad | None:
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: launch_host before/after must be objects")
+    runnable = obj.get("runnable")
+    return HostLoad(_number(obj, "load_1m", where, False), _number(obj, "load_5m", where, False),
+                    _number(obj, "load_15m", where, False),
+                    runnable if isinstance(runnable, int) and not isinstance(runnable, bool) else None)
+
+
+def decode_launch_host(obj: Any, where: str) -> LaunchHost:
+    """A ``launch_host`` record (or the ``host`` member of a launch record msgperf wrote itself)."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where}: launch_host must be an object")
+    progress = obj.get("progress", {})
+    if not isinstance(progress, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in progress.items()):
+        raise RecordError(f"{where}: launch_host progress must map names to strings")
+
+    def cores(name: str) -> int | None:
+        value = obj.get(name)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RecordError(f"{where}: launch_host {name} must be a count >= 1")
+        return value
+
+    host = obj.get("host", "")
+    return LaunchHost(host=host if isinstance(host, str) else "", usable_cores=cores("usable_cores"),
+                      online_cores=cores("online_cores"), progress=dict(progress),
+                      before=_host_load(obj.get("before"), where), after=_host_load(obj.get("after"), where),
+                      interval_s=_number(obj, "interval_s", where) or 0.0,
+                      steal_fraction=_number(obj, "steal_fraction", where),
+                      other_cores=_number(obj, "other_cores", where))
+
+
+def encode_launch_host(host: LaunchHost) -> dict[str, Any]:
+    d = dataclasses.asdict(host)
+    d["progress"] = dict(host.progress)
+    return d
+
+
+def _check_pair_samples(obj: Mapping[str, Any], where: str) -> None:
+    """``pair_samples_s`` (pairs, matrix): one list of samples per pair of ``pairs``, each sample a
+    positive finite time like ``samples_s``."""
+    if "pair_samples_s" not in obj:
+        return
+    lists, pairs = obj["pair_samples_s"], obj.get("pairs")
+    if not isinstance(lists, list) or not isinstance(pairs, list) or len(lists) != len(pairs):
+        raise RecordError(f"{where}: pair_samples_s must hold one list of samples per entry of pairs")
+    for i, samples in enumerate(lists):
+        if not isinstance(samples, list) or not samples or not all(
+                isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s) and s > 0
+                for s in samples):
+            raise RecordError(f"{where}: pair_samples_s[{i}] must be a non-empty list of positive, finite "
+                              "times (a clock or overflow fault, not a measurement)")
 
 
 def _optional_str(obj: Mapping[str, Any], name: str, where: str) -> str | None:
@@ -525,6 +633,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     variant = obj.get("variant", "")
     if not isinstance(variant, str):
         raise RecordError(f"{where}: variant must be a string")
+    _check_pair_samples(obj, where)
     placement = obj.get("placement", "")
     if placement not in PLACEMENTS:
         raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
@@ -557,6 +666,8 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
     d = dataclasses.asdict(plan)
     d["patterns"], d["sizes"], d["pair"] = list(plan.patterns), list(plan.sizes), list(plan.pair)
     d["active"] = list(plan.active)
+    if plan.iterations_per_sample is None:
+        del d["iterations_per_sample"]
     return d
 
 
@@ -588,7 +699,8 @@ def encode_launch(launch: Launch) -> dict[str, Any]:
             **({"launcher_command_line": launch.launcher_command_line}
                if launch.launcher_command_line is not None else {}),
             **({"host_facts": [dataclasses.asdict(h) for h in launch.host_facts]} if launch.host_facts else {}),
-            **({"mpi_t_cvars": dict(launch.mpi_t_cvars)} if launch.mpi_t_cvars is not None else {})}
+            **({"mpi_t_cvars": dict(launch.mpi_t_cvars)} if launch.mpi_t_cvars is not None else {}),
+            **({"host": encode_launch_host(launch.host)} if launch.host is not None else {})}
 
 
 def encode_launch_end(launch: Launch) -> dict[str, Any]:

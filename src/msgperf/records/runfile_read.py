@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch,
+from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch, decode_launch_host,
                                     decode_measurement, decode_run)
 from msgperf.records.textfile import read_text_file
 
@@ -88,6 +88,11 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
             if not isinstance(index, int) or index not in launches or not isinstance(reason, str):
                 raise RecordError(f"{where}: 'launch_abort' needs a started launch and a reason")
             launches[index] = dataclasses.replace(launches[index], aborted=reason)
+        elif kind == "launch_host":
+            index = obj.get("launch")
+            if not isinstance(index, int) or isinstance(index, bool) or index not in launches:
+                raise RecordError(f"{where}: 'launch_host' for launch {index!r}, which never started")
+            launches[index] = dataclasses.replace(launches[index], host=decode_launch_host(obj, where))
         elif kind == "measurement":
             m = decode_measurement(obj, where)
             if m.launch not in launches and info.source == "msgperf":

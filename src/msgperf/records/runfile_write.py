@@ -55,6 +55,18 @@ def cut_partial_line(path: Path) -> None:
             f.truncate(keep)
 
 
+def append_launch_host(path: Path, record: dict[str, Any]) -> None:
+    """Add msgperf's ``launch_host`` record of a launch (launch/host_load.py) after the kernels'
+    records of that launch. Best effort, like the abort record: the measurements matter more."""
+    try:
+        cut_partial_line(path)
+        with path.open("a") as f:
+            f.write(json.dumps(record, allow_nan=False) + "\n")
+            f.flush()
+    except (OSError, ValueError):
+        cut_partial_line(path)
+
+
 def append_launch_abort(path: Path, launch: int, reason: str) -> None:
     """Mark a launch as stopped by msgperf, with the reason; flushed and synced. Best effort:
     on a full disk the launch stays unmarked, which the reader reports as incomplete anyway."""

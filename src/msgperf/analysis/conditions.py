@@ -1,0 +1,161 @@
+"""Did the ranks have their cores to themselves? Per launch, three verdicts from what the run
+recorded (the launch record's rank→host/CPU map, launch_end's CPUs, msgperf's launch_host record):
+
+- **oversubscribed**: more ranks on the launching node than cores msgperf could use there
+  (``os.sched_getaffinity``), with the MPI progress setting msgperf chose for it;
+- **pair on one core**: the two ranks of the measured pair (or, for patterns over every rank, any
+  two ranks) on the same CPU when the kernels looked (``sched_getcpu`` at the start and the end);
+- **busy machine**: other work on the launching node over the launch (busy CPU time that was
+  neither msgperf nor its launch, in cores), with the load average before and after and the CPU
+  steal.
+
+Each verdict is yes, no, or None — *cannot tell* — when the run does not hold what it needs (a
+file from before format 3, ranks on nodes msgperf did not run on, an aborted launch). A "no" is
+never said for lack of data. The thresholds are here, in one place, and in docs/statistics.md.
+Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from msgperf.analysis import caveats as cv
+
+# Other work is called busy from a quarter of a core on average (below that: kernel threads,
+# msgperf's neighbours' shells, the 10 ms tick granularity of /proc/stat over a short launch)...
+OTHER_CORES = 0.25
+# ... and only when it and the ranks on the node together need more cores than there are: then
+# the scheduler must time-share, and a rank that loses its core loses a time slice (milliseconds)
+# in the middle of a microsecond message.
+STEAL = 0.02  # a hypervisor taking 2 % of the CPU time is worth saying: it comes in slices too
+
+
+@dataclass(frozen=True)
+class SharedCore:
+    ranks: tuple[int, int]
+    cpu: int
+    when: str  # "start" or "end" of the launch
+
+
+@dataclass(frozen=True)
+class LaunchConditions:
+    launch: int
+    host: str  # the launching node ("" when not recorded)
+    ranks_here: int | None  # ranks on the launching node
+    usable_cores: int | None
+    oversubscribed: bool | None  # None: cannot tell
+    progress: tuple[tuple[str, str], ...]  # the MPI progress settings msgperf added
+    shared: tuple[SharedCore, ...]  # pairs seen on one CPU
+    shared_core: bool | None  # True when seen; None: not seen, which does not prove they never shared
+    busy: bool | None  # None: cannot tell
+    other_cores: float | None
+    load_before: float | None  # 1-minute load average
+    load_after: float | None
+    steal_fraction: float | None
+    caveats: tuple[cv.Caveat, ...]
+
+    def words(self) -> str:
+        """'oversubscribed: yes (3 ranks on 2 usable cores) · pair on one core: ... · other work: ...'"""
+        if self.oversubscribed is None:
+            over = "cannot tell (cores not recorded)" if self.usable_cores is None else \
+                "cannot tell (ranks on nodes msgperf did not see)"
+        else:
+            over = f"{'yes' if self.oversubscribed else 'no'} ({self.ranks_here} ranks on {self.usable_cores} " \
+                   "usable cores" + (", yield progress set" if self.progress else "") + ")"
+        if self.shared_core:
+            shared = "yes (" + ", ".join(f"ranks {s.ranks[0]}:{s.ranks[1]} on CPU {s.cpu} at the {s.when}"
+                                        for s in self.shared) + ")"
+        else:
+            shared = "cannot tell (not seen at the start or the end)"
+        if self.busy is None:
+            busy = "cannot tell (the ranks ran on other nodes)" if self.ranks_here == 0 else "cannot tell (not recorded)"
+        else:
+            busy = f"{'yes' if self.busy else 'no'} ({load_words(self)})"
+        return f"oversubscribed: {over} · pair on one core: {shared} · busy machine: {busy}"
+
+
+def load_words(c: LaunchConditions) -> str:
+    parts = []
+    if c.other_cores is not None:
+        parts.append(f"other work {c.other_cores:.2f} of {c.usable_cores or '?'} cores")
+    if c.load_before is not None and c.load_after is not None:
+        parts.append(f"load {c.load_before:.1f} → {c.load_after:.1f}")
+    if c.steal_fraction is not None:
+        parts.append(f"steal {100 * c.steal_fraction:.0f} %")
+    return ", ".join(parts)
+
+
+def _short(host: str) -> str:
+    return host.split(".", 1)[0]
+
+
+def _shared(launch: Any, pair: tuple[int, int] | None) -> tuple[SharedCore, ...]:
+    """Ranks on one CPU (same host) at the start or the end: the measured pair only, or any two
+    ranks (``pair`` None: patterns over every rank)."""
+    found = []
+    hosts = {r.rank: r.host for r in launch.ranks}
+    for when, cpus in (("start", {r.rank: r.cpu for r in launch.ranks}),
+                       ("end", dict(enumerate(launch.end_cpus or ())))):
+        ranks = sorted(r for r in cpus if cpus[r] >= 0)
+        candidates = [pair] if pair is not None else [(a, b) for i, a in enumerate(ranks) for b in ranks[i + 1:]]
+        for a, b in candidates:
+            if a in cpus and b in cpus and cpus[a] >= 0 and cpus[a] == cpus[b] and hosts.get(a) == hosts.get(b):
+                found.append(SharedCore((a, b), cpus[a], when))
+    return tuple(found)
+
+
+def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
+    """The three verdicts for one launch (``pair_only``: judge sharing on the launch's measured
+    pair; else on any two ranks)."""
+    host = launch.host
+    shared = _shared(launch, tuple(launch.pair) if pair_only else None)
+    if host is None:
+        here = usable = None
+        over = busy = None
+        progress: tuple[tuple[str, str], ...] = ()
+        other = before = after = steal = None
+    else:
+        here = sum(1 for r in launch.ranks if _short(r.host) == _short(host.host))
+        usable = host.usable_cores
+        elsewhere = len(launch.ranks) - here
+        if usable is None or (here <= usable and elsewhere):
+            over = None
+        else:
+            over = here > usable
+        progress = tuple(sorted(host.progress.items()))
+        other, steal = host.other_cores, host.steal_fraction
+        before = host.before.load_1m if host.before is not None else None
+        after = host.after.load_1m if host.after is not None else None
+        if here == 0:  # launched from a node the ranks did not run on (a login node): its load says nothing
+            busy = None
+        elif other is None or usable is None:
+            busy = None if steal is None or steal < STEAL else True
+        else:
+            crowded = other >= OTHER_CORES and min(here, usable) + other > usable
+            busy = crowded or (steal is not None and steal >= STEAL)
+    partial = LaunchConditions(launch.index, host.host if host else "", here, usable, over, progress, shared,
+                               True if shared else None, busy, other, before, after, steal, ())
+    found = []
+    if over:
+        found.append(cv.oversubscribed(launch.index, here, usable, partial.host, progress))
+    if shared:
+        found.append(cv.shared_core(launch.index, [(s.ranks, s.cpu, s.when) for s in shared]))
+    if busy:
+        found.append(cv.busy_machine(launch.index, load_words(partial)))
+    return LaunchConditions(**{**partial.__dict__, "caveats": tuple(found)})
+
+
+def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
+    """Every launch's verdicts. Sharing is judged on the measured pair when every measurement of
+    the launch is a two-rank pattern, else on any two ranks."""
+    out = []
+    for launch in getattr(run, "launches", ()):
+        ranks = {len(m.ranks) for m in run.measurements if m.launch == launch.index}
+        out.append(launch_conditions(launch, pair_only=ranks <= {2}))
+    return tuple(out)
+
+
+def caveats_of(conditions: Sequence[LaunchConditions], launches: Sequence[int] | None = None) -> tuple[cv.Caveat, ...]:
+    """The caveats of the given launches (all when None), each once."""
+    return tuple(c for cond in conditions if launches is None or cond.launch in launches for c in cond.caveats)
