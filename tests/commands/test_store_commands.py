@@ -159,3 +159,19 @@ def test_reading_commands_do_not_create_a_database(tmp_path, capsys):
     code, _, err = cli(capsys, "export", "1", "--db", str(db))
     assert code == 1 and "no msgperf database here yet" in err
     assert not (tmp_path / "typo").exists()
+
+
+def test_runs_shows_stored_strings_as_text_and_one_bad_string_breaks_nothing(tmp_path, capsys):
+    """Hosts, MPI names and labels are data: rich markup ([/x] once raised MarkupError on every
+    listing), hyperlinks and terminal escapes print as text; a long one is cut with a mark."""
+    db = str(tmp_path / "s.db")
+    files = [write_run_file(stored_run(1, hosts=("[/x]", "[/x]"), mpi="[link=http://evil]click[/link]\x1b[31m"),
+                            tmp_path / "a.jsonl"),
+             write_run_file(stored_run(2, hosts=("h" * 5000, "good")), tmp_path / "b.jsonl")]
+    assert cli(capsys, "import", "--db", db, *map(str, files))[0] == 0
+    assert cli(capsys, "label", "--db", db, "1", "[/bold]", "x")[0] == 0
+    code, out, err = cli(capsys, "runs", "--db", db)
+    assert code == 0, err
+    assert "[/x]" in out and "[link=http://evil]click[/link]\\x1b[31m" in out and "[/bold] x" in out
+    assert "\x1b" not in out
+    assert "…(+4960 chars)" in out and "h" * 41 not in out and "good" in out
