@@ -18,10 +18,11 @@ def cut(text: str, limit: int = FIELD_LIMIT) -> str:
     return f"{text[:limit]}…(+{len(text) - limit} chars)"
 
 
-def printable(text: str, limit: int = LINE_LIMIT) -> str:
-    """Control characters (ANSI escapes, carriage returns, ...) shown as \\xNN, not obeyed;
-    cut to ``limit`` characters (before escaping, so the cost is bounded)."""
-    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in cut(text, limit))
+def printable(text: str, limit: int | None = LINE_LIMIT) -> str:
+    """Control characters (ANSI escapes, carriage returns, newlines, ...) shown as \\xNN, not
+    obeyed; cut to ``limit`` characters (before escaping, so the cost is bounded; None: whole)."""
+    shown = text if limit is None else cut(text, limit)
+    return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in shown)
 
 
 def escape_markup(text: str) -> str:
