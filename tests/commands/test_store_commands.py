@@ -175,3 +175,15 @@ def test_runs_shows_stored_strings_as_text_and_one_bad_string_breaks_nothing(tmp
     assert "[/x]" in out and "[link=http://evil]click[/link]\\x1b[31m" in out and "[/bold] x" in out
     assert "\x1b" not in out
     assert "…(+4960 chars)" in out and "h" * 41 not in out and "good" in out
+
+
+@pytest.mark.parametrize("run_id", ["99999999999999999999999", "9223372036854775808", "0"])
+def test_label_of_an_id_out_of_range_is_one_line(tmp_path, capsys, files, run_id):
+    """A huge id once reached SQLite and raised OverflowError (a traceback)."""
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    code, out, err = cli(capsys, "label", "--db", db, "--", run_id, "x")
+    assert code == 1 and out == ""
+    assert err == (f"error: run id {run_id} is out of range (ids are 1 to 9223372036854775807); "
+                   "'msgperf runs' lists the stored runs\n")
+    assert "x" not in cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
+from msgperf.errors import MsgperfError
 from msgperf.store.db import open_store
+
+MAX_RUN_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 
 @click.command("label")
@@ -14,6 +17,9 @@ from msgperf.store.db import open_store
 def command(run_id: int, text: tuple[str, ...], db: str | None) -> None:
     """Set the label of stored run ID (no TEXT clears it)."""
     label = " ".join(text).strip()
+    if not 1 <= run_id <= MAX_RUN_ID:
+        raise MsgperfError(f"run id {run_id} is out of range (ids are 1 to {MAX_RUN_ID}); "
+                           "'msgperf runs' lists the stored runs")
     with open_store(db, create=False) as store:
         store.set_label(run_id, label)
     click.echo(f"run {run_id}: " + (f"label '{label}'" if label else "label cleared"))
