@@ -356,8 +356,7 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise MsgperfError(f"{path}: write a .png, .svg or .pdf file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
+    with atomic_path(path, parents=True) as tmp:
         fig.savefig(tmp, format=fmt, dpi=DPI)
     return path
 
