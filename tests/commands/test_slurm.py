@@ -18,13 +18,13 @@ INJECTED = "x\ntouch INJECTED1; $(touch INJECTED2) `touch INJECTED3`"
 
 
 @pytest.mark.parametrize("option, value, message", [
-    ("--partition", "debug\ntouch INJECTED", "--partition 'debug\\\\x0atouch INJECTED': a partition name is"),
+    ("--partition", "debug\ntouch INJECTED", "--partition 'debug\\x0atouch INJECTED': a partition name is"),
     ("--partition", "debug;touch INJECTED", "--partition 'debug;touch INJECTED': a partition name is"),
     ("--partition", "$(touch INJECTED)", "a partition name is"),
-    ("--time", "00:30:00\ntouch INJECTED", "--time '00:30:00\\\\x0atouch INJECTED': write a SLURM time limit"),
+    ("--time", "00:30:00\ntouch INJECTED", "--time '00:30:00\\x0atouch INJECTED': write a SLURM time limit"),
     ("--time", "1:00 && touch INJECTED", "write a SLURM time limit"),
     ("--mpi", "pmi2\nrm -rf ~", "an srun MPI plugin name is"),
-    ("--output-dir", "runs\ntouch INJECTED", "--output-dir 'runs\\\\x0atouch INJECTED': a path without control"),
+    ("--output-dir", "runs\ntouch INJECTED", "--output-dir 'runs\\x0atouch INJECTED': a path without control"),
 ])
 def test_hostile_values_are_refused_with_one_line_before_anything_is_built(tmp_path, option, value, message):
     result = run_cli("slurm", "--kernels", tmp_path / "no-kernels", option, value, cwd=tmp_path)

@@ -66,19 +66,19 @@ def check_script_values(*, partition: str | None, time_limit: str, srun_mpi: str
     """Every value written into the batch script as it is: validated, so that none can end its
     line and start a shell command (the others are shell-quoted or shown as text)."""
     if partition is not None and not _PARTITION.match(partition):
-        raise MsgperfError(f"--partition {_one_line(partition)!r}: a partition name is letters, digits, '_', '.', '-' "
+        raise MsgperfError(f"--partition '{_one_line(partition)}': a partition name is letters, digits, '_', '.', '-' "
                            "(several separated by commas)")
     if not _TIME.match(time_limit):
-        raise MsgperfError(f"--time {_one_line(time_limit)!r}: write a SLURM time limit such as 30, 00:30:00, "
+        raise MsgperfError(f"--time '{_one_line(time_limit)}': write a SLURM time limit such as 30, 00:30:00, "
                            "1-12:00:00 or UNLIMITED")
     if srun_mpi is not None and not _PLUGIN.match(srun_mpi):
-        raise MsgperfError(f"--mpi {_one_line(srun_mpi)!r}: an srun MPI plugin name is letters, digits, '_', '.', '-' "
+        raise MsgperfError(f"--mpi '{_one_line(srun_mpi)}': an srun MPI plugin name is letters, digits, '_', '.', '-' "
                            "(e.g. pmi2, pmix)")
     if not _PLUGIN.match(job_name):
-        raise MsgperfError(f"job name {_one_line(job_name)!r}: use letters, digits, '_', '.', '-'")
+        raise MsgperfError(f"job name '{_one_line(job_name)}': use letters, digits, '_', '.', '-'")
     for option, value in (("--output-dir", output_dir), ("--kernels", kernels)):
         if not value or _one_line(value) != value:
-            raise MsgperfError(f"{option} {_one_line(value)!r}: a path without control characters (newlines, tabs) "
+            raise MsgperfError(f"{option} '{_one_line(value)}': a path without control characters (newlines, tabs) "
                                "is needed in a batch script")
 
 
