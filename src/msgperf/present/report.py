@@ -58,7 +58,7 @@ document.body.setAttribute('data-ready','1');});})();
 
 def _e(text: Any) -> str:
     """Escaped for HTML text and attributes; control characters shown, not obeyed."""
-    return html.escape(printable(str(text)), quote=True)
+    return html.escape(printable(str(text), None), quote=True)
 
 
 def _e_lines(text: Any) -> str:
