@@ -30,3 +30,21 @@ def test_long_strings_are_cut_with_a_mark_and_control_characters_escaped():
     assert cut("a" * (FIELD_LIMIT + 5)) == "a" * FIELD_LIMIT + "…(+5 chars)"
     assert printable("\x1b[31mred\r", 100) == "\\x1b[31mred\\x0d"
     assert safe("\\" * 1_000_000, 10) == "\\" * 10 + "…(+999990 chars)"
+
+
+def test_a_profile_summary_shows_hosts_and_argv_as_text():
+    """present/profile_summary.py: a rank's host "[/x]" raised MarkupError; argv with ESC reached
+    the terminal."""
+    import dataclasses
+
+    from tests.factories import sample_profile
+
+    from msgperf.present.profile_summary import render_profile
+    profile = sample_profile()
+    ranks = tuple(dataclasses.replace(r, host="[/x]" + "h" * 300) for r in profile.ranks)
+    info = dataclasses.replace(profile.info, argv=("./app\x1b[2J", "[/bold]"), hosts=("[/x]",) * 2)
+    console = Console(record=True, width=200, color_system=None)
+    render_profile(console, dataclasses.replace(profile, info=info, ranks=ranks))
+    shown = console.export_text()
+    assert "./app\\x1b[2J [/bold]" in shown and "\x1b" not in shown
+    assert "[/x]hhh" in shown and "h" * (FIELD_LIMIT - 3) not in "".join(shown.split())  # cut before rich lays it out

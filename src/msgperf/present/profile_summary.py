@@ -39,7 +39,8 @@ def rank_table(profile: Profile) -> Table:
         in_sequences = (f"{units.count(sum(s.count for s in r.sequences))} seq, "
                         f"{units.count(r.sequence_messages)} msgs{_share(r.sequence_messages, r.messages_sent)}"
                         if r.sequences else "-")
-        table.add_row(str(r.rank) + ("" if r.finalized else "*"), safe(r.host, FIELD_LIMIT), units.count(r.messages_sent),
+        table.add_row(str(r.rank) + ("" if r.finalized else "*"), safe(r.host, FIELD_LIMIT),
+                      units.count(r.messages_sent),
                       units.size(r.bytes_sent), units.count(r.messages_received),
                       units.seconds(r.mpi_time_s) + _share(r.mpi_time_s, r.wall_s),
                       units.seconds(r.wait_time_s), _sizes(r.top_sizes()), in_sequences)
@@ -49,7 +50,8 @@ def rank_table(profile: Profile) -> Table:
 def render_profile(console: Console, profile: Profile) -> None:
     info = profile.info
     hosts = list(dict.fromkeys(h for h in info.hosts if h))
-    shown = ", ".join(printable(h, FIELD_LIMIT) for h in hosts[:8]) + (f" and {len(hosts) - 8} more" if len(hosts) > 8 else "")
+    shown = ", ".join(printable(h, FIELD_LIMIT) for h in hosts[:8])
+    shown += f" and {len(hosts) - 8} more" if len(hosts) > 8 else ""
     console.print(f"{printable(' '.join(info.argv) or '?')} · {printable(mpi_name(info), FIELD_LIMIT)}"
                   f" · {info.nranks} ranks on {shown or '?'}", markup=False, highlight=False)
     console.print(rank_table(profile))
