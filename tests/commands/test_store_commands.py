@@ -187,3 +187,18 @@ def test_label_of_an_id_out_of_range_is_one_line(tmp_path, capsys, files, run_id
     assert err == (f"error: run id {run_id} is out of range (ids are 1 to 9223372036854775807); "
                    "'msgperf runs' lists the stored runs\n")
     assert "x" not in cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("\udced\udca0\udc80bad", "error: the label is not valid text in the terminal's encoding; write it in UTF-8\n"),
+    ("x" * 201, "error: a label of 201 characters is too long; use at most 200\n"),
+])
+def test_a_label_that_cannot_be_stored_is_one_line(tmp_path, capsys, files, text, message):
+    """Bytes that are not UTF-8 in argv (surrogate escapes) once raised UnicodeEncodeError in SQLite."""
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    assert cli(capsys, "label", "--db", db, "1", "kept")[0] == 0
+    code, out, err = cli(capsys, "label", "--db", db, "1", text)
+    assert (code, out, err) == (1, "", message)
+    assert cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()[-1] == "kept"
+    assert cli(capsys, "label", "--db", db, "1", "a\x1b[2Jb")[1] == "run 1: label 'a\\x1b[2Jb'\n"
