@@ -202,3 +202,5 @@ def test_a_label_that_cannot_be_stored_is_one_line(tmp_path, capsys, files, text
     assert (code, out, err) == (1, "", message)
     assert cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()[-1] == "kept"
     assert cli(capsys, "label", "--db", db, "1", "a\x1b[2Jb")[1] == "run 1: label 'a\\x1b[2Jb'\n"
+    assert cli(capsys, "import", "--db", db, "--label", text, str(files[1])) == (1, "", message)
+    assert len(cli(capsys, "runs", "--db", db)[1].splitlines()) == 2  # the second file was not added
