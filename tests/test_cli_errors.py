@@ -54,3 +54,12 @@ def test_no_mpi_found(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(MsgperfError, match="no MPI found.*pip install 'msgperf\\[mpi\\]'.*--mpicc"):
         find_mpicc()
+
+
+def test_an_error_naming_a_hostile_value_is_still_one_line(msgperf, tmp_path):
+    """Every error goes through cli.main: a newline or an ESC sequence in a file name or value
+    is shown escaped, so the message stays one line and the terminal obeys nothing."""
+    result = msgperf("show", f"{tmp_path}/x\n\x1b[31mfoo", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == (f"error: no run file or run id '{tmp_path}/x\\x0a\\x1b[31mfoo': no such file, and a run id "
+                             "is a number that 'msgperf runs' lists\n")

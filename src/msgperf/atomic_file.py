@@ -20,12 +20,18 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | Path, mode: int = 0o666) -> Iterator[Path]:
+def atomic_path(path: str | Path, mode: int = 0o666, parents: bool = False) -> Iterator[Path]:
     """A temporary path beside ``path``; renamed to ``path`` when the block ends without an
-    exception, removed otherwise."""
+    exception, removed otherwise. ``parents``: create the missing directories first."""
     target = Path(path)
     if target.is_dir():
         raise MsgperfError(f"{target}: is a directory; give a file name")
+    if parents and not target.parent.is_dir():
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MsgperfError(f"{target}: cannot create {target.parent} ({exc.strerror}); "
+                               "choose a writable directory") from None
     if not target.parent.is_dir():
         raise MsgperfError(f"{target.parent}: no such directory")
     try:
@@ -47,9 +53,9 @@ def atomic_path(path: str | Path, mode: int = 0o666) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, mode: int = 0o666) -> Iterator[TextIO]:
+def atomic_write(path: str | Path, mode: int = 0o666, parents: bool = False) -> Iterator[TextIO]:
     """A text file (UTF-8) written to a temporary name and renamed to ``path`` when complete."""
-    with atomic_path(path, mode) as temporary:
+    with atomic_path(path, mode, parents) as temporary:
         with temporary.open("w", encoding="utf-8", newline="") as out:
             yield out
             out.flush()

@@ -12,6 +12,7 @@ import click
 
 from msgperf import __version__, commands
 from msgperf.errors import MsgperfError
+from msgperf.present.text import printable
 
 
 def _module_name(command_name: str) -> str:
@@ -44,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         group.main(args=args, prog_name="msgperf", standalone_mode=False)
     except MsgperfError as exc:
-        click.echo(f"error: {exc}", err=True)
+        # one line, whatever a file name or a value in it holds (a newline, an ESC sequence)
+        click.echo(f"error: {printable(str(exc), None)}", err=True)
         sys.exit(getattr(exc, "exit_code", 1))
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)

@@ -159,3 +159,48 @@ def test_reading_commands_do_not_create_a_database(tmp_path, capsys):
     code, _, err = cli(capsys, "export", "1", "--db", str(db))
     assert code == 1 and "no msgperf database here yet" in err
     assert not (tmp_path / "typo").exists()
+
+
+def test_runs_shows_stored_strings_as_text_and_one_bad_string_breaks_nothing(tmp_path, capsys):
+    """Hosts, MPI names and labels are data: rich markup ([/x] once raised MarkupError on every
+    listing), hyperlinks and terminal escapes print as text; a long one is cut with a mark."""
+    db = str(tmp_path / "s.db")
+    files = [write_run_file(stored_run(1, hosts=("[/x]", "[/x]"), mpi="[link=http://evil]click[/link]\x1b[31m"),
+                            tmp_path / "a.jsonl"),
+             write_run_file(stored_run(2, hosts=("h" * 5000, "good")), tmp_path / "b.jsonl")]
+    assert cli(capsys, "import", "--db", db, *map(str, files))[0] == 0
+    assert cli(capsys, "label", "--db", db, "1", "[/bold]", "x")[0] == 0
+    code, out, err = cli(capsys, "runs", "--db", db)
+    assert code == 0, err
+    assert "[/x]" in out and "[link=http://evil]click[/link]\\x1b[31m" in out and "[/bold] x" in out
+    assert "\x1b" not in out
+    assert "…(+4960 chars)" in out and "h" * 41 not in out and "good" in out
+
+
+@pytest.mark.parametrize("run_id", ["99999999999999999999999", "9223372036854775808", "0"])
+def test_label_of_an_id_out_of_range_is_one_line(tmp_path, capsys, files, run_id):
+    """A huge id once reached SQLite and raised OverflowError (a traceback)."""
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    code, out, err = cli(capsys, "label", "--db", db, "--", run_id, "x")
+    assert code == 1 and out == ""
+    assert err == (f"error: run id {run_id} is out of range (ids are 1 to 9223372036854775807); "
+                   "'msgperf runs' lists the stored runs\n")
+    assert "x" not in cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("\udced\udca0\udc80bad", "error: the label is not valid text in the terminal's encoding; write it in UTF-8\n"),
+    ("x" * 201, "error: a label of 201 characters is too long; use at most 200\n"),
+])
+def test_a_label_that_cannot_be_stored_is_one_line(tmp_path, capsys, files, text, message):
+    """Bytes that are not UTF-8 in argv (surrogate escapes) once raised UnicodeEncodeError in SQLite."""
+    db = str(tmp_path / "s.db")
+    cli(capsys, "import", "--db", db, str(files[0]))
+    assert cli(capsys, "label", "--db", db, "1", "kept")[0] == 0
+    code, out, err = cli(capsys, "label", "--db", db, "1", text)
+    assert (code, out, err) == (1, "", message)
+    assert cli(capsys, "runs", "--db", db)[1].splitlines()[1].split()[-1] == "kept"
+    assert cli(capsys, "label", "--db", db, "1", "a\x1b[2Jb")[1] == "run 1: label 'a\\x1b[2Jb'\n"
+    assert cli(capsys, "import", "--db", db, "--label", text, str(files[1])) == (1, "", message)
+    assert len(cli(capsys, "runs", "--db", db)[1].splitlines()) == 2  # the second file was not added

@@ -311,6 +311,40 @@ def test_the_result_database_itself_is_never_replaced(req, tmp_path):
     assert db.read_bytes() == before
 
 
+@pytest.mark.parametrize("kind", ["fifo", "broken link", "link to the database"])
+def test_a_pipe_or_a_link_is_never_written_and_never_blocks(req, tmp_path, kind):
+    """A FIFO as -o once blocked msgperf for ever (it read the FIFO's "first line"); a broken
+    link would have been created through; a link to the database is the database."""
+    import os
+    import threading
+    out = tmp_path / "out.jsonl"
+    db = tmp_path / "db.sqlite"
+    with open_store(str(db)) as store:
+        store.add_run(pingpong_run())
+    before = db.read_bytes()
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        out.symlink_to(tmp_path / "nowhere" if kind == "broken link" else db)
+    launcher = FakeLauncher()
+    for force in (False, True):
+        errors: list[Exception] = []
+
+        def attempt() -> None:
+            try:
+                measure(req(output=out, force=force), launcher=launcher)
+            except MsgperfError as exc:
+                errors.append(exc)
+        thread = threading.Thread(target=attempt, daemon=True)  # a blocked read must fail the test, not hang it
+        thread.start()
+        thread.join(30)
+        if thread.is_alive():
+            os.close(os.open(out, os.O_WRONLY | os.O_NONBLOCK))  # let the blocked reader go
+            pytest.fail(f"measure blocked on -o {kind}")
+        assert len(errors) == 1 and "msgperf never replaces it" in str(errors[0])
+    assert launcher.commands == [] and db.read_bytes() == before and not (tmp_path / "nowhere").exists()
+
+
 def test_the_kernels_create_no_file_msgperf_did_not_claim(req, tmp_path):
     """The fake kernels open the run file as the real ones do: exclusively unless --overwrite
     or --append; msgperf claims -o FILE itself and says --overwrite."""

@@ -105,3 +105,18 @@ def test_zero_bytes_sit_left_of_the_smallest_size_and_no_size_is_clipped():
     assert low < plots.zero_position(REPORT_SIZES) < smallest and high > max(REPORT_SIZES)
     assert high / max(REPORT_SIZES) < 2 and smallest / low < 4  # half an octave of margin, not 40 % of the width
     assert ax.get_xticklabels()[0].get_text() == "0 B"
+
+
+def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
+    """A host or MPI name with "$" was parsed as mathtext: "$\\frac{$" raised a ParseSyntaxException
+    when the figure was saved; control characters and very long names are shown escaped and cut."""
+    evil = "$\\frac{a$_x^^\x1b[31m" + "h" * 500
+    result = analyze_series(pingpong_run(host=evil))
+    fig = plots.overlay_plot([(evil, result), ("plain", analyze_series(pingpong_run(seed=1)))], title=evil)
+    assert png_size(plots.save_figure(fig, tmp_path / "o.png")) == (800, 500)
+    ax = fig.axes[0]
+    title = ax.get_title()
+    assert title.startswith("$\\frac{a$_x^^\\x1b[31m") and title.endswith(f"…(+{len(evil) - 160} chars)")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[0].startswith("$\\frac{a$_x^^\\x1b") and legend[0].endswith("chars)") and legend[1] == "plain"
+    assert not any(t.get_parse_math() for t in [ax.title, *ax.get_legend().get_texts()])

@@ -87,3 +87,75 @@ def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one()
     assert "pingpong: variability" in html  # the main series keeps every figure
     assert "pingpong-nb: variability" not in html and "osu-latency: time against size" not in html
     assert html.count("Per-size table") >= 4  # every series keeps its table
+
+
+def _small_disk(tmp_path, size: str):
+    import os
+    import subprocess
+
+    import pytest
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+    return disk
+
+
+def test_a_full_disk_leaves_the_previous_report_and_plot_intact(msgperf, run_file, tmp_path):
+    """A report or plot is written to a temporary name and renamed: on a full disk the command
+    says so in one line and the previous file is untouched (once: a traceback and a 0-byte file)."""
+    import subprocess
+    disk = _small_disk(tmp_path, "64k")
+    try:
+        (disk / "r.html").write_text("the previous report")
+        (disk / "p.png").write_bytes(b"the previous plot")
+        with (disk / "fill").open("wb", buffering=0) as fill:  # the disk is full
+            try:
+                while True:
+                    fill.write(b"\0" * 1024)
+            except OSError:
+                pass
+        for command, name in (("report", "r.html"), ("plot", "p.png")):
+            result = msgperf(command, run_file, "-o", disk / name)
+            assert result.returncode == 1 and result.stdout == ""
+            assert result.stderr == f"error: {disk / name}: cannot write it (No space left on device); nothing was changed\n"
+        assert (disk / "r.html").read_text() == "the previous report"
+        assert (disk / "p.png").read_bytes() == b"the previous plot"
+        assert sorted(p.name for p in disk.iterdir()) == ["fill", "p.png", "r.html"]  # no temporary left
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_report_into_a_directory_that_cannot_be_made_is_one_line(msgperf, run_file, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for command, name in (("report", "r.html"), ("plot", "p.png")):
+        result = msgperf(command, run_file, "-o", blocker / "sub" / name)
+        assert result.returncode == 1
+        assert result.stderr == (f"error: {blocker / 'sub' / name}: cannot create {blocker / 'sub'} (Not a directory); "
+                                 "choose a writable directory\n")
+    assert blocker.read_text() == "x"
+
+
+def test_a_write_that_fails_midway_keeps_the_previous_report(run_file, tmp_path, monkeypatch):
+    """Without root: the disk fills while the report is flushed."""
+    import errno
+    import os
+
+    import pytest
+
+    from msgperf import atomic_file
+    from msgperf.errors import MsgperfError
+    from msgperf.records.runfile_read import read_run
+    target = tmp_path / "r.html"
+    target.write_text("the previous report")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(atomic_file.os, "fsync", full)
+    with pytest.raises(MsgperfError, match="cannot write it \\(No space left on device\\); nothing was changed"):
+            report.write_report(analyze_runs([read_run(run_file).run])[0], target)
+    assert target.read_text() == "the previous report" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "r.html"]

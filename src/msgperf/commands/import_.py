@@ -23,6 +23,8 @@ def command(files: tuple[str, ...], tool: str | None, label: str, db: str | None
 
     Importing a file twice adds nothing. Each line of output ends with the run's id.
     """
+    from msgperf.commands.label import check_label
+    check_label(label)
     failed = 0
     with open_store(db) as store:
         for name in files:

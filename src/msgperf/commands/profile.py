@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from msgperf.atomic_file import atomic_write
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_profiler
 from msgperf.launch.dialects import detect_flavor
@@ -147,7 +148,12 @@ def collect(private: Path, output: Path) -> tuple[Profile | None, list[str]]:
             merged = merge_rank_files(parts, str(output))
         except MsgperfError as exc:
             raise KeptFileError(f"{exc} (the rank files are kept: {', '.join(map(str, parts))})") from None
-        output.write_text(profile_text(merged), encoding="utf-8")  # our own placeholder, claimed before
+        # our own placeholder, claimed before; on a full disk the rank files are kept
+        try:
+            with atomic_write(output) as out:
+                out.write(profile_text(merged))
+        except MsgperfError as exc:
+            raise KeptFileError(f"{exc} (the rank files are kept: {', '.join(map(str, parts))})") from None
         for path in parts:
             path.unlink()
         return merged, notes

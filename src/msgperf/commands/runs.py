@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from msgperf.present.text import FIELD_LIMIT, cut, safe
 from msgperf.store.db import NoStoreError, open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
 from msgperf.store.profiles import ProfileRow
@@ -41,7 +42,7 @@ def format_time(row: RunRow | ProfileRow) -> str:
 def format_hosts(hosts: tuple[str, ...]) -> str:
     if not hosts:
         return "-"
-    shown = ", ".join(hosts[:2])
+    shown = ", ".join(cut(h, 40) for h in hosts[:2])
     return shown + (f" +{len(hosts) - 2}" if len(hosts) > 2 else "")
 
 
@@ -53,6 +54,11 @@ def format_placement(row: RunRow) -> str:
 def format_patterns(patterns: tuple[str, ...]) -> str:
     shown = ", ".join(patterns[:4])
     return shown + (f" +{len(patterns) - 4}" if len(patterns) > 4 else "")
+
+
+def _cell(text: str) -> str:
+    """A cell from the database: its text shown as text (markup, escapes), cut when long."""
+    return safe(text, FIELD_LIMIT)
 
 
 def runs_table(rows: list[RunRow]) -> Table:
@@ -67,7 +73,7 @@ def runs_table(rows: list[RunRow]) -> Table:
                  format_patterns(r.patterns), format_sizes(r.sizes), format_placement(r), r.label]
         if imported:
             cells.append(r.source)
-        table.add_row(*cells)
+        table.add_row(*map(_cell, cells))
     return table
 
 
@@ -77,8 +83,9 @@ def profiles_table(rows: list[ProfileRow]) -> Table:
         table.add_column(name, justify="right" if name in ("id", "ranks", "messages sent") else "left",
                          overflow="fold")
     for r in rows:
-        table.add_row(str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-", " ".join(r.argv) or "-",
-                      str(r.nranks) + ("" if r.complete else " (partial)"), f"{r.messages:,}", r.label)
+        table.add_row(*map(_cell, (str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-",
+                                   " ".join(r.argv) or "-", str(r.nranks) + ("" if r.complete else " (partial)"),
+                                   f"{r.messages:,}", r.label)))
     return table
 
 

@@ -20,10 +20,12 @@ from pathlib import Path
 
 import click
 
+from msgperf.atomic_file import atomic_write
 from msgperf.errors import MsgperfError
 from msgperf.launch.dialects import launch_argv
 from msgperf.launch.hosts import PLACEMENTS
 from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.present.text import printable
 
 # (nodes, tasks per node) when the user names neither
 _DEFAULT_SHAPE = {"inter": (2, 1), "intra": (1, 2), "both": (2, 2), None: (2, 1)}
@@ -47,11 +49,49 @@ def job_shape(placement: str | None, nodes: int | None, per_node: int | None) ->
     return nodes, per_node
 
 
+# What sbatch accepts, and nothing that could end the "#SBATCH" line or start a shell line.
+_PARTITION = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*\Z")
+_TIME = re.compile(r"(\d{1,5}-)?\d{1,6}(:\d{1,2}){0,2}\Z|(?i:unlimited|infinite)\Z")
+_PLUGIN = re.compile(r"[A-Za-z0-9_.-]+\Z")
+
+
+def _one_line(text: str) -> str:
+    """A value for a comment or an informational argument: control characters (a newline
+    would start a shell line) shown as \\xNN, nothing cut."""
+    return printable(text, None)
+
+
+def check_script_values(*, partition: str | None, time_limit: str, srun_mpi: str | None, output_dir: str,
+                        kernels: str, job_name: str = "msgperf") -> None:
+    """Every value written into the batch script as it is: validated, so that none can end its
+    line and start a shell command (the others are shell-quoted or shown as text)."""
+    if partition is not None and not _PARTITION.match(partition):
+        raise MsgperfError(f"--partition '{_one_line(partition)}': a partition name is letters, digits, '_', '.', '-' "
+                           "(several separated by commas)")
+    if not _TIME.match(time_limit):
+        raise MsgperfError(f"--time '{_one_line(time_limit)}': write a SLURM time limit such as 30, 00:30:00, "
+                           "1-12:00:00 or UNLIMITED")
+    if srun_mpi is not None and not _PLUGIN.match(srun_mpi):
+        raise MsgperfError(f"--mpi '{_one_line(srun_mpi)}': an srun MPI plugin name is letters, digits, '_', '.', '-' "
+                           "(e.g. pmi2, pmix)")
+    if not _PLUGIN.match(job_name):
+        raise MsgperfError(f"job name '{_one_line(job_name)}': use letters, digits, '_', '.', '-'")
+    for option, value in (("--output-dir", output_dir), ("--kernels", kernels)):
+        if not value or _one_line(value) != value:
+            raise MsgperfError(f"{option} '{_one_line(value)}': a path without control characters (newlines, tabs) "
+                               "is needed in a batch script")
+
+
 def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, placement: str | None,
                  command_line: str, job_name: str = "msgperf", time_limit: str = "00:30:00",
                  partition: str | None = None, srun: str = "srun", srun_mpi: str | None = None,
                  output_dir: str = "runs") -> str:
-    """The batch script's text (pure)."""
+    """The batch script's text (pure). Values that go in as they are must pass
+    ``check_script_values``; the rest are shell-quoted or (comments) shown as text, so no value
+    can start a shell line."""
+    check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,
+                        kernels=kernels, job_name=job_name)
+    command_line = _one_line(command_line)
     ntasks = nodes * per_node
     pattern_tag = "+".join(plan.patterns)
     srun_argv = launch_argv(srun, ntasks, [], flavor="srun", ranks_per_node=per_node)
@@ -74,12 +114,12 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
         f"# Written by: {command_line}",
         f"# Placement: {placement or 'the --pair'}; {nodes} node(s) x {per_node} task(s).",
         "# Runs the standalone msgperf kernels under srun; the run file lands in "
-        f"{output_dir}/ beside the submission,",
+        f"{_one_line(output_dir)}/ beside the submission,",
         "# add it to the result store with: msgperf import <run file>",
         "set -euo pipefail",
         f"KERNELS={shlex.quote(kernels)}",
         'cd "${SLURM_SUBMIT_DIR:-$PWD}"',
-        f"mkdir -p {shlex.quote(output_dir)}",
+        f"mkdir -p -- {shlex.quote(output_dir)}",
         f'OUT={shlex.quote(output_dir)}/"slurm-${{SLURM_JOB_ID:-local}}-{pattern_tag}.jsonl"',
         f"SRUN=({' '.join(shlex.quote(a) for a in srun_argv)})",
         f"ARGS=({' '.join(shlex.quote(a) for a in kernel_args)})",
@@ -88,6 +128,7 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
         'echo "add it with: msgperf import $OUT"',
         "",
     ]
+    assert not any("\n" in line or "\r" in line for line in lines), "a value started a new line in the batch script"
     return "\n".join(lines)
 
 
@@ -118,6 +159,9 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
             mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, submit) -> None:
     """Write a SLURM batch script that measures with srun (the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1)."""
     nodes, per_node = job_shape(placement, nodes, per_node)
+    # before the (slow) build: refused values never reach a script
+    check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,
+                        kernels=kernels_path or "kernels")
     plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes),
                    np=nodes * per_node, pair=parse_pair("0:1"), buffer="separate",
                    precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
@@ -135,8 +179,8 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,
                         partition=partition, srun_mpi=srun_mpi, output_dir=output_dir)
-    script_path.write_text(text)
-    script_path.chmod(0o755)
+    with atomic_write(script_path, mode=0o777) as out:  # executable, as the umask allows
+        out.write(text)
     click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement})")
     if not submit:
         click.echo(f"submit it with: sbatch {script_path}")

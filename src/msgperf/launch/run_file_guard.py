@@ -104,7 +104,10 @@ def check_output(path: Path, force: bool) -> bool:
         if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
             raise MsgperfError(f"-o {path}: {_name_dir(existing)} is not writable; choose a writable directory")
         return False
-    empty = path.is_file() and path.stat().st_size == 0
+    if not path.is_file():  # a FIFO would block the header read below; a device is nobody's run file
+        raise MsgperfError(f"-o {path}: exists and is not a regular file (a pipe, device or broken link); msgperf "
+                           "never replaces it; choose another -o")
+    empty = path.stat().st_size == 0
     if run_file_header(path) is None and not empty:
         raise MsgperfError(f"-o {path}: the file exists and is not a msgperf run file; msgperf never replaces it "
                            "(not even with --force); choose another -o")

@@ -23,6 +23,10 @@ import numpy as np
 from msgperf import units
 from msgperf.atomic_file import atomic_path
 from msgperf.errors import MsgperfError
+from msgperf.present.text import printable
+
+TITLE_LIMIT = 160
+LEGEND_LIMIT = 80
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
              "#000000")
@@ -110,12 +114,20 @@ def _time_axis(ax: Any, what: str = "time per message") -> None:
     ax.set_ylabel(f"{what} (ns, µs, ms)")
 
 
+def _set_title(ax: Any, title: str) -> None:
+    """A title holds strings from files (hosts, MPI names, labels): shown as text, never as
+    mathtext ("$\\frac{$" once raised a ParseSyntaxException) nor control characters, cut when long."""
+    ax.set_title(printable(title, TITLE_LIMIT), fontsize=11).set_parse_math(False)
+
+
 def _finish(ax: Any, title: str) -> None:
-    ax.set_title(title, fontsize=11)
+    _set_title(ax, title)
     ax.grid(True, which="major", alpha=0.3)
-    handles, _ = ax.get_legend_handles_labels()
+    handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(fontsize=8, loc="best")
+        legend = ax.legend(handles, [printable(l, LEGEND_LIMIT) for l in labels], fontsize=8, loc="best")
+        for text in legend.get_texts():
+            text.set_parse_math(False)
 
 
 def _title(result: Any, what: str) -> str:
@@ -315,9 +327,8 @@ def matrix_plot(grid: Any, title: str | None = None):
             if names[i] != names[i - 1]:
                 ax.axhline(i - 0.5, color=VERMILLION, lw=2)
                 ax.axvline(i - 0.5, color=VERMILLION, lw=2)
-    ax.set_title(title or f"matrix: every ordered pair, {size_label(grid.bytes) if grid.bytes else '0 B'}"
-                 + (" (red lines: host boundaries)" if hosts and len(set(hosts.values())) > 1 else ""),
-                 fontsize=11)
+    _set_title(ax, title or f"matrix: every ordered pair, {size_label(grid.bytes) if grid.bytes else '0 B'}"
+               + (" (red lines: host boundaries)" if hosts and len(set(hosts.values())) > 1 else ""))
     return fig
 
 
@@ -356,8 +367,7 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise MsgperfError(f"{path}: write a .png, .svg or .pdf file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
+    with atomic_path(path, parents=True) as tmp:
         fig.savefig(tmp, format=fmt, dpi=DPI)
     return path
 

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from msgperf import units
+from msgperf.present.text import FIELD_LIMIT, printable, safe
 from msgperf.records.profile_format import Profile, SequenceShape
 from msgperf.store.listing import mpi_name
 
@@ -38,7 +39,8 @@ def rank_table(profile: Profile) -> Table:
         in_sequences = (f"{units.count(sum(s.count for s in r.sequences))} seq, "
                         f"{units.count(r.sequence_messages)} msgs{_share(r.sequence_messages, r.messages_sent)}"
                         if r.sequences else "-")
-        table.add_row(str(r.rank) + ("" if r.finalized else "*"), r.host, units.count(r.messages_sent),
+        table.add_row(str(r.rank) + ("" if r.finalized else "*"), safe(r.host, FIELD_LIMIT),
+                      units.count(r.messages_sent),
                       units.size(r.bytes_sent), units.count(r.messages_received),
                       units.seconds(r.mpi_time_s) + _share(r.mpi_time_s, r.wall_s),
                       units.seconds(r.wait_time_s), _sizes(r.top_sizes()), in_sequences)
@@ -47,9 +49,11 @@ def rank_table(profile: Profile) -> Table:
 
 def render_profile(console: Console, profile: Profile) -> None:
     info = profile.info
-    console.print(f"{' '.join(info.argv) or '?'} · {mpi_name(info)}"
-                  f" · {info.nranks} ranks on {', '.join(dict.fromkeys(h for h in info.hosts if h)) or '?'}",
-                  markup=False, highlight=False)
+    hosts = list(dict.fromkeys(h for h in info.hosts if h))
+    shown = ", ".join(printable(h, FIELD_LIMIT) for h in hosts[:8])
+    shown += f" and {len(hosts) - 8} more" if len(hosts) > 8 else ""
+    console.print(f"{printable(' '.join(info.argv) or '?')} · {printable(mpi_name(info), FIELD_LIMIT)}"
+                  f" · {info.nranks} ranks on {shown or '?'}", markup=False, highlight=False)
     console.print(rank_table(profile))
     notes = []
     if len(profile.ranks) > MAX_RANK_ROWS:

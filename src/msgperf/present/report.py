@@ -59,7 +59,7 @@ document.body.setAttribute('data-ready','1');});})();
 
 def _e(text: Any) -> str:
     """Escaped for HTML text and attributes; control characters shown, not obeyed."""
-    return html.escape(printable(str(text)), quote=True)
+    return html.escape(printable(str(text), None), quote=True)
 
 
 def _e_lines(text: Any) -> str:
@@ -452,8 +452,7 @@ def write_report(results: Sequence[tuple[RunResult, Any]], path: str | Path,
                  comparisons: Sequence[RunComparison | str] = (), title: str | None = None) -> Path:
     """Build the report and write it to ``path`` (a temporary name, then renamed)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = build_report(results, comparisons, title)
-    with atomic_write(path) as out:
+    with atomic_write(path, parents=True) as out:
         out.write(text)
     return path

@@ -11,7 +11,9 @@ from msgperf.analysis.result import RowTable, RunResult
 from msgperf.analysis.run_source import TOOL_NAMES, RunSource
 from msgperf.present.grid import Grid
 from msgperf.present.machine_text import machine_lines
-from msgperf.present.text import printable, safe
+from msgperf.present.text import FIELD_LIMIT, cut, printable, safe
+
+MAX_HOSTS_SHOWN = 8
 
 MAX_CONDITION_LINES = 4  # launches whose conditions show prints in full
 
@@ -23,8 +25,11 @@ def run_title(source: RunSource) -> str:
     """Tool (when not msgperf), MPI, hosts and placement in one line (escaped: it comes from a file)."""
     parts = []
     if source.hosts:
-        parts.append(source.mpi_library or "unknown MPI")
-        parts.append(f"{source.nranks} ranks on {', '.join(source.hosts)}")
+        hosts = ", ".join(cut(h) for h in source.hosts[:MAX_HOSTS_SHOWN])
+        if len(source.hosts) > MAX_HOSTS_SHOWN:
+            hosts += f" and {len(source.hosts) - MAX_HOSTS_SHOWN} more"
+        parts.append(cut(source.mpi_library) or "unknown MPI")
+        parts.append(f"{source.nranks} ranks on {hosts}")
         parts.append(source.placement_words)
         if source.launches > 1:
             parts.append(f"{source.launches} launches")
@@ -82,7 +87,7 @@ def row_grid(t: RowTable) -> Grid:
     for r in t.rows:
         s = r.stats
         stop = ",".join(sorted(set(r.stop_reasons))) if r.validated else "DATA MISMATCH"
-        grid.add_row(units.size(r.bytes), *([printable(r.variant)] if variants else []),
+        grid.add_row(units.size(r.bytes), *([printable(r.variant, FIELD_LIMIT)] if variants else []),
                      *([str(r.extra["active_pairs"])] if t.steps else []), units.seconds(r.time_s),
                      plus_minus(r), units.mb_per_s(r.bandwidth_bytes_per_s) if r.bytes else units.MISSING,
                      units.count(r.messages_per_s), samples_text(r),

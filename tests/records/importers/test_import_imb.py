@@ -57,7 +57,7 @@ PINGPONG = "# Benchmarking PingPong \n# #processes = 2 \n#----\n       #bytes #r
 
 @pytest.mark.parametrize("text, message", [
     (HEAD + PINGPONG + "0 1000 1.35 0.00\n1 1000 abc 0.71\n", "line 11: t must be a number, got 'abc'"),
-    (HEAD + PINGPONG + "0 1000 1.35\n", r"line 10: expected 4 numeric columns \(bytes, repetitions, t, mbps\), got '0 1000 1.35'"),
+    (HEAD + PINGPONG + "0 1000 1.35\n1 1000 1.40 0.71\n", r"line 10: expected 4 numeric columns \(bytes, repetitions, t, mbps\), got '0 1000 1.35'"),
     (HEAD + PINGPONG + "0 many 1.35 0.00\n", "line 10: #repetitions must be a whole number, got 'many'"),
     (HEAD + PINGPONG + "-4 1000 1.35 0.00\n", "line 10: the message size must be a whole number of bytes, got '-4'"),
     (HEAD + PINGPONG + "0 1000 1.35 0.00\n0 1000 1.36 0.00\n", "line 11: imb-pingpong at 0 B appears twice"),

@@ -55,7 +55,7 @@ def test_netpipe_5_layout_with_workload_figures():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("       1 13.452970   0.00000057\n       2 27.446227\n",
+    ("       1 13.452970   0.00000057\n       2 27.446227\n       3 38.980797   0.00000059\n",
      r"line 2: expected 3 numeric columns \(bytes, Mbps, seconds\) or NetPIPE 4.x/5.x's 5, got '2 27.446227'"),
     ("       1 13.452970   0.00000057\n       2 27.446227   0.00000056 1 2\n", "line 2: 5 columns where the lines above have 3"),
     ("       1 13.452970   0.00000057\n       x 27.446227   0.00000056\n", "line 2: the message size must be a whole number"),

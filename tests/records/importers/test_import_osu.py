@@ -157,4 +157,4 @@ def test_header_without_result_columns_and_short_rows_are_clean_errors():
     with _pytest.raises(MsgperfError, match="no result column"):
         parse_foreign("osu", "# OSU MPI Bi-Directional Bandwidth Test v7.4\n# Size    \n1  \n", "x")
     with _pytest.raises(MsgperfError, match="line 3: expected 2 columns"):
-        parse_foreign("osu", "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n8\n", "x")
+        parse_foreign("osu", "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n8\n16 1.5\n", "x")

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from msgperf.records.importers.peer_run import ImportResult, Point, build_run
-from msgperf.records.importers.text import (ForeignFormatError, count, decimal, excerpt,
+from msgperf.records.importers.text import (ForeignFormatError, OutputLines, count, decimal, excerpt,
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)
 
@@ -154,9 +154,10 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
     section: _Section | None = None
     seen_any = False
     points: list[Point] = []
-    notes: list[str] = []
+    output = OutputLines(text)
+    notes: list[str] = output.notes
     nranks = 2
-    lines = text.splitlines()
+    lines = output.lines
     calling = None  # index of the line after "# Calling sequence was:"
     for index, line in enumerate(lines):
         number = index + 1
@@ -230,6 +231,8 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
             notes.append(f"line {number}: IMB reported a failure instead of a time: {excerpt(line)}")
             continue
         tokens = stripped.split()
+        if output.cut_short(number, tokens, len(section.columns)):
+            continue
         if len(tokens) != len(section.columns):
             raise ForeignFormatError(
                 f"{where}: expected {len(section.columns)} numeric columns "

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from msgperf.records.importers.peer_run import ImportResult, Point, build_run
-from msgperf.records.importers.text import (ForeignFormatError, decimal, excerpt, seconds, size,
+from msgperf.records.importers.text import (ForeignFormatError, OutputLines, decimal, excerpt, seconds, size,
                                             significant_digits)
 
 PATTERN = "netpipe-pingpong"
@@ -36,10 +36,11 @@ _RATE_NAMES = {"3.x": "Mbps (2^20 bit/s)", "3.x (10^6 Mbps)": "Mbps (10^6 bit/s)
                "4.x": "Mbps (10^6 bit/s)", "5.x": "Gbps (10^9 bit/s)"}
 
 
-def _rows(text: str, name: str) -> list[tuple[int, list[str]]]:
+def _rows(text: str, name: str, notes: list[str]) -> list[tuple[int, list[str]]]:
     rows = []
     width = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    output = OutputLines(text)
+    for number, line in output.numbered():
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -51,6 +52,8 @@ def _rows(text: str, name: str) -> list[tuple[int, list[str]]]:
                 "measures no times; rerun without -i/--integrity")
         if len(tokens) == 7 and tokens[-1] in ("GFlops", "GB/sec"):
             tokens = tokens[:5]  # 5.x workload figures
+        if output.cut_short(number, tokens, width or 3):
+            continue
         if len(tokens) not in (3, 5, 7):
             raise ForeignFormatError(
                 f"{where}: expected 3 numeric columns (bytes, Mbps, seconds) or NetPIPE 4.x/5.x's "
@@ -64,6 +67,7 @@ def _rows(text: str, name: str) -> list[tuple[int, list[str]]]:
         for t in tokens[1:]:
             decimal(t, where, "each column after the size")
         rows.append((number, tokens))
+    notes.extend(output.notes)
     if not rows:
         raise ForeignFormatError(f"{name}: no NetPIPE result lines (bytes, rate, time) found")
     return rows
@@ -94,11 +98,11 @@ def _layout(rows: list[tuple[int, list[str]]], name: str) -> str:
 
 def parse_netpipe(text: str, name: str = "<netpipe output>") -> ImportResult:
     """Parse a NetPIPE np.out file (``name`` is used in messages)."""
-    rows = _rows(text, name)
+    notes: list[str] = []
+    rows = _rows(text, name, notes)
     layout = _layout(rows, name)
     rate_col, unit, time_col, scale, statistic = LAYOUTS[layout]
     points: list[Point] = []
-    notes: list[str] = []
     for number, tokens in rows:
         nbytes = int(tokens[0])
         rate, time = Decimal(tokens[rate_col]), Decimal(tokens[time_col])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from msgperf.records.importers.peer_run import ImportResult, Point, build_run
-from msgperf.records.importers.text import (ForeignFormatError, count, decimal, excerpt,
+from msgperf.records.importers.text import (ForeignFormatError, OutputLines, count, decimal, excerpt,
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)
 
@@ -184,9 +184,10 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
     sections: list[_Section] = []
     section: _Section | None = None
     points: list[Point] = []
-    notes: list[str] = []
+    output = OutputLines(text)
+    notes: list[str] = output.notes
     nranks = 2
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in output.numbered():
         where = f"{name}, line {number}"
         stripped = line.strip()
         if not stripped:
@@ -234,6 +235,8 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
                 f"{where}: a result line before the '# Size ...' column header of the "
                 f"'{section.test}' test (line {section.title_line})")
         tokens = stripped.split()
+        if output.cut_short(number, tokens, len(section.columns)):
+            continue
         if len(tokens) != len(section.columns):
             raise ForeignFormatError(
                 f"{where}: expected {len(section.columns)} columns ({_describe(section.columns)}), "

@@ -34,6 +34,38 @@ def excerpt(line: str, width: int = 60) -> str:
     return repr(text)
 
 
+class OutputLines:
+    """The lines of another tool's output, knowing which one may have been cut off: a tool killed
+    while printing (or a full disk) leaves a last line without its newline ("4   15" of
+    "4   15.23"), which would read as a wrong number. Such a line is left out with a note, and a
+    last result line with too few columns is too, as the run-file reader does with a partial
+    record; anywhere else a wrong line stays an error."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.notes: list[str] = []
+        if self.lines and not text.endswith(("\n", "\r")):
+            number = len(self.lines)
+            cut = self.lines.pop()
+            if cut.strip():
+                self.notes.append(f"line {number}: the output ends in a line without its newline "
+                                  f"({excerpt(cut)}): it was cut off while printing and is left out")
+        self.last = next((i + 1 for i in range(len(self.lines) - 1, -1, -1) if self.lines[i].strip()), 0)
+
+    def numbered(self):
+        """(line number, line) of every complete line."""
+        return enumerate(self.lines, start=1)
+
+    def cut_short(self, number: int, tokens: list[str], expected: int) -> bool:
+        """Whether line ``number`` is the output's last, starts as a result line does (a size)
+        and has fewer than ``expected`` columns: then it is noted and should be skipped."""
+        if number != self.last or len(tokens) >= expected or not tokens or not _INTEGER.match(tokens[0]):
+            return False
+        self.notes.append(f"line {number}: the last line has {len(tokens)} of {expected} columns "
+                          f"({excerpt(' '.join(tokens))}): the output was cut off; it is left out")
+        return True
+
+
 def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
     """The contents of a text file of at most ``limit`` bytes, or a one-line error."""
     return read_text_file(path, what="a benchmark output", error=ForeignFormatError, limit=limit, nul_scan=None)
