@@ -363,7 +363,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     if approximated:
         notes.append(f"{approximated:,} messages of sizes the profiler did not count exactly (more than 16 "
                      "distinct sizes per peer and call): each taken at the middle of its power-of-two bucket")
-    if gap is not None:  # back-to-back sends pipeline: all but the first cost the gap
+    if gap is not None:  # back-to-back sends pipeline: all but the first cost the gap, at both ends
         for r in profile.ranks:
             for seq in r.sequences:
                 for shape_sizes, n_seq, length in _shapes(seq):
@@ -372,6 +372,8 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                         relief = _one(model, size, w)
                         relief.constant -= w * max(gap.at(size), 0.0)
                         sent[r.rank].plus(relief, -1.0)
+                        if seq.peer in received:  # and its peer receives them pipelined too
+                            received[seq.peer].plus(relief, -1.0)
 
     combine = []
     after_sent = {rank: _Cost().plus(c) for rank, c in sent.items()}
