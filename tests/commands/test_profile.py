@@ -224,6 +224,18 @@ def test_a_program_that_is_not_an_mpi_program_gets_one_line(msgperf, tmp_path):
     assert result.returncode == 7 and "it exited with code 7" in result.stderr
 
 
+def test_a_profile_without_any_rank_gets_one_line_and_is_kept(msgperf, tmp_path):
+    """What is left when every rank was killed before writing: the header alone."""
+    header = profile_text(dataclasses.replace(sample_profile(0), ranks=())).splitlines()[0]
+    (tmp_path / "header").write_text(header + "\n")
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'cp header "$MSGPERF_PROFILE_OUTPUT"; exit 9')
+    assert result.returncode == 9 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: no rank left a record in the profile {out} (kept): sh was killed "
+                                    "before any rank could write its part, or it is not an MPI program; it exited "
+                                    "with code 9")
+    assert out.read_text() == header + "\n" and "stored as" not in result.stdout
+
+
 def test_a_broken_profile_is_kept_and_named(msgperf, tmp_path):
     result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'echo garbage > "$MSGPERF_PROFILE_OUTPUT"')
     assert result.returncode == 1 and result.stderr.count("\n") == 1
