@@ -120,7 +120,7 @@ def buffering_lines(a: ProfileAdvice) -> list[str]:
         now = f"; {units.count(b.buffered_messages)} buffered now cost {units.seconds(b.cost_now_s)}" \
             if b.buffered_messages else ""
         lines.append(f"{units.exact_bytes(b.bytes)} ×{units.count(b.messages)}: copy {units.seconds(b.copy_s)} on "
-                     f"T(s) = {units.seconds(b.time_s)} ({units.ratio(b.slowdown)} slower buffered); all of them "
+                     f"T(s) = {units.seconds(b.time_s)} ({units.ratio(b.slowdown, 4)} as long buffered); all of them "
                      f"buffered: {units.seconds(b.cost_if_all_s)}{now}")
     if len(a.buffering) > MAX_BUFFERING:
         lines.append(f"… {len(a.buffering) - MAX_BUFFERING} more sizes")
