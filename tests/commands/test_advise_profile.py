@@ -63,6 +63,10 @@ def test_the_default_model_is_the_newest_pingpong_run_of_the_same_hosts_and_mpi(
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["basis"]["run"] == f"run {newer}" and newer not in (older, other)
     assert json.loads(result.stdout)["profile"] == f"profile {profile_id}"
+    report = msgperf("report", "--profile", profile_id, "--db", db, "-o", tmp_path / "r.html")
+    assert report.returncode == 0, report.stderr
+    html = (tmp_path / "r.html").read_text()
+    assert f"piecewise model of pingpong in run {newer} (" in html and "<h2>Profile: halo · profile " in html
     result = msgperf("advise", "--profile", lonely_id, "--db", db)
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert ("error: no stored ping-pong run on nowhere with MPICH 5.0.2 to predict from; measure one "
