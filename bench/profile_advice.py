@@ -17,6 +17,13 @@ average before and after; the machine may be shared.
 
     .venv/bin/python bench/profile_advice.py [--model RUN] [--repeats 5] [--steps 500]
                                              [--messages 16] [--bytes 8,64,256] [--compute-us 20]
+                                             [--realtime]
+
+``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
+root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
+otherwise turns most of a step into waiting (bench/RESULTS.md §8b). Linux's real-time throttling
+(``/proc/sys/kernel/sched_rt_runtime_us``, 95 % by default) still leaves the other jobs a share,
+and every run lasts seconds.
 """
 
 from __future__ import annotations
@@ -65,7 +72,9 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=16)
     ap.add_argument("--bytes", default="8,64,256")
     ap.add_argument("--compute-us", default="20")
+    ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
     args = ap.parse_args()
+    rt = ["chrt", "-f", "10"] if args.realtime else []
     work = Path(tempfile.mkdtemp(prefix="msgperf-profile-advice-"))
     mpicc_path = find_mpicc()
     mpicc, mpiexec = str(mpicc_path), str(find_mpiexec(mpicc_path) or "mpiexec")
@@ -74,18 +83,18 @@ def main() -> None:
         apps[name] = work / name
         run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(apps[name]),
              str(ROOT / "tests" / "apps" / f"{name}.c")])
-    print(f"load average before: {load()}")
+    print(f"load average before: {load()}" + ("; MPI jobs at SCHED_FIFO (chrt -f 10)" if rt else ""))
     model = args.model
     if model is None:
         model = str(work / "model.jsonl")
-        argv = [*MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy", "--sizes", "0:256K",
+        argv = [*rt, *MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy", "--sizes", "0:256K",
                 "--time-budget", "300ms", "-o", model, "--no-store", "--no-report", "-q"]
         print("model:", shlex.join(argv))
         run(argv)
     app_args = ["--steps", str(args.steps), "--messages", str(args.messages), "--bytes", args.bytes,
                 "--compute-us", args.compute_us]
     print("program:", shlex.join([mpiexec, "-n", "2", "tests/apps/halo{,_combined}", *app_args]))
-    print(f"profile: msgperf profile -o P --no-store -- {mpiexec} -n 2 APP ...; advice: msgperf advise "
+    print(f"profile: msgperf profile -o P --no-store -- {shlex.join(rt)} {mpiexec} -n 2 APP ...; advice: msgperf advise "
           f"--profile P --model {model} --json")
     rows = []
     for i in range(args.repeats):
@@ -93,7 +102,7 @@ def main() -> None:
         advice = {}
         for name in order:
             out = work / f"{name}-{i}.jsonl"
-            run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", mpiexec, "-n", "2", str(apps[name]),
+            run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", *rt, mpiexec, "-n", "2", str(apps[name]),
                  *app_args])
             advice[name] = json.loads(run([*MSGPERF, "advise", "--profile", str(out), "--model", model,
                                            "--json"]).stdout)
