@@ -19,7 +19,7 @@ from msgperf.errors import MsgperfError
 
 
 @click.command("advise")
-@click.argument("run", metavar="RUN", required=False)
+@click.argument("run", metavar="[RUN]", required=False)
 @click.option("--messages", "-k", type=click.IntRange(min=1),
               help="How many messages the application sends.")
 @click.option("--bytes", "-s", "size", help="Bytes per message (e.g. 64, 4K, 1M).")

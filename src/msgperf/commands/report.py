@@ -52,7 +52,7 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
 
 
 @click.command("report")
-@click.argument("runs", nargs=-1, metavar="RUN...")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
 @click.option("--profile", "profile_arg", metavar="P",
               help="Add a section for an application's profile (a profile file or stored id): its sizes "
                    "against the model's regimes and the advice, from the first RUN's model (default: the "
