@@ -107,6 +107,7 @@ def test_every_wrapped_call_is_counted_exactly(msgperf, tmp_path, apps):
     assert profile.info.argv[0].endswith("all_calls") and "MPICH" in profile.info.mpi_library
     assert profile.info.hosts[0] and profile.info.thread_level == "single"
     assert f"profile: {out}" in result.stdout and "stored as profile 1" in result.stdout
+    assert f"advice: msgperf advise --profile {out}" in result.stdout
 
 
 # ---- halo and halo_combined ----------------------------------------------------------------------

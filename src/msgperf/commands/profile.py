@@ -202,6 +202,7 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
     click.echo(f"profile: {output}")
     if not no_store:
         click.echo(store_profile(profile, db))
+    click.echo(f"advice: msgperf advise --profile {output}")
     if code:
         sys.exit(code)
 
