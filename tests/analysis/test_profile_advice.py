@@ -216,6 +216,13 @@ def test_a_profile_without_ranks_is_refused_in_one_line():
         advise_profile(profile([]), model_result())
 
 
+def test_a_profile_without_messages_says_there_is_nothing_to_advise_on():
+    a = advise_profile(profile([rank(0, [], mpi_time=1e-6), rank(1, [])]), model_result())
+    assert a.predicted.value_s == 0 and a.ratio is None and a.predicted_speedup is None
+    assert (a.combine, a.eager, a.buffering, a.bound, a.histogram, a.actions) == ((), (), (), (), (), ())
+    assert any("no point-to-point message" in n for n in a.notes)
+
+
 def test_a_partial_profile_is_advised_on_and_said_so():
     p = app_profile()
     p = dataclasses.replace(p, info=dataclasses.replace(p.info, complete=False))

@@ -419,6 +419,9 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     all_time = sum(b[2] for b in bound.values())
     shares = tuple(BoundShare(k, v[0], v[1], v[2], v[2] / all_time if all_time > 0 else 0.0)
                    for k, v in bound.items() if v[0])
+    if not any(r.messages for r in profile.ranks):
+        notes.append("the profile holds no point-to-point message (collectives, one-sided communication and "
+                     "probes are not recorded): nothing to predict or advise on")
     if not profile.info.complete:
         notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
     if profile.missing_ranks:

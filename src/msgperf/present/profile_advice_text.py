@@ -115,6 +115,8 @@ def eager_lines(a: ProfileAdvice) -> list[str]:
 def buffering_lines(a: ProfileAdvice) -> list[str]:
     if not a.basis.copy_from:
         return ["the run has no memcpy measurement: what a copy costs is unknown (msgperf run --pattern memcpy)"]
+    if not a.buffering:
+        return ["no message sent at a size counted exactly: nothing to price"]
     lines = [f"one extra copy per message (Bsend, or a pack into a buffer), at {a.basis.copy_from}:"]
     for b in a.buffering[:MAX_BUFFERING]:
         now = f"; {units.count(b.buffered_messages)} buffered now cost {units.seconds(b.cost_now_s)}" \
