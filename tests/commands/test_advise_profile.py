@@ -99,31 +99,45 @@ APPS = Path(__file__).resolve().parents[1] / "apps"
 HALO = ["--steps", "300", "--messages", "16", "--bytes", "8,64,256", "--compute-us", "20"]
 
 
+def realtime() -> list[str]:
+    """chrt -f 10 when this process may use SCHED_FIFO (root), else skip: on a shared machine the
+    other jobs deschedule the ranks, and the time inside MPI becomes waiting for them
+    (bench/RESULTS.md §8b, where it was 15-600 times the prediction without it)."""
+    import shutil
+
+    chrt = shutil.which("chrt")
+    if chrt is None or subprocess.run([chrt, "-f", "10", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs real-time priority (chrt -f 10, root) to measure a program on a shared machine")
+    return [chrt, "-f", "10"]
+
+
 @pytest.mark.mpi
 @pytest.mark.slow
 def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tmp_path):
-    """The sign of the advice (halo: combine; the combined program has nothing of that size to
-    combine) and a loose bound on the ratio of measured to predicted time inside MPI. Loose: on a
-    shared machine the time inside MPI is mostly waiting for a descheduled peer (bench/RESULTS.md,
-    "Advice on a profile"); the bound still fails a prediction that is off by orders of magnitude
-    either way (units, a wrong model, messages counted twice)."""
+    """The sign of the advice (halo: combine; the combined program predicted cheaper, and measured
+    so), and measured / predicted time inside MPI within a factor 2 for halo and 5 for
+    halo_combined (bench/RESULTS.md §8b: 0.96-1.5 and 1.6-2.7, a per-step wait the model has no
+    term for). The MPI jobs run at SCHED_FIFO so that other jobs cannot turn them into waiting;
+    the best of three runs of each program is compared."""
     from msgperf.launch.build import find_mpicc, find_mpiexec
 
+    rt = realtime()
     mpicc = find_mpicc()
     mpiexec = str(find_mpiexec(mpicc) or Path(sys.executable).parent / "mpiexec")
     for name in ("halo", "halo_combined"):
         subprocess.run([str(mpicc), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(tmp_path / name),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
     model = tmp_path / "model.jsonl"
-    result = msgperf("run", "--sizes", "0:64K", "--time-budget", "100ms", "-o", model, "--no-store",
-                     "--no-report", "-q", "--pattern", "pingpong", "--pattern", "memcpy", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+    done = subprocess.run([*rt, sys.executable, "-m", "msgperf", "run", "--sizes", "0:64K", "--time-budget", "200ms",
+                           "-o", str(model), "--no-store", "--no-report", "-q", "--pattern", "pingpong",
+                           "--pattern", "memcpy"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
     advice = {}
     for name in ("halo", "halo_combined"):
         best = None
-        for i in range(3):  # the best of three: the least disturbed by other jobs
+        for i in range(3):
             out = tmp_path / f"{name}-{i}.jsonl"
-            done = msgperf("profile", "-o", out, "--no-store", "--", mpiexec, "-n", "2", tmp_path / name, *HALO,
+            done = msgperf("profile", "-o", out, "--no-store", "--", *rt, mpiexec, "-n", "2", tmp_path / name, *HALO,
                            cwd=tmp_path)
             assert done.returncode == 0, done.stderr
             a = json.loads(msgperf("advise", "--profile", out, "--model", model, "--json").stdout)
@@ -133,7 +147,7 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     assert halo["actions"][0]["kind"] == "combine" and halo["predicted_speedup_of_combining"] > 2
     assert halo["combine"][0]["length"] >= 16 and halo["combine_saving_s"] > 0
     assert combined["predicted"]["value_s"] < halo["predicted"]["value_s"] / 2  # the combined program: cheaper
-    for a in (halo, combined):
-        assert 0.3 < a["ratio_measured_to_predicted"] < 1000, a["ratio_measured_to_predicted"]
+    assert 0.5 < halo["ratio_measured_to_predicted"] < 2, halo["ratio_measured_to_predicted"]
+    assert 0.5 < combined["ratio_measured_to_predicted"] < 5, combined["ratio_measured_to_predicted"]
     # the sign of the advice against the measurement: combining made the time inside MPI shorter
-    assert combined["measured_s"] < halo["measured_s"]
+    assert combined["measured_s"] < halo["measured_s"], (combined["measured_s"], halo["measured_s"])
