@@ -107,6 +107,7 @@ def test_every_wrapped_call_is_counted_exactly(msgperf, tmp_path, apps):
     assert profile.info.argv[0].endswith("all_calls") and "MPICH" in profile.info.mpi_library
     assert profile.info.hosts[0] and profile.info.thread_level == "single"
     assert f"profile: {out}" in result.stdout and "stored as profile 1" in result.stdout
+    assert f"advice: msgperf advise --profile {out}" in result.stdout
 
 
 # ---- halo and halo_combined ----------------------------------------------------------------------
@@ -222,6 +223,18 @@ def test_a_program_that_is_not_an_mpi_program_gets_one_line(msgperf, tmp_path):
     assert not out.exists() and not list(tmp_path.glob(".p.jsonl*"))
     result, _ = profile_of(msgperf, tmp_path, "/bin/sh", "-c", "exit 7")
     assert result.returncode == 7 and "it exited with code 7" in result.stderr
+
+
+def test_a_profile_without_any_rank_gets_one_line_and_is_kept(msgperf, tmp_path):
+    """What is left when every rank was killed before writing: the header alone."""
+    header = profile_text(dataclasses.replace(sample_profile(0), ranks=())).splitlines()[0]
+    (tmp_path / "header").write_text(header + "\n")
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'cp header "$MSGPERF_PROFILE_OUTPUT"; exit 9')
+    assert result.returncode == 9 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: no rank left a record in the profile {out} (kept): sh was killed "
+                                    "before any rank could write its part, or it is not an MPI program; it exited "
+                                    "with code 9")
+    assert out.read_text() == header + "\n" and "stored as" not in result.stdout
 
 
 def test_a_broken_profile_is_kept_and_named(msgperf, tmp_path):

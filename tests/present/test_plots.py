@@ -120,3 +120,22 @@ def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend[0].startswith("$\\frac{a$_x^^\\x1b") and legend[0].endswith("chars)") and legend[1] == "plain"
     assert not any(t.get_parse_math() for t in [ax.title, *ax.get_legend().get_texts()])
+
+
+def test_profile_histogram_one_bar_per_bucket_coloured_by_regime(tmp_path):
+    from matplotlib.colors import to_hex
+
+    from msgperf.analysis.profile_advice import advise_profile
+    from tests.factories import sample_profile
+
+    advice = advise_profile(sample_profile(1), analyze(rich_run()))
+    fig = plots.profile_histogram_plot(advice)
+    ax = fig.axes[0]
+    heights = [p.get_height() for p in ax.patches]
+    assert heights == [h.messages for h in advice.histogram] == [18, 6]  # 8 B and 64 B buckets
+    assert {to_hex(p.get_facecolor()) for p in ax.patches} == {plots.REGIME_COLOURS["eager"].lower()}
+    assert [p.get_x() for p in ax.patches] == [8, 64]  # each bar starts at its bucket's low end
+    marks = {line.get_label() for line in ax.get_lines()}
+    assert "eager limit 16384 B" in marks and any(m.startswith("n½ = ") for m in marks)
+    path = plots.save_figure(fig, tmp_path / "h.png")
+    assert png_size(path) == (800, 500)

@@ -159,3 +159,41 @@ def test_a_write_that_fails_midway_keeps_the_previous_report(run_file, tmp_path,
     with pytest.raises(MsgperfError, match="cannot write it \\(No space left on device\\); nothing was changed"):
             report.write_report(analyze_runs([read_run(run_file).run])[0], target)
     assert target.read_text() == "the previous report" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "r.html"]
+
+
+def test_a_profile_section_shows_the_histogram_against_the_regimes_and_the_advice(msgperf, tmp_path):
+    """msgperf report --profile P RUN: the profile's section opens the report, with the same lines
+    as msgperf advise --profile, and a hostile program name is escaped."""
+    import dataclasses
+    import json
+
+    from msgperf.records.profile_format import profile_text
+    from tests.factories import sample_profile
+
+    prof = sample_profile(1)
+    prof = dataclasses.replace(prof, info=dataclasses.replace(prof.info, argv=(HOSTILE, "--steps", "3")))
+    prof_file = tmp_path / "app.jsonl"
+    prof_file.write_text(profile_text(prof))
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    result = msgperf("report", "--profile", prof_file, run)
+    assert result.returncode == 0, result.stderr
+    html = (tmp_path / "app.html").read_text()
+    assert html.index("<h2>Profile: ") < html.index("Headline figures")
+    assert HOSTILE not in html and "<h2>Profile: script&gt; · " in html  # the program: argv[0]'s last part
+    assert html.count('<img class="plot"') >= 1 + 5
+    # the histogram's table: per step each rank sends 3 × 8 B and 1 × 64 B, 3 steps, 2 ranks; all
+    # eager (the run's eager limit is 16384 B, n½ far above)
+    assert ('<td class="l">8 B – 16 B</td><td class="">18</td><td class="">eager</td></tr>'
+            '<tr><td class="l">64 B – 128 B</td><td class="">6</td><td class="">eager</td>') in html
+    advice = json.loads(msgperf("advise", "--profile", prof_file, "--model", run, "--json").stdout)
+    text = msgperf("advise", "--profile", prof_file, "--model", run).stdout
+    saved = re.search(r"1\. combine the back-to-back sends \(\d+ sequences\): saves ([^(]+) \(", " ".join(text.split()))
+    assert saved and f"saves {saved.group(1).strip()} (predicted" in html  # the same figure in both
+    assert advice["actions"][0]["kind"] == "combine"
+    for words in ("What to change, in order of payoff", "Sizes just above the eager limit",
+                  "Latency- versus bandwidth-bound", "Buffering (Saphir 1994)"):
+        assert words in html, words
+    result = msgperf("report", "--profile", tmp_path / "missing.jsonl", run)
+    assert result.returncode == 1 and "no profile file or profile id" in result.stderr
+    result = msgperf("report")
+    assert result.returncode == 2 and "give RUN..." in result.stderr

@@ -212,6 +212,12 @@ def characteristics(points: Sequence[SizePoint], model: PiecewiseFit) -> Charact
         line_bandwidth=line_bandwidth(points, last))
 
 
+def dominant_term(alpha_s: float, beta_s_per_byte: float, size: float) -> str:
+    """"alpha" (latency-bound) when alpha >= beta·size of the line, else "beta" (bandwidth-bound);
+    a negative parameter counts as 0."""
+    return "alpha" if max(alpha_s, 0.0) >= max(beta_s_per_byte, 0.0) * size else "beta"
+
+
 def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: PiecewiseFit,
                  asymptotic: float | None) -> tuple[SizeRegime, ...]:
     a, b = line.alpha_s, line.beta_s_per_byte
@@ -223,7 +229,7 @@ def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: Piecewise
         share = alpha_part / total if total > 0 else 1.0
         bw = p.bytes / p.time_s
         out.append(SizeRegime(
-            bytes=p.bytes, time_s=p.time_s, regime="alpha" if alpha_part >= beta_part else "beta",
+            bytes=p.bytes, time_s=p.time_s, regime=dominant_term(a, b, p.bytes),
             latency_share=share, messages_per_s=1.0 / p.time_s, bandwidth_bytes_per_s=bw,
             fraction_of_asymptotic=bw / asymptotic if asymptotic else None,
             segment=next((i for i, s in enumerate(model.segments) if p.bytes <= s.to_bytes),

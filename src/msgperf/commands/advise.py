@@ -1,7 +1,11 @@
 """msgperf advise RUN --messages K --bytes S: should K messages of S bytes be combined, and what
 would buffering them cost? Answered from what the run measured: the combine pattern when it
 measured this case, the ping-pong's model, the LogGP gap of back-to-back messages, the eager
-limit, memcpy's copy speed."""
+limit, memcpy's copy speed.
+
+msgperf advise --profile P [--model RUN]: the same model applied to an application's profile
+(msgperf profile): its predicted communication time against the time it spent inside MPI, and
+what to change, in order of payoff (analysis/profile_advice.py)."""
 
 from __future__ import annotations
 
@@ -15,10 +19,16 @@ from msgperf.errors import MsgperfError
 
 
 @click.command("advise")
-@click.argument("run", metavar="RUN")
-@click.option("--messages", "-k", type=click.IntRange(min=1), required=True,
+@click.argument("run", metavar="[RUN]", required=False)
+@click.option("--messages", "-k", type=click.IntRange(min=1),
               help="How many messages the application sends.")
-@click.option("--bytes", "-s", "size", required=True, help="Bytes per message (e.g. 64, 4K, 1M).")
+@click.option("--bytes", "-s", "size", help="Bytes per message (e.g. 64, 4K, 1M).")
+@click.option("--profile", "profile_arg", metavar="P",
+              help="Advise on an application's profile (a profile file or a stored profile id) instead "
+                   "of K messages of S bytes.")
+@click.option("--model", "model_arg", metavar="RUN",
+              help="With --profile: the run whose model predicts (a run file or id; default: the newest "
+                   "stored ping-pong run of the profile's hosts and MPI).")
 @series_options
 @click.option("--min-gain", type=click.FloatRange(0, min_open=True), default=MIN_GAIN,
               show_default=True, help="Speedup below 1 + this no longer pays for combining.")
@@ -26,11 +36,27 @@ from msgperf.errors import MsgperfError
               help="Memory copy bandwidth (e.g. 10GB/s) to estimate what buffering costs (default: what "
                    "the run's memcpy pattern measured, when it has one).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def command(run: str, messages: int, size: str, pattern: str | None, variant: str | None,
+def command(run: str | None, messages: int | None, size: str | None, profile_arg: str | None,
+            model_arg: str | None, pattern: str | None, variant: str | None,
             placement: str | None, launch: int | None, db: str | None, min_gain: float,
             copy_bandwidth: str | None, as_json: bool) -> None:
     """Predict K messages of S bytes sent apart versus combined into one (Lawlor's
-    message-combining lecture), from what RUN measured; says which measurement and model it used."""
+    message-combining lecture), from what RUN measured; says which measurement and model it used.
+
+    With --profile P: predict the profiled program's communication time from the model of a
+    ping-pong run, compare it with the time it spent inside MPI, and say which back-to-back sends
+    to combine, which sizes sit just above the eager limit, what buffering costs and how much time
+    is latency- or bandwidth-bound."""
+    if profile_arg is not None:
+        if messages is not None or size is not None:
+            raise MsgperfError("--profile advises on the program's own messages; drop --messages and --bytes")
+        if run is not None and model_arg is not None and run != model_arg:
+            raise MsgperfError(f"two models given ({run} and --model {model_arg}); give one")
+        from msgperf.commands.advise_profile import advise_on_profile
+        advise_on_profile(profile_arg, model_arg or run, db, pattern, variant, placement, launch, as_json)
+        return
+    if run is None or messages is None or size is None:
+        raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
     from msgperf.analysis.buffering import copy_speed, estimate_buffering
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice

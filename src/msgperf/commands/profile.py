@@ -196,6 +196,10 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
         failed = f"; it exited with code {code}" if code else ""
         raise ProgramError(f"no profile written: {program_name(argv)} never called MPI_Init under the profiler "
                            f"(not an MPI program, or one linked statically){failed}", code or 1)
+    if not profile.ranks:  # a header alone: every rank was killed before writing its part
+        raise ProgramError(f"no rank left a record in the profile {output} (kept): {program_name(argv)} was "
+                           "killed before any rank could write its part, or it is not an MPI program"
+                           + (f"; it exited with code {code}" if code else ""), code or 1)
     render_profile(terminal_console(), profile)
     for note in notes:
         click.echo(f"note: {note}")
@@ -204,6 +208,7 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
     click.echo(f"profile: {output}")
     if not no_store:
         click.echo(store_profile(profile, db))
+    click.echo(f"advice: msgperf advise --profile {output}")
     if code:
         sys.exit(code)
 

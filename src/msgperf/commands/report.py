@@ -52,7 +52,11 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
 
 
 @click.command("report")
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
+@click.option("--profile", "profile_arg", metavar="P",
+              help="Add a section for an application's profile (a profile file or stored id): its sizes "
+                   "against the model's regimes and the advice, from the first RUN's model (default: the "
+                   "newest stored ping-pong run of the profile's hosts and MPI).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HTML file to write (default: beside the first run when it is a file, "
                    "else report-<id>.html in the current directory).")
@@ -61,21 +65,35 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
               help="Significance level of the comparisons (several runs).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
 def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,
-            db: str | None) -> None:
+            db: str | None, profile_arg: str | None) -> None:
     """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
-    several runs are overlaid and compared against the first."""
+    several runs are overlaid and compared against the first. With --profile P, the report
+    opens with the profile's section, advised from the first RUN's model."""
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
     if not 0 < alpha < 1:
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
+    if not runs and profile_arg is None:
+        raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
+    profiles = []
+    if profile_arg is not None:
+        from msgperf.commands.advise_profile import load_profile, profile_advice
+
+        if not runs:
+            from msgperf.commands.advise_profile import default_model
+
+            runs = (default_model(load_profile(profile_arg, db)[0], db),)
+        profiles.append(profile_advice(profile_arg, runs[0], db))
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
     if output is None:
-        first = Path(runs[0])
-        output = (default_report_path(first) if first.is_file() else Path(f"report-{runs[0].lstrip('#')}.html"))
+        first = Path(profile_arg if profile_arg is not None else runs[0])
+        name = (profile_arg if profile_arg is not None else runs[0]).lstrip("#")
+        output = (default_report_path(first) if first.is_file()
+                  else Path(f"report-{'profile-' if profile_arg is not None else ''}{name}.html"))
     if output.suffix.lower() not in (".html", ".htm"):
         raise MsgperfError(f"{output}: the report is HTML; name it something.html")
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
-    path = write_report(results, output, comparisons, title=title)
+    path = write_report(results, output, comparisons, title=title, profiles=profiles)
     click.echo(f"report: {path}")

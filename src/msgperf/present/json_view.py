@@ -225,3 +225,34 @@ def advice_dict(p: CombiningPrediction, series: SeriesResult, buffering: Any = N
     model = series_model_dict(series.model)
     out["model"] = {k: model[k] for k in ("alpha_s", "beta_s_per_byte", "breakpoints_bytes", "segments")}
     return out
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass tree as JSON values: numbers by ``number``, tuples as lists."""
+    import dataclasses  # noqa: PLC0415
+
+    if isinstance(value, LineFit):
+        return _line(value)
+    if dataclasses.is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return number(value)
+    return value
+
+
+def profile_advice_dict(a: Any) -> dict[str, Any]:
+    """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/profile_advice.py),
+    with the derived figures the text shows (ratios, speedup, net savings)."""
+    out = _plain(a)
+    out["ratio_measured_to_predicted"] = number(a.ratio)
+    out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
+    out["combine_saving_s"] = number(a.combine_saving_s)
+    for rank, row in zip(a.ranks, out["ranks"]):
+        row["ratio_measured_to_predicted"] = number(rank.ratio)
+    for c, row in zip(a.combine, out["combine"]):
+        row["net_saving_s"] = number(c.net_saving_s)
+    for b, row in zip(a.buffering, out["buffering"]):
+        row["slowdown"] = number(b.slowdown)
+    return out

@@ -361,6 +361,40 @@ def overlay_plot(results: Sequence[tuple[str, Any]], title: str | None = None):
 # ---- output --------------------------------------------------------------------------------
 
 
+REGIME_COLOURS = {"eager": BLUE, "rendezvous": ORANGE, "eager/rendezvous": PURPLE,
+                  "latency-bound": SKY, "bandwidth-bound": GREEN}
+
+
+def profile_histogram_plot(advice: Any, title: str | None = None):
+    """The sizes a profiled program sent (power-of-two buckets, all ranks), each bar coloured by
+    the model's regime there (``ProfileAdvice.histogram``), with the eager limit and n½ of the
+    model's run marked."""
+    fig, axes = _figure()
+    ax = axes[0][0]
+    bins = advice.histogram
+    sizes = [max(b.low_bytes, 0) for b in bins]
+    zero = zero_position(sizes)
+    x = xs(sizes, zero)
+    seen: set[str] = set()
+    for pos, b in zip(x, bins):
+        ax.bar(pos, b.messages, width=pos * 0.9, align="edge", color=REGIME_COLOURS.get(b.regime, BLACK),
+               edgecolor="white", label=b.regime if b.regime not in seen else None)  # the bucket [low, 2·low)
+        seen.add(b.regime)
+    basis = advice.basis
+    marks = [(basis.eager_limit_bytes, f"eager limit {units.exact_bytes(basis.eager_limit_bytes)}", VERMILLION, "--"),
+             (basis.n_half_bytes, f"n½ = {units.size(basis.n_half_bytes)}" if basis.n_half_bytes else "", BLACK, ":")]
+    for value, label, colour, style in marks:
+        if value:
+            ax.axvline(value, color=colour, ls=style, lw=1.2, label=label)
+    ax.set_yscale("log")
+    ax.set_ylim(0.7, 2.0 * max((b.messages for b in bins), default=1))  # bars from 1 message up
+    ax.set_ylabel("messages sent (all ranks)")
+    _size_axis(ax, sizes + [2 * max(sizes, default=1)] + [v for v, *_ in marks if v])
+    ax.set_xlabel("message size: each bar one power-of-two bucket [s, 2s) (B, KiB = 2^10 B, MiB = 2^20 B)")
+    _finish(ax, title or f"{advice.program}: sizes sent against the model's regimes")
+    return fig
+
+
 def save_figure(fig: Any, path: str | Path) -> Path:
     """Write ``fig`` as PNG, SVG or PDF (by suffix), to a temporary name renamed when complete."""
     path = Path(path)

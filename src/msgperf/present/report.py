@@ -416,14 +416,35 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     return "".join(parts)
 
 
+def profile_section(advice: Any) -> str:
+    """An application's profile against the model (``msgperf report --profile``): the sizes it
+    sent against the model's regimes, then the advice in the words of ``advise --profile``."""
+    from msgperf.present.profile_advice_text import advice_sections, heading  # noqa: PLC0415
+
+    parts = [f"<h2>Profile: {_e(heading(advice))}</h2>",
+             _img(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
+                  "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
+                  "eager or rendezvous by the eager limit the eager-probe measured, bandwidth-bound from "
+                  "n½ = α/β of the single Hockney line up."),
+             _table(["sizes", "messages", "regime"],
+                    [[_e(f"{units.size(b.low_bytes)} – {units.size(b.high_bytes)}" if b.low_bytes else "0 B"),
+                      _e(units.count(b.messages)), _e(b.regime)] for b in advice.histogram])]
+    for title, lines in advice_sections(advice):
+        if lines:
+            parts.append(f"<h3>{_e(title)}</h3><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
+    return "".join(parts)
+
+
 def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence[RunComparison | str] = (),
-                 title: str | None = None) -> str:
+                 title: str | None = None, profiles: Sequence[Any] = ()) -> str:
     """The whole report as one HTML string: ``results`` are (result, run) pairs, ``comparisons``
-    each later run against the first (or the reason it could not be compared)."""
+    each later run against the first (or the reason it could not be compared), ``profiles`` the
+    advice on applications' profiles (``ProfileAdvice``, from the first run's model), shown first."""
     if not results:
         raise ValueError("no run to report")
     several = len(results) > 1
-    sections = [_run_section(r, run, i, several) for i, (r, run) in enumerate(results)]
+    sections = [profile_section(a) for a in profiles]
+    sections += [_run_section(r, run, i, several) for i, (r, run) in enumerate(results)]
     head = []
     if several:
         overlay = [(f"{i + 1}: {r.source.label}", r.main.model) for i, (r, _) in enumerate(results)
@@ -434,7 +455,8 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
         comps = [comparison_html(c) if isinstance(c, RunComparison) else f"<p>{_e(c)}</p>" for c in comparisons]
         head.append("<h2>Comparison</h2>" + "".join(comps))
     first = results[0][0]
-    name = title or ("msgperf report: " + (first.source.label if not several else f"{len(results)} runs"))
+    name = title or ("msgperf report: " + (f"{profiles[0].program} against {first.source.label}" if profiles else
+                                           first.source.label if not several else f"{len(results)} runs"))
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -449,10 +471,11 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
 
 
 def write_report(results: Sequence[tuple[RunResult, Any]], path: str | Path,
-                 comparisons: Sequence[RunComparison | str] = (), title: str | None = None) -> Path:
+                 comparisons: Sequence[RunComparison | str] = (), title: str | None = None,
+                 profiles: Sequence[Any] = ()) -> Path:
     """Build the report and write it to ``path`` (a temporary name, then renamed)."""
     path = Path(path)
-    text = build_report(results, comparisons, title)
+    text = build_report(results, comparisons, title, profiles)
     with atomic_write(path, parents=True) as out:
         out.write(text)
     return path

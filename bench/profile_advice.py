@@ -1,0 +1,147 @@
+"""Does msgperf's advice on a profile predict what the program does? End to end, with the CLI:
+
+1. a ping-pong model run on this machine (``msgperf run --pattern pingpong --pattern memcpy``,
+   pip MPICH, with the eager probe), unless ``--model RUN`` gives one;
+2. ``tests/apps/halo.c`` (many small messages per neighbour) and ``halo_combined.c`` (the same
+   data, one message per neighbour per step) profiled with ``msgperf profile`` on 2 ranks,
+   ``--repeats`` times each, interleaved, the order alternating;
+3. ``msgperf advise --profile P --model RUN --json`` on every profile.
+
+Prints per repetition and then as medians [min–max] over the repetitions: the predicted
+communication time of halo (slowest rank, with the model's interval) against the time its
+profile measured inside MPI (slowest rank), their ratio; the predicted speedup of combining
+(the advice on halo's profile: its predicted time over its predicted time with every
+back-to-back sequence combined; and halo's prediction over halo_combined's) against the
+measured one (halo's time inside MPI over halo_combined's, paired by repetition). The load
+average before and after; the machine may be shared.
+
+    .venv/bin/python bench/profile_advice.py [--model RUN] [--repeats 5] [--steps 500]
+                                             [--messages 16] [--bytes 8,64,256] [--compute-us 20]
+                                             [--realtime]
+
+``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
+root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
+otherwise turns most of a step into waiting (bench/RESULTS.md §8b). Linux's real-time throttling
+(``/proc/sys/kernel/sched_rt_runtime_us``, 95 % by default) still leaves the other jobs a share,
+and every run lasts seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from msgperf.launch.build import find_mpicc, find_mpiexec  # noqa: E402
+
+MSGPERF = [sys.executable, "-m", "msgperf"]
+
+
+def load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def run(argv: list[str], **kw) -> subprocess.CompletedProcess:
+    done = subprocess.run(argv, capture_output=True, text=True, **kw)
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {shlex.join(argv)}\n{done.stderr[-2000:]}")
+    return done
+
+
+def spread(values: list[float], scale: float = 1.0, digits: int = 3) -> str:
+    v = [x * scale for x in values]
+    return f"{statistics.median(v):.{digits}g} [{min(v):.{digits}g}–{max(v):.{digits}g}]"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", help="ping-pong run file or stored id (default: measure one now)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--messages", type=int, default=16)
+    ap.add_argument("--bytes", default="8,64,256")
+    ap.add_argument("--compute-us", default="20")
+    ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
+    args = ap.parse_args()
+    rt = ["chrt", "-f", "10"] if args.realtime else []
+    work = Path(tempfile.mkdtemp(prefix="msgperf-profile-advice-"))
+    mpicc_path = find_mpicc()
+    mpicc, mpiexec = str(mpicc_path), str(find_mpiexec(mpicc_path) or "mpiexec")
+    apps = {}
+    for name in ("halo", "halo_combined"):
+        apps[name] = work / name
+        run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(apps[name]),
+             str(ROOT / "tests" / "apps" / f"{name}.c")])
+    print(f"load average before: {load()}" + ("; MPI jobs at SCHED_FIFO (chrt -f 10)" if rt else ""))
+    model = args.model
+    if model is None:
+        model = str(work / "model.jsonl")
+        argv = [*rt, *MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy", "--sizes", "0:256K",
+                "--time-budget", "300ms", "-o", model, "--no-store", "--no-report", "-q"]
+        print("model:", shlex.join(argv))
+        run(argv)
+    app_args = ["--steps", str(args.steps), "--messages", str(args.messages), "--bytes", args.bytes,
+                "--compute-us", args.compute_us]
+    print("program:", shlex.join([mpiexec, "-n", "2", "tests/apps/halo{,_combined}", *app_args]))
+    print(f"profile: msgperf profile -o P --no-store -- {shlex.join(rt)} {mpiexec} -n 2 APP ...; advice: msgperf advise "
+          f"--profile P --model {model} --json")
+    rows = []
+    for i in range(args.repeats):
+        order = ("halo", "halo_combined") if i % 2 == 0 else ("halo_combined", "halo")
+        advice = {}
+        for name in order:
+            out = work / f"{name}-{i}.jsonl"
+            run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", *rt, mpiexec, "-n", "2", str(apps[name]),
+                 *app_args])
+            advice[name] = json.loads(run([*MSGPERF, "advise", "--profile", str(out), "--model", model,
+                                           "--json"]).stdout)
+        h, c = advice["halo"], advice["halo_combined"]
+        row = {
+            "predicted": h["predicted"]["value_s"], "low": h["predicted"]["low_s"], "high": h["predicted"]["high_s"],
+            "measured": h["measured_s"], "wait": max(r["wait_s"] for r in h["ranks"]),
+            "pred_combined_prog": c["predicted"]["value_s"], "measured_combined": c["measured_s"],
+            "advice_speedup": h["predicted_speedup_of_combining"],
+            "saving": h["combine_saving_s"],
+        }
+        row["ratio"] = row["measured"] / row["predicted"]
+        row["ratio_combined"] = row["measured_combined"] / row["pred_combined_prog"]
+        row["pred_speedup_programs"] = row["predicted"] / row["pred_combined_prog"]
+        row["measured_speedup"] = row["measured"] / row["measured_combined"]
+        rows.append(row)
+        print(f"rep {i}: halo predicted {row['predicted'] * 1e3:.3f} ms [{row['low'] * 1e3:.3f}–{row['high'] * 1e3:.3f}], "
+              f"measured {row['measured'] * 1e3:.3f} ms in MPI ({row['wait'] * 1e3:.3f} ms waiting), ratio "
+              f"{row['ratio']:.3g}; halo_combined predicted {row['pred_combined_prog'] * 1e3:.3f} ms, measured "
+              f"{row['measured_combined'] * 1e3:.3f} ms, ratio {row['ratio_combined']:.3g}; speedup of combining "
+              f"predicted {row['advice_speedup']:.3g} (advice) / {row['pred_speedup_programs']:.3g} (two predictions), "
+              f"measured {row['measured_speedup']:.3g}", flush=True)
+    col = lambda k: [r[k] for r in rows]  # noqa: E731
+    print(f"\nmedians [min–max] over {len(rows)} repetitions")
+    print(f"halo: predicted {spread(col('predicted'), 1e3)} ms, measured inside MPI {spread(col('measured'), 1e3)} ms, "
+          f"measured/predicted {spread(col('ratio'))}")
+    print(f"halo_combined: predicted {spread(col('pred_combined_prog'), 1e3)} ms, measured "
+          f"{spread(col('measured_combined'), 1e3)} ms, measured/predicted {spread(col('ratio_combined'))}")
+    print(f"speedup of combining: predicted by the advice {spread(col('advice_speedup'))}, by the two predictions "
+          f"{spread(col('pred_speedup_programs'))}; measured {spread(col('measured_speedup'))} "
+          f"(measured/predicted {spread([m / p for m, p in zip(col('measured_speedup'), col('advice_speedup'))])})")
+    best_h, best_c = min(col("measured")), min(col("measured_combined"))
+    print(f"best case (the smallest time inside MPI of each program): halo {best_h * 1e3:.3f} ms "
+          f"(/predicted {best_h / statistics.median(col('predicted')):.3g}), halo_combined {best_c * 1e3:.3f} ms "
+          f"(/predicted {best_c / statistics.median(col('pred_combined_prog')):.3g}), speedup {best_h / best_c:.3g}")
+    signs = sum(1 for r in rows if (r["measured_speedup"] > 1) == (r["advice_speedup"] > 1))
+    print(f"sign of the advice right in {signs} of {len(rows)} repetitions")
+    print(f"load average after: {load()}")
+
+
+if __name__ == "__main__":
+    main()

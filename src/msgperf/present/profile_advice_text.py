@@ -1,0 +1,173 @@
+"""``msgperf advise --profile`` in words: the program's predicted against measured communication
+time, then what to change in order of payoff, each figure with the model or measurement it came
+from. Rendering only: every number is a field of the ``ProfileAdvice`` (analysis/profile_advice.py).
+``advice_sections`` is the wording; the terminal prints it and the HTML report shows the same lines."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from msgperf import units
+from msgperf.analysis.profile_advice import CombineAdvice, Estimate, ProfileAdvice
+from msgperf.present.text import printable
+
+MAX_COMBINE = 5
+MAX_BUFFERING = 6
+MAX_RANKS = 16
+
+
+def estimate(e: Estimate) -> str:
+    if e.low_s is None or e.high_s is None:
+        return units.seconds(e.value_s)
+    return f"{units.seconds(e.value_s)} [{units.seconds(e.low_s)} – {units.seconds(e.high_s)}]"
+
+
+def _sizes(c: CombineAdvice) -> str:
+    if c.sizes_assumed:
+        return f"{units.size(c.bytes / c.length)} each on average (sizes not recorded exactly)"
+    return ", ".join(f"{units.size(b)} ×{n}" for b, n in c.sizes)
+
+
+def model_words(a: ProfileAdvice) -> str:
+    b = a.basis
+    return (f"the piecewise model of {b.series} in {b.run} ({b.time_words}; {b.mpi or 'MPI unknown'} on "
+            f"{', '.join(b.hosts) or 'unknown hosts'}; {len(b.segments)} segment(s), "
+            f"{b.confidence:.0%} intervals of the fit within that run)")
+
+
+def heading(a: ProfileAdvice) -> str:
+    return (f"{a.program or 'the program'} · {a.profile} · {a.nranks} rank(s)"
+            + ("" if a.complete else " · partial profile"))
+
+
+def time_lines(a: ProfileAdvice) -> list[str]:
+    slow = next(r for r in a.ranks if r.rank == a.predicted_rank)
+    meas = next(r for r in a.ranks if r.rank == a.measured_rank)
+    which = "sends" if slow.sent_s >= slow.received_s else "receives"
+    lines = [
+        f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: the model's T(s) summed over its "
+        f"{which}, the larger side; from {model_words(a)})",
+        f"measured   {units.seconds(a.measured_s)} inside MPI (rank {a.measured_rank}, of which "
+        f"{units.seconds(meas.wait_s)} in MPI_Wait*/MPI_Test*; {units.seconds(meas.wall_s)} from MPI_Init to "
+        f"MPI_Finalize; from the profile {a.profile})",
+    ]
+    if a.ratio is not None:
+        lines.append(f"measured / predicted  {units.ratio(a.ratio)}"
+                     + (": the time inside MPI holds more than the transfers the model predicts — waiting "
+                        "for a peer that computes or is descheduled, contention, unwrapped calls' effects"
+                        if a.ratio > 1.5 else
+                        ": the program moves its messages faster than one ping-pong at a time (pipelined or "
+                        "overlapped sends)" if a.ratio < 1 / 1.5 else ""))
+    return lines
+
+
+def action_lines(a: ProfileAdvice) -> list[str]:
+    if not a.actions:
+        return ["nothing to gain that the model can see: no back-to-back sends, no sizes just above the "
+                "eager limit, no buffered sends"]
+    return [f"{i}. {act.words}: saves {units.seconds(act.saving_s)} (predicted, {_source(act.kind, a)})"
+            for i, act in enumerate(a.actions, start=1)]
+
+
+def _source(kind: str, a: ProfileAdvice) -> str:
+    return {"combine": "inside MPI, less the copies of packing them",
+            "eager": f"eager limit {units.exact_bytes(a.basis.eager_limit_bytes)} from the eager-probe of {a.basis.run}",
+            "buffering": f"copies at {a.basis.copy_from}"}[kind]
+
+
+def combine_lines(a: ProfileAdvice) -> list[str]:
+    if not a.combine:
+        return ["no back-to-back sends in the profile: nothing to combine"]
+    lines = []
+    for c in a.combine[:MAX_COMBINE]:
+        copy = (f"; packing and unpacking them cost {units.seconds(c.copy_s)} outside MPI" if c.copy_s is not None
+                else "")
+        lines.append(f"rank {c.rank} → {c.peer}: {units.count(c.sequences)} × {c.length} messages ({_sizes(c)}) "
+                     f"as one of {units.size(c.bytes)}: {units.seconds(c.apart_s)} → {units.seconds(c.combined_s)} "
+                     f"each ({units.ratio(c.speedup)}); saves {estimate(c.saving)}{copy}")
+    if len(a.combine) > MAX_COMBINE:
+        rest = a.combine[MAX_COMBINE:]
+        lines.append(f"… {len(rest)} more shapes, saving {units.seconds(sum(c.saving.value_s for c in rest))}")
+    gap = ("the sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)" if a.basis.gap is not None
+           else "each message at T(s), one after the other (the run did not measure the LogGP gap)")
+    lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
+                 f"{units.seconds(a.predicted_combined_s)} inside MPI, "
+                 f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
+    return lines
+
+
+def eager_lines(a: ProfileAdvice) -> list[str]:
+    limit = a.basis.eager_limit_bytes
+    if limit is None:
+        return ["the run did not measure the eager limit (eager-probe): run msgperf run without --no-probe"]
+    head = f"eager limit {units.exact_bytes(limit)} (eager-probe of {a.basis.run})"
+    if not a.eager:
+        return [f"{head}: no size sent lies just above it (up to {units.exact_bytes(2 * limit)})"]
+    lines = [head]
+    for e in a.eager:
+        lines.append(f"{units.exact_bytes(e.bytes)} ×{units.count(e.messages)} (ranks {', '.join(map(str, e.ranks))}): "
+                     f"{units.seconds(e.time_s)} each by rendezvous, {units.seconds(e.eager_time_s)} on the eager "
+                     f"segment's line; sent eagerly (a raised limit, or trimmed to {units.exact_bytes(limit)}) "
+                     f"saves {estimate(e.saving)}")
+    return lines
+
+
+def buffering_lines(a: ProfileAdvice) -> list[str]:
+    if not a.basis.copy_from:
+        return ["the run has no memcpy measurement: what a copy costs is unknown (msgperf run --pattern memcpy)"]
+    if not a.buffering:
+        return ["no message sent at a size counted exactly: nothing to price"]
+    lines = [f"one extra copy per message (Bsend, or a pack into a buffer), at {a.basis.copy_from}:"]
+    for b in a.buffering[:MAX_BUFFERING]:
+        now = f"; {units.count(b.buffered_messages)} buffered now cost {units.seconds(b.cost_now_s)}" \
+            if b.buffered_messages else ""
+        lines.append(f"{units.exact_bytes(b.bytes)} ×{units.count(b.messages)}: copy {units.seconds(b.copy_s)} on "
+                     f"T(s) = {units.seconds(b.time_s)} ({units.ratio(b.slowdown, 4)} as long buffered); all of them "
+                     f"buffered: {units.seconds(b.cost_if_all_s)}{now}")
+    if len(a.buffering) > MAX_BUFFERING:
+        lines.append(f"… {len(a.buffering) - MAX_BUFFERING} more sizes")
+    return lines
+
+
+def bound_lines(a: ProfileAdvice) -> list[str]:
+    n_half = a.basis.n_half_bytes
+    lines = [f"by the single Hockney line of {a.basis.run}: latency-bound below n½ = "
+             f"{units.size(n_half) if n_half is not None else 'undefined'}, bandwidth-bound above"]
+    for b in a.bound:
+        lines.append(f"{b.regime}: {units.count(b.messages)} messages, {units.size(b.bytes)}, "
+                     f"{units.seconds(b.time_s)} predicted ({units.percent(b.share, decimals=0)})")
+    return lines
+
+
+def rank_lines(a: ProfileAdvice) -> list[str]:
+    lines = []
+    for r in a.ranks[:MAX_RANKS]:
+        ratio = f", {units.ratio(r.ratio)} the prediction" if r.ratio is not None else ""
+        lines.append(f"rank {r.rank}{'' if r.finalized else '*'}: predicted {estimate(r.predicted)} (sends "
+                     f"{units.seconds(r.sent_s)}, receives {units.seconds(r.received_s)}); measured "
+                     f"{units.seconds(r.measured_s)} inside MPI, {units.seconds(r.wait_s)} waiting{ratio}")
+    if len(a.ranks) > MAX_RANKS:
+        lines.append(f"… {len(a.ranks) - MAX_RANKS} more ranks (--json has them all)")
+    return lines
+
+
+def advice_sections(a: ProfileAdvice) -> list[tuple[str, list[str]]]:
+    """The advice as (title, lines), in the order it is read."""
+    return [("Communication time (slowest rank)", time_lines(a)),
+            ("What to change, in order of payoff", action_lines(a)),
+            ("Back-to-back sends to combine (Lawlor's message-combining lecture)", combine_lines(a)),
+            ("Sizes just above the eager limit", eager_lines(a)),
+            ("Buffering (Saphir 1994)", buffering_lines(a)),
+            ("Latency- versus bandwidth-bound", bound_lines(a)),
+            ("Per rank", rank_lines(a)),
+            ("Notes", list(a.notes))]
+
+
+def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
+    console.print(printable(heading(a)), style="bold", markup=False, highlight=False)
+    for title, lines in advice_sections(a):
+        if not lines:
+            continue
+        console.print(title, style="bold", markup=False, highlight=False)
+        for line in lines:
+            console.print("  " + printable(line), markup=False, highlight=False)

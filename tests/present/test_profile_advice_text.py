@@ -1,0 +1,46 @@
+"""The words of advise --profile: each line shows the ProfileAdvice's values, with its sources.
+The model is the hand-made one of tests/analysis/test_profile_advice.py."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from msgperf.analysis.profile_advice import advise_profile
+from msgperf.present.profile_advice_text import advice_sections, render_profile_advice
+from tests.analysis.test_profile_advice import app_profile, model_result
+
+
+def text_of(advice) -> str:
+    out = io.StringIO()
+    render_profile_advice(Console(file=out, width=400, color_system=None), advice)
+    return out.getvalue()
+
+
+def test_every_answer_is_worded_with_its_figures_and_sources():
+    advice = advise_profile(app_profile(), model_result(), profile_label="app.jsonl", model_label="run 7")
+    sections = dict(advice_sections(advice))
+    assert list(sections) == ["Communication time (slowest rank)", "What to change, in order of payoff",
+                              "Back-to-back sends to combine (Lawlor's message-combining lecture)",
+                              "Sizes just above the eager limit", "Buffering (Saphir 1994)",
+                              "Latency- versus bandwidth-bound", "Per rank", "Notes"]
+    time = sections["Communication time (slowest rank)"]
+    assert time[0].startswith("predicted  361 µs [") and "the piecewise model of pingpong in run 7" in time[0]
+    assert time[1].startswith("measured   500 µs inside MPI (rank 0, of which 300 µs in MPI_Wait*/MPI_Test*")
+    assert "from the profile app.jsonl" in time[1] and time[2].startswith("measured / predicted  1.38×")
+    actions = sections["What to change, in order of payoff"]
+    assert actions[0].startswith("1. combine the back-to-back sends (100 sequences): saves 200 µs (predicted")
+    assert actions[1].startswith("2. keep 10 messages at or below the eager limit: saves 34 µs (predicted, eager "
+                                 "limit 8192 B from the eager-probe of run 7)")
+    assert actions[2].startswith("3. send the 5 buffered messages in standard mode (no copy): saves 50 ns")
+    combine = sections["Back-to-back sends to combine (Lawlor's message-combining lecture)"]
+    assert combine[0] == ("rank 0 → 1: 100 × 3 messages (8 B ×3) as one of 24 B: 3 µs → 1 µs each (3×); saves "
+                          "200 µs [196 µs – 204 µs]; packing and unpacking them cost 480 ns outside MPI")
+    assert sections["Sizes just above the eager limit"][1].startswith(
+        "12000 B ×10 (ranks 0): 5.6 µs each by rendezvous, 2.2 µs on the eager segment's line")
+    assert "latency-bound: 325 messages" in " ".join(sections["Latency- versus bandwidth-bound"])
+    text = text_of(advice)
+    for title, lines in advice_sections(advice):
+        assert (title in text) == bool(lines) and all(line in text for line in lines)  # an empty section is left out
+    assert sections["Notes"] == []
