@@ -21,7 +21,7 @@ average before and after; the machine may be shared.
 
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
 root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
-otherwise turns most of a step into waiting (bench/RESULTS.md §8b). Linux's real-time throttling
+otherwise turns most of a step into waiting (bench/RESULTS.md §10b). Linux's real-time throttling
 (``/proc/sys/kernel/sched_rt_runtime_us``, 95 % by default) still leaves the other jobs a share,
 and every run lasts seconds.
 """

@@ -137,13 +137,18 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     /* Patterns of many pairs keep every participant's own samples: each pair's samples (its slower
      * rank's, sample by sample) show the spread of that pair, not only its median. */
     result->rank_samples = NULL;
+    result->rank_nsamples = 0;
     if (p->pairs) {
-        result->rank_samples = ctx->me == 0 ? malloc((size_t)ctx->nranks * n * sizeof(double)) : NULL;
+        long kept = n < MP_PAIR_SAMPLES_MAX ? n : MP_PAIR_SAMPLES_MAX;
+        for (long i = 0; i < kept; i++) /* evenly spaced over the measurement; in place: i*n/kept >= i */
+            own[i] = own[(long)((double)i * n / kept)];
+        result->rank_nsamples = kept;
+        result->rank_samples = ctx->me == 0 ? malloc((size_t)ctx->nranks * kept * sizeof(double)) : NULL;
         if (ctx->me == 0 && !result->rank_samples) {
-            snprintf(err, errlen, "out of memory for %ld samples of %d ranks", n, ctx->nranks);
+            snprintf(err, errlen, "out of memory for %ld samples of %d ranks", kept, ctx->nranks);
             return -1;
         }
-        MPI_Gather(own, (int)n, MPI_DOUBLE, result->rank_samples, (int)n, MPI_DOUBLE, 0, ctx->comm);
+        MPI_Gather(own, (int)kept, MPI_DOUBLE, result->rank_samples, (int)kept, MPI_DOUBLE, 0, ctx->comm);
     }
     if (ctx->me == 0) {
         memcpy(sorted, samples, n * sizeof *samples);

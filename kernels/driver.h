@@ -8,6 +8,10 @@
 #include "options.h"
 #include "pattern.h"
 
+/* Per-pair samples kept per participant: enough for a pair's percentiles, while a 64-rank matrix
+ * at k = 1 and a million samples would otherwise gather half a gigabyte on one rank. */
+#define MP_PAIR_SAMPLES_MAX 1000
+
 struct mp_result {
     long k;
     long warmup;
@@ -20,7 +24,9 @@ struct mp_result {
     double median;          /* median of samples / k: time per iteration, on every participant */
     double *rank_medians;   /* on comm rank 0 only: each participant's own median sample / k */
     double *rank_samples;   /* on comm rank 0, for patterns with pairs only: participant r's own samples
-                             * at [r * nsamples, (r + 1) * nsamples), seconds; else NULL */
+                             * at [r * rank_nsamples, (r + 1) * rank_nsamples), seconds; else NULL */
+    long rank_nsamples;     /* nsamples, or MP_PAIR_SAMPLES_MAX of them evenly spaced (the same on every
+                             * participant, so a pair's two ranks keep the same samples) */
     int first_of_job;       /* 1 on the first measurement of the launch: `first` is then also the job's
                              * first message of a pattern (record field first_message_of_job_s) */
 };

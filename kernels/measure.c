@@ -15,6 +15,7 @@
  * samples, the ranks, the per-pair times and the pattern's fields. */
 struct result_head {
     long k, warmup, nsamples;
+    long pair_nsamples;   /* samples per pair in pair_samples_s (at most MP_PAIR_SAMPLES_MAX) */
     double first, elapsed;
     long long mismatch;
     int inplace, divisor;
@@ -30,7 +31,7 @@ struct result {
     double *samples;      /* max over participants, seconds */
     int *ranks;           /* world ranks */
     double *pair_median_s;
-    double *pair_samples_s; /* npairs x nsamples: pair i's samples at [i * nsamples, (i + 1) * nsamples) */
+    double *pair_samples_s; /* npairs x pair_nsamples: pair i's at [i * pair_nsamples, (i + 1) * pair_nsamples) */
     char *fields;
 };
 
@@ -76,7 +77,8 @@ static void describe(const struct mp_pattern *p, const struct mp_ctx *ctx, const
         }
         /* Each pair's sample is what its slower rank saw in that sample (the honest reduction,
          * within the pair). */
-        long n = r->nsamples, paired = npairs * n;
+        long n = r->rank_nsamples, paired = npairs * n;
+        out->head.pair_nsamples = n;
         out->pair_samples_s = checked(malloc((paired > 0 ? paired : 1) * sizeof *out->pair_samples_s));
         for (int i = 0; i < npairs; i++)
             for (long s = 0; s < n; s++) {
@@ -129,7 +131,7 @@ static void run_pattern(struct mp_run *run, const struct mp_pattern *p, MPI_Comm
     if (driver_measure(p, &ctx, &budgeted, run->clock, &run->driver, &r, err, sizeof err))
         job_fail(err, 3);
     int divisor = p->divisor ? p->divisor : size;
-    out->head = (struct result_head){r.k, r.warmup, r.nsamples, r.first, r.elapsed, r.mismatch, inplace, divisor,
+    out->head = (struct result_head){r.k, r.warmup, r.nsamples, 0, r.first, r.elapsed, r.mismatch, inplace, divisor,
                                      0, 0, r.first_of_job, 0, ""};
     snprintf(out->head.stop_reason, sizeof out->head.stop_reason, "%s", r.stop_reason ? r.stop_reason : "");
     out->samples = r.samples;
@@ -152,7 +154,7 @@ static void carry(struct mp_run *run, int leader, struct result *res)
         MPI_Send(res->samples, (int)h->nsamples, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->ranks, h->nranks, MPI_INT, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->pair_median_s, h->npairs, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
-        MPI_Send(res->pair_samples_s, (int)(h->npairs * h->nsamples), MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        MPI_Send(res->pair_samples_s, (int)(h->npairs * h->pair_nsamples), MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         MPI_Send(res->fields, h->fields_len, MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
         return;
     }
@@ -165,7 +167,7 @@ static void carry(struct mp_run *run, int leader, struct result *res)
     res->samples = checked(malloc((h->nsamples ? h->nsamples : 1) * sizeof *res->samples));
     res->ranks = checked(malloc((h->nranks ? h->nranks : 1) * sizeof *res->ranks));
     res->pair_median_s = checked(malloc((h->npairs ? h->npairs : 1) * sizeof *res->pair_median_s));
-    long paired = h->npairs * h->nsamples;
+    long paired = h->npairs * h->pair_nsamples;
     res->pair_samples_s = checked(malloc((paired ? paired : 1) * sizeof *res->pair_samples_s));
     res->fields = h->fields_len ? checked(malloc(h->fields_len)) : NULL;
     MPI_Irecv(res->samples, (int)h->nsamples, MPI_DOUBLE, leader, TAG_RESULT, MPI_COMM_WORLD, &req);
@@ -199,7 +201,7 @@ static void write_record(struct mp_run *run, const struct mp_pattern *p, long lo
         .timing = p->timing, .metric = p->metric, .bytes = bytes, .divisor = (int)(h->k * h->divisor), .k = h->k,
         .warmup = h->warmup, .first = h->first, .first_of_job = h->first_of_job, .elapsed = h->elapsed,
         .stop_reason = h->stop_reason, .mismatch = h->mismatch, .fields = res->fields, .placement = placement,
-        .samples = res->samples, .nsamples = h->nsamples,
+        .samples = res->samples, .nsamples = h->nsamples, .pair_nsamples = h->pair_nsamples,
     };
     if (record_measurement(run->out, o, &m))
         job_fail_write(o->output);

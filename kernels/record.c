@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -120,8 +121,10 @@ static void machine_fields(FILE *f, const struct mp_launch_info *info)
         fputc(':', f);
         if (c->kind == MP_CVAR_STRING)
             json_string(f, c->s);
-        else if (c->kind == MP_CVAR_DOUBLE)
+        else if (c->kind == MP_CVAR_DOUBLE && isfinite(c->d))
             json_double(f, c->d);
+        else if (c->kind == MP_CVAR_DOUBLE)
+            fputs("null", f); /* JSON has no nan or inf: a value the run file cannot hold */
         else
             fprintf(f, "%lld", c->i);
     }
@@ -224,9 +227,9 @@ int record_measurement(FILE *f, const struct mp_options *o, const struct mp_meas
         fputs("],\"pair_samples_s\":[", f);
         for (int i = 0; i < m->npairs; i++) {
             fputs(i ? ",[" : "[", f);
-            for (long s = 0; s < m->nsamples; s++) {
+            for (long s = 0; s < m->pair_nsamples; s++) {
                 fputs(s ? "," : "", f);
-                json_double(f, m->pair_samples_s[i * m->nsamples + s]);
+                json_double(f, m->pair_samples_s[i * m->pair_nsamples + s]);
             }
             fputc(']', f);
         }

@@ -12,7 +12,7 @@
 #include "options.h"
 #include "placement.h"
 
-#define MP_FORMAT_VERSION 3 /* 3: msgperf adds launch_host records (docs/record-format.md) */
+#define MP_FORMAT_VERSION 3 /* 3: pair_samples_s, plan.total_time_s, host_facts (docs/record-format.md) */
 
 /* The run record's facts beyond the options. */
 struct mp_run_info {
@@ -62,6 +62,7 @@ struct mp_measurement {
     const char *placement; /* "intra" or "inter" for a two-rank pattern; NULL otherwise */
     const double *samples;
     long nsamples;
+    long pair_nsamples; /* samples per pair in pair_samples_s */
 };
 
 void record_utc_now(char *buf, size_t len);

@@ -102,7 +102,7 @@ HALO = ["--steps", "300", "--messages", "16", "--bytes", "8,64,256", "--compute-
 def realtime() -> list[str]:
     """chrt -f 10 when this process may use SCHED_FIFO (root), else skip: on a shared machine the
     other jobs deschedule the ranks, and the time inside MPI becomes waiting for them
-    (bench/RESULTS.md §8b, where it was 15-600 times the prediction without it)."""
+    (bench/RESULTS.md §10b, where it was 15-600 times the prediction without it)."""
     import shutil
 
     chrt = shutil.which("chrt")
@@ -116,7 +116,7 @@ def realtime() -> list[str]:
 def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tmp_path):
     """The sign of the advice (halo: combine; the combined program predicted cheaper, and measured
     so), and measured / predicted time inside MPI within a factor 2 for halo and 5 for
-    halo_combined (bench/RESULTS.md §8b: 0.96-1.5 and 1.6-2.7, a per-step wait the model has no
+    halo_combined (bench/RESULTS.md §10b: 0.96-1.5 and 1.6-2.7, a per-step wait the model has no
     term for). The MPI jobs run at SCHED_FIFO so that other jobs cannot turn them into waiting;
     the best of three runs of each program is compared."""
     from msgperf.launch.build import find_mpicc, find_mpiexec

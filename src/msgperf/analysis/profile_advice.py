@@ -431,7 +431,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
         predicted=slowest.predicted, predicted_rank=slowest.rank, measured_s=measured.measured_s,
         measured_rank=measured.rank, combine=tuple(combine), predicted_combined_s=after,
-        eager=eager_rows, buffering=buffering, bound=shares,
+        eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(histogram, eager, n_half), actions=_actions(combine, eager_rows, buffering),
         notes=tuple(notes))
 
@@ -489,7 +489,7 @@ def _eager(model: PiecewiseFit, limit: int, sizes: dict[int, dict[str, int]],
                                eager_time_s=float(seg.predict(size)), saving=saving.estimate(model.segments),
                                ranks=tuple(sorted(ranks_at[size]))))
     out.sort(key=lambda e: -e.saving.value_s)
-    return tuple(out[:MAX_EAGER_ROWS])
+    return tuple(out)  # every size: the action sums them all; the advice keeps MAX_EAGER_ROWS to show
 
 
 def _buffering(model: PiecewiseFit, copy: PiecewiseFit, sizes: dict[int, dict[str, int]]) -> tuple[BufferingAdvice, ...]:

@@ -42,9 +42,12 @@ def default_model(profile: Any, db: str | None) -> str:
 
     mpi = mpi_name(profile.info)
     hosts = {h for h in profile.info.hosts if h}
-    with open_store(db) as store:
-        rows = [r for r in store.list_runs() if r.source == "msgperf" and "pingpong" in r.patterns
-                and r.mpi == mpi and set(r.hosts) == hosts]
+    try:
+        with open_store(db, create=False) as store:  # reading only: no database is none to choose from
+            rows = [r for r in store.list_runs() if r.source == "msgperf" and "pingpong" in r.patterns
+                    and r.mpi == mpi and set(r.hosts) == hosts]
+    except MsgperfError:
+        rows = []
     if not rows:
         raise MsgperfError(f"no stored ping-pong run on {', '.join(sorted(hosts)) or 'the profile’s hosts'} with "
                            f"{mpi} to predict from; measure one (msgperf run) or pass --model RUN")

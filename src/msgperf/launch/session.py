@@ -227,16 +227,18 @@ def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
         append_launch_abort(run_file, launch, reason)
 
 
-def record_host(run_file: Path, launch: int, before, progress: dict[str, str]) -> None:
+def record_host(run_file: Path, launch: int, started: bool | None, before, progress: dict[str, str]) -> None:
     """Add the launch's ``launch_host`` record (the launching node's load, steal and other work over
     the launch, and the progress settings msgperf chose) once the launch is over, if it got far
-    enough to write its launch record."""
+    enough to write its launch record (``started``: the follower saw it; None after a failure, when
+    the follower may have stopped early: the file says)."""
     after = snapshot()
-    try:
-        run = read_run(run_file).run
-    except RecordError:
-        return
-    if any(l.index == launch for l in run.launches):
+    if started is None:
+        try:
+            started = any(l.index == launch for l in read_run(run_file).run.launches)
+        except RecordError:
+            return
+    if started:
         append_launch_host(run_file, launch_host_record(launch, before, after, progress))
 
 
@@ -439,9 +441,11 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             expected = expected_records(launch_plan, start.sizes, placement, catalog)
             start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0)
             seen = [0]
+            started = [False]  # the kernels wrote this launch's launch record
 
             def follow(record: dict) -> None:
                 seen[0] += record.get("type") == "measurement"
+                started[0] |= record.get("type") == "launch" and record.get("launch") == index
                 if on_record:
                     on_record(record)
 
@@ -457,14 +461,14 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                             env=env, log_dir=request.log_dir)
             except LaunchError as exc:
                 mark_aborted(run_file, index, str(exc))
-                record_host(run_file, index, before, added_settings(env))
+                record_host(run_file, index, started[0] or None, before, added_settings(env))
                 raise
             except Terminated:  # SIGTERM outside the job's own loop (before it started)
                 exc = LaunchError(f"terminated (SIGTERM) before launch {index} started; "
                                   f"continue with: msgperf run --resume {run_file}", exit_code=143)
                 mark_aborted(run_file, index, str(exc))
                 raise exc from None
-            record_host(run_file, index, before, added_settings(env))
+            record_host(run_file, index, started[0], before, added_settings(env))
             outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=seen[0], refining=start.refining))
 
         began = time.monotonic()

@@ -514,9 +514,14 @@ def decode_host_facts(obj: Any, where: str) -> tuple[HostFacts, ...]:
     return tuple(facts)
 
 
+NOT_FINITE_CVAR = "not a finite number"
+
+
 def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:
     if obj is None:
         return None
+    if isinstance(obj, dict):  # the kernels write null for a double JSON cannot hold (nan, inf)
+        obj = {k: NOT_FINITE_CVAR if v is None else v for k, v in obj.items()}
     if not isinstance(obj, dict) or not all(
             isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in obj.values()):
         raise RecordError(f"{where}: 'mpi_t_cvars' must map names to numbers or strings")
