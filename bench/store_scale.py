@@ -98,6 +98,8 @@ def fill(db: Path, n: int, seed: int = 0) -> None:
                          "samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", measurements)
         for run_id, listing in listings:
             schema.write_listing(conn, run_id, listing)
+            if hasattr(schema, "write_filter_rows"):  # schema version 5 on (the bench also ran before it)
+                schema.write_filter_rows(conn, run_id, listing.hosts, listing.patterns)
         conn.execute("COMMIT")
 
 

@@ -110,6 +110,36 @@ def test_listing_fields_and_filters(tmp_path):
         assert ids(label="upgrade") == [2] and ids(source="osu") == []
 
 
+def test_listing_reads_indexes_and_only_the_rows_it_returns(tmp_path):
+    """msgperf runs on years of history: each filter is answered from an index (schema version
+    5), the runs table (whose rows hold whole run records) is read only for the rows returned."""
+    with open_store(tmp_path / "s.db") as store:
+        for i in range(6):
+            store.add_run(stored_run(50 + i, hosts=(f"node{i % 2}", f"node{i % 2}"),
+                                     patterns=("pingpong", "osu_latency") if i % 3 == 0 else ("pingpong",)))
+        store.set_label(1, "Nightly")
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        rows, total = store.find_runs(RunFilter(pattern="osu-*", host="NODE0", mpi="mpich", label="night",
+                                                since=parse_since("2026-01-01"), source="msgperf"), newest=5)
+        assert ([r.id for r in rows], total) == ([1], 1)  # osu_latency is read as osu-latency
+        rows, total = store.find_runs(RunFilter(), newest=2)
+        assert ([r.id for r in rows], total) == ([5, 6], 6)
+        rows, total = store.find_runs(RunFilter(host="node1"), newest=2)
+        assert ([r.id for r in rows], total) == ([4, 6], 3)
+        store.conn.set_trace_callback(None)
+        selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+        plans = {s: " | ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + s)) for s in selects}
+        for sql, plan in plans.items():
+            reads_runs = "runs" in plan.replace("run_", "")
+            if sql.startswith("SELECT id, start_time, added_at, source"):  # the rows returned, by id
+                assert plan.startswith("SEARCH runs USING INTEGER PRIMARY KEY"), plan
+            elif reads_runs and "LIMIT" not in sql:
+                assert "COVERING INDEX" in plan, (sql, plan)
+        assert any("SEARCH run_patterns USING PRIMARY KEY (pattern=?)" in p for p in plans.values())
+        assert any("COVERING INDEX runs_label" in p for p in plans.values())
+
+
 def test_since_takes_ages():
     now = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
     assert parse_since("7d", now) == datetime(2026, 11, 15, 12, 0, tzinfo=timezone.utc)

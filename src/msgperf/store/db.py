@@ -9,6 +9,7 @@ the layout is documented in docs/store.md.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import sqlite3
@@ -23,7 +24,7 @@ from msgperf.records.pattern_names import pattern_name
 from msgperf.records.profile_format import Profile
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
-from msgperf.store.listing import RunFilter, RunRow, listing_of
+from msgperf.store.listing import RunFilter, RunRow, listing_of, parse_time
 from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
                                 decode_run_record, dumps, launch_jsons, measurement_record,
                                 run_record_json, samples_blob)
@@ -148,7 +149,9 @@ class Store:
                                   (chash, run.path, run_id))
             self._insert_children(run_id, run)
             measured = [(m.pattern, m.bytes) for m in run.measurements]
-            schema.write_listing(self.conn, run_id, listing_of(run.info, run.launches, measured))
+            listing = listing_of(run.info, run.launches, measured)
+            schema.write_listing(self.conn, run_id, listing)
+            schema.write_filter_rows(self.conn, run_id, listing.hosts, listing.patterns)
         return run_id, True
 
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
@@ -241,11 +244,65 @@ class Store:
 
     def list_runs(self, filters: RunFilter | None = None) -> list[RunRow]:
         """Stored runs matching ``filters``, oldest id first."""
+        return self.find_runs(filters)[0]
+
+    def find_runs(self, filters: RunFilter | None = None, newest: int | None = None) -> tuple[list[RunRow], int]:
+        """(the runs matching ``filters``, oldest id first; how many match). With ``newest``, only
+        the ``newest`` highest ids are returned (and read): the count still covers every match.
+
+        Each filter is answered from its index (schema version 5) without reading the runs'
+        records; only the rows returned are read in full."""
         filters = filters or RunFilter()
-        where, params = "", ()
+        ids = self._matching_ids(filters)
+        if ids is None:  # no filter: the count and the newest ids come from the indexes alone
+            total = self.conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+            if newest is None:
+                return list(self._rows("", ())), total
+            page = [r[0] for r in self.conn.execute("SELECT id FROM runs ORDER BY id DESC LIMIT ?", (newest,))]
+        else:
+            total = len(ids)
+            page = sorted(ids)
+            if newest is not None:
+                page = page[len(page) - min(newest, total):]
+        return self._rows_of(page), total
+
+    def _matching_ids(self, filters: RunFilter) -> set[int] | None:
+        """The ids matching every filter given (None: no filter given). Substring filters keep
+        their exact meaning (Python's case folding) by scanning an index's (value, id) pairs."""
+        sets: list[set[int]] = []
         if filters.source:
-            where, params = "WHERE source = ?", (filters.source,)
-        return [row for row in self._rows(where, params) if filters.matches(row)]
+            sets.append({r[0] for r in self.conn.execute("SELECT id FROM runs WHERE source = ?", (filters.source,))})
+        if filters.pattern:
+            wanted = pattern_name(filters.pattern)
+            names = [r[0] for r in self.conn.execute("SELECT DISTINCT pattern FROM run_patterns")]
+            matched = [n for n in names if fnmatch.fnmatchcase(n, wanted)]
+            sets.append({r[0] for r in self.conn.execute(
+                f"SELECT run_id FROM run_patterns WHERE pattern IN ({','.join('?' * len(matched))})", matched)})
+        if filters.host:
+            needle = filters.host.lower()
+            sets.append({i for h, i in self.conn.execute("SELECT host, run_id FROM run_hosts")
+                         if needle in h.lower()})
+        for value, column in ((filters.label, "label"), (filters.mpi, "mpi")):
+            if value:
+                needle = value.lower()
+                sets.append({i for i, text in self.conn.execute(
+                    f"SELECT id, {column} FROM runs INDEXED BY runs_{column}") if needle in text.lower()})
+        if filters.since is not None:
+            since = filters.since
+            sets.append({i for i, start, added in self.conn.execute(
+                "SELECT id, start_time, added_at FROM runs INDEXED BY runs_time")
+                if (when := parse_time(start) or parse_time(added)) is not None and when >= since})
+        if not sets:
+            return None
+        sets.sort(key=len)
+        return sets[0].intersection(*sets[1:])
+
+    def _rows_of(self, ids: list[int]) -> list[RunRow]:
+        rows: list[RunRow] = []
+        for start in range(0, len(ids), 500):  # SQLite's limit on parameters is well above 500
+            chunk = ids[start:start + 500]
+            rows += self._rows(f"WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+        return rows
 
     def runs_like(self, run: Run, limit: int | None = None) -> list[RunRow]:
         """Stored runs measured by msgperf on the same hosts with the same MPI, rank count and

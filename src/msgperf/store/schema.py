@@ -16,13 +16,20 @@ History
   for launches stored before (no abort was recorded then).
 - 4: profiles (``msgperf profile``: an application's messages, records as JSON, listing
   columns beside them); a table of its own, since a profile is not a run of patterns.
+- 5: what ``msgperf runs`` filters on, indexed, so that a store of years of runs lists in well
+  under a second without reading the runs' records: run_patterns (each run's patterns, in the
+  one vocabulary of ``records.pattern_names``) and run_hosts (its hosts), keyed by name; indexes
+  on runs(label), runs(mpi), runs(source) and runs(start_time, added_at), which the listing
+  scans instead of the table (a row of runs holds the whole run record); backfilled.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Callable
 
+from msgperf.records.pattern_names import pattern_name
 from msgperf.store.listing import listing_of
 from msgperf.store.rows import StoreError, decode_launch_rows, decode_run_record, dumps
 
@@ -92,6 +99,24 @@ VERSION_4 = (
 )
 
 
+VERSION_5 = (
+    """CREATE TABLE run_patterns (
+        pattern TEXT NOT NULL,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (pattern, run_id)) WITHOUT ROWID""",
+    "CREATE INDEX run_patterns_run ON run_patterns(run_id)",  # a deleted run's rows, found fast
+    """CREATE TABLE run_hosts (
+        host TEXT NOT NULL,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (host, run_id)) WITHOUT ROWID""",
+    "CREATE INDEX run_hosts_run ON run_hosts(run_id)",
+    "CREATE INDEX runs_label ON runs(label)",
+    "CREATE INDEX runs_mpi ON runs(mpi)",
+    "CREATE INDEX runs_source ON runs(source)",
+    "CREATE INDEX runs_time ON runs(start_time, added_at)",
+)
+
+
 def update_to_1(conn: sqlite3.Connection) -> None:
     for statement in VERSION_1:
         conn.execute(statement)
@@ -121,6 +146,24 @@ def update_to_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def update_to_5(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_5:
+        conn.execute(statement)
+    for run_id, hosts, patterns in conn.execute("SELECT id, hosts, patterns FROM runs").fetchall():
+        write_filter_rows(conn, run_id, json.loads(hosts), json.loads(patterns))
+
+
+def write_filter_rows(conn: sqlite3.Connection, run_id: int, hosts, patterns) -> None:
+    """The version-5 rows ``msgperf runs`` filters on: a run's hosts and its patterns (under the
+    one vocabulary's names), replacing any it had."""
+    conn.execute("DELETE FROM run_hosts WHERE run_id = ?", (run_id,))
+    conn.execute("DELETE FROM run_patterns WHERE run_id = ?", (run_id,))
+    conn.executemany("INSERT OR IGNORE INTO run_hosts (host, run_id) VALUES (?, ?)",
+                     [(h, run_id) for h in hosts])
+    conn.executemany("INSERT OR IGNORE INTO run_patterns (pattern, run_id) VALUES (?, ?)",
+                     [(pattern_name(p), run_id) for p in patterns])
+
+
 def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
     """Store the version-2 listing columns of one run."""
     conn.execute(
@@ -130,7 +173,8 @@ def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
          dumps(list(listing.sizes)), listing.nranks, listing.placement, listing.n_measurements, run_id))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4,
+                                                          update_to_5]
 LATEST_VERSION = len(MIGRATIONS)
 
 
