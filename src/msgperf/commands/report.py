@@ -64,11 +64,26 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
             db: str | None) -> None:
     """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
     several runs are overlaid and compared against the first."""
-    from msgperf.loader import load_analyzed
-    from msgperf.present.report import write_report
+    from msgperf import output_cache
 
     if not 0 < alpha < 1:
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
+    keys = [output_cache.run_key(r, db) for r in runs]
+    key = None if None in keys else ("report", str(output), title, alpha, *keys)
+    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db), refresh=_restamp)
+
+
+def _restamp(html: bytes) -> bytes:
+    from msgperf.present.report_stamp import restamp
+
+    return restamp(html)
+
+
+def _report(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,
+            db: str | None) -> list[Path]:
+    from msgperf.loader import load_analyzed
+    from msgperf.present.report import write_report
+
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
     if output is None:
@@ -79,3 +94,4 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
     path = write_report(results, output, comparisons, title=title)
     click.echo(f"report: {path}")
+    return [Path(path)]

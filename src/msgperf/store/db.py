@@ -25,23 +25,14 @@ from msgperf.records.profile_format import Profile
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
 from msgperf.store.listing import RunFilter, RunRow, listing_of, parse_time
+from msgperf.store.location import DB_NAME, default_path
 from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
                                 decode_run_record, dumps, launch_jsons, measurement_record,
                                 run_record_json, samples_blob)
 
-DB_NAME = "msgperf.db"
 BUSY_TIMEOUT_S = 60.0  # how long a writer waits for another writer before giving up
 
 __all__ = ["Store", "StoreError", "NoStoreError", "open_store", "default_path", "RunRow", "RunFilter"]
-
-
-def default_path() -> Path:
-    """``$MSGPERF_HOME/msgperf.db``, else the user's data directory (XDG)."""
-    home = os.environ.get("MSGPERF_HOME")
-    if home:
-        return Path(home).expanduser() / DB_NAME
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data).expanduser() / "msgperf" / DB_NAME
 
 
 def open_store(path: str | os.PathLike | None = None, create: bool = True) -> "Store":
