@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -265,28 +265,51 @@ class Store:
             sets.append({r[0] for r in self.conn.execute("SELECT id FROM runs WHERE source = ?", (filters.source,))})
         if filters.pattern:
             wanted = pattern_name(filters.pattern)
-            names = [r[0] for r in self.conn.execute("SELECT DISTINCT pattern FROM run_patterns")]
-            matched = [n for n in names if fnmatch.fnmatchcase(n, wanted)]
-            sets.append({r[0] for r in self.conn.execute(
-                f"SELECT run_id FROM run_patterns WHERE pattern IN ({','.join('?' * len(matched))})", matched)})
-        if filters.host:
-            needle = filters.host.lower()
-            sets.append({i for h, i in self.conn.execute("SELECT host, run_id FROM run_hosts")
-                         if needle in h.lower()})
-        for value, column in ((filters.label, "label"), (filters.mpi, "mpi")):
+            sets.append(self._ids_where("run_id", "run_patterns", "pattern",
+                                        lambda name: fnmatch.fnmatchcase(name, wanted)))
+        for value, id_column, table, column in ((filters.host, "run_id", "run_hosts", "host"),
+                                                (filters.label, "id", "runs", "label"),
+                                                (filters.mpi, "id", "runs", "mpi")):
             if value:
                 needle = value.lower()
-                sets.append({i for i, text in self.conn.execute(
-                    f"SELECT id, {column} FROM runs INDEXED BY runs_{column}") if needle in text.lower()})
+                sets.append(self._ids_where(id_column, table, column, lambda text: needle in text.lower()))
         if filters.since is not None:
-            since = filters.since
-            sets.append({i for i, start, added in self.conn.execute(
-                "SELECT id, start_time, added_at FROM runs INDEXED BY runs_time")
-                if (when := parse_time(start) or parse_time(added)) is not None and when >= since})
+            sets.append(self._ids_since(filters.since))
         if not sets:
             return None
         sets.sort(key=len)
         return sets[0].intersection(*sets[1:])
+
+    def _ids_where(self, id_column: str, table: str, column: str, keep) -> set[int]:
+        """Ids whose ``column`` value passes ``keep``: the distinct values are read from the
+        column's index and tested here (a glob, a case-insensitive substring: Python's meaning),
+        then the ids of those that pass are looked up in the index."""
+        values = [v for (v,) in self.conn.execute(f"SELECT DISTINCT {column} FROM {table}") if keep(v)]
+        ids: set[int] = set()
+        for start in range(0, len(values), 500):
+            chunk = values[start:start + 500]
+            ids.update(i for (i,) in self.conn.execute(
+                f"SELECT {id_column} FROM {table} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
+        return ids
+
+    def _ids_since(self, since: datetime) -> set[int]:
+        """Ids of the runs that started (else were stored) at or after ``since``. A start time in
+        the UTC form msgperf writes (2026-11-23T14:55:35Z or +00:00, whole seconds) is compared
+        as text in the index; any other form (an offset, a fraction, none) is parsed here."""
+        whole = since.astimezone(timezone.utc).replace(microsecond=0)
+        if whole < since:
+            whole += timedelta(seconds=1)  # whole-second times at or after since: at or after this
+        bound = whole.strftime("%Y-%m-%dT%H:%M:%S")
+        utc = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"
+        forms = (utc + "Z", utc + "+00:00")
+        ids = {i for (i,) in self.conn.execute(
+            "SELECT id FROM runs INDEXED BY runs_time WHERE (start_time GLOB ? OR start_time GLOB ?) "
+            "AND substr(start_time, 1, 19) >= ?", (*forms, bound))}
+        ids.update(i for i, start, added in self.conn.execute(
+            "SELECT id, start_time, added_at FROM runs INDEXED BY runs_time "
+            "WHERE NOT (start_time GLOB ? OR start_time GLOB ?)", forms)
+            if (when := parse_time(start) or parse_time(added)) is not None and when >= since)
+        return ids
 
     def _rows_of(self, ids: list[int]) -> list[RunRow]:
         rows: list[RunRow] = []
