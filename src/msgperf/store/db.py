@@ -300,14 +300,11 @@ class Store:
         if whole < since:
             whole += timedelta(seconds=1)  # whole-second times at or after since: at or after this
         bound = whole.strftime("%Y-%m-%dT%H:%M:%S")
-        utc = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"
-        forms = (utc + "Z", utc + "+00:00")
         ids = {i for (i,) in self.conn.execute(
-            "SELECT id FROM runs INDEXED BY runs_time WHERE (start_time GLOB ? OR start_time GLOB ?) "
-            "AND substr(start_time, 1, 19) >= ?", (*forms, bound))}
+            f"SELECT id FROM runs INDEXED BY runs_time WHERE start_time >= ? AND {schema.IS_UTC} "
+            "AND substr(start_time, 1, 19) >= ?", (bound, bound))}
         ids.update(i for i, start, added in self.conn.execute(
-            "SELECT id, start_time, added_at FROM runs INDEXED BY runs_time "
-            "WHERE NOT (start_time GLOB ? OR start_time GLOB ?)", forms)
+            f"SELECT id, start_time, added_at FROM runs INDEXED BY runs_time_other WHERE {schema.NOT_UTC}")
             if (when := parse_time(start) or parse_time(added)) is not None and when >= since)
         return ids
 
