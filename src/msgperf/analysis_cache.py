@@ -65,8 +65,11 @@ def file_key(path: str | os.PathLike) -> str | None:
     """The key of a run file: its real path (a result names its file) and its content."""
     try:
         real = os.path.realpath(path)
+        h = hashlib.sha256()
         with open(real, "rb") as f:
-            digest = hashlib.file_digest(f, "sha256").hexdigest()
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        digest = h.hexdigest()
     except OSError:
         return None
     return f"file|{real}|{digest}"
