@@ -113,6 +113,10 @@ def test_a_missing_run_is_reported_and_nothing_is_kept(capsys, cache, tmp_path):
 
 def test_a_broken_entry_is_ignored_and_replaced(capsys, cache, runs, tmp_path):
     first = cli(capsys, "fit", runs[0])
+    (entry,) = (tmp_path / "cache" / "output").glob("*")  # one complete entry, no temporary file left
+    assert entry.suffix == ".pickle"
+    entry.with_suffix(".999.tmp").write_bytes(b"half an entry")  # another process, mid-write
+    assert cli(capsys, "fit", runs[0]) == first and cache == ["fit"]
     for entry in (tmp_path / "cache" / "output").glob("*.pickle"):
         entry.write_bytes(b"not a pickle")
     assert cli(capsys, "fit", runs[0]) == first
