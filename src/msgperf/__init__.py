@@ -1,10 +1,26 @@
-"""msgperf: measure, model and explain message-passing performance."""
+"""msgperf: measure, model and explain message-passing performance.
+
+The run-file types and reader are imported on first use (``msgperf.Run``), not with the
+package: every command imports ``msgperf``, and one that replays a kept output
+(output_cache.py) needs neither numpy nor the records."""
 
 __version__ = "0.1.0"
 
 from msgperf.errors import MsgperfError
-from msgperf.records.format import Launch, Measurement, Plan, Run, RunInfo
-from msgperf.records.runfile_read import read_run
+
+_LAZY = {"Launch": "msgperf.records.format", "Measurement": "msgperf.records.format",
+         "Plan": "msgperf.records.format", "Run": "msgperf.records.format",
+         "RunInfo": "msgperf.records.format", "read_run": "msgperf.records.runfile_read"}
 
 __all__ = ["__version__", "MsgperfError", "Launch", "Measurement", "Plan", "Run", "RunInfo",
            "read_run"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'msgperf' has no attribute {name!r}")

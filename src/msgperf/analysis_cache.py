@@ -2,12 +2,13 @@
 the run and the code that analyses it are unchanged.
 
 An entry is keyed by what the result depends on and nothing else:
-- the run: for a file, its real path, size, modification time (ns) and inode (a changed file is
-  a new key; nothing is trusted across a rewrite); for a stored run, the store's content hash of
-  its records and samples;
+- the run: for a file, its real path and a SHA-256 of its bytes (any change to the content is a
+  new key, whatever the file's times say); for a stored run, the store's content hash of its
+  records and samples;
 - the analysis options (launch, tolerance, confidence);
 - the code: a hash of msgperf's own sources that shape the result (analysis, records, the loader,
-  units) and the versions of numpy and scipy.
+  units), numpy's version and scipy's version file (read, not imported: importing scipy, or
+  asking importlib.metadata, would cost more than the cache saves).
 It holds the loaded run and its ``RunResult`` (pickled: the cache is the user's own directory,
 ``$MSGPERF_CACHE/analysis`` or ``$XDG_CACHE_HOME/msgperf/analysis``), written atomically, at most
 ``MAX_ENTRIES`` kept (the least recently used are removed). An unreadable entry is ignored and
@@ -40,14 +41,15 @@ def cache_dir() -> Path:
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """A hash of the sources that shape an analysis result, and of the numerical libraries."""
+    import importlib.util  # noqa: PLC0415
+
     import numpy  # noqa: PLC0415
 
     root = Path(__file__).resolve().parent
     h = hashlib.sha256(f"{__version__}|numpy {numpy.__version__}".encode())
     try:
-        from importlib.metadata import version  # noqa: PLC0415
-
-        h.update(f"|scipy {version('scipy')}".encode())
+        spec = importlib.util.find_spec("scipy")  # finds the package without importing it
+        h.update(b"|scipy " + (Path(spec.origin).parent / "version.py").read_bytes())
     except Exception:  # noqa: BLE001 - an unknown version only makes the key stricter
         h.update(b"|scipy ?")
     for name in _SHAPING:
@@ -60,12 +62,17 @@ def code_version() -> str:
 
 
 def file_key(path: str | os.PathLike) -> str | None:
+    """The key of a run file: its real path (a result names its file) and its content."""
     try:
         real = os.path.realpath(path)
-        st = os.stat(real)
+        h = hashlib.sha256()
+        with open(real, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        digest = h.hexdigest()
     except OSError:
         return None
-    return f"file|{real}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}"
+    return f"file|{real}|{digest}"
 
 
 def _entry(source_key: str, options: tuple) -> Path:

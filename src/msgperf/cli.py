@@ -5,7 +5,7 @@ break another's). Errors a user can fix (MsgperfError) print one line and exit 1
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import importlib.util
 import sys
 
 import click
@@ -21,11 +21,15 @@ def _module_name(command_name: str) -> str:
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
+        import pkgutil  # only for the help: running one command looks up its module alone
+
         names = [info.name.rstrip("_") for info in pkgutil.iter_modules(commands.__path__)]
         return sorted(n for n in names if not n.startswith("_"))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in self.list_commands(ctx):
+        if not name or name.startswith("_") or name != name.rstrip("_") or not name.replace("-", "_").isidentifier():
+            return None
+        if importlib.util.find_spec(f"{commands.__name__}.{_module_name(name)}") is None:
             return None
         module = importlib.import_module(f"{commands.__name__}.{_module_name(name)}")
         return getattr(module, "command", None)

@@ -91,6 +91,23 @@ def test_runs_lists_and_filters(tmp_path, capsys, files):
     assert code == 1 and "error: --since 'last tuesday'" in err
 
 
+def test_runs_lists_the_newest_and_says_how_many_more(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    with open_store(db) as store:
+        for i in range(7):
+            store.add_run(stored_run(40 + i, hosts=("alpha", "alpha") if i % 2 else ("beta", "beta")))
+    _, out, _ = cli(capsys, "runs", "--db", db, "--limit", "3")
+    header, *rows, note = out.splitlines()
+    assert [r.split()[0] for r in rows] == ["5", "6", "7"]  # the newest 3, oldest first
+    assert note.startswith("4 more runs (older") and "--all" in note
+    _, out, _ = cli(capsys, "runs", "--db", db, "--limit", "2", "--host", "alpha")
+    assert [r.split()[0] for r in out.splitlines()[1:3]] == ["4", "6"] and "1 more runs" in out
+    _, out, _ = cli(capsys, "runs", "--db", db, "--all")
+    assert len(out.splitlines()) == 8 and "more runs" not in out  # header + every run, no note
+    _, out, _ = cli(capsys, "runs", "--db", db)  # the default limit is above 7: no note
+    assert len(out.splitlines()) == 8 and "more runs" not in out
+
+
 def test_label_sets_shows_and_clears(tmp_path, capsys, files):
     db = str(tmp_path / "s.db")
     cli(capsys, "import", "--db", db, str(files[0]))

@@ -110,6 +110,60 @@ def test_listing_fields_and_filters(tmp_path):
         assert ids(label="upgrade") == [2] and ids(source="osu") == []
 
 
+def test_listing_reads_indexes_and_only_the_rows_it_returns(tmp_path):
+    """msgperf runs on years of history: each filter is answered from an index (schema version
+    5), the runs table (whose rows hold whole run records) is read only for the rows returned."""
+    with open_store(tmp_path / "s.db") as store:
+        for i in range(6):
+            store.add_run(stored_run(50 + i, hosts=(f"node{i % 2}", f"node{i % 2}"),
+                                     patterns=("pingpong", "osu_latency") if i % 3 == 0 else ("pingpong",)))
+        store.set_label(1, "Nightly")
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        rows, total = store.find_runs(RunFilter(pattern="osu-*", host="NODE0", mpi="mpich", label="night",
+                                                since=parse_since("2026-01-01"), source="msgperf"), newest=5)
+        assert ([r.id for r in rows], total) == ([1], 1)  # osu_latency is read as osu-latency
+        rows, total = store.find_runs(RunFilter(), newest=2)
+        assert ([r.id for r in rows], total) == ([5, 6], 6)
+        rows, total = store.find_runs(RunFilter(host="node1"), newest=2)
+        assert ([r.id for r in rows], total) == ([4, 6], 3)
+        store.conn.set_trace_callback(None)
+        selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+        plans = {s: " | ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + s)) for s in selects}
+        for sql, plan in plans.items():
+            reads_runs = "runs" in plan.replace("run_", "")
+            if sql.startswith("SELECT id, start_time, added_at, source"):  # the rows returned, by id
+                assert plan.startswith("SEARCH runs USING INTEGER PRIMARY KEY"), plan
+            elif reads_runs and "LIMIT" not in sql:
+                assert "COVERING INDEX" in plan, (sql, plan)
+        assert any("SEARCH run_patterns USING PRIMARY KEY (pattern=?)" in p for p in plans.values())
+        assert any("COVERING INDEX runs_label" in p for p in plans.values())
+
+
+def test_the_indexed_filters_mean_what_runfilter_matches_means(tmp_path):
+    """Every filter answered from the indexes selects exactly the runs RunFilter.matches (the one
+    definition) selects, whatever form a start time takes: UTC with Z or +00:00, another offset,
+    a fraction of a second, no offset (local), none at all (an import: the time it was added)."""
+    times = ["2026-11-10T08:00:00Z", "2026-11-10T08:00:00+00:00", "2026-11-10T09:30:00+02:00",
+             "2026-11-10T08:00:00.500000Z", "2026-11-10T08:00:01", "", "2026-11-10T07:59:59Z"]
+    with open_store(tmp_path / "s.db") as store:
+        for i, start in enumerate(times):
+            store.add_run(stored_run(60 + i, start_time=start, hosts=(f"Node{i % 3}", f"node{i % 3}"),
+                                     mpi="MPICH" if i % 2 else "Open MPI",
+                                     patterns=("pingpong", "osu_bw") if i % 2 else ("exchange",)))
+        store.set_label(2, "Ünïcode Label")
+        rows = store.list_runs()
+        filters = [RunFilter(since=parse_since(t)) for t in (
+            "2026-11-10T08:00:00Z", "2026-11-10T08:00:00.25Z", "2026-11-10T08:00:00.75+00:00",
+            "2026-11-10T07:30:00+00:00", "2026-11-10T08:00:01+00:00", "2000-01-01")]
+        filters += [RunFilter(host="node1"), RunFilter(host="NODE"), RunFilter(label="ünïcode"),
+                    RunFilter(mpi="open"), RunFilter(pattern="osu-*"), RunFilter(pattern="osu_bw"),
+                    RunFilter(pattern="exch?nge"), RunFilter(pattern="nothing")]
+        for f in filters:
+            expected = [r.id for r in rows if f.matches(r)]
+            assert [r.id for r in store.find_runs(f)[0]] == expected, f
+
+
 def test_since_takes_ages():
     now = datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
     assert parse_since("7d", now) == datetime(2026, 11, 15, 12, 0, tzinfo=timezone.utc)

@@ -9,7 +9,7 @@ import pytest
 from msgperf.store import schema
 from msgperf.store.db import open_store
 from msgperf.store.identity import content_hash, identity_hash
-from msgperf.store.listing import listing_of
+from msgperf.store.listing import RunFilter, listing_of
 from msgperf.store.rows import dumps, launch_jsons, measurement_record, run_record_json, samples_blob
 from tests.factories import assert_same_run, host_facts, sample_profile, stored_run, with_machine
 
@@ -56,12 +56,12 @@ def insert_at_version_3(conn: sqlite3.Connection, run, label: str = "") -> int:
 
 
 def insert_at_version_4(conn: sqlite3.Connection, run, label: str = "") -> int:
-    """Version 4 added the profiles table only: runs were stored as in version 3."""
+    """Version 4 added the profiles table only: a run was stored as by version 3."""
     return insert_at_version_3(conn, run, label)
 
 
-WRITERS = {1: insert_at_version_1, 2: insert_at_version_2, 3: insert_at_version_3,
-           4: insert_at_version_4}  # how each version stored a run (0: empty file)
+WRITERS = {1: insert_at_version_1, 2: insert_at_version_2,
+           3: insert_at_version_3, 4: insert_at_version_4}  # how each version stored a run (0: empty file)
 
 
 def database_at(path, version: int):
@@ -97,8 +97,11 @@ def test_migrates_from_every_earlier_version(tmp_path, version):
         assert rows[0].hosts == ("n1", "n2") and rows[0].placement == "inter-node"
         assert rows[0].patterns == ("pingpong", "exchange") and rows[0].n_measurements == 10
         assert rows[1].mpi == "Open MPI 5.0.5" and rows[1].sizes == (0, 1, 8, 1024, 65536)
-        # version 5's machine column too: two hosts of one model named once; none recorded: ""
+        # version 6's machine column too: two hosts of one model named once; none recorded: ""
         assert rows[0].machine == "2× Intel Xeon Gold 6248, 40 cores" and rows[1].machine == ""
+        # version 5's filter rows were backfilled: the filters find the old runs
+        assert [r.id for r in store.list_runs(RunFilter(pattern="exch*"))] == [rows[0].id]
+        assert [r.id for r in store.list_runs(RunFilter(host="N2"))] == [rows[0].id]
         # and the migrated store keeps working, profiles (version 4) included
         assert store.add_run(RUNS[0]) == (rows[0].id, False)
         assert store.add_run(stored_run(32))[1]

@@ -6,24 +6,56 @@ of frozen dataclasses. ``predict_combining`` and ``estimate_buffering`` answer t
 of Lawlor's lecture and Saphir 1994. Methods and references: docs/statistics.md.
 """
 
-from msgperf.analysis.anomalies import Anomaly, find_anomalies
-from msgperf.analysis.buffering import BufferingEstimate, effective_bandwidth, estimate_buffering
-from msgperf.analysis.caveats import Caveat
-from msgperf.analysis.combining import CombiningPrediction, predict_combining
-from msgperf.analysis.drift import Drift, detect_drift
-from msgperf.analysis.hockney import HockneyFit, LineFit, fit_hockney
-from msgperf.analysis.inputs import AnalysisError, SampleSet
-from msgperf.analysis.launches import LaunchComparison, LaunchSpread, LaunchVerdict, compare_launches
-from msgperf.analysis.measurement import MeasurementAnalysis, analyze_measurement
-from msgperf.analysis.modality import Modality, detect_bimodality
-from msgperf.analysis.outliers import Outliers, flag_outliers
-from msgperf.analysis.piecewise import Breakpoint, PiecewiseFit, fit_piecewise
-from msgperf.analysis.points import SizePoint, point_from_stats
-from msgperf.analysis.regimes import Characteristics, SizeRegime
-from msgperf.analysis.series import (LaunchModel, SeriesAnalysis, SizeAnalysis, analyze_pairs,
-                                  analyze_series, analyze_sets, patterns_of, series_of)
-from msgperf.analysis.sample_stats import SampleStats, median_ci, median_ci_ranks, sample_stats
-from msgperf.analysis.sweep import SweepAnalysis, analyze_sweep
+# Imported on first use (PEP 562), so that importing one module of the package (a command
+# that needs only a constant) does not import every analysis.
+_WHERE = {
+    "AnalysisError": "msgperf.analysis.inputs",
+    "Anomaly": "msgperf.analysis.anomalies",
+    "Breakpoint": "msgperf.analysis.piecewise",
+    "BufferingEstimate": "msgperf.analysis.buffering",
+    "Caveat": "msgperf.analysis.caveats",
+    "Characteristics": "msgperf.analysis.regimes",
+    "CombiningPrediction": "msgperf.analysis.combining",
+    "Drift": "msgperf.analysis.drift",
+    "HockneyFit": "msgperf.analysis.hockney",
+    "LaunchComparison": "msgperf.analysis.launches",
+    "LaunchModel": "msgperf.analysis.series",
+    "LaunchSpread": "msgperf.analysis.launches",
+    "LaunchVerdict": "msgperf.analysis.launches",
+    "LineFit": "msgperf.analysis.hockney",
+    "MeasurementAnalysis": "msgperf.analysis.measurement",
+    "Modality": "msgperf.analysis.modality",
+    "Outliers": "msgperf.analysis.outliers",
+    "PiecewiseFit": "msgperf.analysis.piecewise",
+    "SampleSet": "msgperf.analysis.inputs",
+    "SampleStats": "msgperf.analysis.sample_stats",
+    "SeriesAnalysis": "msgperf.analysis.series",
+    "SizeAnalysis": "msgperf.analysis.series",
+    "SizePoint": "msgperf.analysis.points",
+    "SizeRegime": "msgperf.analysis.regimes",
+    "SweepAnalysis": "msgperf.analysis.sweep",
+    "analyze_measurement": "msgperf.analysis.measurement",
+    "analyze_pairs": "msgperf.analysis.series",
+    "analyze_series": "msgperf.analysis.series",
+    "analyze_sets": "msgperf.analysis.series",
+    "analyze_sweep": "msgperf.analysis.sweep",
+    "compare_launches": "msgperf.analysis.launches",
+    "detect_bimodality": "msgperf.analysis.modality",
+    "detect_drift": "msgperf.analysis.drift",
+    "effective_bandwidth": "msgperf.analysis.buffering",
+    "estimate_buffering": "msgperf.analysis.buffering",
+    "find_anomalies": "msgperf.analysis.anomalies",
+    "fit_hockney": "msgperf.analysis.hockney",
+    "fit_piecewise": "msgperf.analysis.piecewise",
+    "flag_outliers": "msgperf.analysis.outliers",
+    "median_ci": "msgperf.analysis.sample_stats",
+    "median_ci_ranks": "msgperf.analysis.sample_stats",
+    "patterns_of": "msgperf.analysis.series",
+    "point_from_stats": "msgperf.analysis.points",
+    "predict_combining": "msgperf.analysis.combining",
+    "sample_stats": "msgperf.analysis.sample_stats",
+    "series_of": "msgperf.analysis.series",
+}
 
 __all__ = [
     "AnalysisError", "Anomaly", "Breakpoint", "BufferingEstimate", "Caveat", "Characteristics",
@@ -36,3 +68,17 @@ __all__ = [
     "fit_hockney", "fit_piecewise", "flag_outliers", "median_ci", "median_ci_ranks",
     "patterns_of", "point_from_stats", "predict_combining", "series_of", "sample_stats",
 ]
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'msgperf.analysis' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -30,8 +30,7 @@ from msgperf.analysis.distributions import stats
 from msgperf.analysis.across_launches import (Interval, interval_of_launches,
                                               interval_within_launch, log_se_from_interval)
 from msgperf.analysis.sample_stats import SampleStats
-
-TOLERANCE = 0.01
+from msgperf.analysis.tolerance import TOLERANCE  # noqa: F401 (the name users of points know)
 
 
 @dataclass(frozen=True)

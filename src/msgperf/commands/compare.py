@@ -12,7 +12,6 @@ import sys
 import click
 
 from msgperf.errors import MsgperfError
-from msgperf.store.resolve import resolve_run
 
 EXIT_SLOWDOWN = 3
 EXIT_CANNOT_TELL = 4
@@ -64,10 +63,22 @@ def _history(runs: list, db: str | None) -> list:
 def command(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
             fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     """Compare runs A B [C...] (run files or run ids): each later run against A."""
+    from msgperf import output_cache
+
+    keys = [output_cache.run_key(r, db) for r in runs]
+    history = "no history" if no_history else output_cache.store_state(db)
+    key = None if None in keys else ("compare", pattern, alpha, min_effect, fail_above, as_json, history, *keys)
+    output_cache.replay_or_run(key, lambda: _compare(runs, pattern, alpha, min_effect, fail_above, no_history,
+                                                      as_json, db))
+
+
+def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
+             fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     from msgperf.analysis import AnalysisError
     from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, comparison_to_dict, gate
     from msgperf.present.compare_table import render_comparison, render_gate
     from msgperf.present.terminal import console as terminal_console
+    from msgperf.store.resolve import resolve_run
 
     if len(runs) < 2:
         raise MsgperfError("compare needs at least two runs: msgperf compare A B")

@@ -6,9 +6,8 @@ import json
 
 import click
 
-from msgperf.analysis.points import TOLERANCE
+from msgperf.analysis.tolerance import TOLERANCE
 from msgperf.errors import MsgperfError
-from msgperf.present.text import printable
 
 
 def series_options(f):
@@ -28,6 +27,7 @@ def load_series(run_arg: str, db, pattern, variant, placement, launch, tolerance
     """options -> load -> analyze once -> (result, the chosen series)."""
     from msgperf.loader import load_analyzed
     from msgperf.present.terminal import console
+    from msgperf.present.text import printable
 
     loaded, result = load_analyzed(run_arg, db, launch=launch, tolerance=tolerance)
     err = console(stderr=True)
@@ -55,6 +55,16 @@ def command(run: str, as_json: bool, pattern: str | None, variant: str | None, p
     size may repeat). The ping-pong is modelled unless --pattern names another series; the heading
     says which series and what its times are.
     """
+    from msgperf import output_cache
+
+    key = output_cache.run_key(run, db)
+    output_cache.replay_or_run(
+        key and ("fit", as_json, pattern, variant, placement, launch, tolerance, key),
+        lambda: _fit(run, as_json, pattern, variant, placement, launch, db, tolerance))
+
+
+def _fit(run: str, as_json: bool, pattern: str | None, variant: str | None, placement: str | None,
+         launch: int | None, db: str | None, tolerance: float) -> None:
     from msgperf.present.json_view import series_dict
     from msgperf.present.model_text import render_series
     from msgperf.present.terminal import console

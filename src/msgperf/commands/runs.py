@@ -14,6 +14,7 @@ from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
 from msgperf.store.profiles import ProfileRow
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+DEFAULT_LIMIT = 50  # newest runs listed without --all: a screenful, however long the history
 
 
 def format_bytes(n: int) -> str:
@@ -100,15 +101,20 @@ def profiles_table(rows: list[ProfileRow]) -> Table:
 @click.option("--source", type=click.Choice(["msgperf", "osu", "imb", "netpipe", "profile"]),
               help="Only runs measured by msgperf or imported from this tool; 'profile': only the "
               "applications' profiles (msgperf profile).")
+@click.option("--limit", type=click.IntRange(min=1), default=DEFAULT_LIMIT, show_default=True,
+              help="List only the newest N matching runs (and profiles); a last line says how many more match.")
+@click.option("--all", "list_all", is_flag=True, help="List every matching run (no --limit).")
 def command(db: str | None, host: str | None, mpi: str | None, pattern: str | None,
-            since: str | None, label: str | None, source: str | None) -> None:
-    """List the stored runs (id, time, hosts, machine, MPI, patterns, sizes, placement, label)."""
+            since: str | None, label: str | None, source: str | None, limit: int, list_all: bool) -> None:
+    """List the stored runs (id, time, hosts, machine, MPI, patterns, sizes, placement, label), the
+    newest 50 unless --limit or --all."""
     filters = RunFilter(host=host, mpi=mpi, pattern=pattern, label=label,
                         source=None if source == "profile" else source,
                         since=parse_since(since) if since else None)
+    newest = None if list_all else limit
     try:
         with open_store(db, create=False) as store:
-            rows = store.list_runs(filters) if source != "profile" else []
+            rows, total = store.find_runs(filters, newest) if source != "profile" else ([], 0)
             # a profile has hosts, an MPI, a label and a time, which is all these filters read
             profiles = ([p for p in store.list_profiles() if filters.matches(p)]
                         if source in (None, "profile") and pattern is None else [])
@@ -116,12 +122,17 @@ def command(db: str | None, host: str | None, mpi: str | None, pattern: str | No
     except NoStoreError as exc:
         click.echo(f"no stored runs: {exc}")
         return
+    all_profiles = len(profiles)
+    if newest is not None:
+        profiles = profiles[max(0, len(profiles) - newest):]
     console = Console(width=None if sys.stdout.isatty() else 200)
     if profiles:
         if rows:
             console.print(runs_table(rows))
+            _more(total - len(rows), "runs")
         console.print("profiles (msgperf profile)", style="bold")
         console.print(profiles_table(profiles))
+        _more(all_profiles - len(profiles), "profiles")
         return
     if not rows:
         filtered = any(v is not None for v in (host, mpi, pattern, since, label, source))
@@ -129,3 +140,11 @@ def command(db: str | None, host: str | None, mpi: str | None, pattern: str | No
                    + ("" if filtered else " ('msgperf run' stores each run; 'msgperf import' adds files)"))
         return
     console.print(runs_table(rows))
+    _more(total - len(rows), "runs")
+
+
+def _more(hidden: int, what: str) -> None:
+    """The line under a cut listing: how many older matches it leaves out and how to see them."""
+    if hidden > 0:
+        click.echo(f"{hidden:,} more {what} (older; the newest are listed): --all lists every one, "
+                   "--limit N the newest N")

@@ -9,12 +9,13 @@ the layout is documented in docs/store.md.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import sqlite3
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -23,24 +24,15 @@ from msgperf.records.pattern_names import pattern_name
 from msgperf.records.profile_format import Profile
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
-from msgperf.store.listing import RunFilter, RunRow, listing_of
+from msgperf.store.listing import RunFilter, RunRow, listing_of, parse_time
+from msgperf.store.location import DB_NAME, default_path
 from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
                                 decode_run_record, dumps, launch_jsons, measurement_record,
                                 run_record_json, samples_blob)
 
-DB_NAME = "msgperf.db"
 BUSY_TIMEOUT_S = 60.0  # how long a writer waits for another writer before giving up
 
 __all__ = ["Store", "StoreError", "NoStoreError", "open_store", "default_path", "RunRow", "RunFilter"]
-
-
-def default_path() -> Path:
-    """``$MSGPERF_HOME/msgperf.db``, else the user's data directory (XDG)."""
-    home = os.environ.get("MSGPERF_HOME")
-    if home:
-        return Path(home).expanduser() / DB_NAME
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data).expanduser() / "msgperf" / DB_NAME
 
 
 def open_store(path: str | os.PathLike | None = None, create: bool = True) -> "Store":
@@ -151,6 +143,7 @@ class Store:
             listing = listing_of(run.info, run.launches, measured)
             schema.write_listing(self.conn, run_id, listing)
             schema.write_machine(self.conn, run_id, listing.machine)
+            schema.write_filter_rows(self.conn, run_id, listing.hosts, listing.patterns)
         return run_id, True
 
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
@@ -243,11 +236,85 @@ class Store:
 
     def list_runs(self, filters: RunFilter | None = None) -> list[RunRow]:
         """Stored runs matching ``filters``, oldest id first."""
+        return self.find_runs(filters)[0]
+
+    def find_runs(self, filters: RunFilter | None = None, newest: int | None = None) -> tuple[list[RunRow], int]:
+        """(the runs matching ``filters``, oldest id first; how many match). With ``newest``, only
+        the ``newest`` highest ids are returned (and read): the count still covers every match.
+
+        Each filter is answered from its index (schema version 5) without reading the runs'
+        records; only the rows returned are read in full."""
         filters = filters or RunFilter()
-        where, params = "", ()
+        ids = self._matching_ids(filters)
+        if ids is None:  # no filter: the count and the newest ids come from the indexes alone
+            total = self.conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+            if newest is None:
+                return list(self._rows("", ())), total
+            page = [r[0] for r in self.conn.execute("SELECT id FROM runs ORDER BY id DESC LIMIT ?", (newest,))]
+        else:
+            total = len(ids)
+            page = sorted(ids)
+            if newest is not None:
+                page = page[len(page) - min(newest, total):]
+        return self._rows_of(page), total
+
+    def _matching_ids(self, filters: RunFilter) -> set[int] | None:
+        """The ids matching every filter given (None: no filter given). Substring filters keep
+        their exact meaning (Python's case folding) by scanning an index's (value, id) pairs."""
+        sets: list[set[int]] = []
         if filters.source:
-            where, params = "WHERE source = ?", (filters.source,)
-        return [row for row in self._rows(where, params) if filters.matches(row)]
+            sets.append({r[0] for r in self.conn.execute("SELECT id FROM runs WHERE source = ?", (filters.source,))})
+        if filters.pattern:
+            wanted = pattern_name(filters.pattern)
+            sets.append(self._ids_where("run_id", "run_patterns", "pattern",
+                                        lambda name: fnmatch.fnmatchcase(name, wanted)))
+        for value, id_column, table, column in ((filters.host, "run_id", "run_hosts", "host"),
+                                                (filters.label, "id", "runs", "label"),
+                                                (filters.mpi, "id", "runs", "mpi")):
+            if value:
+                needle = value.lower()
+                sets.append(self._ids_where(id_column, table, column, lambda text: needle in text.lower()))
+        if filters.since is not None:
+            sets.append(self._ids_since(filters.since))
+        if not sets:
+            return None
+        sets.sort(key=len)
+        return sets[0].intersection(*sets[1:])
+
+    def _ids_where(self, id_column: str, table: str, column: str, keep) -> set[int]:
+        """Ids whose ``column`` value passes ``keep``: the distinct values are read from the
+        column's index and tested here (a glob, a case-insensitive substring: Python's meaning),
+        then the ids of those that pass are looked up in the index."""
+        values = [v for (v,) in self.conn.execute(f"SELECT DISTINCT {column} FROM {table}") if keep(v)]
+        ids: set[int] = set()
+        for start in range(0, len(values), 500):
+            chunk = values[start:start + 500]
+            ids.update(i for (i,) in self.conn.execute(
+                f"SELECT {id_column} FROM {table} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk))
+        return ids
+
+    def _ids_since(self, since: datetime) -> set[int]:
+        """Ids of the runs that started (else were stored) at or after ``since``. A start time in
+        the UTC form msgperf writes (2026-11-23T14:55:35Z or +00:00, whole seconds) is compared
+        as text in the index; any other form (an offset, a fraction, none) is parsed here."""
+        whole = since.astimezone(timezone.utc).replace(microsecond=0)
+        if whole < since:
+            whole += timedelta(seconds=1)  # whole-second times at or after since: at or after this
+        bound = whole.strftime("%Y-%m-%dT%H:%M:%S")
+        ids = {i for (i,) in self.conn.execute(
+            f"SELECT id FROM runs INDEXED BY runs_time WHERE start_time >= ? AND {schema.IS_UTC} "
+            "AND substr(start_time, 1, 19) >= ?", (bound, bound))}
+        ids.update(i for i, start, added in self.conn.execute(
+            f"SELECT id, start_time, added_at FROM runs INDEXED BY runs_time_other WHERE {schema.NOT_UTC}")
+            if (when := parse_time(start) or parse_time(added)) is not None and when >= since)
+        return ids
+
+    def _rows_of(self, ids: list[int]) -> list[RunRow]:
+        rows: list[RunRow] = []
+        for start in range(0, len(ids), 500):  # SQLite's limit on parameters is well above 500
+            chunk = ids[start:start + 500]
+            rows += self._rows(f"WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+        return rows
 
     def runs_like(self, run: Run, limit: int | None = None) -> list[RunRow]:
         """Stored runs measured by msgperf on the same hosts with the same MPI, rank count and

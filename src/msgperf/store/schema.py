@@ -16,15 +16,22 @@ History
   for launches stored before (no abort was recorded then).
 - 4: profiles (``msgperf profile``: an application's messages, records as JSON, listing
   columns beside them); a table of its own, since a profile is not a run of patterns.
-- 5: runs.machine, the listing's CPU and cores (from the launch records' host facts),
+- 5: what ``msgperf runs`` filters on, indexed, so that a store of years of runs lists in well
+  under a second without reading the runs' records: run_patterns (each run's patterns, in the
+  one vocabulary of ``records.pattern_names``) and run_hosts (its hosts), keyed by name; indexes
+  on runs(label), runs(mpi), runs(source) and runs(start_time, added_at), which the listing
+  scans instead of the table (a row of runs holds the whole run record); backfilled.
+- 6: runs.machine, the listing's CPU and cores (from the launch records' host facts),
   backfilled from the stored launches ('' for runs recorded before msgperf read them).
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Callable
 
+from msgperf.records.pattern_names import pattern_name
 from msgperf.store.listing import listing_of, machine_of
 from msgperf.store.rows import StoreError, decode_launch_rows, decode_run_record, dumps
 
@@ -93,8 +100,34 @@ VERSION_4 = (
         ranks TEXT NOT NULL)""",
 )
 
-VERSION_5 = (
+VERSION_6 = (
     "ALTER TABLE runs ADD COLUMN machine TEXT NOT NULL DEFAULT ''",
+)
+
+
+# A start time in the UTC form msgperf writes, to the second: compared as text by `runs --since`.
+# The query repeats NOT_UTC word for word, so that SQLite can use the partial index below.
+_SECONDS = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"
+IS_UTC = f"(start_time GLOB '{_SECONDS}Z' OR start_time GLOB '{_SECONDS}+00:00')"
+NOT_UTC = f"NOT {IS_UTC}"
+
+VERSION_5 = (
+    """CREATE TABLE run_patterns (
+        pattern TEXT NOT NULL,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (pattern, run_id)) WITHOUT ROWID""",
+    "CREATE INDEX run_patterns_run ON run_patterns(run_id)",  # a deleted run's rows, found fast
+    """CREATE TABLE run_hosts (
+        host TEXT NOT NULL,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (host, run_id)) WITHOUT ROWID""",
+    "CREATE INDEX run_hosts_run ON run_hosts(run_id)",
+    "CREATE INDEX runs_label ON runs(label)",
+    "CREATE INDEX runs_mpi ON runs(mpi)",
+    "CREATE INDEX runs_source ON runs(source)",
+    "CREATE INDEX runs_time ON runs(start_time, added_at)",
+    # the runs whose start time is not in the UTC form msgperf writes: `runs --since` parses these
+    f"CREATE INDEX runs_time_other ON runs(start_time, added_at) WHERE {NOT_UTC}",
 )
 
 
@@ -130,6 +163,24 @@ def update_to_4(conn: sqlite3.Connection) -> None:
 def update_to_5(conn: sqlite3.Connection) -> None:
     for statement in VERSION_5:
         conn.execute(statement)
+    for run_id, hosts, patterns in conn.execute("SELECT id, hosts, patterns FROM runs").fetchall():
+        write_filter_rows(conn, run_id, json.loads(hosts), json.loads(patterns))
+
+
+def write_filter_rows(conn: sqlite3.Connection, run_id: int, hosts, patterns) -> None:
+    """The version-5 rows ``msgperf runs`` filters on: a run's hosts and its patterns (under the
+    one vocabulary's names), replacing any it had."""
+    conn.execute("DELETE FROM run_hosts WHERE run_id = ?", (run_id,))
+    conn.execute("DELETE FROM run_patterns WHERE run_id = ?", (run_id,))
+    conn.executemany("INSERT OR IGNORE INTO run_hosts (host, run_id) VALUES (?, ?)",
+                     [(h, run_id) for h in hosts])
+    conn.executemany("INSERT OR IGNORE INTO run_patterns (pattern, run_id) VALUES (?, ?)",
+                     [(pattern_name(p), run_id) for p in patterns])
+
+
+def update_to_6(conn: sqlite3.Connection) -> None:
+    for statement in VERSION_6:
+        conn.execute(statement)
     for (run_id,) in conn.execute("SELECT id FROM runs").fetchall():
         where = f"run {run_id}"
         launches = [decode_launch_rows(record, end, where) for record, end in conn.execute(
@@ -138,7 +189,7 @@ def update_to_5(conn: sqlite3.Connection) -> None:
 
 
 def write_machine(conn: sqlite3.Connection, run_id: int, machine: str) -> None:
-    """Store the version-5 listing column of one run."""
+    """Store the version-6 listing column of one run."""
     conn.execute("UPDATE runs SET machine = ? WHERE id = ?", (machine, run_id))
 
 
@@ -152,7 +203,7 @@ def write_listing(conn: sqlite3.Connection, run_id: int, listing) -> None:
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [update_to_1, update_to_2, update_to_3, update_to_4,
-                                                           update_to_5]
+                                                          update_to_5, update_to_6]
 LATEST_VERSION = len(MIGRATIONS)
 
 
