@@ -52,6 +52,7 @@ from msgperf.analysis.regimes import dominant_term
 
 JUST_ABOVE = 2.0  # sizes up to this factor above the eager limit sit "just above" it
 MAX_EAGER_ROWS = 16
+RATIO_FAR = 1.5  # measured / predicted beyond 1.5x either way is worth a sentence of explanation
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,11 @@ class CombineAdvice:
     @property
     def net_saving_s(self) -> float:
         return self.saving.value_s - (self.copy_s or 0.0)
+
+    @property
+    def mean_bytes(self) -> float:
+        """The size assumed for each message when the sizes were not recorded exactly."""
+        return self.bytes / self.length
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,25 @@ class ProfileAdvice:
     @property
     def combine_saving_s(self) -> float:
         return sum(c.saving.value_s for c in self.combine)
+
+    def combine_saving_after_s(self, first: int) -> float:
+        """What the shapes after the ``first`` largest save together."""
+        return sum(c.saving.value_s for c in self.combine[first:])
+
+    @property
+    def ratio_reading(self) -> str | None:
+        """measured / predicted read against RATIO_FAR: "more" (MPI holds time the model has no term
+        for), "less" (messages moved faster than one ping-pong at a time), or None (close)."""
+        r = self.ratio
+        if r is None or 1 / RATIO_FAR <= r <= RATIO_FAR:
+            return None
+        return "more" if r > RATIO_FAR else "less"
+
+    @property
+    def just_above_bytes(self) -> int | None:
+        """The upper end of "just above the eager limit"."""
+        limit = self.basis.eager_limit_bytes
+        return None if limit is None else int(JUST_ABOVE * limit)
 
     @property
     def predicted_speedup(self) -> float | None:

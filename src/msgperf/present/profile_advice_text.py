@@ -24,7 +24,7 @@ def estimate(e: Estimate) -> str:
 
 def _sizes(c: CombineAdvice) -> str:
     if c.sizes_assumed:
-        return f"{units.size(c.bytes / c.length)} each on average (sizes not recorded exactly)"
+        return f"{units.size(c.mean_bytes)} each on average (sizes not recorded exactly)"
     return ", ".join(f"{units.size(b)} ×{n}" for b, n in c.sizes)
 
 
@@ -55,9 +55,9 @@ def time_lines(a: ProfileAdvice) -> list[str]:
         lines.append(f"measured / predicted  {units.ratio(a.ratio)}"
                      + (": the time inside MPI holds more than the transfers the model predicts — waiting "
                         "for a peer that computes or is descheduled, contention, unwrapped calls' effects"
-                        if a.ratio > 1.5 else
+                        if a.ratio_reading == "more" else
                         ": the program moves its messages faster than one ping-pong at a time (pipelined or "
-                        "overlapped sends)" if a.ratio < 1 / 1.5 else ""))
+                        "overlapped sends)" if a.ratio_reading == "less" else ""))
     return lines
 
 
@@ -87,7 +87,7 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
                      f"each ({units.ratio(c.speedup)}); saves {estimate(c.saving)}{copy}")
     if len(a.combine) > MAX_COMBINE:
         rest = a.combine[MAX_COMBINE:]
-        lines.append(f"… {len(rest)} more shapes, saving {units.seconds(sum(c.saving.value_s for c in rest))}")
+        lines.append(f"… {len(rest)} more shapes, saving {units.seconds(a.combine_saving_after_s(MAX_COMBINE))}")
     gap = ("the sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)" if a.basis.gap is not None
            else "each message at T(s), one after the other (the run did not measure the LogGP gap)")
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
@@ -102,7 +102,7 @@ def eager_lines(a: ProfileAdvice) -> list[str]:
         return ["the run did not measure the eager limit (eager-probe): run msgperf run without --no-probe"]
     head = f"eager limit {units.exact_bytes(limit)} (eager-probe of {a.basis.run})"
     if not a.eager:
-        return [f"{head}: no size sent lies just above it (up to {units.exact_bytes(2 * limit)})"]
+        return [f"{head}: no size sent lies just above it (up to {units.exact_bytes(a.just_above_bytes)})"]
     lines = [head]
     for e in a.eager:
         lines.append(f"{units.exact_bytes(e.bytes)} ×{units.count(e.messages)} (ranks {', '.join(map(str, e.ranks))}): "
