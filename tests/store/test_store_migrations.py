@@ -60,8 +60,16 @@ def insert_at_version_4(conn: sqlite3.Connection, run, label: str = "") -> int:
     return insert_at_version_3(conn, run, label)
 
 
-WRITERS = {1: insert_at_version_1, 2: insert_at_version_2,
-           3: insert_at_version_3, 4: insert_at_version_4}  # how each version stored a run (0: empty file)
+def insert_at_version_5(conn: sqlite3.Connection, run, label: str = "") -> int:
+    """Version 5 = version 4 + the filter rows (a run's hosts and patterns) of each run."""
+    run_id = insert_at_version_4(conn, run, label)
+    listing = listing_of(run.info, run.launches, [(m.pattern, m.bytes) for m in run.measurements])
+    schema.write_filter_rows(conn, run_id, listing.hosts, listing.patterns)
+    return run_id
+
+
+WRITERS = {1: insert_at_version_1, 2: insert_at_version_2, 3: insert_at_version_3,
+           4: insert_at_version_4, 5: insert_at_version_5}  # how each version stored a run (0: empty file)
 
 
 def database_at(path, version: int):
