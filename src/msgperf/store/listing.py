@@ -30,7 +30,7 @@ class Listing:
     nranks: int
     placement: str  # "intra-node", "inter-node", "mixed" or "" when unknown (imported summaries)
     n_measurements: int
-    machine: str = ""  # CPU and cores (schema version 5); "" when the run recorded none
+    machine: str = ""  # CPU and cores (schema version 6); "" when the run recorded none
 
 
 @dataclass(frozen=True)
