@@ -508,7 +508,7 @@ def _check_sample_range(array: np.ndarray, divisor: int, where: str) -> None:
     if bad.size:
         i = int(bad[0])
         raise RecordError(
-            f"{where}: sample {i} is {array[i]!r} s (divisor {divisor}); a sample must be at most "
+            f"{where}: sample {i} is {float(array[i])!r} s (divisor {divisor}); a sample must be at most "
             f"{MAX_TIME_S:g} s and at least {MIN_PER_MESSAGE_S:g} s per message (a clock fault, not a measurement)")
 
 
