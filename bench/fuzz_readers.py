@@ -7,7 +7,7 @@ one-line message; anything else is printed and counted as a failure.
 With ``--commands`` every input the reader accepts is also written to a file and driven through
 every command after the reader, in-process (show, show --json, fit, export csv/json/run, report,
 import; tests/records/fuzz_commands.py): success or a clean one-line ``error:``, nothing else, and
-no command over ``--hang-s`` seconds. An input the reader refuses is refused by every command
+no command over ``--hang-s`` seconds of CPU (or six times that of wall time: the machine may be shared). An input the reader refuses is refused by every command
 through that same reader; one in ``--refused-every`` of those is driven through the commands as
 well, to check that they say so in one line. ``report`` (plots: ~1 s each) runs on one accepted
 input in ``--report-every``. ``--minutes`` stops early and prints the real count.
@@ -141,9 +141,12 @@ def main() -> int:
                 accepted_driven += 1
                 if accepted_driven % args.report_every:
                     only = ("show", "show --json", "fit", "export csv", "export json", "export run", "import")
-            for o in drive(path, work, tool, only):
-                counts = driven.setdefault(o.command, {"ok": 0, "clean error": 0, "FAILURE": 0, "HANG": 0})
+            for o in drive(path, work, tool, only, hang_s=args.hang_s):
+                counts = driven.setdefault(o.command, {"ok": 0, "clean error": 0, "FAILURE": 0, "HANG": 0,
+                                                       "slowest CPU s": 0.0, "slowest wall s": 0.0})
                 counts[o.status] += 1
+                counts["slowest CPU s"] = round(max(counts["slowest CPU s"], o.cpu_s), 2)
+                counts["slowest wall s"] = round(max(counts["slowest wall s"], o.seconds), 2)
                 if o.status in ("FAILURE", "HANG"):
                     print(f"input {i} ({'accepted' if accepted else 'refused'}), {o.command}: {o.status}: "
                           f"{o.detail}\n{json.dumps(text[:300])}", flush=True)

@@ -157,4 +157,4 @@ def test_run_one_reports_a_traceback_and_a_hang(monkeypatch):
         import time
         time.sleep(5)
     monkeypatch.setattr(msgperf.cli, "main", sleepy)
-    assert run_one("show", ["show", "x"], hang_s=0.3).status == "HANG"
+    assert run_one("show", ["show", "x"], hang_s=0.05).status == "HANG"  # 0.3 s wall: the hard stop
