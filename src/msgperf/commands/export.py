@@ -31,16 +31,18 @@ _TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], None]] = {
 
 
 def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
-               stdout: TextIO | None = None) -> str | None:
+               stdout: TextIO | None = None, writer: Callable[[TextIO], None] | None = None) -> str | None:
     """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
-    when ``path`` is None. Returns the path written, if any."""
+    when ``path`` is None. Returns the path written, if any. ``writer``: writes the text itself
+    (a streamed CSV, where ``run`` holds no measurements)."""
     if fmt not in FORMATS:
         raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    text_writer = writer or (lambda out: _TEXT_WRITERS[fmt](run, row, out))
     if path is None:
         if fmt == "parquet":
             raise MsgperfError("Parquet is binary: give an output file with -o FILE.parquet")
         assert stdout is not None
-        _TEXT_WRITERS[fmt](run, row, stdout)
+        text_writer(stdout)
         return None
     target = Path(path)
     if target.is_dir():
@@ -52,7 +54,7 @@ def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
             write_parquet(run, row, tmp)
         else:
             with tmp.open("w", encoding="utf-8", newline="") as out:
-                _TEXT_WRITERS[fmt](run, row, out)
+                text_writer(out)
     return str(target)
 
 
@@ -73,6 +75,28 @@ def chosen_format(fmt: str | None, output: str | None) -> str:
     return fmt
 
 
+def _streamed_csv(arg: str):
+    """A msgperf run file is exported to CSV in two passes over the file, one measurement in
+    memory at a time (records.runfile_read.stream_run); other inputs (a stored run, an export, another
+    tool's output) are loaded whole: None."""
+    path = Path(arg)
+    if not path.is_file():
+        return None
+    from msgperf.records.importers import guess_tool  # noqa: PLC0415
+    from msgperf.records.export_json import looks_exported  # noqa: PLC0415
+    from msgperf.records.runfile_read import stream_run  # noqa: PLC0415
+    from msgperf.records.samples_text import is_run_file  # noqa: PLC0415
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20000).decode("utf-8", errors="replace")
+    except OSError:
+        return None  # the loader gives the one-line error
+    if looks_exported(head) or (guess_tool(head) not in (None, "msgperf")) or not is_run_file(path):
+        return None
+    return stream_run(path)
+
+
 @click.command("export")
 @click.argument("run", metavar="RUN")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -85,7 +109,15 @@ def chosen_format(fmt: str | None, output: str | None) -> str:
 def command(run: str, fmt: str | None, output: str | None, db: str | None) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
     fmt = chosen_format(fmt, output)
-    loaded, row = resolve_run_ref(run, db)
-    written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
+    streamed = _streamed_csv(run) if fmt == "csv" else None
+    if streamed is not None:
+        header, measurements = streamed
+        written = export_run(header.run, None, fmt, output, stdout=sys.stdout,
+                             writer=lambda out: write_csv(header.run, None, out, measurements(), header.measured))
+        if header.truncated:
+            click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
+    else:
+        loaded, row = resolve_run_ref(run, db)
+        written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
     if written:
         click.echo(f"wrote {written}", err=True)

@@ -11,6 +11,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch,
                                     decode_measurement, decode_run)
@@ -26,6 +27,7 @@ MAX_FILE_BYTES = MAX_LINE_BYTES * 4
 class ReadResult:
     run: Run
     truncated: bool  # a partial last line (killed writer) was dropped
+    measured: tuple[tuple[str, int], ...] = ()  # stream_run: (pattern, bytes) of each measurement
 
 
 def _reject_constant(name: str) -> float:
@@ -36,8 +38,11 @@ class _Assembler:
     """Builds a ``Run`` from a run file's lines, one line at a time: what the file reader (which
     streams, holding one line and the decoded measurements) and ``parse_run_text`` share."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, keep: bool = True) -> None:
         self.name = name
+        self.keep = keep  # keep the measurements (else only their (pattern, bytes), and the last one)
+        self.measured: list[tuple[str, int]] = []
+        self.last: Measurement | None = None
         self.info = None
         self.launches: dict[int, Launch] = {}
         self.measurements: list[Measurement] = []
@@ -97,7 +102,11 @@ class _Assembler:
             m = decode_measurement(obj, where)
             if m.launch not in launches and info.source == "msgperf":
                 raise RecordError(f"{where}: measurement of launch {m.launch}, which never started")
-            self.measurements.append(m)
+            if self.keep:
+                self.measurements.append(m)
+            else:
+                self.measured.append((m.pattern, m.bytes))
+                self.last = m
         else:
             raise RecordError(f"{where}: unknown record type {kind!r}")
         return True
@@ -110,7 +119,8 @@ class _Assembler:
         launches = self.launches
         run = Run(info=self.info, launches=tuple(launches[i] for i in sorted(launches)),
                   measurements=tuple(self.measurements), path=self.name)
-        return ReadResult(run=run, truncated=self.truncated)
+        return ReadResult(run=run, truncated=self.truncated,
+                          measured=tuple(self.measured) if not self.keep else ())
 
 
 def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
@@ -126,12 +136,9 @@ def parse_run_text(text: str, name: str = "<run file>") -> ReadResult:
     return assembler.result()
 
 
-def read_run(path: str | Path) -> ReadResult:
-    """Read and validate a run file. Raises ``RecordError`` with a one-line message.
-
-    Streams: the file is read one line at a time, so reading holds the decoded run (8 bytes per
-    sample, in numpy arrays) and one line, not the file's text (docs/record-format.md, "Reading
-    in bounded memory")."""
+def _lines(path: str | Path) -> Iterator[tuple[str, int, bool]]:
+    """(line without its newline, its number, whether it ended with a newline) of a run file,
+    read one line at a time; one-line errors for files that cannot be read."""
     p = Path(path)
     name = str(p)
     try:
@@ -146,7 +153,6 @@ def read_run(path: str | Path) -> ReadResult:
         raise RecordError(f"{p}: permission denied") from None
     except OSError as exc:
         raise RecordError(f"{p}: cannot read it ({exc.strerror})") from None
-    assembler = _Assembler(name)
     with f:
         try:
             if b"\x00" in f.read(4096):
@@ -156,16 +162,49 @@ def read_run(path: str | Path) -> ReadResult:
             while True:
                 raw = f.readline(MAX_LINE_BYTES + 1)
                 if not raw:
-                    break
+                    return
                 number += 1
                 complete = raw.endswith(b"\n")
                 if not complete and len(raw) > MAX_LINE_BYTES:
                     raise RecordError(f"{name}, line {number}: longer than {MAX_LINE_BYTES >> 20} MiB; "
                                       "not a record msgperf will read")
-                line = raw[:-1] if complete else raw
+                line = (raw[:-1] if complete else raw).decode("utf-8", errors="replace")
                 del raw
-                if not assembler.feed(line.decode("utf-8", errors="replace"), number, complete):
-                    break
+                yield line, number, complete
         except OSError as exc:
             raise RecordError(f"{p}: cannot read it ({exc.strerror})") from None
+
+
+def read_run(path: str | Path) -> ReadResult:
+    """Read and validate a run file. Raises ``RecordError`` with a one-line message.
+
+    Streams: the file is read one line at a time, so reading holds the decoded run (8 bytes per
+    sample, in numpy arrays) and one line, not the file's text (docs/record-format.md, "Reading
+    in bounded memory")."""
+    assembler = _Assembler(str(Path(path)))
+    for line, number, complete in _lines(path):
+        if not assembler.feed(line, number, complete):
+            break
     return assembler.result()
+
+
+def stream_run(path: str | Path) -> tuple[ReadResult, Callable[[], Iterator[Measurement]]]:
+    """A run file read in two passes, for writers that need one measurement at a time (the CSV
+    export): (the run without its measurements, every line checked; a function that reads the
+    file again and yields its measurements one by one). ``run.measurements`` is empty; the
+    measured (pattern, bytes) are in ``ReadResult.measured``."""
+    assembler = _Assembler(str(Path(path)), keep=False)
+    for line, number, complete in _lines(path):
+        if not assembler.feed(line, number, complete):
+            break
+    header = assembler.result()
+
+    def measurements() -> Iterator[Measurement]:
+        again = _Assembler(str(Path(path)), keep=False)
+        for line, number, complete in _lines(path):
+            if not again.feed(line, number, complete):
+                return
+            if again.last is not None:
+                yield again.last
+                again.last = None
+    return header, measurements
