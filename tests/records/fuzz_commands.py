@@ -89,7 +89,7 @@ def run_one(name: str, argv: list[str], hang_s: float = HANG_S) -> Outcome:
     others = [line for line in result.stderr.splitlines() if not line.startswith(("error:", "note:"))]
     if result.exit_code in (1, 3) and errors and not others:
         # import reports one line per failed file and a last summary line; every one is clean
-        return Outcome(name, "clean error", errors[0][:200], seconds, cpu)
+        return Outcome(name, "clean error", errors[0][:1000], seconds, cpu)
     return Outcome(name, "FAILURE", f"exit {result.exit_code}, stderr {result.stderr[-500:]!r}", seconds, cpu)
 
 

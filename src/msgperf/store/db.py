@@ -49,11 +49,15 @@ def writable(p: Path) -> bool:
     return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
 
 
-def connect_readonly(p: Path) -> sqlite3.Connection:
-    """A read-only connection that never writes a byte to ``p`` or beside it: ``mode=ro``, and
-    where SQLite cannot even create the WAL's shared-memory file (a read-only mount),
-    ``immutable=1`` (nobody can change a file on a read-only mount either)."""
+def connect_readonly(p: Path, create_nothing: bool = False) -> sqlite3.Connection:
+    """A read-only connection that never writes to ``p``: ``mode=ro``, and where SQLite cannot
+    even create the WAL's shared-memory file (a read-only mount), ``immutable=1`` (nobody can
+    change a file on a read-only mount either). ``create_nothing``: no ``-wal``/``-shm`` file
+    may appear beside ``p`` either (db check, db recover): when there is no ``-wal`` file (no
+    commit waits outside the file), the file is read as immutable."""
     uri = p.resolve().as_uri()
+    if create_nothing and not Path(f"{p}-wal").exists():
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:
         conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()

@@ -40,7 +40,7 @@ def _open(path: Path) -> sqlite3.Connection:
     if not is_sqlite_file(path):
         raise StoreError(f"{path}: not an SQLite database (its first bytes are not SQLite's header)")
     try:
-        return connect_readonly(path)
+        return connect_readonly(path, create_nothing=True)
     except sqlite3.Error as exc:
         raise database_error(str(path), exc, "open") from None
 
@@ -134,7 +134,9 @@ def check_database(path: str | os.PathLike) -> tuple[list[str], str]:
 
 def _after_path(message: str, path: str) -> str:
     """The cause alone: without the database's path in front, nor the advice to run check/recover."""
-    message = message[len(path) + 2:] if message.startswith(path + ": ") else message
+    for prefix in (path + ": ", path + ", "):
+        if message.startswith(prefix):
+            message = message[len(prefix):]
     return message.split("; 'msgperf db check", 1)[0]
 
 
