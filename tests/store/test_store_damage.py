@@ -169,7 +169,8 @@ def read_only_dir(tmp_path):
         def seal():
             subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
         yield ro, seal
-        subprocess.run(["umount", str(ro)], check=False)
+        unmounted = subprocess.run(["umount", str(ro)], capture_output=True, text=True)
+        assert unmounted.returncode == 0, f"msgperf left a file open on the read-only mount: {unmounted.stderr}"
     else:
         def seal():
             for f in ro.iterdir():

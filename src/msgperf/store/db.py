@@ -58,11 +58,12 @@ def connect_readonly(p: Path, create_nothing: bool = False) -> sqlite3.Connectio
     uri = p.resolve().as_uri()
     if create_nothing and not Path(f"{p}-wal").exists():
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     try:
-        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
     except sqlite3.OperationalError as exc:
+        conn.close()
         if "unable to open" not in str(exc) or writable(p):
             raise
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
