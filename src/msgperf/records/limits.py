@@ -48,14 +48,14 @@ def check_json_values(obj: Any, where: str, error: Callable[[str], MsgperfError]
             continue
         elif isinstance(value, int):
             if not -MAX_INT64 <= value <= MAX_INT64:
-                raise error(f"{where}: field '{path}' is {_short_int(value)}, beyond the 64-bit range "
+                raise error(f"{where}: field '{_cut(path)}' is {_short_int(value)}, beyond the 64-bit range "
                             "of any count, size or index msgperf keeps")
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise error(f"{where}: field '{path}' is not a finite number ({value!r})")
+                raise error(f"{where}: field '{_cut(path)}' is not a finite number ({value!r})")
         elif isinstance(value, (dict, list)):
             if depth >= MAX_DEPTH:
-                raise error(f"{where}: field '{path}' is nested more than {MAX_DEPTH} levels deep")
+                raise error(f"{where}: field '{_cut(path)}' is nested more than {MAX_DEPTH} levels deep")
             if isinstance(value, dict):
                 for key, item in value.items():
                     name = f"{path}.{key}" if path else str(key)
@@ -83,7 +83,7 @@ def _check_string(value: str, path: str, where: str, error: Callable[[str], Msgp
 
 def _cut(path: str) -> str:
     """A field path for a message: short, and free of characters that would break the line."""
-    text = path if len(path) <= 80 else path[:80] + "..."
+    text = path if len(path) <= 60 else path[:60] + "..."
     text = _SURROGATE.sub("?", text)
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
