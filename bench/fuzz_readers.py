@@ -157,6 +157,9 @@ def main() -> int:
             print(f"progress: {done} inputs, {time.perf_counter() - start:.0f} s, reader {outcomes}, "
                   f"commands {driven}", flush=True)
     elapsed = time.perf_counter() - start
+    if work is not None:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
     print(f"{done} inputs over {len(targets)} seed files in {elapsed:.1f} s "
           f"({done / elapsed:,.0f}/s): " + ", ".join(f"{k} {v}" for k, v in outcomes.items()))
     failures = outcomes["FAILURE"]
