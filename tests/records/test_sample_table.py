@@ -98,3 +98,38 @@ def test_export_to_a_file_is_the_same_as_to_stdout(tmp_path):
     export_run(run, None, "csv", None, stdout=out)
     export_run(run, None, "csv", tmp_path / "x.csv")
     assert (tmp_path / "x.csv").read_text() == out.getvalue()
+
+
+@pytest.mark.parametrize("from_file", [True, False])
+def test_the_tidy_layout_joined_is_the_wide_table(tmp_path, from_file):
+    """--csv-layout tidy: nothing repeated per sample row; joined on `measurement` the two tables
+    are the wide CSV cell for cell (formula cells neutralised the same way)."""
+    run = hostile_run()
+    path = write_run_file(run, tmp_path / "run.jsonl")
+    wide = io.StringIO()
+    write_csv(read_run(path).run, None, wide)
+    if from_file:
+        outcome = run_one("export", ["export", str(path), "--csv-layout", "tidy", "-o", str(tmp_path / "t.csv")])
+    else:  # a stored run: loaded whole
+        from msgperf.store.db import open_store
+        with open_store(tmp_path / "s.db") as store:
+            run_id, _ = store.add_run(read_run(path).run)
+        outcome = run_one("export", ["export", str(run_id), "--db", str(tmp_path / "s.db"), "--csv-layout", "tidy",
+                                     "-o", str(tmp_path / "t.csv")])
+        wide = io.StringIO()
+        with open_store(tmp_path / "s.db") as store:
+            write_csv(store.load_run(run_id), store.get_row(run_id), wide)
+    assert outcome.status == "ok", outcome
+    samples = list(csv.DictReader(open(tmp_path / "t.csv")))
+    table = {r["measurement"]: r for r in csv.DictReader(open(tmp_path / "t.measurements.csv"))}
+    assert list(samples[0]) == ["measurement", "sample", "sample_s", "per_message_s"]
+    joined = [{**{k: v for k, v in table[s["measurement"]].items() if k != "n_samples"}, **s} for s in samples]
+    assert joined == list(csv.DictReader(io.StringIO(wide.getvalue())))
+    assert [int(r["n_samples"]) for r in table.values()] == [m.samples_s.size for m in run.measurements]
+
+
+def test_the_tidy_layout_needs_an_output_file(tmp_path):
+    outcome = run_one("export", ["export", str(write_run_file(stored_run(5), tmp_path / "r.jsonl")),
+                                 "--csv-layout", "tidy"])
+    assert outcome.detail == ("error: --csv-layout tidy writes two tables: give -o FILE.csv (the measurements "
+                              "go to FILE.measurements.csv)")

@@ -19,7 +19,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
-from msgperf.records.sample_table import write_csv, write_parquet
+from msgperf.records.sample_table import tidy_measurements_path, write_csv, write_csv_tidy, write_parquet
 from msgperf.store.listing import RunRow
 from msgperf.store.resolve import resolve_run_ref
 
@@ -97,6 +97,33 @@ def _streamed_csv(arg: str):
     return stream_run(path)
 
 
+def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None:
+    """Two CSV files, each written to a temporary name and renamed once both are complete."""
+    if fmt != "csv":
+        raise MsgperfError(f"--csv-layout tidy is a CSV layout; it does not apply to --format {fmt}")
+    if output is None:
+        raise MsgperfError("--csv-layout tidy writes two tables: give -o FILE.csv (the measurements go to "
+                           "FILE.measurements.csv)")
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise MsgperfError(f"{target.parent}: no such directory for the export")
+    table_path = tidy_measurements_path(target)
+    streamed = _streamed_csv(arg)
+    if streamed is not None:
+        header, measurements = streamed
+        run, row, ms, measured = header.run, None, measurements(), header.measured
+    else:
+        run, row = resolve_run_ref(arg, db)
+        ms, measured = None, None
+    with atomic_path(table_path) as table_tmp, atomic_path(target) as samples_tmp:
+        with table_tmp.open("w", encoding="utf-8", newline="") as table, \
+                samples_tmp.open("w", encoding="utf-8", newline="") as samples:
+            write_csv_tidy(run, row, samples, table, ms, measured)
+    if streamed is not None and streamed[0].truncated:
+        click.echo(f"note: {arg}: the last line was cut off (a killed job?) and was left out", err=True)
+    click.echo(f"wrote {target} (samples) and {table_path} (measurements)", err=True)
+
+
 @click.command("export")
 @click.argument("run", metavar="RUN")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -105,10 +132,17 @@ def _streamed_csv(arg: str):
                    "file's extension (.json, .csv, .parquet, .jsonl), else json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (default: standard output; required for parquet).")
+@click.option("--csv-layout", type=click.Choice(["wide", "tidy"]), default="wide", show_default=True,
+              help="csv: wide (one table, every column on every sample row) or tidy (-o X.csv gets "
+                   "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
+                   "measurement; joined on measurement they are the wide table).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
-def command(run: str, fmt: str | None, output: str | None, db: str | None) -> None:
+def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
-    fmt = chosen_format(fmt, output)
+    fmt = chosen_format(fmt or ("csv" if csv_layout == "tidy" else None), output)
+    if csv_layout == "tidy":
+        _export_tidy(run, fmt, output, db)
+        return
     streamed = _streamed_csv(run) if fmt == "csv" else None
     if streamed is not None:
         header, measurements = streamed

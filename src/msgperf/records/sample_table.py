@@ -183,6 +183,37 @@ def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[
                 range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
 
 
+TIDY_SAMPLE_COLUMNS = ("measurement", "sample", "sample_s", "per_message_s")
+TIDY_MEASUREMENT_COLUMNS = PER_MEASUREMENT + ("n_samples",)
+
+
+def write_csv_tidy(run: Run, row: RunRow | None, samples_out: TextIO, measurements_out: TextIO,
+                   measurements: Iterable[Measurement] | None = None,
+                   measured: Iterable[tuple[str, int]] | None = None) -> None:
+    """The tidy layout (``export --csv-layout tidy``): two tables joined on ``measurement``:
+    ``samples_out`` has one row per raw sample with TIDY_SAMPLE_COLUMNS only, ``measurements_out``
+    one row per measurement with TIDY_MEASUREMENT_COLUMNS. Nothing is repeated per sample; joined,
+    they are the wide table cell for cell. Streamed like ``write_csv``."""
+    samples_writer = csv.writer(samples_out, lineterminator="\n")
+    samples_writer.writerow(TIDY_SAMPLE_COLUMNS)
+    table = csv.writer(measurements_out, lineterminator="\n")
+    table.writerow(TIDY_MEASUREMENT_COLUMNS)
+    cells = measurement_prefix(run, row, measured)
+    for index, m in enumerate(run.measurements if measurements is None else measurements):
+        table.writerow([_csv_cell(v) for v in cells(index, m)] + [int(m.samples_s.size)])
+        samples = m.samples_s
+        for start in range(0, samples.size, CSV_CHUNK_ROWS):
+            chunk = samples[start:start + CSV_CHUNK_ROWS]
+            samples_out.write("".join(f"{index},{i},{s!r},{p!r}\n" for i, s, p in zip(
+                range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
+
+
+def tidy_measurements_path(samples_path: str | Path) -> Path:
+    """``x.csv`` -> ``x.measurements.csv``: where the tidy layout's measurement table goes."""
+    p = Path(samples_path)
+    return p.with_name(f"{p.stem}.measurements{p.suffix or '.csv'}")
+
+
 def write_parquet(run: Run, row: RunRow | None, path: str | Path) -> None:
     try:
         import pyarrow as pa
