@@ -34,8 +34,8 @@ FORMAT_VERSION = 2  # 2: the run record's "catalog" (docs/record-format.md, hist
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
 PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
-# A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 MAX_LAUNCH = 1 << 20  # launch indices: --repeat is at most 1000, each resume adds one
+# A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
             "hardware")
 PARTICIPANTS = ("pair", "all")  # the --pair (other ranks idle), or every rank
