@@ -133,3 +133,24 @@ def test_the_tidy_layout_needs_an_output_file(tmp_path):
                                  "--csv-layout", "tidy"])
     assert outcome.detail == ("error: --csv-layout tidy writes two tables: give -o FILE.csv (the measurements "
                               "go to FILE.measurements.csv)")
+
+
+def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
+    """A 60,000-character host on every row: the rows of one write stay near CSV_CHUNK_CHARS
+    (before, 8192 such rows were built into one string of ~1 GB)."""
+    run = stored_run(6, samples=50)
+    launch = run.launches[0]
+    launch = dataclasses.replace(launch, ranks=tuple(dataclasses.replace(r, host="h" * 60000) for r in launch.ranks))
+    run = dataclasses.replace(run, launches=(launch,))
+    writes = []
+
+    class Sink(io.StringIO):
+        def write(self, text):
+            writes.append(len(text))
+            return super().write(text)
+    out = Sink()
+    write_csv(run, None, out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert len(rows) == 50 * len(run.measurements) and rows[0]["hosts"] == "h" * 60000
+    from msgperf.records.sample_table import CSV_CHUNK_CHARS
+    assert max(writes) < CSV_CHUNK_CHARS + 61000

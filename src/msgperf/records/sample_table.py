@@ -123,7 +123,8 @@ def sample_table(run: Run, row: RunRow | None = None) -> dict[str, np.ndarray]:
 # A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...),
 # +cmd|..., @SUM, a tab or carriage return before one): OWASP's "CSV injection".
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-CSV_CHUNK_ROWS = 8192  # sample rows formatted and written at a time
+CSV_CHUNK_ROWS = 8192  # sample rows formatted and written at a time, at most ...
+CSV_CHUNK_CHARS = 1 << 20  # ... and about this many characters (a long prefix makes fewer rows)
 
 
 def csv_text(value: str) -> str:
@@ -162,9 +163,9 @@ def measurement_prefix(run: Run, row: RunRow | None,
 
 def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[Measurement] | None = None,
               measured: Iterable[tuple[str, int]] | None = None) -> None:
-    """Stream the CSV: one measurement at a time, its sample rows written in chunks of
-    ``CSV_CHUNK_ROWS``; the per-measurement prefix is formatted once per measurement. Memory:
-    one chunk of rows, never the table or the file. ``measurements`` (with ``measured``, their
+    """Stream the CSV: one measurement at a time, its sample rows written in chunks of at most
+    ``CSV_CHUNK_ROWS`` rows and about ``CSV_CHUNK_CHARS`` characters; the per-measurement prefix
+    is formatted once per measurement. Memory: one chunk, never the table or the file. ``measurements`` (with ``measured``, their
     (pattern, bytes)): an iterator that replaces ``run.measurements`` (records.runfile_read.stream_run)."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMN_NAMES)
@@ -177,8 +178,9 @@ def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[
         prefix_writer.writerow([_csv_cell(v) for v in cells(index, m)])
         prefix = prefix_buffer.getvalue()
         samples = m.samples_s
-        for start in range(0, samples.size, CSV_CHUNK_ROWS):
-            chunk = samples[start:start + CSV_CHUNK_ROWS]
+        rows = max(1, min(CSV_CHUNK_ROWS, CSV_CHUNK_CHARS // (len(prefix) + 64)))
+        for start in range(0, samples.size, rows):
+            chunk = samples[start:start + rows]
             out.write("".join(f"{prefix},{i},{s!r},{p!r}\n" for i, s, p in zip(
                 range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
 
