@@ -203,3 +203,10 @@ def test_a_healthy_database_on_a_read_only_location_is_listed_and_shown(tmp_path
     with open_store(db, create=False) as store:
         assert store.readonly
         assert_same_run(store.load_run(2), runs[1])
+
+
+def test_a_run_id_beyond_64_bits_is_one_line(tmp_path):
+    path, _ = healthy(tmp_path)
+    outcome = run_one("label", ["label", str(10 ** 20), "x", "--db", str(path)])
+    assert outcome.detail == (f"error: {path}: a number beyond SQLite's 64-bit integers; a run id is one "
+                              "'msgperf runs' lists")

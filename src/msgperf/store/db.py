@@ -171,6 +171,9 @@ def _guarded(method: _F) -> _F:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
             raise database_error(self.path, exc) from None
+        except OverflowError:  # an id or count beyond SQLite's 64-bit integers (msgperf label 10**20)
+            raise StoreError(f"{self.path}: a number beyond SQLite's 64-bit integers; a run id is one "
+                             "'msgperf runs' lists") from None
     return wrapper  # type: ignore[return-value]
 
 
