@@ -158,3 +158,44 @@ def test_run_one_reports_a_traceback_and_a_hang(monkeypatch):
         time.sleep(5)
     monkeypatch.setattr(msgperf.cli, "main", sleepy)
     assert run_one("show", ["show", "x"], hang_s=0.05).status == "HANG"  # 0.3 s wall: the hard stop
+
+
+def _every_family_records():
+    import bench.fuzz_readers as fuzz
+    return [_json.loads(l) for l in fuzz.small_every_family().splitlines()]
+
+
+@pytest.mark.parametrize("value", ["x", -1, None, 1e300, {"a": 1}])
+def test_pattern_specific_fields_of_the_wrong_type_name_the_field(value):
+    """The fields the analysis reads from `extra` (pairs, pair_median_s, k_messages, loggp's n,
+    ...) are checked at the reader: before, a string in `pair_median_s` or n = 1e300 reached the
+    analysis (ValueError, TypeError, LinAlgError in show and fit)."""
+    from msgperf.records.format import EXTRA_FIELDS
+    records = _every_family_records()
+    present = {k for r in records if r["type"] == "measurement" for k in r} & set(EXTRA_FIELDS)
+    assert {"pairs", "pair_median_s", "k_messages", "n", "active_pairs", "eager"} <= present
+    for name in sorted(present):
+        broken = [dict(r, **{name: value}) if name in r else r for r in records]
+        text = "".join(_json.dumps(r) + "\n" for r in broken)
+        if EXTRA_FIELDS[name][0](value):
+            continue  # a legal value for this field (None for an eager limit)
+        with pytest.raises(RecordError, match=f"field '{name}' must be "):
+            parse_run_text(text, "fuzz")
+
+
+def test_pairs_and_their_times_must_agree():
+    records = _every_family_records()
+    broken = [dict(r, pair_median_s=r["pair_median_s"][:-1] or [1e-6, 1e-6]) if "pair_median_s" in r else r
+              for r in records]
+    with pytest.raises(RecordError, match="'pairs' lists .* pairs but 'pair_median_s' .* times"):
+        parse_run_text("".join(_json.dumps(r) + "\n" for r in broken), "fuzz")
+
+
+def test_wrong_pattern_fields_through_show_and_fit(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    records = _every_family_records()
+    for name, value in (("pair_median_s", "x"), ("n", 1e300), ("k_messages", {"a": 1}), ("pairs", -1)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(_json.dumps(dict(r, **{name: value}) if name in r else r) + "\n" for r in records))
+        for o in drive(path, tmp_path, None, ("show", "fit")):
+            assert o.status == "clean error" and f"field '{name}' must be" in o.detail, o

@@ -470,6 +470,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     variant = obj.get("variant", "")
     if not isinstance(variant, str):
         raise RecordError(f"{where}: variant must be a string")
+    _check_extra(obj, where)
     placement = obj.get("placement", "")
     if placement not in PLACEMENTS:
         raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
@@ -494,6 +495,66 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         extra={k2: v for k2, v in obj.items() if k2 not in known},
         placement=placement,
     )
+
+
+def _is_int(v: Any, low: int, high: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _is_time(v: Any, low_open: bool = True) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and (v > 0 if low_open else v >= 0) and v <= MAX_TIME_S)
+
+
+def _is_rank_pair(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(_is_int(r, 0, MAX_RANKS - 1) for r in v)
+
+
+# The pattern-specific fields (docs/record-format.md) the analysis reads: name -> (check, what it must be).
+EXTRA_FIELDS: dict[str, tuple[Any, str]] = {
+    "pairs": (lambda v: isinstance(v, list) and all(_is_rank_pair(p) for p in v), "a list of [rank, rank] pairs"),
+    "pair_median_s": (lambda v: isinstance(v, list) and all(_is_time(t) for t in v),
+                      "a list of times in (0, 1e6] s"),
+    "active_pairs": (lambda v: _is_int(v, 1, MAX_RANKS - 1), "a pair count from 1"),
+    "round": (lambda v: _is_int(v, 0, 2 * MAX_RANKS), "a round number from 0"),
+    "rounds": (lambda v: _is_int(v, 1, 2 * MAX_RANKS), "a round count from 1"),
+    "window": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "messages_per_iteration": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "bsend_buffer_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "k_messages": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "message_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "combined": (lambda v: isinstance(v, bool), "true or false"),
+    "compute_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "eager": (lambda v: isinstance(v, bool), "true or false"),
+    "capacity_capped": (lambda v: isinstance(v, bool), "true or false"),
+    "eager_limit_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "eager_limit_low_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "eager_limit_high_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "unexpected_capacity": (lambda v: _is_int(v, 0, MAX_EXACT), "a message count"),
+    "probe_deadline_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "probe_max_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "first_message_of_job_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "n": (lambda v: _is_int(v, 1, 1 << 20), "a message count from 1 to 2^20"),
+    "loggp_tests": (lambda v: _is_int(v, 1, 1 << 20), "a test count from 1 to 2^20"),
+    "d_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "prtt_1_0_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "prtt_n_0_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "prtt_n_d_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "send_call_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "recv_call_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "synchronised": (lambda v: isinstance(v, bool), "true or false"),
+    "barrier": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def _check_extra(obj: Mapping[str, Any], where: str) -> None:
+    """The pattern-specific fields, when present, have the types and ranges the analysis relies on."""
+    for name, (ok, what) in EXTRA_FIELDS.items():
+        if name in obj and not ok(obj[name]):
+            raise RecordError(f"{where}: field '{name}' must be {what}")
+    pairs, medians = obj.get("pairs"), obj.get("pair_median_s")
+    if pairs is not None and medians is not None and len(pairs) != len(medians):
+        raise RecordError(f"{where}: 'pairs' lists {len(pairs)} pairs but 'pair_median_s' {len(medians)} times")
 
 
 def _number_text(value: Any) -> str:
