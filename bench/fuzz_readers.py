@@ -72,7 +72,32 @@ def seeds(rich: bool = False) -> list[tuple[str, object, str | None]]:
     return targets
 
 
-def mutate(text: str, rng: random.Random) -> str:
+HOSTILE_VALUES = ["x", "", "\x1b[31m=1+1", -1, 0, 1, 2 ** 53 + 1, 2 ** 63, -2 ** 63, 10 ** 30, 1e-300, 1e300, -0.0,
+                  True, False, None, [], [1], [[0, 1]], [[0, 1], [1, 0]], [1e-6], ["x"], {}, {"a": 1}, [None]]
+
+
+def mutate_field(text: str, rng: random.Random) -> str | None:
+    """One field of one record of a JSON Lines text set to a hostile value (None: not JSON Lines)."""
+    lines = text.splitlines()
+    try:
+        records = [json.loads(line) for line in lines]
+    except ValueError:
+        return None
+    if not records or not all(isinstance(r, dict) for r in records):
+        return None
+    record = rng.choice(records)
+    keys = [k for k in record if k != "type"]
+    if not keys:
+        return None
+    record[rng.choice(keys)] = rng.choice(HOSTILE_VALUES)
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def mutate(text: str, rng: random.Random, fields: float = 0.0) -> str:
+    if fields and rng.random() < fields:
+        changed = mutate_field(text, rng)
+        if changed is not None:
+            return changed
     for _ in range(rng.randint(1, 4)):
         at = rng.randrange(len(text) + 1)
         op = rng.random()
@@ -97,6 +122,8 @@ def main() -> int:
     ap.add_argument("--refused-every", type=int, default=100)
     ap.add_argument("--hang-s", type=float, default=10.0)
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long (0: no limit)")
+    ap.add_argument("--fields", type=float, default=0.0,
+                    help="this fraction of inputs: one field of one record set to a hostile value of any JSON type")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     targets = seeds(rich=args.commands)
@@ -117,7 +144,7 @@ def main() -> int:
         if args.minutes and time.perf_counter() - start > args.minutes * 60:
             break
         seed_text, parse, tool = targets[i % len(targets)]
-        text = mutate(seed_text, rng)
+        text = mutate(seed_text, rng, args.fields)
         accepted = False
         try:
             parse(text)
