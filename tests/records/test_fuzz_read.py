@@ -57,3 +57,145 @@ def test_wrong_types_in_every_field(value):
 
 def test_deeply_nested_json_is_a_clean_error():
     parse_or_clean_error("[" * 100000 + "]" * 100000 + "\n")
+
+
+# ---- values that used to crash the commands after the reader (issue 17, item 10) -------------
+
+import json as _json  # noqa: E402
+import random  # noqa: E402
+
+import pytest  # noqa: E402
+
+from .fuzz_commands import command_lines, drive, run_one  # noqa: E402
+
+
+def _edited(edit) -> str:
+    records = [_json.loads(l) for l in GOOD.splitlines()]
+    edit(records)
+    return "".join(_json.dumps(r) + "\n" for r in records)
+
+
+def _set(line: int, field: str, value):
+    return lambda records: records[line].__setitem__(field, value)
+
+
+BOUNDARY_CASES = {
+    # case: (the file's text, the line named, a fragment of the one-line error)
+    "integer >= 2^63": (_edited(_set(2, "bytes", 2 ** 63)), 3, "field 'bytes' is 9223372036854775808, beyond the 64-bit range"),
+    "first_s 1e400": (GOOD.replace('"first_s": 0.001', '"first_s": 1e400', 1), 3, "field 'first_s' is not a finite number (inf)"),
+    "k of 10^30": (_edited(_set(2, "k", 10 ** 30)), 3, "field 'k' is an integer of 31 digits, beyond the 64-bit range"),
+    "k of 2^60": (_edited(_set(2, "k", 2 ** 60)), 3, "k, divisor and bytes must be at most 2^53"),
+    "divisor of 10^15": (_edited(_set(2, "divisor", 10 ** 15)), 3, "at least 1e-15 s per message"),
+    "lone surrogate": (_edited(lambda r: r[1]["ranks"][0].__setitem__("host", "a\ud800b")), 2,
+                       "field 'ranks[0].host' holds a lone UTF-16 surrogate (\\ud800 at character 1)"),
+    "surrogate in a key": (_edited(lambda r: r[2].__setitem__("x\udc00", 1)), 3, "holds a lone UTF-16 surrogate"),
+    "negative first_s": (_edited(_set(2, "first_s", -2.5)), 3, "field 'first_s' is -2.5; it must be within (0, 1e+06]"),
+    "over-long string": (_edited(lambda r: r[0].__setitem__("command_line", "x" * 70000)), 1,
+                         "field 'command_line' is 70,000 characters long; msgperf reads strings of at most 65,536"),
+    "huge sample": (_edited(_set(3, "samples_s", [1.0, 2e7])), 4, "sample 1 is 20000000.0 s"),
+    "infinite extra field": (GOOD.replace('"stop_reason"', '"x": [1, -1e999], "stop_reason"', 1), 3,
+                             "field 'x[1]' is not a finite number (-inf)"),
+    "elapsed_s negative": (_edited(_set(2, "elapsed_s", -1.0)), 3, "field 'elapsed_s' is -1.0"),
+    "rank 2^40": (_edited(_set(2, "ranks", [0, 2 ** 40])), 3, "field 'ranks' must be a list of rank numbers"),
+    "nesting 40 deep": (_edited(_set(2, "deep", _json.loads("[" * 40 + "]" * 40))), 3, "nested more than 32 levels"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOUNDARY_CASES))
+def test_the_reader_refuses_values_later_commands_cannot_handle(case):
+    text, line, fragment = BOUNDARY_CASES[case]
+    with pytest.raises(RecordError) as err:
+        parse_run_text(text, "fuzz")
+    message = str(err.value)
+    assert message.startswith(f"fuzz, line {line}: ") and "\n" not in message
+    assert fragment in message
+
+
+@pytest.mark.parametrize("case", ["integer >= 2^63", "first_s 1e400", "lone surrogate", "negative first_s"])
+def test_every_command_refuses_them_in_one_line(case, tmp_path, monkeypatch):
+    """The cases of the issue, through show, fit, export, report and import: each says so in one
+    line naming the file and line (import used to raise OverflowError, export ValueError)."""
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    text, line, fragment = BOUNDARY_CASES[case]
+    path = tmp_path / "run.jsonl"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    outcomes = drive(path, tmp_path)
+    assert {o.command for o in outcomes} == set(command_lines(path, tmp_path))
+    for o in outcomes:
+        assert o.status == "clean error", o
+        assert o.detail.startswith(f"error: {path}, line {line}: ") and fragment[:40] in o.detail, o
+
+
+def test_a_fixed_sample_of_mutated_files_through_every_command(tmp_path, monkeypatch):
+    """A small fixed-seed sample of what bench/fuzz_readers.py --commands runs by the thousand."""
+    monkeypatch.setenv("MSGPERF_CACHE", str(tmp_path / "cache"))
+    import bench.fuzz_readers as fuzz
+    rng = random.Random(17)
+    targets = fuzz.seeds(rich=True)
+    statuses = []
+    for i in range(24):
+        seed_text, _, tool = targets[i % len(targets)]
+        path = tmp_path / f"input-{i}{'.txt' if tool else '.jsonl'}"
+        path.write_text(fuzz.mutate(seed_text, rng, fields=0.5), encoding="utf-8", errors="surrogatepass")
+        only = None if i in (0, 2) else ("show", "fit", "export csv", "import")
+        for o in drive(path, tmp_path, tool, only):
+            assert o.status in ("ok", "clean error"), (i, o)
+            statuses.append(o.status)
+    assert "ok" in statuses and "clean error" in statuses  # both paths were exercised
+
+
+def test_run_one_reports_a_traceback_and_a_hang(monkeypatch):
+    """The harness itself can fail: an exception escaping a command, and a command that sleeps."""
+    import msgperf.cli
+
+    def boom(args):
+        raise ZeroDivisionError("x")
+    monkeypatch.setattr(msgperf.cli, "main", boom)
+    assert run_one("show", ["show", "x"]).status == "FAILURE"
+
+    def sleepy(args):
+        import time
+        time.sleep(5)
+    monkeypatch.setattr(msgperf.cli, "main", sleepy)
+    assert run_one("show", ["show", "x"], hang_s=0.05).status == "HANG"  # 0.3 s wall: the hard stop
+
+
+def _every_family_records():
+    import bench.fuzz_readers as fuzz
+    return [_json.loads(l) for l in fuzz.small_every_family().splitlines()]
+
+
+@pytest.mark.parametrize("value", ["x", -1, None, 1e300, {"a": 1}])
+def test_pattern_specific_fields_of_the_wrong_type_name_the_field(value):
+    """The fields the analysis reads from `extra` (pairs, pair_median_s, k_messages, loggp's n,
+    ...) are checked at the reader: before, a string in `pair_median_s` or n = 1e300 reached the
+    analysis (ValueError, TypeError, LinAlgError in show and fit)."""
+    from msgperf.records.format import EXTRA_FIELDS
+    records = _every_family_records()
+    present = {k for r in records if r["type"] == "measurement" for k in r} & set(EXTRA_FIELDS)
+    assert {"pairs", "pair_median_s", "k_messages", "n", "active_pairs", "eager"} <= present
+    for name in sorted(present):
+        broken = [dict(r, **{name: value}) if name in r else r for r in records]
+        text = "".join(_json.dumps(r) + "\n" for r in broken)
+        if EXTRA_FIELDS[name][0](value):
+            continue  # a legal value for this field (None for an eager limit)
+        with pytest.raises(RecordError, match=f"field '{name}' must be "):
+            parse_run_text(text, "fuzz")
+
+
+def test_pairs_and_their_times_must_agree():
+    records = _every_family_records()
+    broken = [dict(r, pair_median_s=r["pair_median_s"][:-1] or [1e-6, 1e-6]) if "pair_median_s" in r else r
+              for r in records]
+    with pytest.raises(RecordError, match="'pairs' lists .* pairs but 'pair_median_s' .* times"):
+        parse_run_text("".join(_json.dumps(r) + "\n" for r in broken), "fuzz")
+
+
+def test_wrong_pattern_fields_through_show_and_fit(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    records = _every_family_records()
+    for name, value in (("pair_median_s", "x"), ("n", 1e300), ("k_messages", {"a": 1}), ("pairs", -1)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(_json.dumps(dict(r, **{name: value}) if name in r else r) + "\n" for r in records))
+        for o in drive(path, tmp_path, None, ("show", "fit")):
+            assert o.status == "clean error" and f"field '{name}' must be" in o.detail, o

@@ -19,7 +19,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
-from msgperf.records.sample_table import write_csv, write_parquet
+from msgperf.records.sample_table import tidy_measurements_path, write_csv, write_csv_tidy, write_parquet
 from msgperf.store.listing import RunRow
 from msgperf.store.resolve import resolve_run_ref
 
@@ -31,16 +31,18 @@ _TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], None]] = {
 
 
 def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
-               stdout: TextIO | None = None) -> str | None:
+               stdout: TextIO | None = None, writer: Callable[[TextIO], None] | None = None) -> str | None:
     """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
-    when ``path`` is None. Returns the path written, if any."""
+    when ``path`` is None. Returns the path written, if any. ``writer``: writes the text itself
+    (a streamed CSV, where ``run`` holds no measurements)."""
     if fmt not in FORMATS:
         raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    text_writer = writer or (lambda out: _TEXT_WRITERS[fmt](run, row, out))
     if path is None:
         if fmt == "parquet":
             raise MsgperfError("Parquet is binary: give an output file with -o FILE.parquet")
         assert stdout is not None
-        _TEXT_WRITERS[fmt](run, row, stdout)
+        text_writer(stdout)
         return None
     target = Path(path)
     if target.is_dir():
@@ -52,7 +54,7 @@ def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
             write_parquet(run, row, tmp)
         else:
             with tmp.open("w", encoding="utf-8", newline="") as out:
-                _TEXT_WRITERS[fmt](run, row, out)
+                text_writer(out)
     return str(target)
 
 
@@ -73,6 +75,55 @@ def chosen_format(fmt: str | None, output: str | None) -> str:
     return fmt
 
 
+def _streamed_csv(arg: str):
+    """A msgperf run file is exported to CSV in two passes over the file, one measurement in
+    memory at a time (records.runfile_read.stream_run); other inputs (a stored run, an export, another
+    tool's output) are loaded whole: None."""
+    path = Path(arg)
+    if not path.is_file():
+        return None
+    from msgperf.records.importers import guess_tool  # noqa: PLC0415
+    from msgperf.records.export_json import looks_exported  # noqa: PLC0415
+    from msgperf.records.runfile_read import stream_run  # noqa: PLC0415
+    from msgperf.records.samples_text import is_run_file  # noqa: PLC0415
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20000).decode("utf-8", errors="replace")
+    except OSError:
+        return None  # the loader gives the one-line error
+    if looks_exported(head) or (guess_tool(head) not in (None, "msgperf")) or not is_run_file(path):
+        return None
+    return stream_run(path)
+
+
+def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None:
+    """Two CSV files, each written to a temporary name and renamed once both are complete."""
+    if fmt != "csv":
+        raise MsgperfError(f"--csv-layout tidy is a CSV layout; it does not apply to --format {fmt}")
+    if output is None:
+        raise MsgperfError("--csv-layout tidy writes two tables: give -o FILE.csv (the measurements go to "
+                           "FILE.measurements.csv)")
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise MsgperfError(f"{target.parent}: no such directory for the export")
+    table_path = tidy_measurements_path(target)
+    streamed = _streamed_csv(arg)
+    if streamed is not None:
+        header, measurements = streamed
+        run, row, ms, measured = header.run, None, measurements(), header.measured
+    else:
+        run, row = resolve_run_ref(arg, db)
+        ms, measured = None, None
+    with atomic_path(table_path) as table_tmp, atomic_path(target) as samples_tmp:
+        with table_tmp.open("w", encoding="utf-8", newline="") as table, \
+                samples_tmp.open("w", encoding="utf-8", newline="") as samples:
+            write_csv_tidy(run, row, samples, table, ms, measured)
+    if streamed is not None and streamed[0].truncated:
+        click.echo(f"note: {arg}: the last line was cut off (a killed job?) and was left out", err=True)
+    click.echo(f"wrote {target} (samples) and {table_path} (measurements)", err=True)
+
+
 @click.command("export")
 @click.argument("run", metavar="RUN")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
@@ -81,11 +132,26 @@ def chosen_format(fmt: str | None, output: str | None) -> str:
                    "file's extension (.json, .csv, .parquet, .jsonl), else json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Output file (default: standard output; required for parquet).")
+@click.option("--csv-layout", type=click.Choice(["wide", "tidy"]), default="wide", show_default=True,
+              help="csv: wide (one table, every column on every sample row) or tidy (-o X.csv gets "
+                   "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
+                   "measurement; joined on measurement they are the wide table).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
-def command(run: str, fmt: str | None, output: str | None, db: str | None) -> None:
+def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
-    fmt = chosen_format(fmt, output)
-    loaded, row = resolve_run_ref(run, db)
-    written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
+    fmt = chosen_format(fmt or ("csv" if csv_layout == "tidy" else None), output)
+    if csv_layout == "tidy":
+        _export_tidy(run, fmt, output, db)
+        return
+    streamed = _streamed_csv(run) if fmt == "csv" else None
+    if streamed is not None:
+        header, measurements = streamed
+        written = export_run(header.run, None, fmt, output, stdout=sys.stdout,
+                             writer=lambda out: write_csv(header.run, None, out, measurements(), header.measured))
+        if header.truncated:
+            click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
+    else:
+        loaded, row = resolve_run_ref(run, db)
+        written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
     if written:
         click.echo(f"wrote {written}", err=True)

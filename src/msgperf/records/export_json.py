@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from msgperf.records.format import RecordError
 from msgperf.records.runfile_read import parse_run_text
-from msgperf.records.runfile_write import run_records
+from msgperf.records.runfile_write import iter_run_records
 
 EXPORT_FORMAT = "msgperf-export"
 EXPORT_VERSION = 1
@@ -37,7 +37,8 @@ def store_meta(row: Any) -> dict[str, Any] | None:
 def write_export_json(run: Any, row: Any, out: TextIO) -> None:
     out.write('{"format": "%s", "export_version": %d, "store": %s, "records": [\n'
               % (EXPORT_FORMAT, EXPORT_VERSION, json.dumps(store_meta(row))))
-    out.write(",\n".join(json.dumps(r, allow_nan=False) for r in run_records(run)))
+    for i, record in enumerate(iter_run_records(run)):  # one record at a time, never the document
+        out.write((",\n" if i else "") + json.dumps(record, allow_nan=False))
     out.write("\n]}\n")
 
 

@@ -29,6 +29,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.errors import MsgperfError
+from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
+                                    check_int)
 from msgperf.records.pattern_names import pattern_name
 
 FORMAT_NAME = "msgperf-run"
@@ -36,6 +38,7 @@ FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (doc
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
 PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
+MAX_LAUNCH = 1 << 20  # launch indices: --repeat is at most 1000, each resume adds one
 # A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
             "hardware")
@@ -301,6 +304,8 @@ def _require(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], w
             raise RecordError(f"{where}: field '{name}' is not a finite number")
         if kind is int and not float(value).is_integer():
             raise RecordError(f"{where}: field '{name}' must be an integer")
+        if kind is int and not -MAX_INT64 <= value <= MAX_INT64:
+            raise RecordError(f"{where}: field '{name}' is beyond the 64-bit range of any count msgperf keeps")
         return int(value) if kind is int else float(value)
     if not isinstance(value, kind):
         raise RecordError(f"{where}: field '{name}' has the wrong type ({type(value).__name__})")
@@ -309,9 +314,17 @@ def _require(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], w
 
 def _pair(value: Any, where: str, name: str) -> tuple[int, ...]:
     if (not isinstance(value, list) or not value
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)):
-        raise RecordError(f"{where}: field '{name}' must be a list of rank numbers")
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_RANKS for v in value)):
+        raise RecordError(f"{where}: field '{name}' must be a list of rank numbers (0 to {MAX_RANKS - 1})")
     return tuple(value)
+
+
+def _int_in(obj: Mapping[str, Any], name: str, where: str, low: int, high: int) -> int:
+    return check_int(_require(obj, name, int, where), where, name, low, high, RecordError)
+
+
+def _float_in(obj: Mapping[str, Any], name: str, where: str, low: float, high: float, low_open: bool = False) -> float:
+    return check_float(_require(obj, name, float, where), where, name, low, high, RecordError, low_open=low_open)
 
 
 def decode_plan(obj: Any, where: str) -> Plan:
@@ -321,8 +334,8 @@ def decode_plan(obj: Any, where: str) -> Plan:
     sizes = _require(obj, "sizes", list, where)
     if not all(isinstance(p, str) for p in patterns):
         raise RecordError(f"{where}: plan.patterns must be strings")
-    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
-        raise RecordError(f"{where}: plan.sizes must be non-negative integers")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_EXACT for s in sizes):
+        raise RecordError(f"{where}: plan.sizes must be byte counts from 0 to 2^53")
     pair = _pair(_require(obj, "pair", list, where), where, "plan.pair")
     if len(pair) != 2:
         raise RecordError(f"{where}: plan.pair must name two ranks")
@@ -331,11 +344,11 @@ def decode_plan(obj: Any, where: str) -> Plan:
         sizes=tuple(sizes),
         buffer=_require(obj, "buffer", str, where),
         pair=(pair[0], pair[1]),
-        nranks=_require(obj, "nranks", int, where),
-        precision=_require(obj, "precision", float, where),
-        time_budget_s=_require(obj, "time_budget_s", float, where),
-        min_samples=_require(obj, "min_samples", int, where),
-        max_samples=_require(obj, "max_samples", int, where),
+        nranks=_int_in(obj, "nranks", where, 1, MAX_RANKS),
+        precision=_float_in(obj, "precision", where, 0.0, 1.0),
+        time_budget_s=_float_in(obj, "time_budget_s", where, 0.0, MAX_TIME_S),
+        min_samples=_int_in(obj, "min_samples", where, 0, MAX_EXACT),
+        max_samples=_int_in(obj, "max_samples", where, 0, MAX_EXACT),
         placement=_placement_of(obj, where),
         active=tuple(_active_of(obj, where)),
         repeat=_repeat_of(obj, where),
@@ -367,7 +380,8 @@ def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
 
 def _active_of(plan: Mapping[str, Any], where: str) -> list[int]:
     value = plan.get("active", [])  # files written before the field existed: the whole sweep
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < MAX_RANKS
+                                              for v in value):
         raise RecordError(f"{where}: plan.active must be a list of positive pair counts")
     return value
 
@@ -386,7 +400,7 @@ def decode_variant(obj: Any, where: str) -> VariantInfo:
     if "active_pairs" not in obj:  # present, null when the variant is not a step of a sweep
         raise RecordError(f"{where}: missing field 'active_pairs'")
     active = obj["active_pairs"]
-    if active is not None and (isinstance(active, bool) or not isinstance(active, int) or active < 1):
+    if active is not None and (isinstance(active, bool) or not isinstance(active, int) or not 1 <= active < MAX_RANKS):
         raise RecordError(f"{where}: variant active_pairs must be a positive integer or null")
     return VariantInfo(name=name, active_pairs=active)
 
@@ -404,8 +418,8 @@ def decode_pattern_info(obj: Any, where: str) -> PatternInfo:
     if participants not in PARTICIPANTS:
         raise RecordError(f"{where}: participants must be pair or all, not {participants!r}")
     divisor, flows = _require(obj, "divisor", int, where), _require(obj, "flows", int, where)
-    if divisor < 0 or flows < 1:
-        raise RecordError(f"{where}: divisor must be >= 0 and flows >= 1")
+    if not 0 <= divisor <= MAX_EXACT or not 1 <= flows <= MAX_RANKS:
+        raise RecordError(f"{where}: divisor must be >= 0 and flows >= 1 (and at most 2^53 and {MAX_RANKS})")
     variants = _require(obj, "variants", list, where)
     if not variants:
         raise RecordError(f"{where}: a pattern writes at least one record per size (variants is empty)")
@@ -454,30 +468,30 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
     for r in ranks_raw:
         if not isinstance(r, dict):
             raise RecordError(f"{where}: each entry of 'ranks' must be an object")
-        ranks.append(RankPlacement(rank=_require(r, "rank", int, where),
+        ranks.append(RankPlacement(rank=_int_in(r, "rank", where, 0, MAX_RANKS - 1),
                                    host=_require(r, "host", str, where),
-                                   cpu=_require(r, "cpu", int, where),
-                                   node=_require(r, "node", int, where)))
+                                   cpu=_int_in(r, "cpu", where, -1, MAX_RANKS),
+                                   node=_int_in(r, "node", where, 0, MAX_RANKS - 1)))
     clock = _require(obj, "clock", dict, where)
     env = _require(obj, "environment", dict, where)
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise RecordError(f"{where}: 'environment' must map names to strings")
     pair = _pair(_require(obj, "pair", list, where), where, "pair")
     return Launch(
-        index=_require(obj, "launch", int, where),
+        index=_int_in(obj, "launch", where, 0, MAX_LAUNCH),
         mpi_library=_require(obj, "mpi_library", str, where),
         mpi_version=_require(obj, "mpi_version", str, where),
-        nranks=_require(obj, "nranks", int, where),
+        nranks=_int_in(obj, "nranks", where, 1, MAX_RANKS),
         ranks=tuple(ranks),
         pair=(pair[0], pair[-1]),
         pair_shares_node=_require(obj, "pair_shares_node", bool, where),
         clock=ClockSelfTest(
             source=_require(clock, "source", str, where),
-            resolution_s=_require(clock, "resolution_s", float, where),
-            overhead_s=_require(clock, "overhead_s", float, where),
+            resolution_s=_float_in(clock, "resolution_s", where, 0.0, MAX_TIME_S),
+            overhead_s=_float_in(clock, "overhead_s", where, 0.0, MAX_TIME_S),
             monotonic=_require(clock, "monotonic", bool, where),
-            reported_resolution_s=_require(clock, "reported_resolution_s", float, where),
-            mpi_wtick_s=_require(clock, "mpi_wtick_s", float, where),
+            reported_resolution_s=_float_in(clock, "reported_resolution_s", where, 0.0, MAX_TIME_S),
+            mpi_wtick_s=_float_in(clock, "mpi_wtick_s", where, 0.0, MAX_TIME_S),
         ),
         environment=dict(env),
         start_time=_require(obj, "start_time", str, where),
@@ -610,35 +624,48 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         raise RecordError(f"{where}: a measurement needs at least one sample")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
         raise RecordError(f"{where}: samples_s must hold numbers")
-    array = np.asarray(samples, dtype=np.float64)
+    try:
+        array = np.asarray(samples, dtype=np.float64)
+    except OverflowError:  # an integer beyond a double (10^400)
+        array = np.asarray([float("inf") if abs(s) > MAX_INT64 else s for s in samples], dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(array) | (array <= 0))
     if bad.size:
         i = int(bad[0])
         raise RecordError(
-            f"{where}: sample {i} is {samples[i]!r} s; a time must be positive and finite "
+            f"{where}: sample {i} is {_number_text(samples[i])} s; a time must be positive and finite "
             "(a clock or overflow fault, not a measurement)")
     k = _require(obj, "k", int, where)
     divisor = _require(obj, "divisor", int, where)
     size = _require(obj, "bytes", int, where)
     if k < 1 or divisor < 1 or size < 0:
         raise RecordError(f"{where}: k and divisor must be >= 1 and bytes >= 0")
+    if k > MAX_EXACT or divisor > MAX_EXACT or size > MAX_EXACT:
+        raise RecordError(f"{where}: k, divisor and bytes must be at most 2^53 (k {k}, divisor {divisor}, "
+                          f"bytes {size}); no real measurement comes near")
+    _check_sample_range(array, divisor, where)
     stop = _require(obj, "stop_reason", str, where)
     if stop not in STOP_REASONS:
         raise RecordError(f"{where}: unknown stop_reason {stop!r}")
     validation = _require(obj, "validation", str, where)
     first = obj.get("first_s")
-    if first is not None and (isinstance(first, bool) or not isinstance(first, (int, float))):
-        raise RecordError(f"{where}: first_s must be a number")
+    if first is not None:
+        first = _float_in(obj, "first_s", where, 0.0, MAX_TIME_S, low_open=True)
+    warmup = _int_in(obj, "warmup", where, 0, MAX_EXACT) if obj.get("warmup") is not None else 0
+    elapsed = _float_in(obj, "elapsed_s", where, 0.0, 10 * MAX_TIME_S) if obj.get("elapsed_s") is not None else 0.0
     known = {"type", "pattern", "bytes", "buffer", "ranks", "k", "divisor", "samples_s",
              "stop_reason", "validation", "launch", "timing", "metric", "first_s", "warmup",
              "elapsed_s", "flows", "variant"}
     flows = obj.get("flows", 1)
-    if isinstance(flows, bool) or not isinstance(flows, int) or flows < 1:
-        raise RecordError(f"{where}: flows must be an integer >= 1")
+    if isinstance(flows, bool) or not isinstance(flows, int) or not 1 <= flows <= MAX_RANKS:
+        raise RecordError(f"{where}: flows must be an integer from 1 to {MAX_RANKS}")
+    launch = obj.get("launch", 0)
+    if isinstance(launch, bool) or not isinstance(launch, int) or not 0 <= launch <= MAX_LAUNCH:
+        raise RecordError(f"{where}: launch must be a launch index from 0 to {MAX_LAUNCH}")
     variant = obj.get("variant", "")
     if not isinstance(variant, str):
         raise RecordError(f"{where}: variant must be a string")
     _check_pair_samples(obj, where)
+    _check_extra(obj, where)
     placement = obj.get("placement", "")
     if placement not in PLACEMENTS:
         raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
@@ -652,17 +679,93 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         samples_s=array,
         stop_reason=stop,
         validated=validation == "ok",
-        launch=int(obj.get("launch", 0)) if isinstance(obj.get("launch", 0), int) else 0,
+        launch=launch,
         timing=obj.get("timing", "") if isinstance(obj.get("timing", ""), str) else "",
         metric=obj.get("metric", "one_way") if isinstance(obj.get("metric", ""), str) else "",
-        first_s=None if first is None else float(first),
-        warmup=obj.get("warmup", 0) if isinstance(obj.get("warmup", 0), int) else 0,
-        elapsed_s=float(obj.get("elapsed_s", 0.0)) if isinstance(obj.get("elapsed_s", 0), (int, float)) else 0.0,
+        first_s=first,
+        warmup=warmup,
+        elapsed_s=elapsed,
         flows=flows,
         variant=variant,
         extra={k2: v for k2, v in obj.items() if k2 not in known},
         placement=placement,
     )
+
+
+def _is_int(v: Any, low: int, high: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _is_time(v: Any, low_open: bool = True) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and (v > 0 if low_open else v >= 0) and v <= MAX_TIME_S)
+
+
+def _is_rank_pair(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(_is_int(r, 0, MAX_RANKS - 1) for r in v)
+
+
+# The pattern-specific fields (docs/record-format.md) the analysis reads: name -> (check, what it must be).
+EXTRA_FIELDS: dict[str, tuple[Any, str]] = {
+    "pairs": (lambda v: isinstance(v, list) and all(_is_rank_pair(p) for p in v), "a list of [rank, rank] pairs"),
+    "pair_median_s": (lambda v: isinstance(v, list) and all(_is_time(t) for t in v),
+                      "a list of times in (0, 1e6] s"),
+    "active_pairs": (lambda v: _is_int(v, 1, MAX_RANKS - 1), "a pair count from 1"),
+    "round": (lambda v: _is_int(v, 0, 2 * MAX_RANKS), "a round number from 0"),
+    "rounds": (lambda v: _is_int(v, 1, 2 * MAX_RANKS), "a round count from 1"),
+    "window": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "messages_per_iteration": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "bsend_buffer_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "k_messages": (lambda v: _is_int(v, 1, MAX_EXACT), "a message count from 1"),
+    "message_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "combined": (lambda v: isinstance(v, bool), "true or false"),
+    "compute_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "eager": (lambda v: isinstance(v, bool), "true or false"),
+    "capacity_capped": (lambda v: isinstance(v, bool), "true or false"),
+    "eager_limit_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "eager_limit_low_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "eager_limit_high_bytes": (lambda v: v is None or _is_int(v, 0, MAX_EXACT), "a byte count or null"),
+    "unexpected_capacity": (lambda v: _is_int(v, 0, MAX_EXACT), "a message count"),
+    "probe_deadline_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "probe_max_bytes": (lambda v: _is_int(v, 0, MAX_EXACT), "a byte count"),
+    "first_message_of_job_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "n": (lambda v: _is_int(v, 1, 1 << 20), "a message count from 1 to 2^20"),
+    "loggp_tests": (lambda v: _is_int(v, 1, 1 << 20), "a test count from 1 to 2^20"),
+    "d_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "prtt_1_0_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "prtt_n_0_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "prtt_n_d_s": (lambda v: _is_time(v), "a time in (0, 1e6] s"),
+    "send_call_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "recv_call_s": (lambda v: _is_time(v, low_open=False), "a time in [0, 1e6] s"),
+    "synchronised": (lambda v: isinstance(v, bool), "true or false"),
+    "barrier": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def _check_extra(obj: Mapping[str, Any], where: str) -> None:
+    """The pattern-specific fields, when present, have the types and ranges the analysis relies on."""
+    for name, (ok, what) in EXTRA_FIELDS.items():
+        if name in obj and not ok(obj[name]):
+            raise RecordError(f"{where}: field '{name}' must be {what}")
+    pairs, medians = obj.get("pairs"), obj.get("pair_median_s")
+    if pairs is not None and medians is not None and len(pairs) != len(medians):
+        raise RecordError(f"{where}: 'pairs' lists {len(pairs)} pairs but 'pair_median_s' {len(medians)} times")
+
+
+def _number_text(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 25 else f"a number of {len(text)} digits"
+
+
+def _check_sample_range(array: np.ndarray, divisor: int, where: str) -> None:
+    """Samples at most MAX_TIME_S, and at least MIN_PER_MESSAGE_S once divided per message (a
+    smaller time is a clock fault, and it breaks the fits' arithmetic)."""
+    bad = np.flatnonzero((array > MAX_TIME_S) | (array / divisor < MIN_PER_MESSAGE_S))
+    if bad.size:
+        i = int(bad[0])
+        raise RecordError(
+            f"{where}: sample {i} is {float(array[i])!r} s (divisor {divisor}); a sample must be at most "
+            f"{MAX_TIME_S:g} s and at least {MIN_PER_MESSAGE_S:g} s per message (a clock fault, not a measurement)")
 
 
 # ---- encoding (imports and tests write run files through these) ------------------------------

@@ -9,33 +9,42 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from msgperf.atomic_file import atomic_write
 from msgperf.records.format import (Run, encode_launch, encode_launch_abort, encode_launch_end,
                                     encode_measurement, encode_run)
 
 
-def run_records(run: Run) -> list[dict[str, Any]]:
+def iter_run_records(run: Run) -> Iterator[dict[str, Any]]:
     """The run's records in the order the kernels write them: the run record, then per launch
-    its launch record, its measurements, its end (and msgperf's abort record)."""
-    records = [encode_run(run.info)]
+    its launch record, its measurements, its end (and msgperf's abort record). One at a time, so
+    a writer holds one record's samples as Python floats, not the run's."""
+    yield encode_run(run.info)
     for launch in run.launches:
-        records.append(encode_launch(launch))
-        records += [encode_measurement(m) for m in run.measurements if m.launch == launch.index]
+        yield encode_launch(launch)
+        for m in run.measurements:
+            if m.launch == launch.index:
+                yield encode_measurement(m)
         if launch.finished:
-            records.append(encode_launch_end(launch))
+            yield encode_launch_end(launch)
         if launch.aborted is not None:
             # A Launch keeps the reason of an abort, not its time: the record's time is left empty.
-            records.append(encode_launch_abort(launch.index, "", launch.aborted))
+            yield encode_launch_abort(launch.index, "", launch.aborted)
     indices = {launch.index for launch in run.launches}
     # Imported runs have no launch records; their measurements follow the run record.
-    records += [encode_measurement(m) for m in run.measurements if m.launch not in indices]
-    return records
+    for m in run.measurements:
+        if m.launch not in indices:
+            yield encode_measurement(m)
+
+
+def run_records(run: Run) -> list[dict[str, Any]]:
+    """``iter_run_records`` as a list."""
+    return list(iter_run_records(run))
 
 
 def write_run_records(run: Run, out) -> None:
-    for record in run_records(run):
+    for record in iter_run_records(run):
         out.write(json.dumps(record, allow_nan=False) + "\n")
 
 

@@ -10,13 +10,13 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 import numpy as np
 
 from msgperf.errors import MsgperfError
 from msgperf.records.export_json import EXPORT_FORMAT, EXPORT_VERSION, store_meta
-from msgperf.records.format import Run
+from msgperf.records.format import Measurement, Run
 from msgperf.records.runfile_write import run_records
 from msgperf.store.listing import RunRow, listing_of
 
@@ -120,32 +120,100 @@ def sample_table(run: Run, row: RunRow | None = None) -> dict[str, np.ndarray]:
     return table
 
 
+# A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...),
+# +cmd|..., @SUM, a tab or carriage return before one): OWASP's "CSV injection".
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+CSV_CHUNK_ROWS = 8192  # sample rows formatted and written at a time, at most ...
+CSV_CHUNK_CHARS = 1 << 20  # ... and about this many characters (a long prefix makes fewer rows)
+
+
+def csv_text(value: str) -> str:
+    """A string cell as data, never a formula: a leading ``'`` when it starts with a formula
+    prefix (OWASP's advice; spreadsheets show the text, and ``'`` is easy to strip in code)."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
 def _csv_cell(value: Any) -> Any:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value
+    if isinstance(value, str):
+        return csv_text(value)
+    return value  # numbers stay numbers (a negative number is not a formula)
 
 
-def write_csv(run: Run, row: RunRow | None, out: TextIO) -> None:
-    columns, counts = measurement_table(run, row)
-    samples = _sample_columns(run, counts)
+def measurement_prefix(run: Run, row: RunRow | None,
+                       measured: Iterable[tuple[str, int]] | None = None) -> Callable[[int, Measurement], list[Any]]:
+    """The PER_MEASUREMENT cells of one measurement, computed one measurement at a time (the
+    run-level ones once). ``measured``: (pattern, bytes) of each measurement, when ``run`` does
+    not hold them (a streamed run file)."""
+    if measured is None:
+        measured = [(m.pattern, m.bytes) for m in run.measurements]
+    listing = listing_of(run.info, run.launches, list(measured))
+    run_cells = [row.id if row else None, run.info.start_time, run.info.source, row.label if row else "",
+                 ";".join(listing.hosts), listing.mpi]
+
+    def cells(index: int, m: Measurement) -> list[Any]:
+        return run_cells + [index, m.pattern, m.variant, m.bytes, m.buffer, ";".join(str(r) for r in m.ranks),
+                            m.launch, m.metric, m.timing, m.k, m.divisor, m.flows, m.stop_reason,
+                            bool(m.validated)]
+    return cells
+
+
+def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[Measurement] | None = None,
+              measured: Iterable[tuple[str, int]] | None = None) -> None:
+    """Stream the CSV: one measurement at a time, its sample rows written in chunks of at most
+    ``CSV_CHUNK_ROWS`` rows and about ``CSV_CHUNK_CHARS`` characters; the per-measurement prefix
+    is formatted once per measurement. Memory: one chunk, never the table or the file. ``measurements`` (with ``measured``, their
+    (pattern, bytes)): an iterator that replaces ``run.measurements`` (records.runfile_read.stream_run)."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMN_NAMES)
     prefix_buffer = io.StringIO()
     prefix_writer = csv.writer(prefix_buffer, lineterminator="")
-    start = 0
-    for index, n in enumerate(counts):
+    cells = measurement_prefix(run, row, measured)
+    for index, m in enumerate(run.measurements if measurements is None else measurements):
         prefix_buffer.seek(0)
         prefix_buffer.truncate()
-        prefix_writer.writerow([_csv_cell(columns[name][index]) for name in PER_MEASUREMENT])
+        prefix_writer.writerow([_csv_cell(v) for v in cells(index, m)])
         prefix = prefix_buffer.getvalue()
-        stop = start + int(n)
-        out.write("".join(f"{prefix},{i},{s!r},{p!r}\n" for i, s, p in zip(
-            range(int(n)), samples["sample_s"][start:stop].tolist(),
-            samples["per_message_s"][start:stop].tolist())))
-        start = stop
+        samples = m.samples_s
+        rows = max(1, min(CSV_CHUNK_ROWS, CSV_CHUNK_CHARS // (len(prefix) + 64)))
+        for start in range(0, samples.size, rows):
+            chunk = samples[start:start + rows]
+            out.write("".join(f"{prefix},{i},{s!r},{p!r}\n" for i, s, p in zip(
+                range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
+
+
+TIDY_SAMPLE_COLUMNS = ("measurement", "sample", "sample_s", "per_message_s")
+TIDY_MEASUREMENT_COLUMNS = PER_MEASUREMENT + ("n_samples",)
+
+
+def write_csv_tidy(run: Run, row: RunRow | None, samples_out: TextIO, measurements_out: TextIO,
+                   measurements: Iterable[Measurement] | None = None,
+                   measured: Iterable[tuple[str, int]] | None = None) -> None:
+    """The tidy layout (``export --csv-layout tidy``): two tables joined on ``measurement``:
+    ``samples_out`` has one row per raw sample with TIDY_SAMPLE_COLUMNS only, ``measurements_out``
+    one row per measurement with TIDY_MEASUREMENT_COLUMNS. Nothing is repeated per sample; joined,
+    they are the wide table cell for cell. Streamed like ``write_csv``."""
+    samples_writer = csv.writer(samples_out, lineterminator="\n")
+    samples_writer.writerow(TIDY_SAMPLE_COLUMNS)
+    table = csv.writer(measurements_out, lineterminator="\n")
+    table.writerow(TIDY_MEASUREMENT_COLUMNS)
+    cells = measurement_prefix(run, row, measured)
+    for index, m in enumerate(run.measurements if measurements is None else measurements):
+        table.writerow([_csv_cell(v) for v in cells(index, m)] + [int(m.samples_s.size)])
+        samples = m.samples_s
+        for start in range(0, samples.size, CSV_CHUNK_ROWS):
+            chunk = samples[start:start + CSV_CHUNK_ROWS]
+            samples_out.write("".join(f"{index},{i},{s!r},{p!r}\n" for i, s, p in zip(
+                range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
+
+
+def tidy_measurements_path(samples_path: str | Path) -> Path:
+    """``x.csv`` -> ``x.measurements.csv``: where the tidy layout's measurement table goes."""
+    p = Path(samples_path)
+    return p.with_name(f"{p.stem}.measurements{p.suffix or '.csv'}")
 
 
 def write_parquet(run: Run, row: RunRow | None, path: str | Path) -> None:

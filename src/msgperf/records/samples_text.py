@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from msgperf.errors import MsgperfError
+from msgperf.records.limits import MAX_EXACT, MAX_TIME_S, MIN_PER_MESSAGE_S
 from msgperf.records.textfile import read_text_file
 
 _SPLIT = re.compile(r"[,\s]+")
@@ -48,6 +49,8 @@ def _size(token: str, where: str) -> int:
     value = _number(token)
     if value is None or not math.isfinite(value) or value < 0 or not value.is_integer():
         raise SamplesTextError(f"{where}: the size {token!r} is not a whole number of bytes >= 0")
+    if value > MAX_EXACT:
+        raise SamplesTextError(f"{where}: the size {token} is beyond 2^53 bytes; not a message size")
     return int(value)
 
 
@@ -61,6 +64,9 @@ def _seconds(token: str, where: str) -> float:
         kind = "zero" if value == 0 else "negative"
         raise SamplesTextError(f"{where}: the time {token} s is {kind}; a time must be positive "
                                "(a clock or overflow fault, not a sample): fix or delete the line")
+    if not MIN_PER_MESSAGE_S <= value <= MAX_TIME_S:
+        raise SamplesTextError(f"{where}: the time {token} s is outside [{MIN_PER_MESSAGE_S:g}, {MAX_TIME_S:g}] s "
+                               "(a clock or unit fault, not a sample): fix or delete the line")
     return value
 
 

@@ -10,6 +10,7 @@ the layout is documented in docs/store.md.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import sqlite3
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from msgperf.records.format import Run
 from msgperf.records.pattern_names import pattern_name
@@ -35,15 +36,47 @@ BUSY_TIMEOUT_S = 60.0  # how long a writer waits for another writer before givin
 __all__ = ["Store", "StoreError", "NoStoreError", "open_store", "default_path", "RunRow", "RunFilter"]
 
 
+def writable(p: Path) -> bool:
+    """Whether SQLite can write the database at ``p`` (the file and, for its journal, its directory)."""
+    return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
+
+
+def connect_readonly(p: Path, create_nothing: bool = False) -> sqlite3.Connection:
+    """A read-only connection that never writes to ``p``: ``mode=ro``, and where SQLite cannot
+    even create the WAL's shared-memory file (a read-only mount), ``immutable=1`` (nobody can
+    change a file on a read-only mount either). ``create_nothing``: no ``-wal``/``-shm`` file
+    may appear beside ``p`` either (db check, db recover): when there is no ``-wal`` file (no
+    commit waits outside the file), the file is read as immutable."""
+    uri = p.resolve().as_uri()
+    if create_nothing and not Path(f"{p}-wal").exists():
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "unable to open" not in str(exc) or writable(p):
+            raise
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+
+
 def open_store(path: str | os.PathLike | None = None, create: bool = True) -> "Store":
     """Open (migrating as needed) the store at ``path`` or the default place; with
-    ``create=False`` (commands that only read) a missing database is an error, not a new file."""
+    ``create=False`` (commands that only read) a missing database is an error, not a new file,
+    and a database msgperf cannot write (a read-only mount or file) is opened read-only: it can
+    be listed, shown and exported; writing to it is a one-line error."""
     p = Path(path).expanduser() if path else default_path()
     if p.is_dir():
         raise StoreError(f"{p}: is a directory; --db takes the path of a database file")
     if not create and not p.exists():
         raise NoStoreError(f"{p}: no msgperf database here yet ('msgperf run' and 'msgperf import' "
                            "create it; --db or MSGPERF_HOME point elsewhere)")
+    if not create and not writable(p):
+        return _open_readonly(p)
+    if p.exists() and not writable(p):
+        raise StoreError(f"{p}: the database is read-only here (its file or directory is not writable); "
+                         "nothing can be stored in it; pass a writable --db")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -58,11 +91,82 @@ def open_store(path: str | os.PathLike | None = None, create: bool = True) -> "S
         store._prepare()
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"{p}: not a usable msgperf database ({exc}); pass another --db") from None
+        raise database_error(str(p), exc, "open") from None
     except BaseException:
         conn.close()
         raise
     return store
+
+
+def _open_readonly(p: Path) -> "Store":
+    try:
+        conn = connect_readonly(p)
+    except sqlite3.DatabaseError as exc:
+        raise database_error(str(p), exc, "open") from None
+    store = Store(conn, str(p), readonly=True)
+    try:
+        version = schema.user_version(conn)
+        if version != schema.LATEST_VERSION:
+            raise StoreError(f"{p}: read-only, and its schema (version {version}) must be upgraded to "
+                             f"{schema.LATEST_VERSION} before this msgperf reads it; copy it somewhere writable")
+        schema.check_application(conn, str(p))
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise database_error(str(p), exc, "open") from None
+    except BaseException:
+        conn.close()
+        raise
+    return store
+
+
+def database_error(path: str, exc: sqlite3.Error, doing: str = "use") -> StoreError:
+    """One line for an SQLite error: a full disk, a read-only database, a busy one, a damaged
+    one (with the commands that check and recover it), or the error itself."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return StoreError(f"{path}: the disk is full ({text}); nothing was stored; free space and try again")
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text:
+        return StoreError(f"{path}: the database is read-only here ({text}); nothing was stored; "
+                          "pass a writable --db")
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
+        return StoreError(f"{path}: the database is busy ({text}) after waiting {BUSY_TIMEOUT_S:g} s; try again")
+    if ((code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in text or "not a database" in text)
+            and is_sqlite_file(path)):
+        return StoreError(f"{path}: the database is damaged ({text}); 'msgperf db check --db {path}' lists "
+                          f"the problems and 'msgperf db recover --db {path}' saves what can be read")
+    if doing == "open":
+        return StoreError(f"{path}: not a usable msgperf database ({text}); pass another --db")
+    return StoreError(f"{path}: database error ({text})")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite_file(path: str | Path) -> bool:
+    """Whether the file starts with SQLite's header (a damaged database, rather than another file)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(method: _F) -> _F:
+    """SQLite errors inside a Store method become one-line StoreErrors (database_error)."""
+    @functools.wraps(method)
+    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise database_error(self.path, exc) from None
+        except OverflowError:  # an id or count beyond SQLite's 64-bit integers (msgperf label 10**20)
+            raise StoreError(f"{self.path}: a number beyond SQLite's 64-bit integers; a run id is one "
+                             "'msgperf runs' lists") from None
+    return wrapper  # type: ignore[return-value]
 
 
 class NoStoreError(StoreError):
@@ -77,6 +181,7 @@ def _utc_now() -> str:
 class Store:
     conn: sqlite3.Connection
     path: str
+    readonly: bool = False  # opened with mode=ro (a database msgperf cannot write)
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -105,10 +210,14 @@ class Store:
         self.close()
 
     def _write(self) -> "_Transaction":
+        if self.readonly:
+            raise StoreError(f"{self.path}: the database is read-only here (its file or directory is not "
+                             "writable); nothing was stored; pass a writable --db")
         return _Transaction(self.conn)
 
     # ---- writing ----------------------------------------------------------------------------
 
+    @_guarded
     def add_run(self, run: Run, label: str = "") -> tuple[int, bool]:
         """Store ``run``; return (id, added).
 
@@ -146,6 +255,22 @@ class Store:
             schema.write_filter_rows(self.conn, run_id, listing.hosts, listing.patterns)
         return run_id, True
 
+    @_guarded
+    def add_recovered_run(self, run: Run, row: RunRow) -> int:
+        """Store ``run`` under the id, label and time of adding it had in a damaged database
+        (``msgperf db recover``, into a new database); returns the id."""
+        digests = measurement_digests(run)
+        with self._write():
+            self.conn.execute(
+                "INSERT INTO runs (id, content_hash, identity_hash, source, start_time, added_at, label, "
+                "source_path, run_record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.id, content_hash(run, digests), identity_hash(run), run.info.source, run.info.start_time,
+                 row.added_at, row.label, row.source_path, run_record_json(run.info)))
+            self._insert_children(row.id, run)
+            measured = [(m.pattern, m.bytes) for m in run.measurements]
+            schema.write_listing(self.conn, row.id, listing_of(run.info, run.launches, measured))
+        return row.id
+
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
         """(id, "continued") for a stored, shorter version of ``run``; (id, "older copy") when
         ``run`` is a shorter version of a stored run; else (None, "")."""
@@ -174,20 +299,24 @@ class Store:
               dumps(measurement_record(m)), samples_blob(m.samples_s))
              for seq, m in enumerate(run.measurements)])
 
+    @_guarded
     def add_profile(self, profile: Profile, label: str = "") -> tuple[int, bool]:
         """Store an application's profile (``msgperf profile``); return (id, added). Idempotent:
         a profile whose records are stored already returns its id and False."""
         with self._write():
             return profiles.insert(self.conn, profile, label, _utc_now())
 
+    @_guarded
     def load_profile(self, profile_id: int) -> Profile:
         """The stored profile, record for record as it was added."""
         return profiles.load(self.conn, profile_id, self.path)
 
+    @_guarded
     def list_profiles(self) -> list[profiles.ProfileRow]:
         """Stored profiles, oldest id first."""
         return profiles.rows(self.conn)
 
+    @_guarded
     def set_label(self, run_id: int, text: str) -> None:
         """Label a run ("" clears the label)."""
         if "\n" in text or "\r" in text:
@@ -196,6 +325,7 @@ class Store:
             if self.conn.execute("UPDATE runs SET label = ? WHERE id = ?", (text, run_id)).rowcount == 0:
                 raise self._missing(run_id)
 
+    @_guarded
     def delete_run(self, run_id: int) -> None:
         with self._write():
             if self.conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
@@ -206,6 +336,7 @@ class Store:
     def _missing(self, run_id: int) -> StoreError:
         return StoreError(f"no run {run_id} in {self.path} ('msgperf runs' lists the stored runs)")
 
+    @_guarded
     def load_run(self, run_id: int) -> Run:
         """The stored run, exactly as it was added (samples bit for bit)."""
         row = self.conn.execute("SELECT run_record, source_path FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -221,6 +352,7 @@ class Store:
                                  "ORDER BY seq", (run_id,)))
         return Run(info=info, launches=launches, measurements=measurements, path=row[1])
 
+    @_guarded
     def content_hash(self, run_id: int) -> str:
         """The hash of a stored run's records and samples (what re-reading caches are keyed by)."""
         row = self.conn.execute("SELECT content_hash FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -228,12 +360,14 @@ class Store:
             raise self._missing(run_id)
         return row[0]
 
+    @_guarded
     def get_row(self, run_id: int) -> RunRow:
         rows = list(self._rows("WHERE id = ?", (run_id,)))
         if not rows:
             raise self._missing(run_id)
         return rows[0]
 
+    @_guarded
     def list_runs(self, filters: RunFilter | None = None) -> list[RunRow]:
         """Stored runs matching ``filters``, oldest id first."""
         return self.find_runs(filters)[0]
@@ -316,6 +450,7 @@ class Store:
             rows += self._rows(f"WHERE id IN ({','.join('?' * len(chunk))})", tuple(chunk))
         return rows
 
+    @_guarded
     def runs_like(self, run: Run, limit: int | None = None) -> list[RunRow]:
         """Stored runs measured by msgperf on the same hosts with the same MPI, rank count and
         placement as ``run``, sharing a pattern and a size with it: the candidates for its
@@ -348,4 +483,10 @@ class _Transaction:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: type | None, *exc: object) -> None:
-        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            self.conn.execute("COMMIT")
+            return
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite rolled back already (a full disk, a damaged file): the first error says why

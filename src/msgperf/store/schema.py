@@ -234,6 +234,14 @@ def migrate(conn: sqlite3.Connection, name: str, target: int = LATEST_VERSION) -
     return version
 
 
+def check_application(conn: sqlite3.Connection, name: str) -> None:
+    """Refuse an SQLite file that is not msgperf's (read-only opening: nothing is created)."""
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app != APPLICATION_ID:
+        raise StoreError(f"{name}: an SQLite database that is not msgperf's (application id {app:#x}); "
+                         "pass another --db or MSGPERF_HOME")
+
+
 def _check_unused(conn: sqlite3.Connection, name: str) -> None:
     """Refuse to create msgperf's tables inside somebody else's database."""
     app = conn.execute("PRAGMA application_id").fetchone()[0]

@@ -14,6 +14,7 @@ import numpy as np
 from msgperf import __version__
 from msgperf.records.format import FORMAT_VERSION, Measurement, Plan, Run, RunInfo
 from msgperf.records.importers.text import ForeignFormatError
+from msgperf.records.limits import MAX_EXACT, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_json_values
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,17 @@ def build_run(points: list[Point], *, name: str, source: str, buffer: str, nrank
                 f"{seen[key]}); split the file into one output per run")
         if not (math.isfinite(p.time_s) and p.time_s > 0):
             raise ForeignFormatError(f"{name}, line {p.line}: time per message {p.time_s!r} s is not positive")
+        # The limits every run file obeys (records/limits.py), checked here once for imports.
+        if not MIN_PER_MESSAGE_S <= p.time_s <= MAX_TIME_S:
+            raise ForeignFormatError(f"{name}, line {p.line}: time per message {p.time_s!r} s is outside "
+                                     f"[{MIN_PER_MESSAGE_S:g}, {MAX_TIME_S:g}] s; not a measurement")
+        if p.bytes > MAX_EXACT:
+            raise ForeignFormatError(f"{name}, line {p.line}: message size {p.bytes} B is beyond 2^53 B")
+        check_json_values(p.info, f"{name}, line {p.line}", ForeignFormatError)
         seen[key] = p.line
+    if not 1 <= nranks <= MAX_RANKS:
+        raise ForeignFormatError(f"{name}: {nranks} processes is beyond the {MAX_RANKS} ranks msgperf handles")
+    check_json_values({"command_line": command_line, "start_time": start_time}, name, ForeignFormatError)
     patterns = tuple(dict.fromkeys(p.pattern for p in points))
     sizes = tuple(sorted({p.bytes for p in points}))
     plan = Plan(patterns=patterns, sizes=sizes, buffer=buffer, pair=(0, 1), nranks=nranks,

@@ -1,0 +1,63 @@
+"""``msgperf db check`` and ``msgperf db recover``: examine a result database, and save what can
+be read of a damaged one into a new file (store/maintenance.py; docs/store.md, "A damaged
+database")."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from msgperf.present.text import printable
+
+DB_HELP = "Database file (default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db)."
+
+
+@click.group("db")
+def command() -> None:
+    """Check a result database, or recover what can be read of a damaged one."""
+
+
+def _path(db: str | None) -> Path:
+    from msgperf.store.db import default_path  # noqa: PLC0415
+
+    return Path(db).expanduser() if db else default_path()
+
+
+@command.command("check")
+@click.option("--db", type=click.Path(dir_okay=False), help=DB_HELP)
+def check(db: str | None) -> None:
+    """Check every page, the schema and every stored run: one line per problem, exit 1 if any.
+    Never writes to the database."""
+    from msgperf.store.maintenance import check_database  # noqa: PLC0415
+
+    problems, summary = check_database(_path(db))
+    for line in problems:
+        click.echo(f"problem: {printable(line)}")
+    if problems:
+        click.echo(f"error: {len(problems)} problem(s) found; 'msgperf db recover' copies what can be read "
+                   "into a new database", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {printable(summary)}")
+
+
+@command.command("recover")
+@click.option("--db", type=click.Path(dir_okay=False), help=DB_HELP)
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="The new database (default: NAME.recovered.db beside the damaged one); must not exist.")
+def recover(db: str | None, output: str | None) -> None:
+    """Copy every run and profile that can still be read into a new database, keeping run ids,
+    labels and times; the damaged database is only read, never changed."""
+    from msgperf.store.maintenance import recover_database  # noqa: PLC0415
+
+    source = _path(db)
+    result = recover_database(source, output)
+    for line in result.lost_runs + result.lost_profiles:
+        click.echo(f"lost: {printable(line)}")
+    if result.scan_error:
+        click.echo(f"note: the runs table could not be read to its end ({printable(result.scan_error)}); "
+                   "ids after the last readable one were probed one by one")
+    click.echo(f"recovered {len(result.runs)} run(s) and {result.profiles} profile(s) into {result.target}; "
+               f"lost {len(result.lost_runs)} run(s) and {len(result.lost_profiles)} profile(s). "
+               f"{source} is unchanged; to use the copy: mv {result.target} {source}")
