@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from msgperf.store import schema
+
 from msgperf.store.db import StoreError, open_store
 from msgperf.store.maintenance import check_database, recover_database
 from tests.factories import assert_same_run, stored_run
@@ -138,7 +140,7 @@ def test_recover_through_the_command(tmp_path):
     out = tmp_path / "copy.db"
     outcome = run_one("db recover", ["db", "recover", "--db", str(path), "-o", str(out)])
     assert outcome.status == "ok"
-    assert check_database(out) == ([], f"{out}: schema version 4, {RUNS} run(s) and 0 profile(s) read back; "
+    assert check_database(out) == ([], f"{out}: schema version {schema.LATEST_VERSION}, {RUNS} run(s) and 0 profile(s) read back; "
                                         "pages, indexes and foreign keys checked")
 
 
@@ -208,5 +210,5 @@ def test_a_healthy_database_on_a_read_only_location_is_listed_and_shown(tmp_path
 def test_a_run_id_beyond_64_bits_is_one_line(tmp_path):
     path, _ = healthy(tmp_path)
     outcome = run_one("label", ["label", str(10 ** 20), "x", "--db", str(path)])
-    assert outcome.detail == (f"error: {path}: a number beyond SQLite's 64-bit integers; a run id is one "
-                              "'msgperf runs' lists")
+    assert outcome.detail == ("error: run id 100000000000000000000 is out of range (ids are 1 to "
+                              "9223372036854775807); 'msgperf runs' lists the stored runs")

@@ -74,8 +74,10 @@ def check_database(path: str | os.PathLike) -> tuple[list[str], str]:
     try:
         try:
             for (line,) in conn.execute(f"PRAGMA integrity_check({MAX_INTEGRITY_LINES})"):
-                if line != "ok":
-                    problem(f"integrity: {line}")
+                if line != "ok":  # one row can hold several lines ("*** in database main ***\nOn tree ...")
+                    for part in line.splitlines():
+                        if part.strip() and not part.startswith("***"):
+                            problem(f"integrity: {part.strip()}")
         except sqlite3.DatabaseError as exc:
             problem(f"integrity_check could not run: {exc}")
         try:
