@@ -126,8 +126,8 @@ def main() -> int:
               f"20 collectives x 10 steps x {args.per_message_us:g} µs = {paper * 1e3:.1f} ms, so "
               f"{rounds * paper:.1f} s per small size ({28 * rounds * paper / 60:.0f} min for 28 sizes if every "
               f"size were as cheap); with this bench's per-round cost measured at P={first[1]} "
-              f"({measured * 1e3:.1f} ms, set by --time-budget 0.05 on this loaded machine): {rounds * measured:.0f} s "
-              f"per size")
+              f"({measured * 1e3:.1f} ms: warm-up, calibration and samples to the precision or the budget): "
+              f"{rounds * measured:.0f} s per size")
     return 0
 
 
