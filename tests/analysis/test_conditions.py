@@ -13,7 +13,7 @@ from msgperf.analysis.conditions import launch_conditions
 from msgperf.analysis.result import analyze
 from msgperf.present.json_view import rows_json
 from msgperf.present.report import build_report
-from msgperf.records.format import HostLoad, LaunchHost, RankPlacement
+from msgperf.records.format import HostFacts, HostLoad, LaunchHost, RankPlacement
 from msgperf.records.runfile_read import read_run
 from tests.factories import launch, make_run, measurement, write_run
 
@@ -94,6 +94,29 @@ def test_ranks_on_nodes_msgperf_did_not_see_cannot_tell_oversubscription():
     l = the_launch()
     l = dataclasses.replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
     assert launch_conditions(l).oversubscribed is None
+
+
+def facts(name: str, ranks: int, usable: int) -> HostFacts:
+    return HostFacts(host=name, cpu_model="cpu", logical_cpus=usable, physical_cores=usable, usable_cpus=usable,
+                     memory_bytes=1 << 30, ranks=ranks, smt="off", os="os", kernel="k", arch="x86_64",
+                     governor="unknown")
+
+
+def test_every_hosts_facts_judge_oversubscription_on_nodes_msgperf_did_not_run_on():
+    """The kernels' facts of each host (its ranks, the CPUs they may use) answer what the launching
+    node alone cannot: a crowded remote host is named; uncrowded hosts everywhere are a "no"."""
+    l = the_launch()
+    two_hosts = dataclasses.replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
+    crowded = dataclasses.replace(two_hosts, host_facts=(facts("node0", 1, 2), facts("node1", 1, 0 + 1)))
+    assert launch_conditions(crowded).oversubscribed is False  # 1 rank on 1 usable CPU: no
+    four = dataclasses.replace(l, nranks=4, ranks=tuple(RankPlacement(r, "node0" if r == 0 else "node1", r, 0)
+                                                          for r in range(4)),
+                               host_facts=(facts("node0", 1, 2), facts("node1", 3, 2)))
+    c = launch_conditions(four)
+    assert c.oversubscribed is True and c.host == "node1" and (c.ranks_here, c.usable_cores) == (3, 2)
+    assert any(cv.kind == "oversubscribed" for cv in c.caveats)
+    partial = dataclasses.replace(four, host_facts=(facts("node0", 1, 2),))  # node1's facts missing
+    assert launch_conditions(partial).oversubscribed is None
 
 
 def test_the_caveat_reaches_every_table_model_json_row_and_the_report(tmp_path):

@@ -41,7 +41,7 @@ class SharedCore:
 @dataclass(frozen=True)
 class LaunchConditions:
     launch: int
-    host: str  # the launching node ("" when not recorded)
+    host: str  # the launching node, or the crowded host the kernels reported ("" when not recorded)
     ranks_here: int | None  # ranks on the launching node
     usable_cores: int | None
     oversubscribed: bool | None  # None: cannot tell
@@ -105,11 +105,26 @@ def _shared(launch: Any, pair: tuple[int, int] | None) -> tuple[SharedCore, ...]
     return tuple(found)
 
 
+def _crowded_host(launch: Any) -> tuple[bool | None, Any]:
+    """Oversubscription from the kernels' own facts of every host (``host_facts``: its ranks and
+    the CPUs they may use, read on that host): (True, the first crowded host), (False, None) when
+    every host with ranks has both counts and none is crowded, else (None, None)."""
+    facts = [h for h in getattr(launch, "host_facts", ()) or () if h.ranks]
+    crowded = [h for h in facts if h.usable_cpus is not None and h.ranks > h.usable_cpus]
+    if crowded:
+        return True, crowded[0]
+    if facts and all(h.usable_cpus is not None for h in facts) and sum(h.ranks for h in facts) == len(launch.ranks):
+        return False, None
+    return None, None
+
+
 def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
     """The three verdicts for one launch (``pair_only``: judge sharing on the launch's measured
-    pair; else on any two ranks)."""
+    pair; else on any two ranks). Oversubscription: from every host's facts when the kernels
+    recorded them (multi-node runs too), else from the launching node's cores."""
     host = launch.host
     shared = _shared(launch, tuple(launch.pair) if pair_only else None)
+    by_facts, crowded_host = _crowded_host(launch)
     if host is None:
         here = usable = None
         over = busy = None
@@ -134,7 +149,12 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         else:
             crowded = other >= OTHER_CORES and min(here, usable) + other > usable
             busy = crowded or (steal is not None and steal >= STEAL)
-    partial = LaunchConditions(launch.index, host.host if host else "", here, usable, over, progress, shared,
+    where = host.host if host else ""
+    if by_facts is not None:
+        over = by_facts
+        if crowded_host is not None and (host is None or _short(crowded_host.host) != _short(host.host)):
+            here, usable, where = crowded_host.ranks, crowded_host.usable_cpus, crowded_host.host
+    partial = LaunchConditions(launch.index, where, here, usable, over, progress, shared,
                                True if shared else None, busy, other, before, after, steal, ())
     found = []
     if over:
