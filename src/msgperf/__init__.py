@@ -4,6 +4,8 @@ The run-file types and reader are imported on first use (``msgperf.Run``), not w
 package: every command imports ``msgperf``, and one that replays a kept output
 (output_cache.py) needs neither numpy nor the records."""
 
+from msgperf.lazy import lazy_names
+
 __version__ = "0.1.0"
 
 from msgperf.errors import MsgperfError
@@ -16,11 +18,4 @@ __all__ = ["__version__", "MsgperfError", "Launch", "Measurement", "Plan", "Run"
            "read_run"]
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'msgperf' has no attribute {name!r}")
+__getattr__ = lazy_names('msgperf', _LAZY, globals())

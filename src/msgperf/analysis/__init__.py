@@ -6,6 +6,8 @@ of frozen dataclasses. ``predict_combining`` and ``estimate_buffering`` answer t
 of Lawlor's lecture and Saphir 1994. Methods and references: docs/statistics.md.
 """
 
+from msgperf.lazy import lazy_names
+
 # Imported on first use (PEP 562), so that importing one module of the package (a command
 # that needs only a constant) does not import every analysis.
 _WHERE = {
@@ -70,14 +72,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        import importlib
-
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'msgperf.analysis' has no attribute {name!r}")
+__getattr__ = lazy_names('msgperf.analysis', _WHERE, globals())
 
 
 def __dir__() -> list[str]:

@@ -39,13 +39,15 @@ def default_model(profile: Any, db: str | None) -> str:
     its MPI (the same MPI name, the same set of hosts); a one-line error when there is none."""
     from msgperf.records.mpi_name import mpi_name
     from msgperf.store.db import open_store
+    from msgperf.store.listing import RunFilter
 
     mpi = mpi_name(profile.info)
     hosts = {h for h in profile.info.hosts if h}
     try:
         with open_store(db, create=False) as store:  # reading only: no database is none to choose from
-            rows = [r for r in store.list_runs() if r.source == "msgperf" and "pingpong" in r.patterns
-                    and r.mpi == mpi and set(r.hosts) == hosts]
+            # the index answers source and pattern (a store of years of runs); the rest is exact
+            rows = [r for r in store.list_runs(RunFilter(source="msgperf", pattern="pingpong"))
+                    if "pingpong" in r.patterns and r.mpi == mpi and set(r.hosts) == hosts]
     except MsgperfError:
         rows = []
     if not rows:

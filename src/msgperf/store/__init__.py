@@ -3,6 +3,8 @@
 The names below are imported on first use (PEP 562): a command that only needs where the store
 lives (store.location) does not import the store and the records with the package."""
 
+from msgperf.lazy import lazy_names
+
 _WHERE = {"Store": "msgperf.store.db", "StoreError": "msgperf.store.db", "open_store": "msgperf.store.db",
           "default_path": "msgperf.store.location", "RunFilter": "msgperf.store.listing",
           "RunRow": "msgperf.store.listing"}
@@ -10,11 +12,4 @@ _WHERE = {"Store": "msgperf.store.db", "StoreError": "msgperf.store.db", "open_s
 __all__ = ["Store", "StoreError", "RunFilter", "RunRow", "default_path", "open_store"]
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        import importlib
-
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'msgperf.store' has no attribute {name!r}")
+__getattr__ = lazy_names('msgperf.store', _WHERE, globals())
