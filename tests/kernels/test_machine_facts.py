@@ -14,7 +14,7 @@ from msgperf.records.runfile_read import read_run
 
 pytestmark = pytest.mark.mpi
 FAST = ["--sizes", "8,64", "--pattern", "pingpong", "--time-budget", "0.05", "--min-samples", "10",
-        "--no-probe", "--no-report", "-q"]
+        "--no-probe", "--no-refine", "--no-report", "-q"]
 CELL = "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"
 # MPICH refuses a cell larger than its pack buffer at MPI_Init, so the buffer grows with it
 SET_CELL = {CELL: "32768", "MPIR_CVAR_CH4_PACK_BUFFER_SIZE": "262144"}

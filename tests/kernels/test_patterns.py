@@ -13,8 +13,9 @@ from msgperf.plan import RunPlan
 from msgperf.records.runfile_read import read_run
 
 pytestmark = pytest.mark.mpi
-# --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test
-FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe"]
+# --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
+# launches have their own tests
+FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe", "--no-refine"]
 SIZES = "0,1K,64K"
 FOUR_RANKS = ("ring", "pairs", "matrix")
 

@@ -12,8 +12,9 @@ from msgperf.records.runfile_read import read_run
 from tests.kernels.waiting import wait_for_measurements
 
 pytestmark = pytest.mark.mpi
-# --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test below
-FAST = ["--time-budget", "0.2", "--min-samples", "10", "--no-probe"]
+# --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
+# launches have their own tests
+FAST = ["--time-budget", "0.2", "--min-samples", "10", "--no-probe", "--no-refine"]
 
 
 def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
@@ -85,7 +86,7 @@ def test_watchdog_stops_a_hang_and_resume_finishes_without_repeating(msgperf, tm
     assert [m.bytes for m in partial.measurements] == [0, 1, 2] and not partial.complete
     assert partial.launches[0].aborted.startswith("hung: no progress")
     assert "launch 0 was stopped: hung" in msgperf("show", out).stderr
-    resumed = msgperf("run", "--resume", out, "-q")
+    resumed = msgperf("run", "--resume", out, "-q", "--no-refine")
     assert resumed.returncode == 0, resumed.stderr
     run = read_run(out).run
     assert [m.bytes for m in run.measurements] == [0, 1, 2, 64]
@@ -142,7 +143,7 @@ def test_a_rank_killed_mid_run_is_reported_and_resume_continues(msgperf, tmp_pat
     assert "died" in stderr and "signal 9" in stderr and f"msgperf run --resume {out}" in stderr
     partial = read_run(out).run
     assert [m.bytes for m in partial.measurements] == [0, 1, 2] and "died" in partial.launches[0].aborted
-    assert msgperf("run", "--resume", out, "-q").returncode == 0
+    assert msgperf("run", "--resume", out, "-q", "--no-refine").returncode == 0
     assert [m.bytes for m in read_run(out).run.measurements] == [0, 1, 2, 64]
 
 
@@ -233,7 +234,7 @@ def test_one_budget_for_the_sweep_is_shared_among_its_sizes(msgperf, tmp_path):
     --time-budget of the same length would give each of the 12 sizes all of it."""
     out = tmp_path / "run.jsonl"
     result = msgperf("run", "--sizes", "0:1K", "--total-time", "0.6s", "--precision", "0.001%",
-                     "--min-samples", "10", "--no-probe", "-o", out, "-q", "--no-report", "--no-store")
+                     "--min-samples", "10", "--no-probe", "--no-refine", "-o", out, "-q", "--no-report", "--no-store")
     assert result.returncode == 0, result.stderr
     run = read_run(out).run
     assert run.info.plan.total_time_s == 0.6 and len(run.measurements) == 12

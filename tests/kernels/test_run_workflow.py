@@ -17,8 +17,9 @@ from tests.factories import pingpong_run, write_run
 from tests.kernels.waiting import wait_for_measurements
 
 pytestmark = pytest.mark.mpi
-# --no-probe: these tests count the sweep's records; the default eager-probe launch has its own test
-FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe"]
+# --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
+# launches have their own tests
+FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe", "--no-refine"]
 
 
 def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):
@@ -29,7 +30,7 @@ def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):
     partial = read_run(out).run
     assert partial.info.plan.repeat == 2 and not partial.complete and len(partial.missing()) == 3
     assert "incomplete run (3 planned measurement(s) missing)" in msgperf("show", out).stderr
-    resumed = msgperf("run", "--resume", out, "-q", "--no-report", timeout=120)
+    resumed = msgperf("run", "--resume", out, "-q", "--no-report", "--no-refine", timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     run = read_run(out).run
     assert run.complete and [l.index for l in run.launches] == [0, 1, 2]

@@ -97,11 +97,13 @@ def _on_curve(record: dict, size: int, curve: list | None) -> dict:
     """The record with its samples scaled so that their median time lies on ``curve`` at ``size``."""
     if not curve:
         return record
-    alpha, per_byte, step_at, step = curve
+    alpha, per_byte, step_at, step, *rest = curve
+    wobble = {int(s): f for s, f in rest[0]} if rest else {}  # sizes off the curve by a factor, as on a busy machine
     samples = sorted(record["samples_s"])
     median = samples[len(samples) // 2]
     # a sample is k iterations; the reported time is a sample / divisor (the record says both)
-    factor = (alpha + size * per_byte + (step if size >= step_at else 0.0)) * record.get("divisor", 1) / median
+    factor = ((alpha + size * per_byte + (step if size >= step_at else 0.0)) * wobble.get(size, 1.0)
+              * record.get("divisor", 1) / median)
     return dict(record, samples_s=[t * factor for t in record["samples_s"]], first_s=record["first_s"] * factor)
 
 

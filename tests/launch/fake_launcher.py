@@ -33,7 +33,8 @@ class Behaviour:
     lines the launcher prints (they land in the launch log); ``pace_s``: delay before each
     measurement record; ``curve``: (alpha_s, seconds_per_byte, step_bytes, step_s): the recorded
     samples of each size are scaled so that its median is alpha + bytes × seconds_per_byte, plus
-    step_s from step_bytes on (a switch whose place is known), keeping their relative spread."""
+    step_s from step_bytes on (a switch whose place is known), keeping their relative spread; an
+    optional fifth item, ((bytes, factor), ...), moves those sizes off the curve by that factor."""
 
     after: int | None = None
     then: str = "exit"
@@ -41,7 +42,7 @@ class Behaviour:
     partial: bool = False
     log: tuple[str, ...] = ()
     pace_s: float = 0.0
-    curve: tuple[float, float, int, float] | None = None
+    curve: tuple | None = None
 
 
 class FakeLauncher:

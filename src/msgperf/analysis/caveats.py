@@ -201,9 +201,31 @@ def one_launch() -> Caveat:
 def launch_aligned(launch: int, factor: float, shared: int, added: int) -> Caveat:
     return Caveat("launch_aligned", f"launch {launch} measured {added} size(s) the sweep did not (a refinement "
                   f"or a resumed remainder) and ran at {1 / factor:.2f}x the sweep's level on the {shared} sizes "
-                  f"both measured; its times enter the model multiplied by {factor:.3f}",
-                  "the tables show its times as measured; pin the ranks (e.g. mpiexec -bind-to core) so "
-                  "that launches agree", launch=launch)
+                  f"both measured; beside the sweep's, its times are multiplied by {factor:.3f} (where a "
+                  "switch lies is judged from its own times alone)",
+                  "the tables of msgperf show list its times as measured; pin the ranks (e.g. mpiexec "
+                  "-bind-to core) so that launches agree", launch=launch)
+
+
+def spike_confirmed(low_bytes: int, high_bytes: int, size: int) -> Caveat:
+    return Caveat("spike_confirmed", f"{units.size(size)} stands off the model alone: the refinement measured sizes "
+                  f"between {units.size(low_bytes)} and {units.size(high_bytes)} and its launch shows no switch there",
+                  "a spike that recurs is a real effect of the MPI at that size (the Cisco blog 'Why MPI is Good for "
+                  "You', 2013)")
+
+
+def switch_unmodelled(low_bytes: int, high_bytes: int) -> Caveat:
+    return Caveat("switch_unmodelled", f"the refinement found a switch between {units.size(low_bytes)} and "
+                  f"{units.size(high_bytes)}, but a segment beside it would keep fewer than two sweep sizes: "
+                  "the model has no line for it",
+                  "measure more sizes beyond it (a longer --sizes range)")
+
+
+def not_narrowed(low_bytes: int, high_bytes: int) -> Caveat:
+    return Caveat("not_narrowed", f"the refinement measured sizes between {units.size(low_bytes)} and "
+                  f"{units.size(high_bytes)} but its launch does not show the switch there beyond its noise: "
+                  "the switch stays where the sweep put it",
+                  "measure again on a quieter machine, or with a larger --total-time")
 
 
 def two_launches() -> Caveat:

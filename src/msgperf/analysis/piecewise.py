@@ -51,6 +51,7 @@ would also down-weight the sizes that show a switch.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -116,9 +117,14 @@ class PiecewiseFit:
 
     def segment_for(self, size: float) -> LineFit:
         """The segment that predicts ``size``: a size inside a breakpoint's best gap is given
-        to the left segment, beyond the measured range to the first or last segment."""
-        for segment, nxt in zip(self.segments, self.segments[1:]):
-            if size < nxt.from_bytes:
+        to the left segment, beyond the measured range to the first or last segment. The gap is
+        the breakpoint's, which a refinement may have narrowed inside the segments' own."""
+        if len(self.breakpoints) == len(self.segments) - 1:
+            starts = [b.best_high_bytes for b in self.breakpoints]
+        else:  # segments given without their breakpoints: each begins at its first size
+            starts = [s.from_bytes for s in self.segments[1:]]
+        for segment, start in zip(self.segments, starts):
+            if size < start:
                 return segment
         return self.segments[-1]
 
@@ -382,3 +388,34 @@ def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                         criterion=criterion, phi=float(phi), tolerance=tolerance,
                         residuals=residuals,
                         excluded_bytes=tuple(int(v) for v in x[~keep]))
+
+
+def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[SizePoint],
+              breakpoints: Sequence[Breakpoint], confidence: float = 0.95,
+              included: Sequence[int] = ()) -> PiecewiseFit | None:
+    """``fit`` (of the ``sweep`` points) with its breakpoints replaced by ``breakpoints`` (those a
+    refinement located more narrowly, and any it found), its segments fitted again to the sweep's
+    kept sizes between them (a located switch can move a sweep size to the other side), and its
+    residuals taken at every one of ``points``; the scatter and the sizes left out stay the fit's,
+    but for ``included`` (a size left out as a spike that a found switch explains). None when a
+    segment would keep fewer than two sweep sizes. analysis/switch_location.py says why."""
+    pts = sorted(sweep, key=lambda p: p.bytes)
+    x, y, sigma = point_arrays(pts, fit.tolerance)
+    excluded = tuple(b for b in fit.excluded_bytes if b not in set(included))
+    keep = ~np.isin(x, np.asarray(excluded, dtype=float))
+    bps = tuple(sorted(breakpoints, key=lambda b: b.best_high_bytes))
+    starts = [-math.inf, *(b.best_high_bytes for b in bps), math.inf]
+    s = sigma * math.sqrt(fit.phi)
+    segments = []
+    for lo, hi in zip(starts, starts[1:]):
+        idx = np.flatnonzero(keep & (x >= lo) & (x < hi))
+        if idx.size < 2:
+            return None
+        segments.append(line_fit(fit_line(x[idx], y[idx], s[idx], confidence), x[idx], confidence))
+    moved = PiecewiseFit(segments=tuple(segments), breakpoints=bps, criterion=fit.criterion,
+                         phi=fit.phi, tolerance=fit.tolerance, excluded_bytes=excluded)
+    every = sorted(points, key=lambda p: p.bytes)
+    ax, ay, asig = point_arrays(every, fit.tolerance)
+    residuals = _size_residuals(every, ax, ay, asig, ~np.isin(ax, np.asarray(excluded, dtype=float)),
+                                fit.phi, fit.tolerance, moved.predict)
+    return dataclasses.replace(moved, residuals=residuals)

@@ -21,12 +21,13 @@ import math
 from dataclasses import dataclass
 
 from msgperf.analysis.result import RunResult
+from msgperf.analysis.switch_location import SIDE
 
 TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low <= 2^(1/8)
 POINTS = 7  # sizes per interval and round: eighths of an octave across one octave
 PERTURB_BYTES = 3  # NetPIPE's perturbation
 MIN_WIDTH_BYTES = 32  # an interval narrower than this (in bytes) is located well enough
-CONTEXT = 3  # measured sizes on each side of an interval that a refinement launch measures again
+CONTEXT = SIDE  # measured sizes on each side of an interval that a refinement launch measures again
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Bracket:
     series: str  # "pingpong", "pingpong (inter-node)"
     low_bytes: int
     high_bytes: int
+    suspect: bool = False  # not a breakpoint: the sizes around one that stands off the model alone
 
     @property
     def octaves(self) -> float:
@@ -73,7 +75,9 @@ def sizes_inside(low: int, high: int) -> list[int]:
 
 
 def brackets(result: RunResult) -> tuple[Bracket, ...]:
-    """Every breakpoint interval of the main pattern's series (each placement's), in order."""
+    """Every breakpoint interval of the main pattern's series (each placement's), in order, and
+    the interval around each size that stands off the model alone (a switch the sweep may have
+    taken for a spike; analysis/switch_location.py)."""
     if result.main is None:
         return ()
     pattern = result.main.key.pattern
@@ -83,6 +87,8 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
             continue
         for b in series.model.sweep.piecewise.breakpoints:
             found.append(Bracket(series.name, b.low_bytes, b.high_bytes))
+        for low, high in series.model.sweep.suspects:
+            found.append(Bracket(series.name, low, high, suspect=True))
     return tuple(found)
 
 
@@ -100,7 +106,7 @@ def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = No
     one is located (or there are none, or nothing new fits inside them). ``measured``: every size
     measured so far; ``sweep``: the sizes of the plan, the anchors measured again (default:
     ``measured``)."""
-    wide = tuple(b for b in brackets(result) if not b.located)
+    wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
     new = sorted({s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)} - measured)
     if not new:
         return None

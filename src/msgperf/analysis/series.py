@@ -123,7 +123,12 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         raise AnalysisError(f"{source or 'the input'}: no samples to analyse")
     merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
                    for size, by_launch in grouped.items()}
+    refinements = _refinement_points(merged_sets, planned, confidence)
     merged_sets, alignments, extra = align(merged_sets, planned)
+    if refinements:  # a sweep size measured again beside a switch serves to locate it, not to move the sweep
+        refining = {l for size, ls in merged_sets.items() if size not in planned for l in ls}
+        merged_sets = {size: ({l: m for l, m in ls.items() if l not in refining} or ls) if size in planned else ls
+                       for size, ls in merged_sets.items()}
     sizes = []
     for size in sorted(merged_sets):
         merged = [m for _, m in sorted(merged_sets[size].items())]
@@ -134,7 +139,8 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
             pooled = sample_stats(np.concatenate([m.per_message_s for m in merged]), confidence)
         per_launch = [a.stats for a in analyses] if len(analyses) > 1 else ()
         sizes.append(SizeAnalysis(size, pooled, analyses, point_from_stats(size, pooled, per_launch)))
-    sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence)
+    sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence,
+                          model_sizes=planned if refinements else None, refinements=refinements)
     launches = tuple(sorted({m.launch for s in sizes for m in s.measurements}))
     per_launch_models: list[LaunchModel] = []
     comparison = None
@@ -166,6 +172,18 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                        launch_comparison=comparison, caveats=tuple(found),
                        tolerance=tolerance, confidence=confidence,
                        parameters_across_launches=_parameters_across(per_launch_models, confidence))
+
+
+def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozenset[int] | None,
+                       confidence: float) -> list[list[SizePoint]]:
+    """Each launch that measured sizes outside the plan (a refinement), in launch order, as its own
+    points at every size it measured: where a switch lies is judged within one launch."""
+    if not planned:
+        return []
+    launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls})
+    return [[point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
+             for size, ls in sorted(by_size.items()) if l in ls]
+            for l in launches]
 
 
 def _parameters_across(models: Sequence[LaunchModel], confidence: float

@@ -10,11 +10,12 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.anomalies import Anomaly, find_anomalies
 from msgperf.analysis.hockney import HockneyFit, fit_hockney
 from msgperf.analysis.inputs import AnalysisError
-from msgperf.analysis.piecewise import MIN_POINTS, PiecewiseFit, fit_piecewise
+from msgperf.analysis.piecewise import MIN_POINTS, PiecewiseFit, fit_piecewise, relocated
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_arrays
 from msgperf.analysis.regimes import (Characteristics, SizeRegime, characteristics, regime_support,
                                       size_regimes)
 from msgperf.analysis.scatter import overdispersion
+from msgperf.analysis.switch_location import located, suspects
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,10 @@ class SweepAnalysis:
     characteristics: Characteristics
     caveats: tuple[cv.Caveat, ...]
     model_s: tuple[float, ...] = ()  # the piecewise model's time at each point's size
+    # (previous, next) sweep sizes around each size that stands off the model alone, where a
+    # switch may hide that no refinement has looked for yet (switch_location.suspects)
+    suspects: tuple[tuple[int, int], ...] = ()
+    provenance: tuple["Provenance", ...] = ()  # per breakpoint of the piecewise model, in order
 
     def model_at(self, size: int) -> float:
         """The model's time at a measured size (what the tables print beside the median)."""
@@ -56,9 +61,61 @@ def sweep_caveats(points: Sequence[SizePoint], line: HockneyFit, model: Piecewis
     return tuple(found)
 
 
+def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[SizePoint],
+             refinements: Sequence[Sequence[SizePoint]], tolerance: float, confidence: float
+             ) -> tuple[PiecewiseFit, tuple[cv.Caveat, ...], tuple[tuple[int, int], ...], tuple[Provenance, ...]]:
+    """The sweep's model with its switches located by the refinement launches (and any found
+    where the sweep saw a size off alone), residuals at every size, what to say about it, the
+    suspects no launch has looked at yet, and where each breakpoint comes from."""
+    sizes = [p.bytes for p in fitted]
+    around = suspects(model, sizes)
+    where = located(model.breakpoints, refinements, tolerance, around)
+    found = [bp for bp, f in zip(where.breakpoints, where.found) if f]
+    own = [bp for bp, f in zip(where.breakpoints, where.found) if not f]
+    moved = relocated(model, fitted, pts, own, confidence)
+    if moved is None:  # a narrowed switch moved a sweep size so that a segment has no line left
+        own = list(model.breakpoints)
+        moved = relocated(model, fitted, pts, own, confidence)
+    kept = []
+    for bp in found:  # each switch found where the sweep saw a size off alone, if its segments have lines
+        spared = [b for b in model.excluded_bytes if any(_alone_in(b, k, sizes) for k in [*kept, bp])]
+        tried = relocated(model, fitted, pts, [*own, *kept, bp], confidence, spared)
+        if tried is not None:
+            kept.append(bp)
+            moved = tried
+    said = [cv.not_narrowed(b.low_bytes, b.high_bytes) for b in where.examined if b in own]
+    said += [cv.spike_confirmed(low, high, next(s for s in sizes if low < s < high)) for low, high in where.spikes]
+    said += [cv.switch_unmodelled(bp.low_bytes, bp.high_bytes) for bp in found if bp not in kept]
+    left = tuple(a for a in around if a not in where.spikes
+                 and not any(bp.low_bytes < a[1] and bp.high_bytes > a[0] for bp in found))
+    count = dict(zip(where.breakpoints, where.narrowed))
+    provenance = tuple(Provenance(count.get(bp, 0), bp in kept) for bp in moved.breakpoints)
+    return moved, tuple(said), left, provenance
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a breakpoint's interval comes from."""
+
+    launches: int = 0  # refinement launches that located it (0: the sweep's own interval)
+    found: bool = False  # found by a refinement where the sweep saw only a size off the model alone
+
+
+def _alone_in(size: int, bp, sizes: Sequence[int]) -> bool:
+    """Whether ``size`` is the one sweep size between the sweep sizes around breakpoint ``bp``."""
+    below = max((s for s in sizes if s <= bp.low_bytes), default=None)
+    above = min((s for s in sizes if s >= bp.high_bytes), default=None)
+    return below is not None and above is not None and below < size < above \
+        and not any(below < s < above for s in sizes if s != size)
+
+
 def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
-                  confidence: float = 0.95) -> SweepAnalysis:
-    """Fit and characterise one sweep: one point per distinct size."""
+                  confidence: float = 0.95, model_sizes: frozenset[int] | None = None,
+                  refinements: Sequence[Sequence[SizePoint]] = ()) -> SweepAnalysis:
+    """Fit and characterise one sweep: one point per distinct size. ``model_sizes``: the sizes
+    the models are fitted to (the sweep's, when a refinement added others; default: all);
+    ``refinements``: each refinement launch's own points, which locate the model's breakpoints
+    inside their intervals (switch_location.py) but add none."""
     pts = tuple(sorted(points, key=lambda p: p.bytes))
     if len({p.bytes for p in pts}) != len(pts):
         raise AnalysisError("each message size must appear once in a sweep")
@@ -67,13 +124,22 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                             "T(b) = alpha + beta·b needs at least two sizes; measure more sizes")
     if not (0 < tolerance < 1) or not (0 < confidence < 1):
         raise AnalysisError("tolerance and confidence must lie between 0 and 1")
-    phi = overdispersion(*point_arrays(pts, tolerance))
-    line = fit_hockney(pts, tolerance, confidence, phi)
-    model = fit_piecewise(pts, tolerance, confidence)
+    fitted = pts if model_sizes is None else tuple(p for p in pts if p.bytes in model_sizes)
+    if len(fitted) < 2:
+        fitted = pts
+    phi = overdispersion(*point_arrays(fitted, tolerance))
+    line = fit_hockney(fitted, tolerance, confidence, phi)
+    model = fit_piecewise(fitted, tolerance, confidence)
+    found: tuple[cv.Caveat, ...] = ()
+    if fitted is not pts or refinements:
+        model, found, around, provenance = _refined(model, fitted, pts, refinements, tolerance, confidence)
+    else:
+        around = suspects(model, [p.bytes for p in pts])
+        provenance = tuple(Provenance() for _ in model.breakpoints)
     anomalies = find_anomalies(pts, model)
     terms = characteristics(pts, model)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
         regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth.value),
-        characteristics=terms, caveats=sweep_caveats(pts, line, model, anomalies),
-        model_s=tuple(float(model.predict(p.bytes)) for p in pts))
+        characteristics=terms, caveats=sweep_caveats(pts, line, model, anomalies) + found,
+        model_s=tuple(float(model.predict(p.bytes)) for p in pts), suspects=around, provenance=provenance)

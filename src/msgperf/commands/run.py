@@ -87,9 +87,10 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--no-probe", is_flag=True,
               help="Do not run the short eager-probe launch after the sweep (about a second; its eager "
                    "limit names the switches the model finds).")
-@click.option("--refine", is_flag=True,
-              help="After the sweep, measure extra sizes inside each switch it found, until each is located "
-                   "to an eighth of an octave (within a budget as long as the sweep); see docs/statistics.md.")
+@click.option("--refine/--no-refine", default=True, show_default=True,
+              help="After the sweep, measure extra sizes inside each switch it found (and around a size that "
+                   "stands off the model alone: switch or spike?), until each switch is located to an eighth of "
+                   "an octave, within a budget as long as the sweep (at least 10 s); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
             time_budget, buffer, min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc,
             deadline, db, no_store, quiet, test_stall, no_report, no_probe, refine) -> None:

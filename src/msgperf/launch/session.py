@@ -44,6 +44,7 @@ from msgperf.units import size as format_size
 
 MAX_REPEAT = 1000
 MAX_REFINE_ROUNDS = 3
+REFINE_S_PER_SIZE = 0.05  # the least a refinement launch gives each of its sizes
 MIN_REFINE_BUDGET_S = 10.0
 
 
@@ -313,16 +314,26 @@ def refine(run_file: Path, budget_s: float, next_index: int,
             return made
         if time.monotonic() - began >= budget_s:
             note(f"stopped refining after {budget_s:.0f} s (the refinement budget); "
-                 + "; ".join(f"{b.series}: a switch between {format_size(b.low_bytes)} and "
-                             f"{format_size(b.high_bytes)}" for b in step.brackets))
+                 + "; ".join(f"{b.series}: {'a size off the model alone' if b.suspect else 'a switch'} between "
+                             f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in step.brackets))
             return made
         p = run.info.plan
+        # one budget for the launch, a round's share of the refinement's (analysis/refinement.py)
+        left = budget_s - (time.monotonic() - began)
+        share = max(REFINE_S_PER_SIZE * len(step.sizes), min(left, budget_s / MAX_REFINE_ROUNDS))
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
                               max_samples=p.max_samples, active=p.active,
-                              iterations_per_sample=p.iterations_per_sample)
-        note(f"refining {len(step.brackets)} switch(es) of {step.pattern}: "
-             + ", ".join(f"{format_size(b.low_bytes)} to {format_size(b.high_bytes)}" for b in step.brackets)
+                              iterations_per_sample=p.iterations_per_sample, total_time_s=share)
+        switches = [b for b in step.brackets if not b.suspect]
+        around = [b for b in step.brackets if b.suspect]
+        note(f"refining {step.pattern}: "
+             + "; ".join([f"{len(switches)} switch(es) between "
+                          + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in switches)]
+                         * bool(switches)
+                         + ["sizes off the model alone (a switch or a spike?) between "
+                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in around)]
+                         * bool(around))
              + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,

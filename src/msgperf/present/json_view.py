@@ -70,7 +70,11 @@ def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
         "breakpoints_bytes": [[bp.low_bytes, bp.high_bytes] for bp in pw.breakpoints],
         "breakpoints": [{"low_bytes": bp.low_bytes, "high_bytes": bp.high_bytes,
                          "best_low_bytes": bp.best_low_bytes, "best_high_bytes": bp.best_high_bytes,
-                         "confidence": bp.confidence} for bp in pw.breakpoints],
+                         "confidence": bp.confidence,
+                         "refinement_launches": origin.launches if origin else 0,
+                         "found_by_refinement": bool(origin and origin.found)}
+                        for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
+        "suspects_bytes": [list(s) for s in sweep.suspects],
         "segments": [_line(s) for s in pw.segments],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
         "anomalies_bytes": [a.bytes for a in sweep.anomalies],

@@ -124,15 +124,24 @@ def _piecewise(console: Console, s: SeriesResult) -> None:
                       f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}{n_half}",
                       markup=False)
     labels = list(s.labels) + [None] * (len(pw.breakpoints) - len(s.labels))  # one per breakpoint, in order
-    for bp, label in zip(pw.breakpoints, labels):
+    origins = list(s.model.sweep.provenance) + [None] * (len(pw.breakpoints) - len(s.model.sweep.provenance))
+    for bp, label, origin in zip(pw.breakpoints, labels, origins):
         best = ""
         if (bp.best_low_bytes, bp.best_high_bytes) != (bp.low_bytes, bp.high_bytes):
             best = f" (most likely between {units.size(bp.best_low_bytes)} and {units.size(bp.best_high_bytes)})"
         what = label.text if label is not None else "a switch"
-        console.print(f"  between {units.size(bp.low_bytes)} and {units.size(bp.high_bytes)}{best}: {what}",
-                      markup=False)
+        console.print(f"  between {units.size(bp.low_bytes)} and {units.size(bp.high_bytes)}{best}: {what}"
+                      f"{_origin(origin)}", markup=False)
     if left_out:
         console.print(f"  {left_out}", markup=False)
+
+
+def _origin(origin) -> str:
+    if origin is None or not origin.launches:
+        return ""
+    by = f"{origin.launches} refinement launch{'es' if origin.launches > 1 else ''}"
+    return (f" — found by {by} where the sweep saw one size off the model" if origin.found
+            else f" — located by {by}")
 
 
 FLAG_CODES = {"bimodal": "B", "warmup_drift": "W", "trend_drift": "T", "outliers": "O",

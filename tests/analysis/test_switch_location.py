@@ -1,0 +1,116 @@
+"""Locating a switch from one refinement launch's own points (analysis/switch_location.py), on
+synthetic points and on two real MPICH runs whose switch was set: the shared-memory cell size
+at 32 KiB puts the eager -> rendezvous switch in (31744, 32768] (eager-probe: 32688 B)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msgperf.analysis.piecewise import Breakpoint
+from msgperf.analysis.points import SizePoint
+from msgperf.analysis.refinement import TARGET_OCTAVES, sizes_inside
+from msgperf.analysis.series import analyze_series
+from msgperf.analysis.switch_location import locate_switch, located
+from msgperf.records.runfile_read import read_run
+
+RUNS = Path(__file__).resolve().parents[1] / "data" / "kernel-runs"
+TRUTH = (31744, 32768)  # the switch lies in (low, high]
+CONTEXT_BELOW, CONTEXT_ABOVE = (4096, 8192, 16384), (32768, 65536, 131072)
+
+
+def curve(size: int, step_at: int = 32689, level: float = 1.0) -> float:
+    return level * (1e-6 + 1.2e-10 * size + (3e-6 if size >= step_at else 0.0))
+
+
+def launch_points(sizes, rel_sd=0.004, seed=0, level=1.0, step_at=32689, off=None) -> list[SizePoint]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for s in sorted(sizes):
+        t = curve(s, step_at, level) * (1 + rel_sd * rng.standard_normal()) * (off or {}).get(s, 1.0)
+        half = 1.96 * rel_sd * t
+        out.append(SizePoint(bytes=s, time_s=t, ci_low_s=t - half, ci_high_s=t + half, n=100, launches=1,
+                              rel_sd=rel_sd))
+    return out
+
+
+def refinement_sizes(low: int, high: int) -> list[int]:
+    return [*CONTEXT_BELOW, *sizes_inside(low, high), *CONTEXT_ABOVE]
+
+
+@pytest.mark.parametrize("level", [1.0, 0.85, 1.15])
+def test_a_step_is_located_to_the_gap_that_holds_it_whatever_the_launchs_level(level):
+    b = locate_switch(launch_points(refinement_sizes(16384, 32768), level=level), 16384, 32768)
+    assert b is not None and b.low_bytes < 32689 <= b.high_bytes
+    assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+
+
+def test_a_straight_line_and_a_lone_spike_are_not_switches():
+    sizes = refinement_sizes(16384, 65536)
+    assert locate_switch(launch_points(sizes, step_at=1 << 40), 16384, 65536) is None
+    spike = launch_points(sizes, step_at=1 << 40, off={32768: 1.3})
+    assert locate_switch(spike, 16384, 65536) is None
+
+
+def test_too_few_points_on_a_side_say_nothing():
+    assert locate_switch(launch_points([16384, 20000, 32768]), 16384, 32768) is None
+
+
+def test_noise_moves_the_location_only_within_its_interval():
+    """Over 200 noisy launches (1 % per size) the located interval holds the truth at about its
+    99 % level and a 3 µs step is always seen."""
+    sizes = refinement_sizes(16384, 32768)
+    found = [locate_switch(launch_points(sizes, rel_sd=0.01, seed=seed), 16384, 32768) for seed in range(200)]
+    assert all(b is not None for b in found)
+    assert sum(b.low_bytes < 32689 <= b.high_bytes for b in found) >= 195
+
+
+def test_a_launch_narrows_a_switch_only_within_the_window_of_its_neighbours():
+    """Two switches: one launch measured inside the first only; the second stays as it was."""
+    first = Breakpoint(16384, 32768, 16384, 32768, 0.99)
+    second = Breakpoint(262144, 524288, 262144, 524288, 0.99)
+    pts = launch_points(refinement_sizes(16384, 32768))
+    where = located([first, second], [pts])
+    assert where.narrowed == (1, 0) and where.breakpoints[1] == second
+    assert where.breakpoints[0].low_bytes < 32689 <= where.breakpoints[0].high_bytes
+    assert where.examined == () and where.spikes == ()
+
+
+def test_a_suspect_with_a_step_becomes_a_switch_and_one_without_is_a_spike():
+    pts = launch_points([*CONTEXT_BELOW, *sizes_inside(16384, 65536), 65536, 131072, 262144])
+    where = located([], [pts], around=[(16384, 65536)])
+    (b,) = where.breakpoints
+    assert where.found == (True,) and b.low_bytes < 32689 <= b.high_bytes
+    flat = launch_points([*CONTEXT_BELOW, *sizes_inside(16384, 65536), 65536, 131072, 262144], step_at=1 << 40)
+    where = located([], [flat], around=[(16384, 65536)])
+    assert where.breakpoints == () and where.spikes == ((16384, 65536),)
+
+
+# ---- real MPICH runs (pip MPICH 5.0.2, 2 ranks on the 2-core VM, load about 5) ---------------
+
+
+def test_real_run_where_the_sweep_saw_only_a_spike_finds_the_switch_after_one_refinement():
+    """The sweep 4K:1M alone gives no breakpoint (32 KiB +37 % off a single line); its one
+    refinement launch measured 16-64 KiB and shows the step between 27557 and 32765 B."""
+    run = read_run(RUNS / "mpich-cell32k-suspect-refined.jsonl").run
+    alone = analyze_series(run, "pingpong", launch=0).sweep
+    assert alone.piecewise.breakpoints == () and alone.suspects
+    (b,) = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
+    assert (b.low_bytes, b.high_bytes) == (27557, 32765)
+    assert b.low_bytes < TRUTH[1] and b.high_bytes > TRUTH[0]
+
+
+def test_real_run_with_two_refinement_launches_locates_the_switch_to_an_eighth_of_an_octave():
+    """The sweep put the switch between 16 and 64 KiB; its refinement launches (level x0.98 and
+    x1.05 of the sweep) narrowed it to (32067, 32768], around the eager-probe's 32688 B; a
+    knee in the bandwidth sizes that would leave a segment of one size is not made a switch."""
+    run = read_run(RUNS / "mpich-cell32k-switch-refined.jsonl").run
+    (alone,) = analyze_series(run, "pingpong", launch=0).sweep.piecewise.breakpoints
+    assert (alone.low_bytes, alone.high_bytes) == (16384, 65536)
+    (b,) = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
+    assert (b.low_bytes, b.high_bytes) == (32067, 32768)
+    assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+    assert b.low_bytes < 32688 < b.high_bytes
