@@ -156,3 +156,21 @@ def test_a_failed_probe_launch_loses_only_itself(tmp_path):
     outcome = measure(request(tmp_path, refine=False, probe=True), launcher=launcher, on_note=notes.append)
     assert len(outcome.launches) == 1 and outcome.run.missing() == []
     assert any(n.startswith("the eager-probe launch failed; the sweep is complete and kept") for n in notes), notes
+
+
+def test_a_disturbed_refinement_launch_locates_nothing_and_its_sizes_are_measured_again(tmp_path):
+    """A refinement launch whose ranks were descheduled measures another curve: its sweep sizes
+    disagree with the sweep's far beyond one level (here 16 KiB at 40x). It is named, it locates
+    nothing, and the next round measures the same sizes again, which locate the switch."""
+    disturbed = (*CURVE, ((16384, 40.0), (4096, 3.0)))
+    notes = []
+    launcher = FakeLauncher(Behaviour(curve=CURVE), Behaviour(curve=disturbed), every=Behaviour(curve=CURVE))
+    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append)
+    refining = [l for l in outcome.launches if l.refining]
+    assert len(refining) >= 2 and refining[0].sizes == refining[1].sizes, notes
+    model = analyze(outcome.run).main.model
+    (bad,) = [c for c in model.caveats if c.kind == "refinement_disturbed"]
+    assert bad.launch == 1 and "it locates no switch" in bad.message
+    (b,) = model.sweep.piecewise.breakpoints
+    assert b.low_bytes < STEP_AT <= b.high_bytes
+    assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9

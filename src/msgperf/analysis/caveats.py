@@ -209,9 +209,17 @@ def launch_aligned(launch: int, factor: float, shared: int, added: int) -> Cavea
 
 def spike_confirmed(low_bytes: int, high_bytes: int, size: int) -> Caveat:
     return Caveat("spike_confirmed", f"{units.size(size)} stands off the model alone: the refinement measured sizes "
-                  f"between {units.size(low_bytes)} and {units.size(high_bytes)} and its launch shows no switch there",
-                  "a spike that recurs is a real effect of the MPI at that size (the Cisco blog 'Why MPI is Good for "
-                  "You', 2013)")
+                  f"between {units.size(low_bytes)} and {units.size(high_bytes)} and its launch shows no switch there "
+                  "beyond its noise (a spike, or a step too small for that launch's scatter: cannot tell)",
+                  "measure again on a quieter machine; a spike that recurs is a real effect of the MPI at that size "
+                  "(the Cisco blog 'Why MPI is Good for You', 2013)")
+
+
+def refinement_disturbed(launch: int, low: float, high: float, shared: int) -> Caveat:
+    return Caveat("refinement_disturbed", f"refinement launch {launch} measured {shared} sweep sizes again at "
+                  f"{low:.2f}x to {high:.2f}x the sweep's times: not one level but another curve (ranks "
+                  "descheduled by other work); it locates no switch",
+                  "refine on a quieter machine: msgperf run again, or pin the ranks", launch=launch)
 
 
 def switch_unmodelled(low_bytes: int, high_bytes: int) -> Caveat:

@@ -33,6 +33,10 @@ from msgperf.analysis.sample_stats import SampleStats, sample_stats
 from msgperf.analysis.sweep import SweepAnalysis, analyze_sweep
 
 ALIGNMENT_WORTH_SAYING = 0.02  # a supplement launch more than 2 % off the sweep's level is named
+# The most the sweep sizes a refinement launch measured again may disagree with the sweep's beyond one
+# common level (largest / smallest ratio of medians): clean launches on the 2-core VM at load 2-5 spread
+# 1.03-1.38, launches whose ranks were descheduled 1.7-250 (bench/RESULTS.md §7)
+REFINEMENT_AGREEMENT = 1.5
 
 
 @dataclass(frozen=True)
@@ -123,9 +127,9 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         raise AnalysisError(f"{source or 'the input'}: no samples to analyse")
     merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
                    for size, by_launch in grouped.items()}
-    refinements = _refinement_points(merged_sets, planned, confidence)
+    refinements, disturbed = _refinement_points(merged_sets, planned, confidence)
     merged_sets, alignments, extra = align(merged_sets, planned)
-    if refinements:  # a sweep size measured again beside a switch serves to locate it, not to move the sweep
+    if refinements or disturbed:  # a sweep size measured again beside a switch locates it, it does not move the sweep
         refining = {l for size, ls in merged_sets.items() if size not in planned for l in ls}
         merged_sets = {size: ({l: m for l, m in ls.items() if l not in refining} or ls) if size in planned else ls
                        for size, ls in merged_sets.items()}
@@ -140,7 +144,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         per_launch = [a.stats for a in analyses] if len(analyses) > 1 else ()
         sizes.append(SizeAnalysis(size, pooled, analyses, point_from_stats(size, pooled, per_launch)))
     sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence,
-                          model_sizes=planned if refinements else None, refinements=refinements)
+                          model_sizes=planned if refinements or disturbed else None, refinements=refinements)
     launches = tuple(sorted({m.launch for s in sizes for m in s.measurements}))
     per_launch_models: list[LaunchModel] = []
     comparison = None
@@ -148,6 +152,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     if all(s.stats.n == 1 for s in sizes):  # said once, by the sweep's no_per_size_noise
         found = [c for c in found if c.kind != "single_value"]
     found.extend(sweep.caveats)
+    found.extend(disturbed)
     found.extend(cv.launch_aligned(a.launch, a.factor, len(a.shared_bytes), len(a.added_bytes))
                  for a in alignments if abs(a.factor - 1) >= ALIGNMENT_WORTH_SAYING)
     # Run-to-run variation comes from launches that measured the same sizes again (--repeat);
@@ -175,15 +180,31 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
 
 
 def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozenset[int] | None,
-                       confidence: float) -> list[list[SizePoint]]:
+                       confidence: float) -> tuple[list[list[SizePoint]], list[cv.Caveat]]:
     """Each launch that measured sizes outside the plan (a refinement), in launch order, as its own
-    points at every size it measured: where a switch lies is judged within one launch."""
+    points at every size it measured: where a switch lies is judged within one launch. A launch
+    whose sweep sizes measured again disagree with the sweep's beyond one common level (the
+    ratios of their medians spread more than ``REFINEMENT_AGREEMENT``) measured another curve,
+    a machine busy enough to deschedule its ranks: it locates nothing, and that is said."""
     if not planned:
-        return []
+        return [], []
     launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls})
-    return [[point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
-             for size, ls in sorted(by_size.items()) if l in ls]
-            for l in launches]
+    kept, said = [], []
+    for l in launches:
+        ratios = []
+        for size, ls in by_size.items():
+            sweep = [m for k, m in ls.items() if k not in launches]
+            if size in planned and l in ls and sweep:
+                ref = float(np.median(np.concatenate([m.per_message_s for m in sweep])))
+                own = float(np.median(ls[l].per_message_s))
+                if ref > 0 and own > 0:
+                    ratios.append(own / ref)
+        if len(ratios) >= 2 and max(ratios) / min(ratios) > REFINEMENT_AGREEMENT:
+            said.append(cv.refinement_disturbed(l, min(ratios), max(ratios), len(ratios)))
+            continue
+        kept.append([point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
+                     for size, ls in sorted(by_size.items()) if l in ls])
+    return kept, said
 
 
 def _parameters_across(models: Sequence[LaunchModel], confidence: float

@@ -309,7 +309,11 @@ def refine(run_file: Path, budget_s: float, next_index: int,
             result = analyze(run)
         except AnalysisError:
             return made
-        step = next_step(result, {m.bytes for m in run.measurements}, set(run.info.plan.sizes))
+        # a launch the analysis found disturbed located nothing: its sizes may be measured again
+        disturbed = {c.launch for c in (result.main.model.caveats if result.main is not None else ())
+                     if c.kind == "refinement_disturbed"}
+        step = next_step(result, {m.bytes for m in run.measurements if m.launch not in disturbed},
+                         set(run.info.plan.sizes))
         if step is None:
             return made
         if time.monotonic() - began >= budget_s:
