@@ -1,6 +1,6 @@
 /* Start and end: MPI_Init/MPI_Init_thread start recording, MPI_Finalize writes the profile,
  * MPI_Abort and an exit without MPI_Finalize write this rank's part alone. Also the two
- * calls after which a handle may be reused: MPI_Comm_free and MPI_Request_free. */
+ * calls after which a handle may be reused: MPI_Comm_free, MPI_Request_free, MPI_Type_free. */
 #include "prof.h"
 
 #include <fcntl.h>
@@ -124,4 +124,10 @@ int MPI_Request_free(MPI_Request *request)
         prof_unlock();
     }
     return PMPI_Request_free(request);
+}
+
+int MPI_Type_free(MPI_Datatype *type)
+{
+    atomic_fetch_add_explicit(&prof_type_generation, 1, memory_order_relaxed);  /* even when idle */
+    return PMPI_Type_free(type);
 }

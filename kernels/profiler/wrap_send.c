@@ -11,9 +11,9 @@
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm);                                     \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
         prof_gap(t0);                                                                          \
@@ -35,9 +35,9 @@ SEND_WRAPPER(MPI_Bsend, PMPI_Bsend, C_BSEND, MK_BSEND)
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm, request);                          \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm, request);                            \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
         prof_gap(t0);                                                                          \
@@ -60,9 +60,9 @@ ISEND_WRAPPER(MPI_Ibsend, PMPI_Ibsend, C_IBSEND, MK_IBSEND)
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm, request);                          \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm, request);                            \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         struct req r = {0};                                                                    \
         r.kind = KIND;                                                                         \
         r.persistent = 1;                                                                      \
@@ -89,9 +89,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
     prof_gap(t0);
     if (rc == MPI_SUCCESS)
@@ -129,9 +129,9 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 {
     if (!P.active)
         return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
     prof_gap(t0);
@@ -147,9 +147,9 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
 {
     if (!P.active)
         return PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
     prof_gap(t0);
@@ -170,10 +170,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                              recvtype, source, recvtag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(sendcount, sendtype);
     prof_lock();
     prof_gap(t0);
@@ -194,9 +194,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
         return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
     prof_gap(t0);
@@ -226,9 +226,9 @@ int MPI_Start(MPI_Request *request)
 {
     if (!P.active)
         return PMPI_Start(request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Start(request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
     prof_gap(t0);
     if (rc == MPI_SUCCESS)
@@ -242,9 +242,9 @@ int MPI_Startall(int count, MPI_Request requests[])
 {
     if (!P.active)
         return PMPI_Startall(count, requests);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Startall(count, requests);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
     prof_gap(t0);
     if (rc == MPI_SUCCESS)
