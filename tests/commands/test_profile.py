@@ -33,7 +33,7 @@ WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact
 def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     built = {}
-    for name in ("halo", "halo_combined", "many_small", "all_calls"):
+    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait"):
         target = out / name
         subprocess.run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
@@ -261,6 +261,45 @@ def test_rank_files_of_a_run_without_finalize_become_one_profile(msgperf, tmp_pa
     assert "no record from rank(s) 1: killed before they could write their part" in result.stdout
     assert "the program exited with code 3" in result.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl", "part0", "part2"]
+
+
+def invariant_tsc() -> bool:
+    """What the profiler decides on: x86 and the kernel's constant_tsc and nonstop_tsc flags."""
+    import platform
+    if platform.machine() not in ("x86_64", "i386", "i686"):
+        return False
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            return {"constant_tsc", "nonstop_tsc"} <= set(line.split())
+    return False
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("forced", ["", "monotonic"])
+def test_the_clock_is_named_and_its_times_agree_with_clock_gettime(msgperf, tmp_path, apps, forced):
+    """timed_wait's rank 0 waits 3 × 100 ms in MPI_Recv and times that with clock_gettime
+    itself; the profile's time inside MPI_Recv, read with the profiler's clock (the TSC where
+    it can), must agree with it, and the profile must say which clock it used."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["timed_wait"],
+                             env={"MSGPERF_PROFILE_CLOCK": forced} if forced else None)
+    assert result.returncode == 0, result.stderr
+    own = float(result.stdout.split("recv_s=")[1].split()[0])
+    profile = read_profile(out).profile
+    rank = profile.ranks[0]
+    expected = "tsc" if invariant_tsc() and not forced else "clock_gettime(CLOCK_MONOTONIC)"
+    assert [r.clock.name for r in profile.ranks] == [expected, expected] and profile.info.clock == expected
+    assert profile.info.format_version == 2 and profile.info.clock_read_s == rank.clock.read_s > 0
+    recv = {c.call: c for c in rank.calls}["MPI_Recv"]
+    assert recv.n == 3 and own >= 0.3
+    assert recv.time_s == pytest.approx(own, rel=0.10)
+    assert recv.time_s <= own  # the program's own reads lie outside the profiler's
+    assert rank.mpi_time_s <= rank.wall_s <= rank.clock.calibration_s
+    for r in profile.ranks:
+        assert r.clock.calibration_s >= 0.3  # from MPI_Init to MPI_Finalize: the whole run
+        if expected == "tsc":
+            assert 5e7 < r.clock.ticks_per_s < 2e10 and abs(r.clock.drift) < 1e-3
+        else:
+            assert r.clock.ticks_per_s == r.clock.ticks_per_s_at_init == 1e9
 
 
 def test_bad_commands_and_outputs_get_one_line(msgperf, tmp_path):
