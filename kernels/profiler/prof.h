@@ -13,7 +13,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
+/* The TSC is read directly on x86 (ticks.c); elsewhere, or built with
+ * -DMSGPERF_PROFILE_NO_TSC (how the fallback's build is checked on x86), never. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(MSGPERF_PROFILE_NO_TSC)
+#define PROF_TSC 1
 #include <x86intrin.h>
 #endif
 
@@ -127,7 +130,7 @@ static inline int64_t mono_ns(void)
 /* The wrappers' clock (ticks.c): the TSC where it is invariant, else CLOCK_MONOTONIC. */
 static inline uint64_t prof_ticks(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef PROF_TSC
     if (__builtin_expect(P.tsc, 1))
         return __rdtsc();
 #endif

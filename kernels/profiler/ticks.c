@@ -36,7 +36,7 @@ static void pair(uint64_t *ticks, int64_t *ns)
     }
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef PROF_TSC
 /* The kernel's word on the TSC: both flags on the first "flags" line of /proc/cpuinfo. */
 static int invariant_tsc(void)
 {
@@ -72,7 +72,7 @@ void ticks_start(void)
 {
     const char *force = getenv("MSGPERF_PROFILE_CLOCK");
     P.tsc = 0;
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef PROF_TSC
     P.tsc = !(force && strcmp(force, "monotonic") == 0) && invariant_tsc();
 #else
     (void)force;
