@@ -244,9 +244,10 @@ uint64_t prof_status_bytes(const MPI_Status *status)
 /* The size of one element of `type`, asked of MPI; what prof_bytes caches. */
 uint64_t prof_type_size(MPI_Datatype type)
 {
+    /* the generation before the question: a free in between leaves the entry stale, not wrong */
+    unsigned generation = atomic_load_explicit(&prof_type_generation, memory_order_relaxed);
     int size = 0;
     PMPI_Type_size(type, &size);
-    unsigned generation = atomic_load_explicit(&prof_type_generation, memory_order_relaxed);
     if (size == MPI_UNDEFINED) {  /* larger than an int: not cached (rare, and its own call) */
         MPI_Count big = 0;
         PMPI_Type_size_x(type, &big);
