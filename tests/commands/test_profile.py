@@ -292,7 +292,8 @@ def test_the_clock_is_named_and_its_times_agree_with_clock_gettime(msgperf, tmp_
     recv = {c.call: c for c in rank.calls}["MPI_Recv"]
     assert recv.n == 3 and own >= 0.3
     assert recv.time_s == pytest.approx(own, rel=0.10)
-    assert recv.time_s <= own  # the program's own reads lie outside the profiler's
+    # the program's own reads lie outside the profiler's (1e-5: more than the calibration's error)
+    assert recv.time_s <= own * (1 + 1e-5)
     assert rank.mpi_time_s <= rank.wall_s <= rank.clock.calibration_s
     for r in profile.ranks:
         assert r.clock.calibration_s >= 0.3  # from MPI_Init to MPI_Finalize: the whole run
