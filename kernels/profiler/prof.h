@@ -115,6 +115,11 @@ struct prof {
     int nopen;
     int slow;                /* the bookkeeping allocated: its time is not the application's gap */
     uint64_t proc_null, unknown_peer, requests_untracked;
+    /* A blocking receive's counting, put off to the next call's bookkeeping (record.c) */
+    int deferred;
+    enum msg_kind deferred_kind;
+    int deferred_world;
+    MPI_Status deferred_status;
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     char output[4096];       /* MSGPERF_PROFILE_OUTPUT or the default name */
 };
@@ -152,6 +157,8 @@ void prof_recv(enum msg_kind kind, int world_peer, uint64_t bytes);
 void prof_break_sequences(void);
 uint64_t prof_type_size(MPI_Datatype type);
 void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
+void prof_defer_recv(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
+void prof_flush_recv(void);
 uint64_t prof_status_bytes(const MPI_Status *status);
 int prof_init(void);
 
@@ -172,10 +179,14 @@ static inline void prof_unlock(void)
         atomic_flag_clear_explicit(&prof_spin, memory_order_release);
 }
 
-/* Entering a call after more than the gap outside MPI ends the open sequences (signed: with
- * threads, another thread may have left a call after this one entered). */
+/* The start of every call's bookkeeping, after its PMPI call: first the receive an MPI_Recv
+ * before it put off, then the gap: entering a call after more than the gap outside MPI ends
+ * the open sequences (signed: with threads, another thread may have left a call after this
+ * one entered). */
 static inline void prof_gap(uint64_t t_enter)
 {
+    if (__builtin_expect(P.deferred, 0))
+        prof_flush_recv();
     if ((int64_t)(t_enter - P.t_last_exit) > (int64_t)P.gap_ticks && P.nopen)
         prof_break_sequences();
 }

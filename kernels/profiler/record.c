@@ -233,6 +233,32 @@ void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *statu
     prof_recv(kind, comm_world_rank(comm, status->MPI_SOURCE), prof_status_bytes(status));
 }
 
+/* A blocking receive (MPI_Recv): its peer now, its counting (MPI_Get_count, the size table,
+ * the end of the open sequences) at the start of the next call's bookkeeping, after that
+ * call's PMPI call. In ping-pong the time between leaving MPI_Recv and entering MPI_Send is
+ * on the critical path; the counting then happens while the reply travels. Nothing is
+ * counted in between, so the sequences come out the same. MPI_Finalize, MPI_Abort and an
+ * exit count it before writing. With MPI_THREAD_MULTIPLE, at once. */
+void prof_defer_recv(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status)
+{
+    if (P.mt || status->MPI_SOURCE == MPI_PROC_NULL) {
+        prof_recv_status(kind, comm, status);
+        return;
+    }
+    P.deferred_kind = kind;
+    P.deferred_world = comm_world_rank(comm, status->MPI_SOURCE);
+    P.deferred_status = *status;
+    P.deferred = 1;
+}
+
+void prof_flush_recv(void)
+{
+    if (!P.deferred)
+        return;
+    P.deferred = 0;
+    prof_recv(P.deferred_kind, P.deferred_world, prof_status_bytes(&P.deferred_status));
+}
+
 /* Bytes received: the count in MPI_BYTE (both MPICH and Open MPI keep it in bytes). */
 uint64_t prof_status_bytes(const MPI_Status *status)
 {

@@ -48,6 +48,7 @@ static void at_exit(void)
 {
     if (P.active) {
         P.active = 0;
+        prof_flush_recv();
         output_partial("exit without MPI_Finalize");
     }
 }
@@ -88,6 +89,7 @@ int MPI_Finalize(void)
 {
     if (P.active) {
         prof_lock();
+        prof_flush_recv();
         prof_break_sequences();
         P.active = 0;
         prof_unlock();
@@ -100,6 +102,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (P.active) {
         P.active = 0;
+        prof_flush_recv();
         prof_break_sequences();
         output_partial("MPI_Abort");
     }

@@ -95,7 +95,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     prof_lock();
     prof_gap(t0);
     if (rc == MPI_SUCCESS)
-        prof_recv_status(MK_RECV, comm, st);
+        prof_defer_recv(MK_RECV, comm, st);
     prof_leave(C_RECV, t0, t1);
     prof_unlock();
     return rc;

@@ -263,6 +263,23 @@ def test_rank_files_of_a_run_without_finalize_become_one_profile(msgperf, tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl", "part0", "part2"]
 
 
+@pytest.mark.mpi
+def test_all_calls_sequences_end_at_each_completed_receive(msgperf, tmp_path, apps):
+    """With the gap wide, only completed receives end sequences, so all_calls' are exact. The
+    last one pins the order of a blocking receive's counting, which the profiler puts off to
+    the next call: section 18's MPI_Recv must end [7, 8, 16, 40] before section 19's 8 B send
+    is counted, or that send would make it five long."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["all_calls"], env=WIDE_GAP)
+    assert result.returncode == 0, result.stderr
+    r0, r1 = read_profile(out).profile.ranks
+    assert r1.sequences == () and [s.peer for s in r0.sequences] == [1]
+    shapes = [(s.count, s.length, s.kinds, tuple((z.bytes, z.count) for z in s.sizes)) for s in r0.sequences[0].shapes]
+    assert shapes == [(1, 5, ("rsend", "bsend", "isend"), ((16, 1), (20, 3), (100, 1))),
+                      (1, 4, ("irsend", "ibsend", "send_init"), ((8, 1), (32, 2), (40, 1))),
+                      (1, 2, ("rsend_init", "bsend_init"), ((5, 1), (6, 1))),
+                      (1, 4, ("send", "isend"), ((7, 1), (8, 1), (16, 1), (40, 1)))]
+
+
 def invariant_tsc() -> bool:
     """What the profiler decides on: x86 and the kernel's constant_tsc and nonstop_tsc flags."""
     import platform
