@@ -2,8 +2,9 @@
  *
  * The wrappers (wrap_*.c) time each point-to-point call and hand what it moved to the
  * recorder (record.c): size tables per (peer, kind), the time inside MPI, and the
- * back-to-back sequences. requests.c remembers what a pending request is, comms.c turns a
- * communicator's rank into a world rank, output.c writes the profile file.
+ * back-to-back sequences. ticks.c is the clock (the TSC where it can), requests.c remembers
+ * what a pending request is, comms.c turns a communicator's rank into a world rank, output.c
+ * writes the profile file.
  * MPI and libc only; nothing here allocates on the path of an ordinary call (tables grow by
  * doubling, so allocation happens a logarithmic number of times). docs/profile.md. */
 #ifndef MSGPERF_PROF_H
@@ -183,7 +184,7 @@ static inline void prof_unlock(void)
  * before it put off, then the gap: entering a call after more than the gap outside MPI ends
  * the open sequences (signed: with threads, another thread may have left a call after this
  * one entered). */
-static inline void prof_gap(uint64_t t_enter)
+static inline void prof_bookkeeping_start(uint64_t t_enter)
 {
     if (__builtin_expect(P.deferred, 0))
         prof_flush_recv();

@@ -16,7 +16,7 @@
         uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         if (rc == MPI_SUCCESS)                                                                 \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
         prof_leave(CALL, t0, t1);                                                              \
@@ -40,7 +40,7 @@ SEND_WRAPPER(MPI_Bsend, PMPI_Bsend, C_BSEND, MK_BSEND)
         uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         if (rc == MPI_SUCCESS)                                                                 \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
         prof_leave(CALL, t0, t1);                                                              \
@@ -68,7 +68,7 @@ ISEND_WRAPPER(MPI_Ibsend, PMPI_Ibsend, C_IBSEND, MK_IBSEND)
         r.persistent = 1;                                                                      \
         r.bytes = prof_bytes(count, type);                                                     \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         r.peer = comm_world_rank(comm, dest);                                                  \
         if (rc == MPI_SUCCESS)                                                                 \
             req_put(*request, &r);                                                             \
@@ -93,7 +93,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         prof_defer_recv(MK_RECV, comm, st);
     prof_leave(C_RECV, t0, t1);
@@ -134,7 +134,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_IRECV, 0, source, comm, bytes);
     prof_leave(C_IRECV, t0, t1);
@@ -152,7 +152,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
     uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_RECV_INIT, 1, source, comm, bytes);
     prof_leave(C_RECV_INIT, t0, t1);
@@ -176,7 +176,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(sendcount, sendtype);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_SEND, comm_world_rank(comm, dest), bytes);
@@ -199,7 +199,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_REPLACE_SEND, comm_world_rank(comm, dest), bytes);
@@ -230,7 +230,7 @@ int MPI_Start(MPI_Request *request)
     int rc = PMPI_Start(request);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         started(*request);
     prof_leave(C_START, t0, t1);
@@ -246,7 +246,7 @@ int MPI_Startall(int count, MPI_Request requests[])
     int rc = PMPI_Startall(count, requests);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++)
             started(requests[i]);

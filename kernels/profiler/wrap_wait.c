@@ -95,7 +95,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     int rc = PMPI_Wait(request, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS)
         completed(&pend[0], st);
     prof_leave(C_WAIT, t0, t1);
@@ -114,7 +114,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     int rc = PMPI_Test(request, flag, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag)
         completed(&pend[0], st);
     prof_leave(C_TEST, t0, t1);
@@ -132,7 +132,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     int rc = PMPI_Waitall(count, requests, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
@@ -151,7 +151,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     int rc = PMPI_Testall(count, requests, flag, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS && *flag)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
@@ -171,7 +171,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     int rc = PMPI_Waitany(count, requests, index, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
     prof_leave(C_WAITANY, t0, t1);
@@ -190,7 +190,7 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
     int rc = PMPI_Testany(count, requests, index, flag, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
     prof_leave(C_TESTANY, t0, t1);
@@ -209,7 +209,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
     int rc = PMPI_Waitsome(incount, requests, outcount, indices, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)
@@ -230,7 +230,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
     int rc = PMPI_Testsome(incount, requests, outcount, indices, st);
     uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)
