@@ -4,6 +4,7 @@ repetitions with the order alternating, on the pip MPICH unless --mpicc says oth
 
     .venv/bin/python bench/profile_overhead.py [--mode stream|pingpong|self] [--repeats 7]
                                                [--messages 1000000] [--bytes 8] [--realtime]
+                                               [--baseline DIR]
 
 Modes (many_small's): ``stream`` windows of 64 MPI_Isend / MPI_Irecv + MPI_Waitall, the highest
 message rate; ``pingpong`` MPI_Send / MPI_Recv one message at a time each way; ``self`` one rank
@@ -13,6 +14,11 @@ time (its slowest rank's), then medians [min–max] over the repetitions, the ra
 medians, the median [min–max] of the paired ratios (each profiled run over the plain run next
 to it) and the cost per message in ns. The program's loop time excludes the launch and the
 profile's writing at MPI_Finalize; the whole command's wall time is printed beside it.
+
+``--baseline DIR`` adds a third variant to every repetition, in turn with the other two: the
+profiler built from the sources in DIR (another version of kernels/profiler, e.g. one checked
+out with ``git archive COMMIT kernels/profiler``), so that two versions are compared under the
+same load.
 """
 
 from __future__ import annotations
@@ -69,6 +75,8 @@ def main() -> int:
     ap.add_argument("--realtime", action="store_true",
                     help="launch at SCHED_FIFO (chrt -f 10, root): other jobs on a shared machine then "
                          "cannot deschedule the ranks (Linux's real-time throttling still leaves them 5 %%)")
+    ap.add_argument("--baseline", type=Path,
+                    help="a directory holding another version of the profiler's sources, run as a third variant")
     args = ap.parse_args()
     mpicc = find_mpicc(args.mpicc)
     mpiexec = find_mpiexec(mpicc)
@@ -78,6 +86,10 @@ def main() -> int:
     profiler = build_profiler(str(mpicc))
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        libraries = {"profiled": profiler.path}
+        if args.baseline:
+            libraries["baseline"] = build_baseline(mpicc, args.baseline, tmp)
+            print(f"baseline: {libraries['baseline']} (from {args.baseline})")
         program = tmp / "many_small"
         subprocess.run([str(mpicc), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(program),
                         str(ROOT / "tests" / "apps" / "many_small.c")], check=True)
@@ -89,29 +101,40 @@ def main() -> int:
         print(f"plain:    {shlex.join(argv)}")
         print(f"profiled: LD_PRELOAD={profiler.path} MSGPERF_PROFILE_OUTPUT={tmp}/p<i>.jsonl {shlex.join(argv)}")
         print(f"load average before: {load()}")
-        plain, profiled = [], []
+        variants = ["plain", *libraries]
+        times: dict[str, list[tuple[float, float, float]]] = {v: [] for v in variants}
         for i in range(args.repeats):
-            order = ("plain", "profiled") if i % 2 == 0 else ("profiled", "plain")
-            for which in order:
-                if which == "plain":
-                    plain.append(run_once(argv, plain_env))
-                else:
-                    env = {**plain_env, "LD_PRELOAD": str(profiler.path),
-                           "MSGPERF_PROFILE_OUTPUT": str(tmp / f"p{i}.jsonl")}
-                    profiled.append(run_once(argv, env))
-            print(f"  repetition {i + 1}: loop {plain[-1][0]:.4f} s plain, {profiled[-1][0]:.4f} s profiled; "
-                  f"CPU {plain[-1][1]:.4f} s, {profiled[-1][1]:.4f} s; load {load()}")
+            shift = i % len(variants)  # each variant first in turn; with two, the order alternates
+            for which in variants[shift:] + variants[:shift]:
+                env = plain_env if which == "plain" else {
+                    **plain_env, "LD_PRELOAD": str(libraries[which]),
+                    "MSGPERF_PROFILE_OUTPUT": str(tmp / f"{which}{i}.jsonl")}
+                times[which].append(run_once(argv, env))
+            print(f"  repetition {i + 1}: loop " + ", ".join(f"{times[v][-1][0]:.4f} s {v}" for v in variants)
+                  + "; CPU " + ", ".join(f"{times[v][-1][1]:.4f} s" for v in variants) + f"; load {load()}")
         print(f"load average after: {load()}")
     n = args.messages
     unit = "round trip" if args.mode == "pingpong" else "message"  # pingpong: each message is answered
     for label, index in (("loop time", 0), ("rank 0 CPU time", 1), ("command wall time", 2)):
-        a, b = [p[index] for p in plain], [p[index] for p in profiled]
-        paired = [y / x for x, y in zip(a, b)]
-        cost = (statistics.median(b) - statistics.median(a)) / n * 1e9
-        print(f"{label}: plain {spread(a)} s, profiled {spread(b)} s; ratio of medians "
-              f"{statistics.median(b) / statistics.median(a):.3f}, paired ratios {spread(paired, digits=3)}; "
-              f"{cost:.0f} ns per {unit} (median difference / {n:,})")
+        a = [p[index] for p in times["plain"]]
+        for which in libraries:
+            b = [p[index] for p in times[which]]
+            paired = [y / x for x, y in zip(a, b)]
+            cost = (statistics.median(b) - statistics.median(a)) / n * 1e9
+            print(f"{label}: plain {spread(a)} s, {which} {spread(b)} s; ratio of medians "
+                  f"{statistics.median(b) / statistics.median(a):.3f}, paired ratios {spread(paired, digits=3)}; "
+                  f"{cost:.0f} ns per {unit} (median difference / {n:,})")
     return 0
+
+
+def build_baseline(mpicc: Path, sources: Path, tmp: Path) -> Path:
+    """The profiler from another copy of its sources, compiled as build_profiler compiles it."""
+    library = tmp / "baseline" / "libmsgperf-profile.so"
+    library.parent.mkdir()
+    subprocess.run([str(mpicc), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
+                    '-DMSGPERF_VERSION="baseline"', "-o", str(library),
+                    *map(str, sorted(sources.glob("*.c")))], check=True)
+    return library
 
 
 if __name__ == "__main__":

@@ -323,12 +323,14 @@ def launches_run(seed: int = 0, launches: int = 3, launch_sd: float = 0.03, run_
         run.info, start_time=start_time, command_line=f"msgperf run --repeat {launches} # {seed}"))
 
 
-def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True):
+def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, version: int = 2):
     """A small application profile (records/profile_format.py) whose every count adds up:
     each rank sends 3 isends of 8 B and 1 of 64 B to the next rank per step, ``seed`` + 2 steps,
-    in one back-to-back sequence per step, and receives the same from the previous rank."""
+    in one back-to-back sequence per step, and receives the same from the previous rank.
+    ``version`` 1: the first format, whose ranks do not name their clock."""
     from msgperf.records.profile_format import (CallTime, PeerMessages, PeerSequences, Profile,
-                                                ProfileInfo, RankProfile, SequenceShape, SizeCount)
+                                                ProfileInfo, RankClock, RankProfile, SequenceShape,
+                                                SizeCount)
     steps = seed + 2
     sizes = (SizeCount(8, 3 * steps), SizeCount(64, steps))
     log2 = (SizeCount(8, 3 * steps), SizeCount(64, steps))
@@ -344,11 +346,13 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True):
             messages=(PeerMessages(nxt, "send", "isend", 4 * steps, 88 * steps, sizes, 0, 0, log2),
                       PeerMessages(prev, "recv", "irecv", 4 * steps, 88 * steps, sizes, 0, 0, log2)),
             sequences=(PeerSequences(nxt, steps, 4 * steps, 88 * steps, (shape,), 0, 0, 0, 0),),
-            proc_null=0, unknown_peer=0, untracked_requests=0))
-    info = ProfileInfo(format_version=1, profiler_version="0.1.0", argv=("./halo", "--steps", str(steps)),
+            proc_null=0, unknown_peer=0, untracked_requests=0,
+            clock=None if version < 2 else RankClock("tsc", 2.3e9 + r, 2.3e9 + 2 * r, 1.5 + seed, 1.25e-08)))
+    info = ProfileInfo(format_version=version, profiler_version="0.1.0", argv=("./halo", "--steps", str(steps)),
                        mpi_library="MPICH Version:      5.0.2\nMPICH Release date: today", mpi_version="5.0",
                        nranks=nranks, hosts=tuple(f"node{r // 2}" for r in range(nranks)),
                        start_time="2026-11-23T10:00:00Z", end_time="2026-11-23T10:00:02Z",
-                       thread_level="single", clock="clock_gettime(CLOCK_MONOTONIC)", clock_read_s=2.1e-08,
+                       thread_level="single", clock="clock_gettime(CLOCK_MONOTONIC)" if version < 2 else "tsc",
+                       clock_read_s=2.1e-08 if version < 2 else 1.25e-08,
                        sequence_gap_s=1e-06, complete=complete)
     return Profile(info=info, ranks=tuple(ranks), path="")

@@ -96,12 +96,8 @@ int xlate_world_rank(struct xlate *x, int rank)
     return x->world[rank];
 }
 
-int comm_world_rank(MPI_Comm comm, int rank)
+int comm_other_rank(MPI_Comm comm, int rank)
 {
-    if (rank == MPI_PROC_NULL)
-        return -1;
-    if (comm == MPI_COMM_WORLD)
-        return rank;
     return xlate_world_rank(lookup(comm), rank);
 }
 

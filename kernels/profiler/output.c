@@ -80,6 +80,17 @@ static void iso_time(const struct timespec *t, char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* This rank's clock: which, its calibration (the header's clock is rank 0's). */
+static void put_clock(struct buf *b)
+{
+    PUT(b, ",\"clock\":");
+    put_string(b, ticks_clock_name());
+    putf(b, ",\"clock_ticks_per_s\":%.17g,\"clock_ticks_per_s_at_init\":%.17g",
+         P.ticks_per_ns * 1e9, P.ticks_per_ns_init * 1e9);
+    put_seconds(b, "clock_calibration_s", P.cal_span_ns);
+    put_seconds(b, "clock_read_s", P.clock_read_ns);
+}
+
 /* ---- the rank record ------------------------------------------------------------------- */
 
 static void put_sizes(struct buf *b, const struct size_stats *s)
@@ -177,30 +188,37 @@ static void put_sequences(struct buf *b)
     PUT(b, "]");
 }
 
-static void rank_record(struct buf *b, const char *ended_by, int64_t t_end)
+static void put_ticks(struct buf *b, const char *name, uint64_t ticks)
+{
+    put_seconds(b, name, ticks_to_ns(ticks));
+}
+
+static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
 {
     putf(b, "{\"type\":\"rank\",\"rank\":%d,\"host\":", P.rank);
     put_string(b, P.host);
     putf(b, ",\"pid\":%ld,\"ended_by\":", (long)getpid());
     put_string(b, ended_by);
-    put_seconds(b, "wall_s", t_end - P.t_init);
-    put_seconds(b, "mpi_time_s", P.mpi_ns);
-    put_seconds(b, "wait_time_s", P.wait_ns);
+    put_ticks(b, "wall_s", t_end - P.t_init);
+    put_ticks(b, "mpi_time_s", P.mpi_ticks);
+    put_ticks(b, "wait_time_s", P.wait_ticks);
     PUT(b, ",\"calls\":{");
     int first = 1;
     for (int c = 0; c < C_COUNT; c++)
         if (P.calls[c].n) {
             putf(b, "%s\"%s\":{\"n\":%llu", first ? "" : ",", call_name[c], (unsigned long long)P.calls[c].n);
-            put_seconds(b, "time_s", P.calls[c].ns);
+            put_ticks(b, "time_s", P.calls[c].ticks);
             PUT(b, "}");
             first = 0;
         }
     PUT(b, "}");
     put_messages(b);
     put_sequences(b);
-    putf(b, ",\"proc_null\":%llu,\"unknown_peer\":%llu,\"untracked_requests\":%llu}\n",
+    putf(b, ",\"proc_null\":%llu,\"unknown_peer\":%llu,\"untracked_requests\":%llu",
          (unsigned long long)P.proc_null, (unsigned long long)P.unknown_peer,
          (unsigned long long)P.requests_untracked);
+    put_clock(b);
+    PUT(b, "}\n");
 }
 
 /* ---- the header ------------------------------------------------------------------------ */
@@ -242,7 +260,7 @@ static void header(struct buf *b, const char *hosts, int stride, const struct ti
     char start_s[64], end_s[64];
     iso_time(&P.real_start, start_s, sizeof start_s);
     iso_time(end, end_s, sizeof end_s);
-    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":1,\"profiler_version\":");
+    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":2,\"profiler_version\":");
     put_string(b, MSGPERF_VERSION);
     PUT(b, ",\"argv\":");
     put_argv(b);
@@ -256,7 +274,8 @@ static void header(struct buf *b, const char *hosts, int stride, const struct ti
     }
     putf(b, "],\"start_time\":\"%s\",\"end_time\":\"%s\",\"thread_level\":\"%s\"", start_s, end_s,
          thread_level_name(P.thread_level));
-    PUT(b, ",\"clock\":\"clock_gettime(CLOCK_MONOTONIC)\"");
+    PUT(b, ",\"clock\":");
+    put_string(b, ticks_clock_name());
     put_seconds(b, "clock_read_s", P.clock_read_ns);
     put_seconds(b, "sequence_gap_s", P.gap_ns);
     putf(b, ",\"complete\":%s}\n", complete ? "true" : "false");
@@ -308,7 +327,8 @@ static void publish(const char *path, const char *text, size_t n)
 
 void output_finalize(void)
 {
-    int64_t t_end = now_ns();
+    uint64_t t_end = prof_ticks();
+    ticks_end();
     struct timespec end;
     clock_gettime(CLOCK_REALTIME, &end);
     struct buf mine = {0};
@@ -360,7 +380,8 @@ void output_partial(const char *ended_by)
     if (P.done)
         return;
     P.done = 1;
-    int64_t t_end = now_ns();
+    uint64_t t_end = prof_ticks();
+    ticks_end();
     struct timespec end;
     clock_gettime(CLOCK_REALTIME, &end);
     struct buf b = {0};

@@ -2,16 +2,24 @@
  *
  * The wrappers (wrap_*.c) time each point-to-point call and hand what it moved to the
  * recorder (record.c): size tables per (peer, kind), the time inside MPI, and the
- * back-to-back sequences. requests.c remembers what a pending request is, comms.c turns a
- * communicator's rank into a world rank, output.c writes the profile file.
+ * back-to-back sequences. ticks.c is the clock (the TSC where it can), requests.c remembers
+ * what a pending request is, comms.c turns a communicator's rank into a world rank, output.c
+ * writes the profile file.
  * MPI and libc only; nothing here allocates on the path of an ordinary call (tables grow by
  * doubling, so allocation happens a logarithmic number of times). docs/profile.md. */
 #ifndef MSGPERF_PROF_H
 #define MSGPERF_PROF_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+/* The TSC is read directly on x86 (ticks.c); elsewhere, or built with
+ * -DMSGPERF_PROFILE_NO_TSC (how the fallback's build is checked on x86), never. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(MSGPERF_PROFILE_NO_TSC)
+#define PROF_TSC 1
+#include <x86intrin.h>
+#endif
 
 /* Only the MPI_* wrappers (declared by mpi.h, above) are exported; nothing of ours can clash
  * with a name in the application. */
@@ -84,7 +92,7 @@ struct peer {
 
 struct call_stat {
     uint64_t n;
-    int64_t ns;
+    uint64_t ticks;
 };
 
 struct prof {
@@ -95,44 +103,138 @@ struct prof {
     int rank, size;
     MPI_Comm comm;           /* our duplicate of MPI_COMM_WORLD, for the final gather */
     MPI_Group world_group;
-    int64_t t_init, t_last_exit, gap_ns, clock_read_ns;
+    int tsc;                 /* the clock is the TSC (ticks.c), else CLOCK_MONOTONIC in ns */
+    double ticks_per_ns_init, ticks_per_ns;  /* calibration: 2 ms at MPI_Init, the whole run */
+    uint64_t cal_ticks0;     /* the first calibration pair */
+    int64_t cal_ns0, cal_span_ns, clock_read_ns, gap_ns;
+    uint64_t t_init, t_last_exit, gap_ticks;  /* in ticks, as everything below */
     struct timespec real_start;
     struct call_stat calls[C_COUNT];
-    int64_t mpi_ns, wait_ns;
+    uint64_t mpi_ticks, wait_ticks;
     struct peer **peers;     /* by world rank, allocated on a peer's first message */
     struct peer **open;      /* peers with an open sequence */
     int nopen;
     int slow;                /* the bookkeeping allocated: its time is not the application's gap */
     uint64_t proc_null, unknown_peer, requests_untracked;
+    /* A blocking receive's counting, put off to the next call's bookkeeping (record.c) */
+    int deferred;
+    enum msg_kind deferred_kind;
+    int deferred_world;
+    MPI_Status deferred_status;
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     char output[4096];       /* MSGPERF_PROFILE_OUTPUT or the default name */
 };
 extern struct prof P;
 
-static inline int64_t now_ns(void)
+static inline int64_t mono_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* The wrappers' clock (ticks.c): the TSC where it is invariant, else CLOCK_MONOTONIC. */
+static inline uint64_t prof_ticks(void)
+{
+#ifdef PROF_TSC
+    if (__builtin_expect(P.tsc, 1))
+        return __rdtsc();
+#endif
+    return (uint64_t)mono_ns();
+}
+
+/* ticks.c */
+void ticks_start(void);                      /* at MPI_Init: choose the clock, calibrate */
+void ticks_end(void);                        /* at the end: the rate over the whole run */
+int64_t ticks_to_ns(uint64_t ticks);
+uint64_t ns_to_ticks(int64_t ns);
+const char *ticks_clock_name(void);
+
 /* record.c */
-void prof_lock(void);
-void prof_unlock(void);
-void prof_gap(int64_t t_enter);
-void prof_leave(enum call_id call, int64_t t_enter, int64_t t_exit);
+void prof_slow_done(void);
 void prof_send(enum msg_kind kind, int world_peer, uint64_t bytes);     /* may join a sequence */
 void prof_message(enum msg_kind kind, int world_peer, uint64_t bytes);  /* counted only */
 void prof_recv(enum msg_kind kind, int world_peer, uint64_t bytes);
 void prof_break_sequences(void);
-uint64_t prof_bytes(MPI_Count count, MPI_Datatype type);
+uint64_t prof_type_size(MPI_Datatype type);
 void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
+void prof_defer_recv(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
+void prof_flush_recv(void);
 uint64_t prof_status_bytes(const MPI_Status *status);
 int prof_init(void);
 
+/* The bookkeeping of every wrapped call, inline: these run on every call.
+ * MPI_THREAD_MULTIPLE only: a spin lock around the tables. */
+extern atomic_flag prof_spin;
+
+static inline void prof_lock(void)
+{
+    if (__builtin_expect(P.mt, 0))
+        while (atomic_flag_test_and_set_explicit(&prof_spin, memory_order_acquire))
+            ;
+}
+
+static inline void prof_unlock(void)
+{
+    if (__builtin_expect(P.mt, 0))
+        atomic_flag_clear_explicit(&prof_spin, memory_order_release);
+}
+
+/* The start of every call's bookkeeping, after its PMPI call: first the receive an MPI_Recv
+ * before it put off, then the gap: entering a call after more than the gap outside MPI ends
+ * the open sequences (signed: with threads, another thread may have left a call after this
+ * one entered). */
+static inline void prof_bookkeeping_start(uint64_t t_enter)
+{
+    if (__builtin_expect(P.deferred, 0))
+        prof_flush_recv();
+    if ((int64_t)(t_enter - P.t_last_exit) > (int64_t)P.gap_ticks && P.nopen)
+        prof_break_sequences();
+}
+
+static inline void prof_leave(enum call_id call, uint64_t t_enter, uint64_t t_exit)
+{
+    uint64_t d = t_exit - t_enter;
+    P.calls[call].n++;
+    P.calls[call].ticks += d;
+    P.mpi_ticks += d;
+    if (call >= C_FIRST_WAIT)
+        P.wait_ticks += d;
+    P.t_last_exit = t_exit;
+    if (__builtin_expect(P.slow, 0))
+        prof_slow_done();
+}
+
+/* Bytes of `count` elements of `type`. MPI_Type_size is a call into MPI on every message;
+ * the last type's size is kept per thread instead, until any MPI_Type_free (wrap_init.c),
+ * after which MPI may give a new type the freed one's handle. */
+#define PROF_TLS _Thread_local __attribute__((tls_model("initial-exec")))  /* no __tls_get_addr */
+struct type_cache {
+    MPI_Datatype type;
+    unsigned generation;     /* of prof_type_generation when cached; 0: empty */
+    uint64_t size;
+};
+extern atomic_uint prof_type_generation;
+extern PROF_TLS struct type_cache prof_type_cache;
+
+static inline uint64_t prof_bytes(MPI_Count count, MPI_Datatype type)
+{
+    uint64_t size = prof_type_cache.type == type
+                    && prof_type_cache.generation
+                       == atomic_load_explicit(&prof_type_generation, memory_order_relaxed)
+                    ? prof_type_cache.size : prof_type_size(type);
+    return count > 0 ? (uint64_t)count * size : 0;
+}
+
 /* comms.c: world rank of `rank` in `comm`; -1 for MPI_PROC_NULL, -2 when it cannot tell. */
 struct xlate;
-int comm_world_rank(MPI_Comm comm, int rank);
+int comm_other_rank(MPI_Comm comm, int rank);  /* not MPI_COMM_WORLD */
+static inline int comm_world_rank(MPI_Comm comm, int rank)
+{
+    if (rank == MPI_PROC_NULL)
+        return -1;
+    return comm == MPI_COMM_WORLD ? rank : comm_other_rank(comm, rank);
+}
 struct xlate *comm_xlate(MPI_Comm comm);     /* referenced: release with comm_release */
 int xlate_world_rank(struct xlate *x, int rank);
 void comm_release(struct xlate *x);
@@ -146,7 +248,11 @@ struct req {
     struct xlate *x;
     uint64_t bytes;          /* the message size (sends) or the posted buffer (receives) */
 };
-int req_pending(void);                       /* any entry at all (a quick test) */
+extern uint64_t req_used;                    /* entries: none, no receive is pending */
+static inline int req_pending(void)
+{
+    return req_used != 0;
+}
 struct req *req_find(MPI_Request request);
 void req_put(MPI_Request request, const struct req *r);
 void req_drop(MPI_Request request);

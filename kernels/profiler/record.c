@@ -2,7 +2,7 @@
  *
  * A back-to-back sequence is two or more sends to one peer with, between them, no completed
  * receive (MPI_Recv, MPI_Sendrecv, a wait or test that completes a receive) and no gap
- * outside MPI longer than P.gap_ns (the time between leaving one wrapped call and entering
+ * outside MPI longer than P.gap_ticks (the time between leaving one wrapped call and entering
  * the next: the application's compute). Sends to other peers in between do not end it: those
  * messages could still be combined into one. Posting a receive (MPI_Irecv) does not end it
  * either; its completion does, because what follows may depend on the data received. */
@@ -30,20 +30,9 @@ const char *const call_name[C_COUNT] = {
     "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
 };
 
-static atomic_flag lock = ATOMIC_FLAG_INIT;
-
-void prof_lock(void)
-{
-    if (P.mt)
-        while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-            ;
-}
-
-void prof_unlock(void)
-{
-    if (P.mt)
-        atomic_flag_clear_explicit(&lock, memory_order_release);
-}
+atomic_flag prof_spin = ATOMIC_FLAG_INIT;
+atomic_uint prof_type_generation = 1;
+PROF_TLS struct type_cache prof_type_cache;
 
 /* ---- sequences ------------------------------------------------------------------------- */
 
@@ -114,11 +103,16 @@ void prof_break_sequences(void)
 static void extend_run(struct peer *p, enum msg_kind kind, uint64_t bytes)
 {
     struct run *r = &p->run;
-    if (!p->open) {
+    if (!p->open) {  /* field by field: a memset of the whole run costs more than the rest */
         p->open = 1;
         P.open[P.nopen++] = p;
-        memset(r, 0, sizeof *r);
-        r->min_bytes = bytes;
+        r->length = 1;
+        r->bytes = r->min_bytes = r->max_bytes = bytes;
+        r->kinds = 1u << kind;
+        r->nsizes = 1;
+        r->size[0] = bytes;
+        r->size_count[0] = 1;
+        return;
     }
     r->length++;
     r->bytes += bytes;
@@ -158,7 +152,7 @@ static struct peer *peer_of(int world)
     return p;
 }
 
-static void count_size(struct size_stats *s, uint64_t bytes)
+static inline __attribute__((always_inline)) void count_size(struct size_stats *s, uint64_t bytes)
 {
     s->count++;
     s->bytes += bytes;
@@ -183,7 +177,7 @@ static void count_size(struct size_stats *s, uint64_t bytes)
     s->other_bytes += bytes;
 }
 
-static struct peer *count_message(enum msg_kind kind, int world, uint64_t bytes)
+static inline __attribute__((always_inline)) struct peer *count_message(enum msg_kind kind, int world, uint64_t bytes)
 {
     if (world == -1) {
         P.proc_null++;
@@ -239,6 +233,32 @@ void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *statu
     prof_recv(kind, comm_world_rank(comm, status->MPI_SOURCE), prof_status_bytes(status));
 }
 
+/* A blocking receive (MPI_Recv): its peer now, its counting (MPI_Get_count, the size table,
+ * the end of the open sequences) at the start of the next call's bookkeeping, after that
+ * call's PMPI call. In ping-pong the time between leaving MPI_Recv and entering MPI_Send is
+ * on the critical path; the counting then happens while the reply travels. Nothing is
+ * counted in between, so the sequences come out the same. MPI_Finalize, MPI_Abort and an
+ * exit count it before writing. With MPI_THREAD_MULTIPLE, at once. */
+void prof_defer_recv(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status)
+{
+    if (P.mt || status->MPI_SOURCE == MPI_PROC_NULL) {
+        prof_recv_status(kind, comm, status);
+        return;
+    }
+    P.deferred_kind = kind;
+    P.deferred_world = comm_world_rank(comm, status->MPI_SOURCE);
+    P.deferred_status = *status;
+    P.deferred = 1;
+}
+
+void prof_flush_recv(void)
+{
+    if (!P.deferred)
+        return;
+    P.deferred = 0;
+    prof_recv(P.deferred_kind, P.deferred_world, prof_status_bytes(&P.deferred_status));
+}
+
 /* Bytes received: the count in MPI_BYTE (both MPICH and Open MPI keep it in bytes). */
 uint64_t prof_status_bytes(const MPI_Status *status)
 {
@@ -247,50 +267,34 @@ uint64_t prof_status_bytes(const MPI_Status *status)
     return n == MPI_UNDEFINED || n < 0 ? 0 : (uint64_t)n;
 }
 
-uint64_t prof_bytes(MPI_Count count, MPI_Datatype type)
+/* The size of one element of `type`, asked of MPI; what prof_bytes caches. */
+uint64_t prof_type_size(MPI_Datatype type)
 {
+    /* the generation before the question: a free in between leaves the entry stale, not wrong */
+    unsigned generation = atomic_load_explicit(&prof_type_generation, memory_order_relaxed);
     int size = 0;
     PMPI_Type_size(type, &size);
-    if (size == MPI_UNDEFINED) {
+    if (size == MPI_UNDEFINED) {  /* larger than an int: not cached (rare, and its own call) */
         MPI_Count big = 0;
         PMPI_Type_size_x(type, &big);
-        return count > 0 && big > 0 ? (uint64_t)count * (uint64_t)big : 0;
+        return big > 0 ? (uint64_t)big : 0;
     }
-    return count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+    prof_type_cache.type = type;
+    prof_type_cache.generation = generation;
+    prof_type_cache.size = size > 0 ? (uint64_t)size : 0;
+    return prof_type_cache.size;
 }
 
 /* ---- time ------------------------------------------------------------------------------ */
 
-void prof_gap(int64_t t_enter)
+/* The bookkeeping allocated (a first message to a peer): the gap starts after that. */
+void prof_slow_done(void)
 {
-    if (t_enter - P.t_last_exit > P.gap_ns)
-        prof_break_sequences();
-}
-
-void prof_leave(enum call_id call, int64_t t_enter, int64_t t_exit)
-{
-    int64_t d = t_exit - t_enter;
-    P.calls[call].n++;
-    P.calls[call].ns += d;
-    P.mpi_ns += d;
-    if (call >= C_FIRST_WAIT)
-        P.wait_ns += d;
-    P.t_last_exit = t_exit;
-    if (P.slow) {  /* a first message to a peer allocated: the gap starts after that */
-        P.t_last_exit = now_ns();
-        P.slow = 0;
-    }
+    P.t_last_exit = prof_ticks();
+    P.slow = 0;
 }
 
 /* ---- start ----------------------------------------------------------------------------- */
-
-static int64_t clock_read_cost(void)
-{
-    int64_t t0 = now_ns(), t = t0;
-    for (int i = 0; i < 1000; i++)
-        t = now_ns();
-    return (t - t0) / 1000;
-}
 
 /* After PMPI_Init: who we are, our own communicator, the tables. 0 on success. */
 int prof_init(void)
@@ -315,8 +319,9 @@ int prof_init(void)
             gap_s = g;
     }
     P.gap_ns = (int64_t)(gap_s * 1e9 + 0.5);
-    P.clock_read_ns = clock_read_cost();
+    ticks_start();
+    P.gap_ticks = ns_to_ticks(P.gap_ns);
     clock_gettime(CLOCK_REALTIME, &P.real_start);
-    P.t_init = P.t_last_exit = now_ns();
+    P.t_init = P.t_last_exit = prof_ticks();
     return 0;
 }

@@ -13,7 +13,7 @@
 
 static struct req *slots;
 static uint64_t mask;      /* capacity - 1 (capacity a power of two) */
-static uint64_t used;
+uint64_t req_used;         /* entries in the table */
 
 static uint64_t key_of(MPI_Request request)
 {
@@ -37,11 +37,6 @@ static struct req *find_key(uint64_t key)
         if (slots[i].key == key)
             return &slots[i];
     }
-}
-
-int req_pending(void)
-{
-    return used != 0;
 }
 
 struct req *req_find(MPI_Request request)
@@ -79,7 +74,7 @@ void req_put(MPI_Request request, const struct req *r)
         if (s->x)
             comm_release(s->x);
     } else {
-        if ((used + 1) * 2 > (slots ? mask + 1 : 0) && grow()) {
+        if ((req_used + 1) * 2 > (slots ? mask + 1 : 0) && grow()) {
             if (r->x)
                 comm_release(r->x);
             P.requests_untracked++;
@@ -89,7 +84,7 @@ void req_put(MPI_Request request, const struct req *r)
         while (slots[i].used)
             i = (i + 1) & mask;
         s = &slots[i];
-        used++;
+        req_used++;
     }
     *s = *r;
     s->key = key;
@@ -114,5 +109,5 @@ void req_drop(MPI_Request request)
         }
     }
     slots[hole].used = 0;
-    used--;
+    req_used--;
 }

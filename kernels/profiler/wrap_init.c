@@ -1,6 +1,6 @@
 /* Start and end: MPI_Init/MPI_Init_thread start recording, MPI_Finalize writes the profile,
  * MPI_Abort and an exit without MPI_Finalize write this rank's part alone. Also the two
- * calls after which a handle may be reused: MPI_Comm_free and MPI_Request_free. */
+ * calls after which a handle may be reused: MPI_Comm_free, MPI_Request_free, MPI_Type_free. */
 #include "prof.h"
 
 #include <fcntl.h>
@@ -48,6 +48,7 @@ static void at_exit(void)
 {
     if (P.active) {
         P.active = 0;
+        prof_flush_recv();
         output_partial("exit without MPI_Finalize");
     }
 }
@@ -88,6 +89,7 @@ int MPI_Finalize(void)
 {
     if (P.active) {
         prof_lock();
+        prof_flush_recv();
         prof_break_sequences();
         P.active = 0;
         prof_unlock();
@@ -100,6 +102,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (P.active) {
         P.active = 0;
+        prof_flush_recv();
         prof_break_sequences();
         output_partial("MPI_Abort");
     }
@@ -124,4 +127,10 @@ int MPI_Request_free(MPI_Request *request)
         prof_unlock();
     }
     return PMPI_Request_free(request);
+}
+
+int MPI_Type_free(MPI_Datatype *type)
+{
+    atomic_fetch_add_explicit(&prof_type_generation, 1, memory_order_relaxed);  /* even when idle */
+    return PMPI_Type_free(type);
 }

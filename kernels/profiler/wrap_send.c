@@ -11,12 +11,12 @@
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm);                                   \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm);                                     \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         if (rc == MPI_SUCCESS)                                                                 \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
         prof_leave(CALL, t0, t1);                                                              \
@@ -35,12 +35,12 @@ SEND_WRAPPER(MPI_Bsend, PMPI_Bsend, C_BSEND, MK_BSEND)
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm, request);                          \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm, request);                            \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         if (rc == MPI_SUCCESS)                                                                 \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
         prof_leave(CALL, t0, t1);                                                              \
@@ -60,15 +60,15 @@ ISEND_WRAPPER(MPI_Ibsend, PMPI_Ibsend, C_IBSEND, MK_IBSEND)
     {                                                                                          \
         if (!P.active)                                                                         \
             return PNAME(buf, count, type, dest, tag, comm, request);                          \
-        int64_t t0 = now_ns();                                                                 \
+        uint64_t t0 = prof_ticks();                                                                 \
         int rc = PNAME(buf, count, type, dest, tag, comm, request);                            \
-        int64_t t1 = now_ns();                                                                 \
+        uint64_t t1 = prof_ticks();                                                                 \
         struct req r = {0};                                                                    \
         r.kind = KIND;                                                                         \
         r.persistent = 1;                                                                      \
         r.bytes = prof_bytes(count, type);                                                     \
         prof_lock();                                                                           \
-        prof_gap(t0);                                                                          \
+        prof_bookkeeping_start(t0);                                                                          \
         r.peer = comm_world_rank(comm, dest);                                                  \
         if (rc == MPI_SUCCESS)                                                                 \
             req_put(*request, &r);                                                             \
@@ -89,13 +89,13 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
         return PMPI_Recv(buf, count, type, source, tag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
-        prof_recv_status(MK_RECV, comm, st);
+        prof_defer_recv(MK_RECV, comm, st);
     prof_leave(C_RECV, t0, t1);
     prof_unlock();
     return rc;
@@ -129,12 +129,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 {
     if (!P.active)
         return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_IRECV, 0, source, comm, bytes);
     prof_leave(C_IRECV, t0, t1);
@@ -147,12 +147,12 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
 {
     if (!P.active)
         return PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_RECV_INIT, 1, source, comm, bytes);
     prof_leave(C_RECV_INIT, t0, t1);
@@ -170,13 +170,13 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                              recvtype, source, recvtag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                            recvtype, source, recvtag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(sendcount, sendtype);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_SEND, comm_world_rank(comm, dest), bytes);
@@ -194,12 +194,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
         return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     uint64_t bytes = prof_bytes(count, type);
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_REPLACE_SEND, comm_world_rank(comm, dest), bytes);
@@ -226,11 +226,11 @@ int MPI_Start(MPI_Request *request)
 {
     if (!P.active)
         return PMPI_Start(request);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Start(request);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         started(*request);
     prof_leave(C_START, t0, t1);
@@ -242,11 +242,11 @@ int MPI_Startall(int count, MPI_Request requests[])
 {
     if (!P.active)
         return PMPI_Startall(count, requests);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int rc = PMPI_Startall(count, requests);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++)
             started(requests[i]);

@@ -15,12 +15,10 @@ struct pending {
     struct req r;
 };
 
-#define TLS _Thread_local __attribute__((tls_model("initial-exec")))  /* no __tls_get_addr call */
-
-static TLS struct pending *pend;
-static TLS int *where;         /* index -> position in pend, or -1 */
-static TLS MPI_Status *stats;
-static TLS int cap;
+static PROF_TLS struct pending *pend;
+static PROF_TLS int *where;         /* index -> position in pend, or -1 */
+static PROF_TLS MPI_Status *stats;
+static PROF_TLS int cap;
 
 static int reserve(int n)
 {
@@ -90,14 +88,14 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     if (!P.active)
         return PMPI_Wait(request, status);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(1, request);
     MPI_Status local;
     MPI_Status *st = npend && status == MPI_STATUS_IGNORE ? &local : status;
     int rc = PMPI_Wait(request, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS)
         completed(&pend[0], st);
     prof_leave(C_WAIT, t0, t1);
@@ -109,14 +107,14 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     if (!P.active)
         return PMPI_Test(request, flag, status);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(1, request);
     MPI_Status local;
     MPI_Status *st = npend && status == MPI_STATUS_IGNORE ? &local : status;
     int rc = PMPI_Test(request, flag, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag)
         completed(&pend[0], st);
     prof_leave(C_TEST, t0, t1);
@@ -128,13 +126,13 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     if (!P.active)
         return PMPI_Waitall(count, requests, statuses);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(count, requests);
     MPI_Status *st = npend && statuses == MPI_STATUSES_IGNORE ? stats : statuses;
     int rc = PMPI_Waitall(count, requests, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
@@ -147,13 +145,13 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
 {
     if (!P.active)
         return PMPI_Testall(count, requests, flag, statuses);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(count, requests);
     MPI_Status *st = npend && statuses == MPI_STATUSES_IGNORE ? stats : statuses;
     int rc = PMPI_Testall(count, requests, flag, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS && *flag)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
@@ -166,14 +164,14 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
 {
     if (!P.active)
         return PMPI_Waitany(count, requests, index, status);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(count, requests);
     MPI_Status local;
     MPI_Status *st = npend && status == MPI_STATUS_IGNORE ? &local : status;
     int rc = PMPI_Waitany(count, requests, index, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
     prof_leave(C_WAITANY, t0, t1);
@@ -185,14 +183,14 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
 {
     if (!P.active)
         return PMPI_Testany(count, requests, index, flag, status);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(count, requests);
     MPI_Status local;
     MPI_Status *st = npend && status == MPI_STATUS_IGNORE ? &local : status;
     int rc = PMPI_Testany(count, requests, index, flag, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
     prof_leave(C_TESTANY, t0, t1);
@@ -205,13 +203,13 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 {
     if (!P.active)
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(incount, requests);
     MPI_Status *st = npend && statuses == MPI_STATUSES_IGNORE ? stats : statuses;
     int rc = PMPI_Waitsome(incount, requests, outcount, indices, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)
@@ -226,13 +224,13 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
 {
     if (!P.active)
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    int64_t t0 = now_ns();
+    uint64_t t0 = prof_ticks();
     int npend = scan(incount, requests);
     MPI_Status *st = npend && statuses == MPI_STATUSES_IGNORE ? stats : statuses;
     int rc = PMPI_Testsome(incount, requests, outcount, indices, st);
-    int64_t t1 = now_ns();
+    uint64_t t1 = prof_ticks();
     prof_lock();
-    prof_gap(t0);
+    prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)

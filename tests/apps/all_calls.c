@@ -155,8 +155,18 @@ int main(int argc, char **argv)
         MPI_Recv(in, 2, five, 0, 18, W, MPI_STATUS_IGNORE);
         MPI_Send(out, 1, strided, 0, 18, W);
     }
-    MPI_Type_free(&five);
     MPI_Type_free(&strided);
+    MPI_Type_free(&five);
+    /* 19. a new type after a free, likely under the freed handle (the profiler keeps the last
+     * type's size until a free): contiguous(2 ints) = 8 B, 0 -> 1 */
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, MPI_INT, &two);
+    MPI_Type_commit(&two);
+    if (rank == 0)
+        MPI_Send(out, 1, two, 1, 19, W);
+    else
+        MPI_Recv(in, 2, MPI_INT, 0, 19, W, MPI_STATUS_IGNORE);
+    MPI_Type_free(&two);
     MPI_Finalize();
     return 0;
 }

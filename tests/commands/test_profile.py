@@ -33,7 +33,7 @@ WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact
 def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     built = {}
-    for name in ("halo", "halo_combined", "many_small", "all_calls"):
+    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait"):
         target = out / name
         subprocess.run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
@@ -57,7 +57,7 @@ def profile_of(msgperf, tmp_path, *command, env=None, name="p.jsonl", mpicc=None
 
 # (peer, direction, kind) -> {bytes: count}, per rank: what tests/apps/all_calls.c sends and receives
 ALL_CALLS = {
-    0: {(1, "send", "send"): {10: 1, 7: 1, 40: 1}, (1, "send", "rsend"): {16: 1}, (1, "send", "bsend"): {100: 1},
+    0: {(1, "send", "send"): {10: 1, 7: 1, 40: 1, 8: 1}, (1, "send", "rsend"): {16: 1}, (1, "send", "bsend"): {100: 1},
         (1, "send", "isend"): {20: 3, 8: 1, 16: 1}, (1, "send", "irsend"): {8: 1}, (1, "send", "ibsend"): {40: 1},
         (1, "send", "send_init"): {32: 2}, (1, "send", "rsend_init"): {6: 1}, (1, "send", "bsend_init"): {5: 1},
         (1, "send", "sendrecv"): {50: 1}, (1, "send", "sendrecv_replace"): {16: 1},
@@ -65,16 +65,16 @@ ALL_CALLS = {
         (1, "recv", "sendrecv"): {60: 1}, (1, "recv", "sendrecv_replace"): {16: 1}},
     1: {(0, "send", "send"): {12: 1}, (0, "send", "ssend"): {12: 1}, (0, "send", "issend"): {24: 1},
         (0, "send", "ssend_init"): {4: 1}, (0, "send", "sendrecv"): {60: 1}, (0, "send", "sendrecv_replace"): {16: 1},
-        (0, "recv", "recv"): {10: 1, 100: 1, 40: 2, 5: 1}, (0, "recv", "irecv"): {20: 3, 16: 2, 8: 2, 6: 1, 7: 1},
+        (0, "recv", "recv"): {10: 1, 100: 1, 40: 2, 5: 1, 8: 1}, (0, "recv", "irecv"): {20: 3, 16: 2, 8: 2, 6: 1, 7: 1},
         (0, "recv", "recv_init"): {32: 2}, (0, "recv", "sendrecv"): {50: 1}, (0, "recv", "sendrecv_replace"): {16: 1}},
 }
 # calls whose number the program fixes (test loops run as often as they must: at least once)
 ALL_CALLS_N = {
-    0: {"MPI_Send": 4, "MPI_Recv": 3, "MPI_Rsend": 1, "MPI_Bsend": 1, "MPI_Isend": 5, "MPI_Irecv": 2, "MPI_Wait": 6,
+    0: {"MPI_Send": 5, "MPI_Recv": 3, "MPI_Rsend": 1, "MPI_Bsend": 1, "MPI_Isend": 5, "MPI_Irecv": 2, "MPI_Wait": 6,
         "MPI_Irsend": 1, "MPI_Ibsend": 1, "MPI_Send_init": 1, "MPI_Start": 4, "MPI_Recv_init": 1,
         "MPI_Startall": 1, "MPI_Waitany": 1, "MPI_Rsend_init": 1, "MPI_Bsend_init": 1, "MPI_Sendrecv": 1,
         "MPI_Sendrecv_replace": 1},
-    1: {"MPI_Recv": 6, "MPI_Ssend": 1, "MPI_Irecv": 10, "MPI_Wait": 7, "MPI_Waitall": 1, "MPI_Issend": 1,
+    1: {"MPI_Recv": 7, "MPI_Ssend": 1, "MPI_Irecv": 10, "MPI_Wait": 7, "MPI_Waitall": 1, "MPI_Issend": 1,
         "MPI_Recv_init": 1, "MPI_Start": 2, "MPI_Ssend_init": 1, "MPI_Startall": 1, "MPI_Waitany": 1,
         "MPI_Sendrecv": 1, "MPI_Sendrecv_replace": 1, "MPI_Send": 2},
 }
@@ -261,6 +261,63 @@ def test_rank_files_of_a_run_without_finalize_become_one_profile(msgperf, tmp_pa
     assert "no record from rank(s) 1: killed before they could write their part" in result.stdout
     assert "the program exited with code 3" in result.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.jsonl", "part0", "part2"]
+
+
+@pytest.mark.mpi
+def test_all_calls_sequences_end_at_each_completed_receive(msgperf, tmp_path, apps):
+    """With the gap wide, only completed receives end sequences, so all_calls' are exact. The
+    last one pins the order of a blocking receive's counting, which the profiler puts off to
+    the next call: section 18's MPI_Recv must end [7, 8, 16, 40] before section 19's 8 B send
+    is counted, or that send would make it five long."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["all_calls"], env=WIDE_GAP)
+    assert result.returncode == 0, result.stderr
+    r0, r1 = read_profile(out).profile.ranks
+    assert r1.sequences == () and [s.peer for s in r0.sequences] == [1]
+    shapes = [(s.count, s.length, s.kinds, tuple((z.bytes, z.count) for z in s.sizes)) for s in r0.sequences[0].shapes]
+    assert shapes == [(1, 5, ("rsend", "bsend", "isend"), ((16, 1), (20, 3), (100, 1))),
+                      (1, 4, ("irsend", "ibsend", "send_init"), ((8, 1), (32, 2), (40, 1))),
+                      (1, 2, ("rsend_init", "bsend_init"), ((5, 1), (6, 1))),
+                      (1, 4, ("send", "isend"), ((7, 1), (8, 1), (16, 1), (40, 1)))]
+
+
+def invariant_tsc() -> bool:
+    """What the profiler decides on: x86 and the kernel's constant_tsc and nonstop_tsc flags."""
+    import platform
+    if platform.machine() not in ("x86_64", "i386", "i686"):
+        return False
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            return {"constant_tsc", "nonstop_tsc"} <= set(line.split())
+    return False
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("forced", ["", "monotonic"])
+def test_the_clock_is_named_and_its_times_agree_with_clock_gettime(msgperf, tmp_path, apps, forced):
+    """timed_wait's rank 0 waits 3 × 100 ms in MPI_Recv and times that with clock_gettime
+    itself; the profile's time inside MPI_Recv, read with the profiler's clock (the TSC where
+    it can), must agree with it, and the profile must say which clock it used."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["timed_wait"],
+                             env={"MSGPERF_PROFILE_CLOCK": forced} if forced else None)
+    assert result.returncode == 0, result.stderr
+    own = float(result.stdout.split("recv_s=")[1].split()[0])
+    profile = read_profile(out).profile
+    rank = profile.ranks[0]
+    expected = "tsc" if invariant_tsc() and not forced else "clock_gettime(CLOCK_MONOTONIC)"
+    assert [r.clock.name for r in profile.ranks] == [expected, expected] and profile.info.clock == expected
+    assert profile.info.format_version == 2 and profile.info.clock_read_s == rank.clock.read_s > 0
+    recv = {c.call: c for c in rank.calls}["MPI_Recv"]
+    assert recv.n == 3 and own >= 0.3
+    assert recv.time_s == pytest.approx(own, rel=0.10)
+    # the program's own reads lie outside the profiler's (1e-5: more than the calibration's error)
+    assert recv.time_s <= own * (1 + 1e-5)
+    assert rank.mpi_time_s <= rank.wall_s <= rank.clock.calibration_s
+    for r in profile.ranks:
+        assert r.clock.calibration_s >= 0.3  # from MPI_Init to MPI_Finalize: the whole run
+        if expected == "tsc":
+            assert 5e7 < r.clock.ticks_per_s < 2e10 and abs(r.clock.drift) < 1e-3
+        else:
+            assert r.clock.ticks_per_s == r.clock.ticks_per_s_at_init == 1e9
 
 
 def test_bad_commands_and_outputs_get_one_line(msgperf, tmp_path):

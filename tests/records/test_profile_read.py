@@ -32,6 +32,24 @@ def test_a_profile_comes_back_field_for_field(tmp_path):
     assert profile_text(result.profile) == path.read_text()
 
 
+def test_each_rank_names_its_clock_and_its_calibration():
+    rank = parse_profile_text(profile_text(sample_profile(nranks=2))).profile.ranks[1]
+    assert rank.clock.name == "tsc" and rank.clock.ticks_per_s == 2.3e9 + 1 and rank.clock.calibration_s == 1.5
+    assert rank.clock.drift == pytest.approx(-1 / (2.3e9 + 2))
+
+
+def test_a_version_1_profile_stays_readable_and_is_written_back_as_it_was(tmp_path):
+    old = sample_profile(2, nranks=2, version=1)
+    text = profile_text(old)
+    assert '"format_version":1' in text and "clock_ticks_per_s" not in text
+    path = tmp_path / "v1.jsonl"
+    path.write_text(text)
+    profile = read_profile(path).profile
+    assert profile.info.format_version == 1 and profile.info.clock == "clock_gettime(CLOCK_MONOTONIC)"
+    assert all(r.clock is None for r in profile.ranks)
+    assert profile_text(profile) == text
+
+
 def test_what_the_advice_needs_is_at_hand():
     profile = sample_profile(0, nranks=3)
     rank = profile.ranks[1]
@@ -72,7 +90,10 @@ def corrupt(mutate) -> str:
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda r: r[0].update(format="msgperf-run"), "not a msgperf profile"),
-    (lambda r: r[0].update(format_version=2), "newer than this msgperf reads"),
+    (lambda r: r[0].update(format_version=3), "newer than this msgperf reads"),
+    (lambda r: r[1].pop("clock_ticks_per_s"), "missing field 'clock_ticks_per_s'"),
+    (lambda r: r[1].update(clock_ticks_per_s=0), "'clock_ticks_per_s' must be a positive number"),
+    (lambda r: r[1].update(clock_calibration_s=-1.0), "'clock_calibration_s' must be a non-negative time"),
     (lambda r: r.pop(0), "the first record must be a 'profile' record"),
     (lambda r: r.append(dict(r[0])), "a second 'profile' record"),
     (lambda r: r.append(dict(r[1])), "rank 0 appears twice"),

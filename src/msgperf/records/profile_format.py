@@ -14,7 +14,10 @@ What later advice needs, and where it is:
 - the sequences (their number, lengths, the size of each message in them):
   ``RankProfile.sequences`` (``PeerSequences.shapes``: ``SequenceShape``);
 - the time inside MPI per rank (``mpi_time_s``, ``wait_time_s``, ``calls``) and the wall
-  time (``wall_s``).
+  time (``wall_s``), with the clock that measured them (``RankProfile.clock``, version 2).
+
+Version 1 files stay readable: their ranks have ``clock`` None (they were timed with
+``clock_gettime(CLOCK_MONOTONIC)``, which their header names) and are written back as they were.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, Mapping
 from msgperf.errors import MsgperfError
 
 FORMAT_NAME = "msgperf-profile"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: each rank record names its clock and its calibration
 
 DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
@@ -138,6 +141,28 @@ class CallTime:
 
 
 @dataclass(frozen=True)
+class RankClock:
+    """The clock a rank timed its calls with (format version 2).
+
+    ``name`` is ``"tsc"`` (the x86 time-stamp counter read directly, where the kernel calls it
+    constant and non-stop) or ``"clock_gettime(CLOCK_MONOTONIC)"``. Ticks become seconds by
+    ``ticks_per_s``, calibrated against CLOCK_MONOTONIC over ``calibration_s`` (from MPI_Init
+    to the end); ``ticks_per_s_at_init`` is the first calibration (2 ms at MPI_Init), with
+    which the run converted its sequence gap. For CLOCK_MONOTONIC both are 1e9."""
+
+    name: str
+    ticks_per_s: float
+    ticks_per_s_at_init: float
+    calibration_s: float
+    read_s: float  # the cost of one read, measured at MPI_Init
+
+    @property
+    def drift(self) -> float:
+        """Relative difference of the two calibrations: far from 0, the ticks were not steady."""
+        return self.ticks_per_s / self.ticks_per_s_at_init - 1.0
+
+
+@dataclass(frozen=True)
 class KindSizeCount:
     """One row of ``RankProfile.size_counts``."""
 
@@ -164,6 +189,7 @@ class RankProfile:
     proc_null: int  # messages to or from MPI_PROC_NULL (not in ``messages``)
     unknown_peer: int  # messages whose peer could not be translated to a world rank
     untracked_requests: int  # requests the profiler could not remember (out of memory)
+    clock: RankClock | None = None  # None in a version 1 file
 
     @property
     def finalized(self) -> bool:
@@ -228,8 +254,8 @@ class ProfileInfo:
     start_time: str  # UTC, ISO 8601: rank 0's MPI_Init
     end_time: str  # UTC, ISO 8601: rank 0's MPI_Finalize (or its end)
     thread_level: str  # single, funneled, serialized, multiple
-    clock: str
-    clock_read_s: float  # cost of one clock read, measured at MPI_Init
+    clock: str  # rank 0's clock (each rank's own: RankProfile.clock)
+    clock_read_s: float  # cost of one read of rank 0's clock, measured at MPI_Init
     sequence_gap_s: float  # time outside MPI longer than this ends a back-to-back sequence
     complete: bool  # every rank reached MPI_Finalize and its record is here
 
@@ -395,7 +421,24 @@ def _decode_sequences(obj: Any, nranks: int | None, where: str) -> PeerSequences
     return seq
 
 
-def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None) -> RankProfile:
+def _positive(obj: Mapping[str, Any], key: str, where: str) -> float:
+    value = _get(obj, key, float, where)
+    if not math.isfinite(value) or value <= 0:
+        raise ProfileError(f"{where}: field {key!r} must be a positive number ({value})")
+    return value
+
+
+def _decode_clock(obj: Mapping[str, Any], where: str) -> RankClock:
+    return RankClock(name=_get(obj, "clock", str, where),
+                     ticks_per_s=_positive(obj, "clock_ticks_per_s", where),
+                     ticks_per_s_at_init=_positive(obj, "clock_ticks_per_s_at_init", where),
+                     calibration_s=_seconds(obj, "clock_calibration_s", where),
+                     read_s=_seconds(obj, "clock_read_s", where))
+
+
+def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
+                version: int = FORMAT_VERSION) -> RankProfile:
+    """A ``rank`` record of a file of format ``version`` (its header's)."""
     calls_obj = _get(obj, "calls", dict, where)
     calls = []
     for name, value in calls_obj.items():
@@ -415,7 +458,8 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None) -
         messages=tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where)),
         sequences=tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where)),
         proc_null=_count(obj, "proc_null", where), unknown_peer=_count(obj, "unknown_peer", where),
-        untracked_requests=_count(obj, "untracked_requests", where))
+        untracked_requests=_count(obj, "untracked_requests", where),
+        clock=_decode_clock(obj, where) if version >= 2 else None)
 
 
 # ---- encoding (the inverse of decoding, field for field) -------------------------------------
@@ -434,6 +478,10 @@ def encode_info(info: ProfileInfo) -> dict[str, Any]:
 
 
 def encode_rank(r: RankProfile) -> dict[str, Any]:
+    clock = {} if r.clock is None else {
+        "clock": r.clock.name, "clock_ticks_per_s": r.clock.ticks_per_s,
+        "clock_ticks_per_s_at_init": r.clock.ticks_per_s_at_init,
+        "clock_calibration_s": r.clock.calibration_s, "clock_read_s": r.clock.read_s}
     return {
         "type": "rank", "rank": r.rank, "host": r.host, "pid": r.pid, "ended_by": r.ended_by,
         "wall_s": r.wall_s, "mpi_time_s": r.mpi_time_s, "wait_time_s": r.wait_time_s,
@@ -451,7 +499,7 @@ def encode_rank(r: RankProfile) -> dict[str, Any]:
                        "other_bytes": s.other_bytes, "other_max_length": s.other_max_length}
                       for s in r.sequences],
         "proc_null": r.proc_null, "unknown_peer": r.unknown_peer,
-        "untracked_requests": r.untracked_requests,
+        "untracked_requests": r.untracked_requests, **clock,
     }
 
 

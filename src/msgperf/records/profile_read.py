@@ -63,7 +63,7 @@ def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
         elif kind == "profile":
             raise ProfileError(f"{where}: a second 'profile' record; two profiles were concatenated")
         elif kind == "rank":
-            rank = decode_rank(obj, where, info.nranks)
+            rank = decode_rank(obj, where, info.nranks, info.format_version)
             if rank.rank in ranks:
                 raise ProfileError(f"{where}: rank {rank.rank} appears twice")
             ranks[rank.rank] = rank

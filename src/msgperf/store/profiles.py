@@ -86,7 +86,7 @@ def load(conn: sqlite3.Connection, profile_id: int, db_name: str) -> Profile:
         raise StoreError(f"{where}: the stored records are not valid JSON; the database is corrupt") from None
     try:
         info = decode_info(header, where)
-        decoded = tuple(decode_rank(r, where, info.nranks) for r in ranks)
+        decoded = tuple(decode_rank(r, where, info.nranks, info.format_version) for r in ranks)
     except ProfileError as exc:
         raise StoreError(f"{exc} (stored); the database is corrupt") from None
     return Profile(info=info, ranks=decoded, path=row[2])
