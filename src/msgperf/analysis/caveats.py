@@ -216,8 +216,8 @@ def spike_confirmed(low_bytes: int, high_bytes: int, size: int) -> Caveat:
 
 
 def refinement_disturbed(launch: int, low: float, high: float, shared: int) -> Caveat:
-    return Caveat("refinement_disturbed", f"refinement launch {launch} measured {shared} sweep sizes again at "
-                  f"{low:.2f}x to {high:.2f}x the sweep's times: not one level but another curve (ranks "
+    return Caveat("refinement_disturbed", f"refinement launch {launch} measured {shared} sizes again at "
+                  f"{low:.2f}x to {high:.2f}x their earlier times: not one level but another curve (ranks "
                   "descheduled by other work); it locates no switch",
                   "refine on a quieter machine: msgperf run again, or pin the ranks", launch=launch)
 

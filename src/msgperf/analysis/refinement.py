@@ -93,7 +93,7 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
 
 
 def context_sizes(bracket: Bracket, sweep: set[int]) -> list[int]:
-    """The ``CONTEXT`` sizes of the sweep at or below the interval and at or above it: measured
+    """The ``CONTEXT`` sizes of ``sweep`` nearest the interval at or below it and at or above it: measured
     again in the refinement launch, they put that launch on the sweep's level (launches differ;
     analysis/launch_alignment.py) and give each side of the switch points of the same launch."""
     below = sorted(s for s in sweep if s <= bracket.low_bytes)[-CONTEXT:]
@@ -104,8 +104,8 @@ def context_sizes(bracket: Bracket, sweep: set[int]) -> list[int]:
 def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = None) -> RefinementStep | None:
     """The launch that narrows the main pattern's wide breakpoint intervals, or None when every
     one is located (or there are none, or nothing new fits inside them). ``measured``: every size
-    measured so far; ``sweep``: the sizes of the plan, the anchors measured again (default:
-    ``measured``)."""
+    measured so far; ``sweep``: the sizes the anchors are taken from, measured again beside each
+    interval (the plan's and the main pattern's refined ones; default: ``measured``)."""
     wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
     new = sorted({s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)} - measured)
     if not new:

@@ -183,25 +183,28 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
                        confidence: float) -> tuple[list[list[SizePoint]], list[cv.Caveat]]:
     """Each launch that measured sizes outside the plan (a refinement), in launch order, as its own
     points at every size it measured: where a switch lies is judged within one launch. A launch
-    whose sweep sizes measured again disagree with the sweep's beyond one common level (the
-    ratios of their medians spread more than ``REFINEMENT_AGREEMENT``) measured another curve,
-    a machine busy enough to deschedule its ranks: it locates nothing, and that is said."""
+    whose sizes measured again (the sweep's, or an earlier refinement's) disagree with the
+    earlier times beyond one common level (the ratios of their medians spread more than
+    ``REFINEMENT_AGREEMENT``) measured another curve, a machine busy enough to deschedule its
+    ranks: it locates nothing, and that is said."""
     if not planned:
         return [], []
     launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls})
+    # what a launch's sizes are checked against: the sweep's medians, then each accepted
+    # refinement launch's at the sizes it was the first to measure
+    reference: dict[int, float] = {}
+    for size, ls in by_size.items():
+        sweep = [m.per_message_s for k, m in ls.items() if k not in launches]
+        if size in planned and sweep:
+            reference[size] = float(np.median(np.concatenate(sweep)))
     kept, said = [], []
     for l in launches:
-        ratios = []
-        for size, ls in by_size.items():
-            sweep = [m for k, m in ls.items() if k not in launches]
-            if size in planned and l in ls and sweep:
-                ref = float(np.median(np.concatenate([m.per_message_s for m in sweep])))
-                own = float(np.median(ls[l].per_message_s))
-                if ref > 0 and own > 0:
-                    ratios.append(own / ref)
+        own = {size: float(np.median(ls[l].per_message_s)) for size, ls in by_size.items() if l in ls}
+        ratios = [own[s] / reference[s] for s in own if s in reference and reference[s] > 0 and own[s] > 0]
         if len(ratios) >= 2 and max(ratios) / min(ratios) > REFINEMENT_AGREEMENT:
             said.append(cv.refinement_disturbed(l, min(ratios), max(ratios), len(ratios)))
             continue
+        reference.update({s: t for s, t in own.items() if s not in reference})
         kept.append([point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
                      for size, ls in sorted(by_size.items()) if l in ls])
     return kept, said

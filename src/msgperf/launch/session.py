@@ -312,8 +312,13 @@ def refine(run_file: Path, budget_s: float, next_index: int,
         # a launch the analysis found disturbed located nothing: its sizes may be measured again
         disturbed = {c.launch for c in (result.main.model.caveats if result.main is not None else ())
                      if c.kind == "refinement_disturbed"}
-        step = next_step(result, {m.bytes for m in run.measurements if m.launch not in disturbed},
-                         set(run.info.plan.sizes))
+        usable = [m for m in run.measurements if m.launch not in disturbed]
+        main = result.main.key.pattern if result.main is not None else None
+        # anchors: the main pattern's sizes nearest each interval, a refinement's included, so that
+        # a later round has close sizes on both sides of the switch (a step at an interval's end
+        # with only far sizes beyond it cannot be told from a spike)
+        step = next_step(result, {m.bytes for m in usable},
+                         {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes))
         if step is None:
             return made
         if time.monotonic() - began >= budget_s:
