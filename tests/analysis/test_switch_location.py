@@ -114,3 +114,19 @@ def test_real_run_with_two_refinement_launches_locates_the_switch_to_an_eighth_o
     assert (b.low_bytes, b.high_bytes) == (32067, 32768)
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
     assert b.low_bytes < 32688 < b.high_bytes
+
+
+def test_a_sweep_size_inside_the_located_gap_is_put_on_its_side_by_the_sweeps_own_lines():
+    """The refinement launch located the switch between 31000 and 34000 B without measuring
+    32 KiB; the sweep measured 32 KiB already past the switch. The sweep's own lines either side
+    put it on the right: the gap ends at 32 KiB and the right segment starts there."""
+    from msgperf.analysis.sweep import analyze_sweep
+    sweep = launch_points([4096 * 2 ** k for k in range(9)], seed=3)
+    refinement = launch_points([4096, 8192, 16384, 20000, 24000, 28000, 31000, 34000, 40000, 48000, 65536], seed=4)
+    planned = frozenset(p.bytes for p in sweep)
+    result = analyze_sweep(sweep + [p for p in refinement if p.bytes not in planned], model_sizes=planned,
+                           refinements=[refinement])
+    (b,) = result.piecewise.breakpoints
+    assert (b.best_low_bytes, b.best_high_bytes) == (31000, 32768) and b.low_bytes < 32689 <= b.high_bytes <= 32768
+    assert result.piecewise.segments[1].from_bytes == 32768
+    assert result.provenance[0].launches == 1

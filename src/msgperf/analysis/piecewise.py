@@ -403,9 +403,9 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
     x, y, sigma = point_arrays(pts, fit.tolerance)
     excluded = tuple(b for b in fit.excluded_bytes if b not in set(included))
     keep = ~np.isin(x, np.asarray(excluded, dtype=float))
-    bps = tuple(sorted(breakpoints, key=lambda b: b.best_high_bytes))
-    starts = [-math.inf, *(b.best_high_bytes for b in bps), math.inf]
     s = sigma * math.sqrt(fit.phi)
+    bps = _sides_of_sweep_sizes_in_gaps(sorted(breakpoints, key=lambda b: b.best_high_bytes), x, y, s, keep)
+    starts = [-math.inf, *(b.best_high_bytes for b in bps), math.inf]
     segments = []
     for lo, hi in zip(starts, starts[1:]):
         idx = np.flatnonzero(keep & (x >= lo) & (x < hi))
@@ -419,3 +419,29 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
     residuals = _size_residuals(every, ax, ay, asig, ~np.isin(ax, np.asarray(excluded, dtype=float)),
                                 fit.phi, fit.tolerance, moved.predict)
     return dataclasses.replace(moved, residuals=residuals)
+
+
+def _sides_of_sweep_sizes_in_gaps(bps: list[Breakpoint], x, y, s, keep) -> tuple[Breakpoint, ...]:
+    """A refinement's best gap can hold a sweep size it did not measure: which side that size
+    is on is judged within the sweep, by the line of the sweep's sizes on either side of the gap
+    that predicts it closer; the gap (and, where it must, the interval) ends at it."""
+    out = []
+    for i, b in enumerate(bps):
+        floor = out[-1].best_high_bytes if out else -math.inf
+        ceiling = bps[i + 1].best_low_bytes if i + 1 < len(bps) else math.inf
+        for j in np.flatnonzero(keep & (x > b.best_low_bytes) & (x < b.best_high_bytes)):
+            left = np.flatnonzero(keep & (x >= floor) & (x <= b.best_low_bytes))
+            right = np.flatnonzero(keep & (x >= b.best_high_bytes) & (x <= ceiling))
+            if left.size < 2 or right.size < 2:
+                continue
+            lines = [fit_line(x[k], y[k], s[k]) for k in (left, right)]
+            miss = [abs(y[j] - (line.a + line.b * x[j])) for line in lines]
+            size = int(x[j])
+            if miss[1] < miss[0]:  # already on the right: the switch is at or below it
+                b = Breakpoint(min(b.low_bytes, size - 1), min(b.high_bytes, size), b.best_low_bytes, size,
+                               b.confidence)
+            else:
+                b = Breakpoint(max(b.low_bytes, size), max(b.high_bytes, size + 1), size, b.best_high_bytes,
+                               b.confidence)
+        out.append(b)
+    return tuple(out)

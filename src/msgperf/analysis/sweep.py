@@ -89,7 +89,8 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     left = tuple(a for a in around if a not in where.spikes
                  and not any(bp.low_bytes < a[1] and bp.high_bytes > a[0] for bp in found))
     count = dict(zip(where.breakpoints, where.narrowed))
-    provenance = tuple(Provenance(count.get(bp, 0), bp in kept) for bp in moved.breakpoints)
+    used = sorted([*own, *kept], key=lambda b: b.best_high_bytes)  # the order relocated() keeps
+    provenance = tuple(Provenance(count.get(bp, 0), bp in kept) for bp in used)
     return moved, tuple(said), left, provenance
 
 
