@@ -1,6 +1,6 @@
 """Curve zoo: does the model find the switches that were set on purpose, and only those?
 
-    .venv/bin/python bench/curve_zoo.py [--only TEXT ...] [--no-openmpi] [--no-cluster] [--keep DIR]
+    .venv/bin/python bench/curve_zoo.py [--only TEXT ...] [--no-openmpi] [--no-cluster] [--keep DIR] [--realtime]
 
 Each case is a real sweep whose truth is known because it was set: PyPI's MPICH with its
 shared-memory cell size (the eager limit: MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE) and its
@@ -275,7 +275,12 @@ def main() -> int:
     ap.add_argument("--no-openmpi", action="store_true")
     ap.add_argument("--no-cluster", action="store_true")
     ap.add_argument("--keep", type=Path, help="keep the run files in DIR")
+    ap.add_argument("--realtime", action="store_true",
+                    help="run msgperf at SCHED_FIFO (chrt -f 10, root): other jobs on a shared machine then "
+                         "cannot deschedule the ranks (MPICH and Open MPI cases)")
     args = ap.parse_args()
+    if args.realtime:
+        MSGPERF[:0] = ["chrt", "-f", "10"]
     cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]
     with tempfile.TemporaryDirectory() as name:
         workdir = args.keep or Path(name)
