@@ -199,3 +199,22 @@ def test_wrong_pattern_fields_through_show_and_fit(tmp_path, monkeypatch):
         path.write_text("".join(_json.dumps(dict(r, **{name: value}) if name in r else r) + "\n" for r in records))
         for o in drive(path, tmp_path, None, ("show", "fit")):
             assert o.status == "clean error" and f"field '{name}' must be" in o.detail, o
+
+
+def test_a_long_note_stays_one_line_through_show_and_fit(tmp_path, monkeypatch):
+    """Found by bench/fuzz_readers.py --commands: the note about a cut-off last line quotes it, and
+    a note longer than the console was wrapped onto a second line (fit then failed the one-line
+    rule). A note is printed whole; the terminal wraps it, not msgperf."""
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    path = tmp_path / "osu.txt"
+    path.write_text("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1    1.66\n"
+                    "2" + " " * 30 + "t" + " " * 30 + "1.37" + " " * 30 + "1.35" + " " * 30 + "1.5")
+    outcomes = {o.command: o for o in drive(path, tmp_path, "osu", ("show", "fit"))}
+    assert outcomes["fit"].status == "clean error", outcomes["fit"]
+    assert "needs at least two sizes" in outcomes["fit"].detail
+    from click.testing import CliRunner
+    from msgperf import cli
+    result = CliRunner().invoke(cli.group, ["show", str(path)])
+    notes = [line for line in result.stderr.splitlines() if "cut off while printing" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: line 4: ") and notes[0].endswith("is left out")
+    assert all(line.startswith(("note:", "error:")) for line in result.stderr.splitlines())
