@@ -173,14 +173,15 @@ def one_input(i: int, args, targets, work: Path | None, tally: dict, say, busy=N
         outcomes["FAILURE"] += 1
         say(f"input {i}: {type(exc).__name__}: {exc}\n{json.dumps(text[:300])}")
     tally["done"] += 1
-    if work is None or not (accepted or i % args.refused_every == 0):
+    replay = args.input is not None  # one input replayed: through every command, report included
+    if work is None or not (accepted or replay or i % args.refused_every == 0):
         return
     from tests.records.fuzz_commands import command_lines, run_one  # noqa: PLC0415
     path = work / f"input-{i}{'.txt' if tool else '.jsonl'}"  # a new name: no stale cache entry
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     lines = command_lines(path, work, tool)
     for n, name in enumerate(COMMANDS):
-        if name == "report" and accepted and not with_report:
+        if name == "report" and accepted and not (with_report or replay):
             continue
         if name == "report":
             tally["reports"] += 1
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--inputs", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--input", type=int, help="replay input number INPUT alone (of the same --seed)")
+    ap.add_argument("--input", type=int, help="replay input number INPUT of --seed alone, through every command")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     ap.add_argument("--commands", action="store_true", help="also drive every command after the reader")
     ap.add_argument("--report-every", type=int, default=10, help="report on one accepted input in this many")
