@@ -55,6 +55,18 @@ def test_summarize_sorted_equals_summarize():
     assert median_ci_ranks(10) == (1, 8)  # P(B <= 1) * 2 = 0.0215 <= 0.05 < P(B <= 2) * 2
 
 
+@pytest.mark.parametrize("v", [1.66e-6, 5e-324, 1e-300, 0.1, 3.0, 1e6])
+def test_one_sample_is_every_statistic_exactly_as_numpy_gives_it(v):
+    """One time per size (other tools' outputs) skips numpy's percentiles: the same values."""
+    x = np.array([v])
+    p5, p25, median, p75, p95, p99 = np.percentile(x, [5, 25, 50, 75, 95, 99])
+    s = sample_stats_sorted(x)
+    assert (s.n, s.mean, s.std, s.min, s.max, s.median) == (1, float(x.mean()), 0.0, v, v, float(median))
+    assert (s.p5, s.p25, s.p75, s.p95, s.p99) == (float(p5), float(p25), float(p75), float(p95), float(p99))
+    assert s.mad == float(np.median(np.abs(x - median))) and (s.ci_low, s.ci_high) == (v, v)
+    assert s == sample_stats(x) and s.confidence == 0.95
+
+
 def _series(n, seed=0, noise=0.05):
     return np.exp(noise * np.random.default_rng(seed).standard_normal(n))
 

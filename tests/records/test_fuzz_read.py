@@ -199,3 +199,88 @@ def test_wrong_pattern_fields_through_show_and_fit(tmp_path, monkeypatch):
         path.write_text("".join(_json.dumps(dict(r, **{name: value}) if name in r else r) + "\n" for r in records))
         for o in drive(path, tmp_path, None, ("show", "fit")):
             assert o.status == "clean error" and f"field '{name}' must be" in o.detail, o
+
+
+def test_a_long_note_stays_one_line_through_show_and_fit(tmp_path, monkeypatch):
+    """Found by bench/fuzz_readers.py --commands: the note about a cut-off last line quotes it, and
+    a note longer than the console was wrapped onto a second line (fit then failed the one-line
+    rule). A note is printed whole; the terminal wraps it, not msgperf."""
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    path = tmp_path / "osu.txt"
+    path.write_text("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1    1.66\n"
+                    "2" + " " * 30 + "t" + " " * 30 + "1.37" + " " * 30 + "1.35" + " " * 30 + "1.5")
+    outcomes = {o.command: o for o in drive(path, tmp_path, "osu", ("show", "fit"))}
+    assert outcomes["fit"].status == "clean error", outcomes["fit"]
+    assert "needs at least two sizes" in outcomes["fit"].detail
+    from click.testing import CliRunner
+    from msgperf import cli
+    result = CliRunner().invoke(cli.group, ["show", str(path)])
+    notes = [line for line in result.stderr.splitlines() if "cut off while printing" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: line 4: ") and notes[0].endswith("is left out")
+    assert all(line.startswith(("note:", "error:")) for line in result.stderr.splitlines())
+
+
+# ---- the fuzzer's parallel harness (bench/fuzz_readers.py) ------------------------------------
+
+def _fuzz(capsys, *argv):
+    import bench.fuzz_readers as fuzz
+    status = fuzz.main(list(argv))
+    return status, capsys.readouterr().out
+
+
+def test_the_inputs_do_not_depend_on_the_number_of_workers(capsys):
+    """Input i has its own generator: one worker or three read the same inputs, same outcomes."""
+    one = _fuzz(capsys, "--inputs", "400", "--seed", "5", "--workers", "1")
+    three = _fuzz(capsys, "--inputs", "400", "--seed", "5", "--workers", "3")
+    assert one[0] == three[0] == 0
+    counts = [out.splitlines()[-2].split(": ", 1)[1] for _, out in (one, three)]
+    assert counts[0] == counts[1] and counts[0].endswith("FAILURE 0"), counts
+    assert "400 inputs over 11 seed files" in one[1] and "3 workers" in three[1]
+
+
+def test_two_workers_through_every_command(capsys, monkeypatch):
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "")
+    status, out = _fuzz(capsys, "--commands", "--inputs", "26", "--seed", "3", "--workers", "2",
+                        "--report-every", "2", "--refused-every", "13")
+    assert status == 0, out
+    assert "26 inputs over 13 seed files" in out and "2 workers" in out
+    lines = {line.split(":")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
+    import bench.fuzz_readers as fuzz
+    for name in fuzz.COMMANDS:
+        assert "FAILURE 0, HANG 0" in lines[name], out
+    assert "ok 0" not in lines["show"] and "clean error 0" not in lines["show"]  # both paths ran
+    import re
+    ran = re.search(r"report ran on (\d+) inputs: (\d+) of the (\d+) accepted", out)
+    assert ran and int(ran[1]) >= 1 and int(ran[2]) <= int(ran[3]), out
+    assert sum(int(n) for n in re.findall(r"(?:ok|clean error) (\d+)", lines["report"])) == int(ran[1])
+
+
+def test_a_traceback_in_a_worker_fails_the_run(capsys, monkeypatch):
+    import msgperf.cli
+
+    def boom(args):
+        raise ZeroDivisionError("x")
+    monkeypatch.setattr(msgperf.cli, "main", boom)  # the forked workers inherit it
+    status, out = _fuzz(capsys, "--commands", "--inputs", "4", "--workers", "2", "--refused-every", "1",
+                        "--report-every", "1")
+    assert status == 1
+    assert "ZeroDivisionError" in out and "  show: ok 0, clean error 0, FAILURE 4, HANG 0" in out
+
+
+def test_a_worker_stuck_where_the_alarm_cannot_reach_is_killed(capsys, monkeypatch):
+    """A command blocked with the alarm signal masked (as C code holding it would be) is past its
+    own hard stop: the parent kills the worker and counts a hang."""
+    import signal
+    import time
+    import msgperf.cli
+
+    def stuck(args):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(60)
+    monkeypatch.setattr(msgperf.cli, "main", stuck)
+    start = time.monotonic()
+    status, out = _fuzz(capsys, "--commands", "--inputs", "2", "--workers", "2", "--refused-every", "1",
+                        "--hang-s", "0.05", "--kill-after", "1")
+    assert status == 1 and time.monotonic() - start < 30
+    assert out.count("HANG: still running after") == 2 and "worker 0 killed" in out and "worker 1 killed" in out
+    assert "  show: ok 0, clean error 0, FAILURE 0, HANG 2" in out  # one per worker, input 0 and input 1

@@ -63,6 +63,10 @@ def sample_stats_sorted(x: np.ndarray, confidence: float = 0.95) -> SampleStats:
     MAD is the raw median absolute deviation (not scaled by 1.4826)."""
     if x.size == 0:
         raise ValueError("no samples to summarise")
+    if x.size == 1:  # one time per size (other tools' outputs): every statistic is that time, exactly
+        v = float(x[0])
+        return SampleStats(n=1, mean=v, std=0.0, min=v, max=v, median=v, p5=v, p25=v, p75=v, p95=v, p99=v,
+                           mad=abs(v - v), ci_low=v, ci_high=v, confidence=confidence)
     p5, p25, median, p75, p95, p99 = np.percentile(x, [5, 25, 50, 75, 95, 99])
     lo, hi = median_ci_ranks(x.size, confidence)
     return SampleStats(

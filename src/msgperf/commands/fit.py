@@ -32,7 +32,7 @@ def load_series(run_arg: str, db, pattern, variant, placement, launch, tolerance
     loaded, result = load_analyzed(run_arg, db, launch=launch, tolerance=tolerance)
     err = console(stderr=True)
     for note in loaded.notes:
-        err.print(f"note: {printable(note)}", markup=False)
+        err.print(f"note: {printable(note)}", markup=False, soft_wrap=True)
     series = result.find(pattern, variant, placement)
     if series.model is None:
         raise MsgperfError(f"{series.name}: not modelled — {series.not_modelled}")

@@ -32,14 +32,14 @@ def _show(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
     run = loaded.run
     err = console(stderr=True)
     for note in loaded.notes:
-        err.print(f"note: {printable(note)}", markup=False)
+        err.print(f"note: {printable(note)}", markup=False, soft_wrap=True)
     for launch in run.launches:
         if launch.aborted:
-            err.print(f"note: launch {launch.index} was stopped: {printable(launch.aborted)}", markup=False)
+            err.print(f"note: launch {launch.index} was stopped: {printable(launch.aborted)}", markup=False, soft_wrap=True)
     missing = run.missing()
     if run.info.source == "msgperf" and (missing or not run.launches or not run.launches[-1].finished):
         err.print(f"note: incomplete run ({len(missing)} planned measurement(s) missing); "
-                  f"continue with: msgperf run --resume {printable(run_file)}", markup=False)
+                  f"continue with: msgperf run --resume {printable(run_file)}", markup=False, soft_wrap=True)
     if as_json:
         click.echo(json.dumps(rows_json(result), indent=1, allow_nan=False))
         return

@@ -15,6 +15,7 @@ from rich.table import Table
 from msgperf import units
 from msgperf.analysis.hockney import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
+from msgperf.present.plain_table import PlainTable
 from msgperf.present.text import safe
 
 
@@ -162,7 +163,7 @@ def _per_size(console: Console, s: SeriesResult) -> None:
         code = FLAG_CODES.get(c.kind)
         if c.bytes is not None and code and code not in flags[c.bytes]:
             flags[c.bytes].append(code)
-    table = Table(box=None, padding=(0, 1, 0, 1), show_edge=False)
+    table = PlainTable(padding=(1, 1))
     for name in ("size", "time", "model", "resid", "", "msgs/s", "bandwidth", "asym.", "outl.", "flags"):
         table.add_column(name, justify="left" if name in ("size", "flags", "") else "right",
                          no_wrap=name != "flags")
