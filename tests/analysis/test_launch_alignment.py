@@ -51,3 +51,14 @@ def test_without_a_plan_the_launch_with_most_sizes_is_the_reference():
     by_size = layout({0: (1.0, SWEEP), 1: (0.5, [2048, 4096, 8192, 3000])})
     (a,) = align(by_size)[1]
     assert a.launch == 1 and a.factor == pytest.approx(2.0)
+
+
+def test_a_size_measured_again_as_an_anchor_keeps_the_time_of_the_launch_that_measured_it_first():
+    from msgperf.analysis.launch_alignment import measuring_launches
+    launches_of = {8192: {0, 1, 2}, 16384: {0, 1}, 12000: {1, 2}, 13000: {2}, 4096: {0, 3}}
+    chosen = measuring_launches(launches_of, frozenset({4096, 8192, 16384}))
+    # launches 1 and 2 refined (they measured sizes outside the plan); launch 3 repeated a plan size
+    assert chosen == {8192: {0}, 16384: {0}, 12000: {1}, 13000: {2}, 4096: {0, 3}}
+    # without a plan, or with no refinement, every launch counts (a --repeat run stays pooled)
+    assert measuring_launches(launches_of, None) == launches_of
+    assert measuring_launches({8: {0, 1}}, frozenset({8})) == {8: {0, 1}}

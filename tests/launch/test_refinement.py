@@ -11,6 +11,7 @@ import math
 from msgperf.analysis.refinement import TARGET_OCTAVES
 from msgperf.analysis.result import analyze
 from msgperf.analysis.series import analyze_series
+from msgperf.analysis.size_rows import size_rows
 from msgperf.launch.session import MeasureRequest, measure
 from msgperf.plan import RunPlan, parse_sizes
 from msgperf.records.runfile_read import read_run
@@ -54,6 +55,12 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
     # the plan is untouched: the run is complete, the extra sizes are additions
     assert read_run(outcome.run_file).run.missing() == []
     assert outcome.run.info.plan.sizes == SWEEP
+    # show's rows: by size, each plan size timed by the sweep's launch alone (the refinement's
+    # anchors locate, they do not add a launch to its interval), each refined size by its own
+    rows = [r for r in size_rows(outcome.run) if r.pattern == "pingpong"]
+    assert [r.bytes for r in rows] == sorted(r.bytes for r in rows)
+    assert all(r.launch_ids == (0,) for r in rows if r.bytes in SWEEP)
+    assert all(len(r.launch_ids) == 1 and r.launch_ids[0] > 0 for r in rows if r.bytes not in SWEEP)
 
 
 def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):

@@ -78,3 +78,22 @@ def align(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int
         added = tuple(sorted(s for s, ls in by_size.items() if launch in ls and not reference & set(ls)))
         done.append(Alignment(launch, factor, tuple(shared), added))
     return out, tuple(done), extra
+
+
+def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[int] | None) -> dict[int, set[int]]:
+    """For each size (``launches_of``: size -> the launches that measured it), the launches whose
+    samples are its time. A refinement launch (one that measured sizes outside the plan) measures
+    again, as anchors beside a switch, sizes that the sweep or an earlier refinement measured
+    first: those serve to locate the switch (switch_location.py), not to be the size's time, so
+    a plan size keeps the sweep's launches and a refined size the first refinement launch that
+    measured it. Without a plan, or without refinements, every launch counts."""
+    if not planned:
+        return {size: set(ls) for size, ls in launches_of.items()}
+    refining = {l for size, ls in launches_of.items() if size not in planned for l in ls}
+    if not refining:
+        return {size: set(ls) for size, ls in launches_of.items()}
+    out = {}
+    for size, ls in launches_of.items():
+        sweep = set(ls) - refining
+        out[size] = sweep if size in planned and sweep else {min(ls & refining)} if ls & refining else set(ls)
+    return out

@@ -25,7 +25,7 @@ import numpy as np
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.across_launches import Interval, parameter_across_launches
 from msgperf.analysis.inputs import AnalysisError, SampleSet, check_times
-from msgperf.analysis.launch_alignment import align
+from msgperf.analysis.launch_alignment import align, measuring_launches
 from msgperf.analysis.launches import LaunchComparison, compare_launches
 from msgperf.analysis.measurement import MeasurementAnalysis, analyze_measurement
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_from_stats
@@ -129,10 +129,9 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                    for size, by_launch in grouped.items()}
     refinements, disturbed = _refinement_points(merged_sets, planned, confidence)
     merged_sets, alignments, extra = align(merged_sets, planned)
-    if refinements or disturbed:  # a sweep size measured again beside a switch locates it, it does not move the sweep
-        refining = {l for size, ls in merged_sets.items() if size not in planned for l in ls}
-        merged_sets = {size: ({l: m for l, m in ls.items() if l not in refining} or ls) if size in planned else ls
-                       for size, ls in merged_sets.items()}
+    # a size measured again beside a switch locates it; its time stays that of the launches that measured it first
+    chosen = measuring_launches({size: set(ls) for size, ls in merged_sets.items()}, planned)
+    merged_sets = {size: {l: m for l, m in ls.items() if l in chosen[size]} for size, ls in merged_sets.items()}
     sizes = []
     for size in sorted(merged_sets):
         merged = [m for _, m in sorted(merged_sets[size].items())]

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.analysis.across_launches import Interval
+from msgperf.analysis.launch_alignment import measuring_launches
 from msgperf.analysis.pair_spread import PairSpread, pair_spreads
 from msgperf.analysis.points import point_from_stats
 from msgperf.analysis.sample_stats import SampleStats, sample_stats
@@ -59,10 +60,23 @@ class SizeRow:
 
 
 def size_rows(run: Run) -> list[SizeRow]:
-    """Rows in the order measurements first appear in the run."""
+    """Rows of each series (in the order series first appear in the run) by size."""
     groups: dict[tuple, list[Measurement]] = {}
     for m in run.measurements:
         groups.setdefault((*m.key, m.variant), []).append(m)
+    plan = getattr(getattr(run, "info", None), "plan", None)
+    planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
+    by_series: dict[tuple, dict[int, set[int]]] = {}
+    for (pattern, buffer, size, ranks, variant), ms in groups.items():
+        by_series.setdefault((pattern, buffer, ranks, variant), {})[size] = {m.launch for m in ms}
+    chosen = {series: measuring_launches(sizes, planned) for series, sizes in by_series.items()}
+    for key, ms in groups.items():  # the launches whose samples are the size's time (launch_alignment.py)
+        groups[key] = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])][key[2]]]
+    # within a pattern, by size (refined sizes among the sweep's, not after them), then variant
+    table = {k: i for i, k in enumerate(dict.fromkeys((k[0], k[1], k[3]) for k in groups))}
+    variant = {k: i for i, k in enumerate(dict.fromkeys(k[4] for k in groups))}
+    groups = dict(sorted(groups.items(), key=lambda kv: (table[(kv[0][0], kv[0][1], kv[0][3])], kv[0][2],
+                                                         variant[kv[0][4]])))
     rows = []
     for (pattern, buffer, size, ranks, variant), ms in groups.items():
         values = np.concatenate([m.per_message_s for m in ms])
