@@ -105,15 +105,19 @@ def test_real_run_where_the_sweep_saw_only_a_spike_finds_the_switch_after_one_re
 
 def test_real_run_with_two_refinement_launches_locates_the_switch_to_an_eighth_of_an_octave():
     """The sweep put the switch between 16 and 64 KiB; its refinement launches (level x0.98 and
-    x1.05 of the sweep) narrowed it to (32067, 32768], around the eager-probe's 32688 B; a
-    knee in the bandwidth sizes that would leave a segment of one size is not made a switch."""
+    x1.05 of the sweep) narrowed it to (32067, 32765], around the eager-probe's 32688 B. The
+    second launch also looked around 128 KiB-1 MiB, where the sweep saw sizes off the model, and
+    found the bandwidth knee there (between 256 and 609 KiB): a knee, far from the switch."""
     run = read_run(RUNS / "mpich-cell32k-switch-refined.jsonl").run
     (alone,) = analyze_series(run, "pingpong", launch=0).sweep.piecewise.breakpoints
     assert (alone.low_bytes, alone.high_bytes) == (16384, 65536)
-    (b,) = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
-    assert (b.low_bytes, b.high_bytes) == (32067, 32768)
+    sweep = analyze_series(run, "pingpong").sweep
+    b, knee = sweep.piecewise.breakpoints
+    assert (b.low_bytes, b.high_bytes) == (32067, 32765)
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
     assert b.low_bytes < 32688 < b.high_bytes
+    assert sweep.provenance[0].launches == 2 and sweep.provenance[1].found
+    assert knee.low_bytes >= 262144 and knee.high_bytes <= 1 << 20
 
 
 def test_a_sweep_size_inside_the_located_gap_is_put_on_its_side_by_the_sweeps_own_lines():

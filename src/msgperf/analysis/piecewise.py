@@ -422,14 +422,16 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
 
 
 def _sides_of_sweep_sizes_in_gaps(bps: list[Breakpoint], x, y, s, keep) -> tuple[Breakpoint, ...]:
-    """A refinement's best gap can hold a sweep size it did not measure: which side that size
-    is on is judged within the sweep, by the line of the sweep's sizes on either side of the gap
-    that predicts it closer; the gap (and, where it must, the interval) ends at it."""
+    """A refinement's best gap can hold sizes it did not measure (the sweep's, or another
+    launch's): which side each is on is judged by the lines of the sizes on either side of the
+    gap, the one that predicts it closer; the gap, and the interval with it, ends at the size."""
     out = []
     for i, b in enumerate(bps):
         floor = out[-1].best_high_bytes if out else -math.inf
         ceiling = bps[i + 1].best_low_bytes if i + 1 < len(bps) else math.inf
-        for j in np.flatnonzero(keep & (x > b.best_low_bytes) & (x < b.best_high_bytes)):
+        for j in np.flatnonzero(keep & (x > b.best_low_bytes) & (x < b.best_high_bytes)):  # ascending
+            if not b.best_low_bytes < x[j] < b.best_high_bytes:
+                continue
             left = np.flatnonzero(keep & (x >= floor) & (x <= b.best_low_bytes))
             right = np.flatnonzero(keep & (x >= b.best_high_bytes) & (x <= ceiling))
             if left.size < 2 or right.size < 2:
@@ -437,11 +439,9 @@ def _sides_of_sweep_sizes_in_gaps(bps: list[Breakpoint], x, y, s, keep) -> tuple
             lines = [fit_line(x[k], y[k], s[k]) for k in (left, right)]
             miss = [abs(y[j] - (line.a + line.b * x[j])) for line in lines]
             size = int(x[j])
-            if miss[1] < miss[0]:  # already on the right: the switch is at or below it
-                b = Breakpoint(min(b.low_bytes, size - 1), min(b.high_bytes, size), b.best_low_bytes, size,
-                               b.confidence)
-            else:
-                b = Breakpoint(max(b.low_bytes, size), max(b.high_bytes, size + 1), size, b.best_high_bytes,
-                               b.confidence)
+            if miss[1] < miss[0]:  # on the right: the switch is at or below it, and so are the larger ones
+                b = Breakpoint(b.low_bytes, size, b.best_low_bytes, size, b.confidence)
+                break
+            b = Breakpoint(size, b.high_bytes, size, b.best_high_bytes, b.confidence)
         out.append(b)
     return tuple(out)

@@ -128,6 +128,10 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
                    for size, by_launch in grouped.items()}
     refinements, disturbed = _refinement_points(merged_sets, planned, confidence)
+    if disturbed:  # a launch that measured another curve has no times to give, only a caveat
+        gone = {c.launch for c in disturbed}
+        merged_sets = {size: kept for size, ls in merged_sets.items()
+                       if (kept := {l: m for l, m in ls.items() if l not in gone})}
     merged_sets, alignments, extra = align(merged_sets, planned)
     # a size measured again beside a switch locates it; its time stays that of the launches that measured it first
     chosen = measuring_launches({size: set(ls) for size, ls in merged_sets.items()}, planned)

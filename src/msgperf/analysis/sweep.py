@@ -72,14 +72,14 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     where = located(model.breakpoints, refinements, tolerance, around)
     found = [bp for bp, f in zip(where.breakpoints, where.found) if f]
     own = [bp for bp, f in zip(where.breakpoints, where.found) if not f]
-    moved = relocated(model, fitted, pts, own, confidence)
+    moved = relocated(model, pts, pts, own, confidence)
     if moved is None:  # a narrowed switch moved a sweep size so that a segment has no line left
         own = list(model.breakpoints)
-        moved = relocated(model, fitted, pts, own, confidence)
+        moved = relocated(model, pts, pts, own, confidence)
     kept = []
     for bp in found:  # each switch found where the sweep saw a size off alone, if its segments have lines
         spared = [b for b in model.excluded_bytes if any(_alone_in(b, k, sizes) for k in [*kept, bp])]
-        tried = relocated(model, fitted, pts, [*own, *kept, bp], confidence, spared)
+        tried = relocated(model, pts, pts, [*own, *kept, bp], confidence, spared)
         if tried is not None:
             kept.append(bp)
             moved = tried
