@@ -134,3 +134,29 @@ def test_a_sweep_size_inside_the_located_gap_is_put_on_its_side_by_the_sweeps_ow
     assert (b.best_low_bytes, b.best_high_bytes) == (31000, 32768) and b.low_bytes < 32689 <= b.high_bytes <= 32768
     assert result.piecewise.segments[1].from_bytes == 32768
     assert result.provenance[0].launches == 1
+
+
+def test_a_later_launch_narrows_within_what_the_earlier_said_and_never_widens():
+    first = launch_points(refinement_sizes(16384, 32768))
+    b = located([Breakpoint(16384, 32768, 16384, 32768, 0.99)], [first]).breakpoints[0]
+    # the second launch measured around (30045, 32768) but not 32768 itself: its gap reaches past
+    later = launch_points([4096, 8192, 16384, *sizes_inside(b.low_bytes, b.high_bytes), 33000, 40000, 65536], seed=9)
+    (c,) = located([Breakpoint(16384, 32768, 16384, 32768, 0.99)], [first, later]).breakpoints
+    assert b.low_bytes <= c.low_bytes < 32689 <= c.high_bytes <= b.high_bytes
+    assert c.low_bytes <= c.best_low_bytes < c.best_high_bytes <= c.high_bytes
+
+
+def test_two_sizes_inside_one_located_gap_are_put_on_their_sides_in_order():
+    """A gap (31000, 34000] holds two sizes another launch measured, 32000 (eager) and 33000
+    (rendezvous): the gap ends between them and never inverts."""
+    from msgperf.analysis.sweep import analyze_sweep
+    sweep = launch_points([4096 * 2 ** k for k in range(9)], seed=3, step_at=32500)
+    others = launch_points([32000, 33000], seed=5, step_at=32500)
+    refinement = launch_points([4096, 8192, 16384, 20000, 24000, 28000, 31000, 34000, 40000, 48000, 65536],
+                               seed=4, step_at=32500)
+    planned = frozenset(p.bytes for p in sweep)
+    result = analyze_sweep(sweep + others + [p for p in refinement if p.bytes not in planned],
+                           model_sizes=planned, refinements=[refinement])
+    (b,) = result.piecewise.breakpoints
+    assert (b.best_low_bytes, b.best_high_bytes) == (32000, 32768)
+    assert b.low_bytes <= b.best_low_bytes < b.best_high_bytes <= b.high_bytes

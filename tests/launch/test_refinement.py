@@ -178,6 +178,9 @@ def test_a_disturbed_refinement_launch_locates_nothing_and_its_sizes_are_measure
     model = analyze(outcome.run).main.model
     (bad,) = [c for c in model.caveats if c.kind == "refinement_disturbed"]
     assert bad.launch == 1 and "it locates no switch" in bad.message
+    # it gives no size its time, in show's rows as in the model
+    assert all(1 not in r.launch_ids for r in size_rows(outcome.run))
+    assert all(m.launch != 1 for s in model.sizes for m in s.measurements)
     (b,) = model.sweep.piecewise.breakpoints
     assert b.low_bytes < STEP_AT <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9

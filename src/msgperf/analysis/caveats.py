@@ -207,8 +207,10 @@ def launch_aligned(launch: int, factor: float, shared: int, added: int) -> Cavea
                   "-bind-to core) so that launches agree", launch=launch)
 
 
-def spike_confirmed(low_bytes: int, high_bytes: int, size: int) -> Caveat:
-    return Caveat("spike_confirmed", f"{units.size(size)} stands off the model alone: the refinement measured sizes "
+def spike_confirmed(low_bytes: int, high_bytes: int, sizes: list[int]) -> Caveat:
+    alone = " and ".join(units.size(s) for s in sizes)
+    return Caveat("spike_confirmed", f"{alone} stand{'s' if len(sizes) == 1 else ''} off the model alone: the "
+                  "refinement measured sizes "
                   f"between {units.size(low_bytes)} and {units.size(high_bytes)} and its launch shows no switch there "
                   "beyond its noise (a spike, or a step too small for that launch's scatter: cannot tell)",
                   "measure again on a quieter machine; a spike that recurs is a real effect of the MPI at that size "
@@ -224,7 +226,7 @@ def refinement_disturbed(launch: int, low: float, high: float, shared: int) -> C
 
 def switch_unmodelled(low_bytes: int, high_bytes: int) -> Caveat:
     return Caveat("switch_unmodelled", f"the refinement found a switch between {units.size(low_bytes)} and "
-                  f"{units.size(high_bytes)}, but a segment beside it would keep fewer than two sweep sizes: "
+                  f"{units.size(high_bytes)}, but a segment beside it would keep fewer than three sizes: "
                   "the model has no line for it",
                   "measure more sizes beyond it (a longer --sizes range)")
 

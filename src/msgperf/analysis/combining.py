@@ -113,8 +113,9 @@ def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarr
 
     def predict(sizes: np.ndarray) -> np.ndarray:  # PiecewiseFit.predict of each size
         index = np.full(sizes.shape, len(segments) - 1)
+        starts = model.segment_starts
         for i in range(len(segments) - 2, -1, -1):  # the first segment whose successor starts above
-            index[sizes < segments[i + 1].from_bytes] = i
+            index[sizes < starts[i]] = i
         alpha = np.array([float(seg.alpha_s) for seg in segments])[index]
         beta = np.array([float(seg.beta_s_per_byte) for seg in segments])[index]
         return alpha + beta * sizes

@@ -80,13 +80,16 @@ def align(by_size: Mapping[int, Mapping[int, SampleSet]], planned: frozenset[int
     return out, tuple(done), extra
 
 
-def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[int] | None) -> dict[int, set[int]]:
+def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[int] | None,
+                       exclude: frozenset[int] = frozenset()) -> dict[int, set[int]]:
     """For each size (``launches_of``: size -> the launches that measured it), the launches whose
     samples are its time. A refinement launch (one that measured sizes outside the plan) measures
     again, as anchors beside a switch, sizes that the sweep or an earlier refinement measured
     first: those serve to locate the switch (switch_location.py), not to be the size's time, so
     a plan size keeps the sweep's launches and a refined size the first refinement launch that
-    measured it. Without a plan, or without refinements, every launch counts."""
+    measured it. Without a plan, or without refinements, every launch counts. ``exclude``: the
+    disturbed refinement launches (``disturbed_launches``), which give no size its time."""
+    launches_of = {size: set(ls) - exclude for size, ls in launches_of.items() if set(ls) - exclude}
     if not planned:
         return {size: set(ls) for size, ls in launches_of.items()}
     refining = {l for size, ls in launches_of.items() if size not in planned for l in ls}
@@ -97,3 +100,44 @@ def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[i
         sweep = set(ls) - refining
         out[size] = sweep if size in planned and sweep else {min(ls & refining)} if ls & refining else set(ls)
     return out
+
+
+# The most the sizes a refinement launch measured again may disagree with their earlier times
+# beyond one common level (largest / smallest ratio of medians): clean launches on the 2-core VM
+# at load 2-5 spread 1.03-1.38, launches whose ranks were descheduled 1.7-250 (bench/RESULTS.md §7)
+REFINEMENT_AGREEMENT = 1.5
+
+
+@dataclass(frozen=True)
+class Disturbed:
+    launch: int
+    low: float  # the smallest and largest ratio of its medians to the earlier ones
+    high: float
+    shared: int
+
+
+def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: frozenset[int] | None
+                       ) -> tuple[Disturbed, ...]:
+    """The refinement launches (those that measured sizes outside the plan) that measured another
+    curve: ``medians`` is size -> launch -> median time. Each is checked, in launch order, against
+    the earlier times of the sizes it measured again: the sweep's, then each accepted refinement
+    launch's at the sizes it measured first, put on the sweep's level (divided by its own median
+    ratio), so that two launches on different levels do not read as disagreement."""
+    if not planned:
+        return ()
+    refining = sorted({l for size, ls in medians.items() if size not in planned for l in ls})
+    reference: dict[int, float] = {}
+    for size, ls in medians.items():
+        sweep = [t for l, t in ls.items() if l not in refining]
+        if size in planned and sweep:
+            reference[size] = float(np.median(sweep))
+    out = []
+    for l in refining:
+        own = {size: ls[l] for size, ls in medians.items() if l in ls}
+        ratios = [own[s] / reference[s] for s in own if s in reference and reference[s] > 0 and own[s] > 0]
+        if len(ratios) >= 2 and max(ratios) / min(ratios) > REFINEMENT_AGREEMENT:
+            out.append(Disturbed(l, min(ratios), max(ratios), len(ratios)))
+            continue
+        level = float(np.median(ratios)) if ratios else 1.0
+        reference.update({s: t / level for s, t in own.items() if s not in reference})
+    return tuple(out)

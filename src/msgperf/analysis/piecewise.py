@@ -119,14 +119,22 @@ class PiecewiseFit:
         """The segment that predicts ``size``: a size inside a breakpoint's best gap is given
         to the left segment, beyond the measured range to the first or last segment. The gap is
         the breakpoint's, which a refinement may have narrowed inside the segments' own."""
+        return self.segments[self.segment_index(size)]
+
+    @property
+    def segment_starts(self) -> tuple[float, ...]:
+        """Where each segment after the first begins: the upper size of its breakpoint's best gap
+        (which a refinement may have narrowed inside the segments' sizes). Every caller that asks
+        which segment a size is in goes through this (segment_for, segment_index)."""
         if len(self.breakpoints) == len(self.segments) - 1:
-            starts = [b.best_high_bytes for b in self.breakpoints]
-        else:  # segments given without their breakpoints: each begins at its first size
-            starts = [s.from_bytes for s in self.segments[1:]]
-        for segment, start in zip(self.segments, starts):
+            return tuple(float(b.best_high_bytes) for b in self.breakpoints)
+        return tuple(float(s.from_bytes) for s in self.segments[1:])  # segments given without breakpoints
+
+    def segment_index(self, size: float) -> int:
+        for i, start in enumerate(self.segment_starts):
             if size < start:
-                return segment
-        return self.segments[-1]
+                return i
+        return len(self.segments) - 1
 
     def predict(self, size: float) -> float:
         return float(self.segment_for(size).predict(size))
@@ -393,12 +401,13 @@ def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
 def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[SizePoint],
               breakpoints: Sequence[Breakpoint], confidence: float = 0.95,
               included: Sequence[int] = ()) -> PiecewiseFit | None:
-    """``fit`` (of the ``sweep`` points) with its breakpoints replaced by ``breakpoints`` (those a
-    refinement located more narrowly, and any it found), its segments fitted again to the sweep's
-    kept sizes between them (a located switch can move a sweep size to the other side), and its
+    """``fit`` (of the sweep's points) with its breakpoints replaced by ``breakpoints`` (those a
+    refinement located more narrowly, and any it found), its segments fitted again to the kept
+    ``sweep`` points between them (the caller passes the sweep's and the refined sizes, the latter
+    on the sweep's level; a located switch can move a size to the other side), and its
     residuals taken at every one of ``points``; the scatter and the sizes left out stay the fit's,
     but for ``included`` (a size left out as a spike that a found switch explains). None when a
-    segment would keep fewer than two sweep sizes. analysis/switch_location.py says why."""
+    segment would keep fewer than ``MIN_POINTS`` sizes. analysis/switch_location.py says why."""
     pts = sorted(sweep, key=lambda p: p.bytes)
     x, y, sigma = point_arrays(pts, fit.tolerance)
     excluded = tuple(b for b in fit.excluded_bytes if b not in set(included))
@@ -409,7 +418,7 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
     segments = []
     for lo, hi in zip(starts, starts[1:]):
         idx = np.flatnonzero(keep & (x >= lo) & (x < hi))
-        if idx.size < 2:
+        if idx.size < MIN_POINTS:
             return None
         segments.append(line_fit(fit_line(x[idx], y[idx], s[idx], confidence), x[idx], confidence))
     moved = PiecewiseFit(segments=tuple(segments), breakpoints=bps, criterion=fit.criterion,

@@ -294,10 +294,7 @@ class _Cost:
 
 def segment_index(model: PiecewiseFit, size: float) -> int:
     """The index of ``PiecewiseFit.segment_for(size)``."""
-    for i, nxt in enumerate(model.segments[1:]):
-        if size < nxt.from_bytes:
-            return i
-    return len(model.segments) - 1
+    return model.segment_index(size)
 
 
 def _one(model: PiecewiseFit, size: float, weight: float = 1.0) -> _Cost:

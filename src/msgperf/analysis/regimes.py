@@ -232,6 +232,5 @@ def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: Piecewise
             bytes=p.bytes, time_s=p.time_s, regime=dominant_term(a, b, p.bytes),
             latency_share=share, messages_per_s=1.0 / p.time_s, bandwidth_bytes_per_s=bw,
             fraction_of_asymptotic=bw / asymptotic if asymptotic else None,
-            segment=next((i for i, s in enumerate(model.segments) if p.bytes <= s.to_bytes),
-                         len(model.segments) - 1)))
+            segment=model.segment_index(p.bytes)))
     return tuple(out)

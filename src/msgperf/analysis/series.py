@@ -25,7 +25,7 @@ import numpy as np
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.across_launches import Interval, parameter_across_launches
 from msgperf.analysis.inputs import AnalysisError, SampleSet, check_times
-from msgperf.analysis.launch_alignment import align, measuring_launches
+from msgperf.analysis.launch_alignment import align, disturbed_launches, measuring_launches
 from msgperf.analysis.launches import LaunchComparison, compare_launches
 from msgperf.analysis.measurement import MeasurementAnalysis, analyze_measurement
 from msgperf.analysis.points import TOLERANCE, SizePoint, point_from_stats
@@ -33,10 +33,6 @@ from msgperf.analysis.sample_stats import SampleStats, sample_stats
 from msgperf.analysis.sweep import SweepAnalysis, analyze_sweep
 
 ALIGNMENT_WORTH_SAYING = 0.02  # a supplement launch more than 2 % off the sweep's level is named
-# The most the sweep sizes a refinement launch measured again may disagree with the sweep's beyond one
-# common level (largest / smallest ratio of medians): clean launches on the 2-core VM at load 2-5 spread
-# 1.03-1.38, launches whose ranks were descheduled 1.7-250 (bench/RESULTS.md §7)
-REFINEMENT_AGREEMENT = 1.5
 
 
 @dataclass(frozen=True)
@@ -186,31 +182,17 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
                        confidence: float) -> tuple[list[list[SizePoint]], list[cv.Caveat]]:
     """Each launch that measured sizes outside the plan (a refinement), in launch order, as its own
     points at every size it measured: where a switch lies is judged within one launch. A launch
-    whose sizes measured again (the sweep's, or an earlier refinement's) disagree with the
-    earlier times beyond one common level (the ratios of their medians spread more than
-    ``REFINEMENT_AGREEMENT``) measured another curve, a machine busy enough to deschedule its
-    ranks: it locates nothing, and that is said."""
+    that measured another curve (launch_alignment.disturbed_launches) locates nothing, and that
+    is said."""
     if not planned:
         return [], []
-    launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls})
-    # what a launch's sizes are checked against: the sweep's medians, then each accepted
-    # refinement launch's at the sizes it was the first to measure
-    reference: dict[int, float] = {}
-    for size, ls in by_size.items():
-        sweep = [m.per_message_s for k, m in ls.items() if k not in launches]
-        if size in planned and sweep:
-            reference[size] = float(np.median(np.concatenate(sweep)))
-    kept, said = [], []
-    for l in launches:
-        own = {size: float(np.median(ls[l].per_message_s)) for size, ls in by_size.items() if l in ls}
-        ratios = [own[s] / reference[s] for s in own if s in reference and reference[s] > 0 and own[s] > 0]
-        if len(ratios) >= 2 and max(ratios) / min(ratios) > REFINEMENT_AGREEMENT:
-            said.append(cv.refinement_disturbed(l, min(ratios), max(ratios), len(ratios)))
-            continue
-        reference.update({s: t for s, t in own.items() if s not in reference})
-        kept.append([point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
-                     for size, ls in sorted(by_size.items()) if l in ls])
-    return kept, said
+    medians = {size: {l: float(np.median(m.per_message_s)) for l, m in ls.items()} for size, ls in by_size.items()}
+    disturbed = disturbed_launches(medians, planned)
+    gone = {d.launch for d in disturbed}
+    launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls} - gone)
+    kept = [[point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
+             for size, ls in sorted(by_size.items()) if l in ls] for l in launches]
+    return kept, [cv.refinement_disturbed(d.launch, d.low, d.high, d.shared) for d in disturbed]
 
 
 def _parameters_across(models: Sequence[LaunchModel], confidence: float

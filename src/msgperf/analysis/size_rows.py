@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.analysis.across_launches import Interval
-from msgperf.analysis.launch_alignment import measuring_launches
+from msgperf.analysis.launch_alignment import disturbed_launches, measuring_launches
 from msgperf.analysis.pair_spread import PairSpread, pair_spreads
 from msgperf.analysis.points import point_from_stats
 from msgperf.analysis.sample_stats import SampleStats, sample_stats
@@ -66,12 +66,22 @@ def size_rows(run: Run) -> list[SizeRow]:
         groups.setdefault((*m.key, m.variant), []).append(m)
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
-    by_series: dict[tuple, dict[int, set[int]]] = {}
+    by_series: dict[tuple, dict[int, dict[int, list[np.ndarray]]]] = {}
     for (pattern, buffer, size, ranks, variant), ms in groups.items():
-        by_series.setdefault((pattern, buffer, ranks, variant), {})[size] = {m.launch for m in ms}
-    chosen = {series: measuring_launches(sizes, planned) for series, sizes in by_series.items()}
-    for key, ms in groups.items():  # the launches whose samples are the size's time (launch_alignment.py)
-        groups[key] = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])][key[2]]]
+        for m in ms:
+            by_series.setdefault((pattern, buffer, ranks, variant), {}).setdefault(size, {}).setdefault(
+                m.launch, []).append(m.per_message_s)
+    chosen = {}
+    for series, sizes in by_series.items():  # the same launches as the model's (series.analyze_sets)
+        medians = {size: {l: float(np.median(np.concatenate(v))) for l, v in ls.items()} for size, ls in sizes.items()}
+        gone = frozenset(d.launch for d in disturbed_launches(medians, planned))
+        chosen[series] = measuring_launches({size: set(ls) for size, ls in sizes.items()}, planned, gone)
+    for key, ms in list(groups.items()):  # the launches whose samples are the size's time (launch_alignment.py)
+        kept = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])].get(key[2], ())]
+        if kept:
+            groups[key] = kept
+        else:  # measured only by a disturbed launch: no time to give
+            del groups[key]
     # within a pattern, by size (refined sizes among the sweep's, not after them), then variant
     table = {k: i for i, k in enumerate(dict.fromkeys((k[0], k[1], k[3]) for k in groups))}
     variant = {k: i for i, k in enumerate(dict.fromkeys(k[4] for k in groups))}

@@ -84,7 +84,7 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
             kept.append(bp)
             moved = tried
     said = [cv.not_narrowed(b.low_bytes, b.high_bytes) for b in where.examined if b in own]
-    said += [cv.spike_confirmed(low, high, next(s for s in sizes if low < s < high)) for low, high in where.spikes]
+    said += [cv.spike_confirmed(low, high, [s for s in sizes if low < s < high]) for low, high in where.spikes]
     said += [cv.switch_unmodelled(bp.low_bytes, bp.high_bytes) for bp in found if bp not in kept]
     left = tuple(a for a in around if a not in where.spikes
                  and not any(bp.low_bytes < a[1] and bp.high_bytes > a[0] for bp in found))

@@ -10,9 +10,12 @@ that launch's own points, and from nothing else:
   step a size is on. Pooling them, even after putting the launch on the sweep's level
   (launch_alignment.py), made a refined curve jagged enough to hide the switch (lost in 1 run of
   6 on real MPICH) or to show switches that are not there (2 of 6): bench/RESULTS.md §7.
-- The number of switches stays the sweep's. The refinement answers "where in (low, high]", not
-  "how many": dense sizes around one spot would otherwise let noise buy a breakpoint the sweep
-  never saw.
+- The number of switches stays the sweep's, but for a size the sweep saw off the model alone (a
+  suspect) whose launch shows a step. The refinement answers "where in (low, high]", not "how
+  many": dense sizes around one spot would otherwise let noise buy a breakpoint the sweep never
+  saw. (Once the switches are located, the segment lines between them are fitted to the sweep's
+  and the refined sizes, the latter put on the sweep's level: that is about the lines, not about
+  which side of a step a size is on.)
 
 Method: the launch's points in the window (bounded by the neighbouring breakpoints) get one
 line on each side of every gap that lies inside the interval (least squares on each size's
@@ -75,6 +78,19 @@ def locate_switch(points: Sequence[SizePoint], low_bytes: int, high_bytes: int,
     return Breakpoint(low_bytes=int(x[plausible.min()]), high_bytes=int(x[plausible.max() + 1]),
                       best_low_bytes=int(x[best]), best_high_bytes=int(x[best + 1]),
                       confidence=LOCATION_CONFIDENCE)
+
+
+def _within(found: Breakpoint | None, before: Breakpoint) -> Breakpoint | None:
+    """``found`` clipped to the interval ``before`` (a gap that meets it may reach past its end),
+    or None when they do not meet."""
+    if found is None:
+        return None
+    low, high = max(found.low_bytes, before.low_bytes), min(found.high_bytes, before.high_bytes)
+    if low >= high:
+        return None
+    best_low = min(max(found.best_low_bytes, low), high - 1)
+    best_high = max(min(found.best_high_bytes, high), best_low + 1)
+    return Breakpoint(low, high, best_low, best_high, found.confidence)
 
 
 def _score(rss: float, n: int, dof: int, penalty: float) -> float:
@@ -155,7 +171,8 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             window = ([p for p in near if p.bytes <= b.low_bytes][-SIDE:] + inside
                       + [p for p in near if p.bytes >= b.high_bytes][:SIDE])
             measured[i] = True
-            found = locate_switch(window, b.low_bytes, b.high_bytes, tolerance)
+            # clipped: a later launch narrows what the earlier ones (or the sweep) said
+            found = _within(locate_switch(window, b.low_bytes, b.high_bytes, tolerance), b)
             if found is not None:
                 current[i] = found
                 narrowed[i] += 1

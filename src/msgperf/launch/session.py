@@ -310,8 +310,9 @@ def refine(run_file: Path, budget_s: float, next_index: int,
         except AnalysisError:
             return made
         # a launch the analysis found disturbed located nothing: its sizes may be measured again
-        disturbed = {c.launch for c in (result.main.model.caveats if result.main is not None else ())
-                     if c.kind == "refinement_disturbed"}
+        main_pattern = result.main.key.pattern if result.main is not None else None
+        disturbed = {c.launch for series in result.series if series.key.pattern == main_pattern
+                     and series.model is not None for c in series.model.caveats if c.kind == "refinement_disturbed"}
         usable = [m for m in run.measurements if m.launch not in disturbed]
         main = result.main.key.pattern if result.main is not None else None
         # anchors: the main pattern's sizes nearest each interval, a refinement's included, so that

@@ -141,7 +141,7 @@ def _origin(origin) -> str:
     if origin is None or not origin.launches:
         return ""
     by = f"{origin.launches} refinement launch{'es' if origin.launches > 1 else ''}"
-    return (f" — found by {by} where the sweep saw one size off the model" if origin.found
+    return (f" — found by {by} where the sweep saw sizes off the model alone" if origin.found
             else f" — located by {by}")
 
 
