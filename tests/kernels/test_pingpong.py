@@ -121,10 +121,13 @@ def test_standalone_kernel_build_and_show(msgperf, tmp_path):
 
 def _start(args, out):
     import os
-    import signal  # noqa: F401
+    import signal
     import sys
+    # SIGINT at its default in the child: a suite started in the background by a non-interactive
+    # shell (`make test &`) inherits it ignored, and then no Ctrl-C could reach msgperf
     return subprocess.Popen([sys.executable, "-m", "msgperf", "run", *args, "-o", str(out), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_a_rank_killed_mid_run_is_reported_and_resume_continues(msgperf, tmp_path):
