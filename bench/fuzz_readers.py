@@ -131,7 +131,7 @@ KILL_AFTER_S = 30.0  # beyond a command's own hard stop, before the parent kills
 
 
 def new_tally() -> dict:
-    return {"done": 0, "CPU s": 0.0, "reports": 0, "reports accepted": 0, "outcomes": {"parsed": 0, "clean error": 0, "FAILURE": 0}, "driven": {}}
+    return {"done": 0, "next": None, "CPU s": 0.0, "reports": 0, "reports accepted": 0, "outcomes": {"parsed": 0, "clean error": 0, "FAILURE": 0}, "driven": {}}
 
 
 def merge(tallies) -> dict:
@@ -222,11 +222,13 @@ def _worker(k: int, workers: int, args, targets, work_root: Path | None, deadlin
     say = lambda text: queue.put(("say", k, text))  # noqa: E731
     tally = new_tally()
     cpu = time.process_time()
-    inputs = [args.input] if args.input is not None else range(k, args.inputs, workers)
+    inputs = [args.input] if args.input is not None else range(args.first + k, args.inputs, workers)
+    tally["next"] = inputs[0] if len(inputs) else args.inputs
     for i in inputs:
         if deadline and time.monotonic() > deadline:
             break
         one_input(i, args, targets, work, tally, say, busy)
+        tally["next"] = i + workers  # this worker's next input: every one before it is done
         if tally["done"] % 250 == 0:
             tally["CPU s"] = time.process_time() - cpu
             queue.put(("tally", k, tally))
@@ -243,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--inputs", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--first", type=int, default=0,
+                    help="start at input FIRST (resume a run that stopped: its summary says where)")
     ap.add_argument("--input", type=int, help="replay input number INPUT of --seed alone, through every command")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     ap.add_argument("--commands", action="store_true", help="also drive every command after the reader")
@@ -329,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.commands:
         print(f"  report ran on {total['reports']} inputs: {total['reports accepted']} of the {outcomes['parsed']} "
               f"accepted (one in {args.report_every}, drawn at random) and every refused input driven")
+    if args.input is None and not lost:
+        upto = min(min(t["next"] for t in latest.values() if t["next"] is not None), args.inputs)
+        print(f"  inputs {args.first} to {upto - 1} of seed {args.seed} all run"
+              + (f"; the rest: --first {upto}" if upto < args.inputs else ""))
     failures = outcomes["FAILURE"] + len(lost)
     for name, counts in total["driven"].items():
         print(f"  {name}: " + ", ".join(f"{k} {round(v, 1) if k == 'CPU s' else v}" for k, v in counts.items()))
