@@ -51,3 +51,21 @@ def test_a_straight_line_needs_no_step():
     sizes = [1024 * 2 ** k for k in range(11)]
     run = sweep_run([line(1e-6, 1e-10)], n=200, noise=0.01, seed=1, sizes=sizes)
     assert next_step(analyze(run), set(sizes)) is None
+
+
+def test_a_run_whose_sizes_are_not_its_plan_is_modelled_not_crashed():
+    """Found by the command fuzzer (seed 41, input 8606): a plan of 0 B and 8 B, measured at 1 B and
+    8 B. The size off the plan counts as a refinement's; with two sizes no segment can be refitted,
+    and the sweep's own line must stand."""
+    import dataclasses
+
+    from msgperf.records.runfile_read import parse_run_text
+    from tests.records.test_read import good_text
+
+    run = parse_run_text(good_text()).run
+    first = dataclasses.replace(run.measurements[0], bytes=1)
+    run = dataclasses.replace(run, measurements=(first, *run.measurements[1:]))
+    model = analyze(run).main.model
+    assert model is not None
+    assert [p.bytes for p in model.sweep.points] == [1, 8]
+    assert model.sweep.piecewise.residuals and len(model.sweep.piecewise.segments) == 1

@@ -76,6 +76,8 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     if moved is None:  # a narrowed switch moved a sweep size so that a segment has no line left
         own = list(model.breakpoints)
         moved = relocated(model, pts, pts, own, confidence)
+    if moved is None:  # too few sizes for a line per segment even at the sweep's own breakpoints
+        moved = model
     kept = []
     for bp in found:  # each switch found where the sweep saw a size off alone, if its segments have lines
         spared = [b for b in model.excluded_bytes if any(_alone_in(b, k, sizes) for k in [*kept, bp])]
