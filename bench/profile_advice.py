@@ -15,9 +15,14 @@ back-to-back sequence combined; and halo's prediction over halo_combined's) agai
 measured one (halo's time inside MPI over halo_combined's, paired by repetition). The load
 average before and after; the machine may be shared.
 
-    .venv/bin/python bench/profile_advice.py [--model RUN] [--repeats 5] [--steps 500]
+    .venv/bin/python bench/profile_advice.py [--model RUN] [--repeats 5] [--steps 4000]
                                              [--messages 16] [--bytes 8,64,256] [--compute-us 20]
-                                             [--realtime]
+                                             [--loggp] [--realtime]
+
+``--steps`` is 4000 by default: the first steps of a job are slower (cold caches, first messages),
+about 0.6 ms in all on this machine, which at 500 steps is a quarter of halo_combined's time inside
+MPI and which the message model does not predict. ``--loggp`` adds the loggp pattern to the model
+run (the advice then pipelines one-way back-to-back sends at the LogGP gap).
 
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
 root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
@@ -68,10 +73,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", help="ping-pong run file or stored id (default: measure one now)")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--messages", type=int, default=16)
     ap.add_argument("--bytes", default="8,64,256")
     ap.add_argument("--compute-us", default="20")
+    ap.add_argument("--loggp", action="store_true", help="measure the model with the loggp pattern too (the gap)")
     ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
     args = ap.parse_args()
     rt = ["chrt", "-f", "10"] if args.realtime else []
@@ -87,7 +93,8 @@ def main() -> None:
     model = args.model
     if model is None:
         model = str(work / "model.jsonl")
-        argv = [*rt, *MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy", "--sizes", "0:256K",
+        argv = [*rt, *MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy",
+                *(["--pattern", "loggp"] if args.loggp else []), "--sizes", "0:256K",
                 "--time-budget", "300ms", "-o", model, "--no-store", "--no-report", "-q"]
         print("model:", shlex.join(argv))
         run(argv)
@@ -107,13 +114,22 @@ def main() -> None:
             advice[name] = json.loads(run([*MSGPERF, "advise", "--profile", str(out), "--model", model,
                                            "--json"]).stdout)
         h, c = advice["halo"], advice["halo_combined"]
+        # the model's own test: its transfers against the rank that waited least for the other
+        least_h = min(h["ranks"], key=lambda r: r["waiting_s"])
+        least_c = min(c["ranks"], key=lambda r: r["waiting_s"])
         row = {
+            "transfers": least_h["transfers"]["value_s"], "least": least_h["measured_s"],
+            "transfers_combined": least_c["transfers"]["value_s"], "least_combined": least_c["measured_s"],
+            "waiting": max(r["waiting_s"] for r in h["ranks"]),
+            "waiting_combined": max(r["waiting_s"] for r in c["ranks"]),
             "predicted": h["predicted"]["value_s"], "low": h["predicted"]["low_s"], "high": h["predicted"]["high_s"],
             "measured": h["measured_s"], "wait": max(r["wait_s"] for r in h["ranks"]),
             "pred_combined_prog": c["predicted"]["value_s"], "measured_combined": c["measured_s"],
             "advice_speedup": h["predicted_speedup_of_combining"],
             "saving": h["combine_saving_s"],
         }
+        row["ratio_transfers"] = row["least"] / row["transfers"]
+        row["ratio_transfers_combined"] = row["least_combined"] / row["transfers_combined"]
         row["ratio"] = row["measured"] / row["predicted"]
         row["ratio_combined"] = row["measured_combined"] / row["pred_combined_prog"]
         row["pred_speedup_programs"] = row["predicted"] / row["pred_combined_prog"]
@@ -124,9 +140,19 @@ def main() -> None:
               f"{row['ratio']:.3g}; halo_combined predicted {row['pred_combined_prog'] * 1e3:.3f} ms, measured "
               f"{row['measured_combined'] * 1e3:.3f} ms, ratio {row['ratio_combined']:.3g}; speedup of combining "
               f"predicted {row['advice_speedup']:.3g} (advice) / {row['pred_speedup_programs']:.3g} (two predictions), "
-              f"measured {row['measured_speedup']:.3g}", flush=True)
+              f"measured {row['measured_speedup']:.3g}; transfers against the rank that waited least: halo "
+              f"{row['transfers'] * 1e3:.3f} ms predicted, {row['least'] * 1e3:.3f} ms measured "
+              f"({row['ratio_transfers']:.3g}), halo_combined {row['transfers_combined'] * 1e3:.3f} ms, "
+              f"{row['least_combined'] * 1e3:.3f} ms ({row['ratio_transfers_combined']:.3g}); waiting for the "
+              f"slower rank (measured) {row['waiting'] * 1e3:.3f} / {row['waiting_combined'] * 1e3:.3f} ms", flush=True)
     col = lambda k: [r[k] for r in rows]  # noqa: E731
     print(f"\nmedians [min–max] over {len(rows)} repetitions")
+    print(f"transfers (the model alone) against the rank that waited least: halo measured/predicted "
+          f"{spread(col('ratio_transfers'))}, halo_combined {spread(col('ratio_transfers_combined'))}; "
+          f"speedup of the transfers predicted {spread([t / u for t, u in zip(col('transfers'), col('transfers_combined'))])}, "
+          f"measured {spread([t / u for t, u in zip(col('least'), col('least_combined'))])}")
+    print(f"waiting for the slower rank (measured, slowest rank): halo {spread(col('waiting'), 1e3)} ms, "
+          f"halo_combined {spread(col('waiting_combined'), 1e3)} ms")
     print(f"halo: predicted {spread(col('predicted'), 1e3)} ms, measured inside MPI {spread(col('measured'), 1e3)} ms, "
           f"measured/predicted {spread(col('ratio'))}")
     print(f"halo_combined: predicted {spread(col('pred_combined_prog'), 1e3)} ms, measured "

@@ -15,7 +15,7 @@ from msgperf.analysis.hockney import LineFit
 from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.piecewise import PiecewiseFit
 from msgperf.analysis.profile_advice import advise_profile, regime_of, segment_index
-from msgperf.records.profile_format import (PeerMessages, PeerSequences, Profile, ProfileInfo, RankProfile,
+from msgperf.records.profile_format import (CallTime, PeerMessages, PeerSequences, Profile, ProfileInfo, RankProfile,
                                             SequenceShape, SizeCount)
 from tests.factories import sample_profile
 
@@ -76,7 +76,8 @@ def messages(peer, direction, kind, sizes: dict[int, int]) -> PeerMessages:
 
 
 def rank(r: int, msgs, sequences=(), mpi_time=0.0, wait=0.0) -> RankProfile:
-    return RankProfile(rank=r, host="vm", pid=100 + r, ended_by="MPI_Finalize", wall_s=1.0, mpi_time_s=mpi_time,
+    # as long outside MPI as the other ranks (wall - mpi 1 s): no waiting for a slower rank
+    return RankProfile(rank=r, host="vm", pid=100 + r, ended_by="MPI_Finalize", wall_s=1.0 + mpi_time, mpi_time_s=mpi_time,
                        wait_time_s=wait, calls=(), messages=tuple(msgs), sequences=tuple(sequences), proc_null=0,
                        unknown_peer=0, untracked_requests=0)
 
@@ -187,12 +188,63 @@ def test_the_loggp_gap_pipelines_back_to_back_sends():
     gap = Gap(0.2e-6, 0.0)
     a = advise_profile(app_profile(), model_result(gap=gap))
     (c,) = a.combine
-    # the order is unknown: each of the 3 is first with chance 1/3, else costs the gap
-    assert c.apart_s == pytest.approx(T(8) + 2 * 0.2e-6)
-    assert c.saving.value_s == pytest.approx(100 * (T(8) + 0.4e-6 - T(24)))
-    sent0 = 100 * T(8) + 200 * 0.2e-6 + 10 * T(12000) + 5 * T(100)
+    # rank 0 sends 315 messages to rank 1 and receives 20 from it: 295/315 of its sends are one-way
+    # and pipeline; the order is unknown: each of the 3 is first with chance 1/3, else costs the gap
+    share = 1 - 20 / 315
+    apart = share * (T(8) + 2 * 0.2e-6) + (1 - share) * 3 * T(8)
+    assert c.apart_s == pytest.approx(apart)
+    assert c.saving.value_s == pytest.approx(100 * (apart - T(24)))
+    sent0 = 300 * T(8) - share * 200 * (T(8) - 0.2e-6) + 10 * T(12000) + 5 * T(100)
     assert a.ranks[0].sent_s == pytest.approx(sent0) and a.ranks[1].received_s == pytest.approx(sent0)
     assert a.predicted_combined_s == pytest.approx(sent0 - c.saving.value_s)
+
+
+def halo_profile(mpi=(4e-3, 3e-3), wall=(10e-3, 10e-3)) -> Profile:
+    """Two ranks exchanging every step, 100 steps: each sends the other 4 × 8 B back to back and
+    receives 4 × 8 B, then one MPI_Waitall; times inside MPI and from MPI_Init to MPI_Finalize
+    as given."""
+    shape = SequenceShape(count=100, length=4, bytes=32, min_bytes=8, max_bytes=8, kinds=("isend",),
+                          sizes=(SizeCount(8, 4),))
+    ranks = []
+    for r in (0, 1):
+        ranks.append(dataclasses.replace(
+            rank(r, [messages(1 - r, "send", "isend", {8: 400}), messages(1 - r, "recv", "irecv", {8: 400})],
+                 [PeerSequences(1 - r, 100, 400, 3200, (shape,), 0, 0, 0, 0)], mpi_time=mpi[r], wait=mpi[r] / 2),
+            wall_s=wall[r], calls=(CallTime("MPI_Isend", 400, 1e-4), CallTime("MPI_Irecv", 400, 1e-4),
+                                   CallTime("MPI_Waitall", 100, mpi[r] - 2e-4))))
+    return profile(ranks)
+
+
+def test_an_exchange_pays_every_message_and_the_peers_last_one_in_flight_per_phase():
+    """Ranks that receive as much from a peer as they send to it exchange: the gap does not
+    pipeline their sends (the receives' overheads fall between them), and each MPI_Waitall finds
+    the peer's last message on its way: half a one-way time at the mean size received."""
+    a = advise_profile(halo_profile(), model_result(gap=Gap(0.2e-6, 0.0)))
+    r0 = a.ranks[0]
+    assert r0.sent_s == pytest.approx(400 * T(8)) and r0.received_s == pytest.approx(400 * T(8))
+    assert r0.phases == 100 and r0.phase_s == pytest.approx(100 * 0.5 * T(8))
+    assert r0.transfers.value_s == pytest.approx(400 * T(8) + 50 * T(8))
+    (c, _) = a.combine
+    assert c.apart_s == pytest.approx(4 * T(8))  # no gap: an exchange
+    # all combined: 100 messages of 32 B each way, 100 phases at 32 B received
+    assert a.predicted_combined_s == pytest.approx(100 * T(32) + 50 * T(32) + r0.waiting_s)
+
+
+def test_a_rank_that_computes_less_waits_for_the_other_and_the_wait_is_measured():
+    """Rank 1 spends 1 ms less outside MPI (wall 10 ms, 4 ms inside MPI against rank 0's 3 ms
+    inside and 7 ms outside): in lockstep it waits 1 ms inside MPI, added to its transfers and
+    unchanged by combining."""
+    a = advise_profile(halo_profile(mpi=(3e-3, 4e-3)), model_result())
+    r0, r1 = a.ranks
+    assert r0.waiting_s == pytest.approx(0.0) and r1.waiting_s == pytest.approx(1e-3)
+    assert r1.predicted.value_s == pytest.approx(r1.transfers.value_s + 1e-3)
+    assert r1.predicted.low_s == pytest.approx(r1.transfers.low_s + 1e-3)
+    assert a.predicted_rank == 1 and a.predicted.value_s == pytest.approx(r1.predicted.value_s)
+    assert a.predicted_combined_s == pytest.approx(100 * T(32) + 50 * T(32) + 1e-3)
+    # not in lockstep (one rank reached MPI_Finalize 20 % earlier): no waiting counted, and said so
+    b = advise_profile(halo_profile(mpi=(3e-3, 4e-3), wall=(10e-3, 8e-3)), model_result())
+    assert [r.waiting_s for r in b.ranks] == [0.0, 0.0]
+    assert any("not in lockstep" in n for n in b.notes)
 
 
 def test_without_eager_probe_or_memcpy_the_advice_says_what_it_cannot_tell():
@@ -247,7 +299,8 @@ def test_against_a_model_fitted_by_analyze():
     p = sample_profile(0)  # 2 steps: per rank 3 × 8 B and 1 × 64 B per step, one sequence each
     a = advise_profile(p, result)
     expected = 2 * (3 * model.predict(8) + model.predict(64))
-    assert a.ranks[0].sent_s == pytest.approx(expected) and a.predicted.value_s == pytest.approx(expected)
+    phases = 0.5 * 2 * model.predict(22)  # two MPI_Waitall, 22 B received on average
+    assert a.ranks[0].sent_s == pytest.approx(expected) and a.predicted.value_s == pytest.approx(expected + phases)
     (c0, c1) = sorted(a.combine, key=lambda c: c.rank)
     assert c0.combined_s == pytest.approx(model.predict(88))
     assert c0.saving.value_s == pytest.approx(2 * (3 * model.predict(8) + model.predict(64) - model.predict(88)))

@@ -96,7 +96,7 @@ def test_bad_input_gets_one_line(msgperf, files, tmp_path):
 # ---- the real programs ------------------------------------------------------------------------------
 
 APPS = Path(__file__).resolve().parents[1] / "apps"
-HALO = ["--steps", "300", "--messages", "16", "--bytes", "8,64,256", "--compute-us", "20"]
+HALO = ["--steps", "2000", "--messages", "16", "--bytes", "8,64,256", "--compute-us", "20"]
 
 
 def realtime() -> list[str]:
@@ -115,10 +115,11 @@ def realtime() -> list[str]:
 @pytest.mark.slow
 def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tmp_path):
     """The sign of the advice (halo: combine; the combined program predicted cheaper, and measured
-    so), and measured / predicted time inside MPI within a factor 2 for halo and 5 for
-    halo_combined (bench/RESULTS.md §10b: 0.96-1.5 and 1.6-2.7, a per-step wait the model has no
-    term for). The MPI jobs run at SCHED_FIFO so that other jobs cannot turn them into waiting;
-    the best of three runs of each program is compared."""
+    so), and measured / predicted time inside MPI within a factor 2 for both programs, also for the
+    model's transfers alone against the rank that waited least (bench/RESULTS.md §10b: medians
+    0.90-0.96 and 1.03-1.14 over 7 repetitions, single runs 0.68-1.41). The MPI jobs run at
+    SCHED_FIFO so that other jobs cannot turn them into waiting; the best of three runs of each
+    program is compared."""
     from msgperf.launch.build import find_mpicc, find_mpiexec
 
     rt = realtime()
@@ -148,6 +149,9 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     assert halo["combine"][0]["length"] >= 16 and halo["combine_saving_s"] > 0
     assert combined["predicted"]["value_s"] < halo["predicted"]["value_s"] / 2  # the combined program: cheaper
     assert 0.5 < halo["ratio_measured_to_predicted"] < 2, halo["ratio_measured_to_predicted"]
-    assert 0.5 < combined["ratio_measured_to_predicted"] < 5, combined["ratio_measured_to_predicted"]
+    assert 0.5 < combined["ratio_measured_to_predicted"] < 2, combined["ratio_measured_to_predicted"]
+    for a in (halo, combined):  # the model alone: transfers against the rank that waited least for the other
+        least = min(a["ranks"], key=lambda r: r["waiting_s"])
+        assert 0.5 < least["measured_s"] / least["transfers"]["value_s"] < 2, least
     # the sign of the advice against the measurement: combining made the time inside MPI shorter
     assert combined["measured_s"] < halo["measured_s"], (combined["measured_s"], halo["measured_s"])

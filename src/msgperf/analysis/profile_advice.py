@@ -7,16 +7,30 @@ The prediction (docs/profile.md, "Advice"):
 
 - one message of s bytes costs T(s), the piecewise model's one-way time (half a ping-pong round
   trip): what the sender and the receiver spend on it together, one message at a time;
-- a rank's communication time is the larger of what its sends and its receives cost:
+- a rank's transfers cost the larger of what its sends and its receives cost:
   max(Σ_sent T(s), Σ_received T(s)). A rank that exchanges (sends to a peer while receiving from
   it) pays each direction's overheads concurrently with the other's, not one after the other;
-- the program's is its slowest rank's, against the slowest rank's measured time inside MPI (the
-  rule of honest measurement: what the slowest participant saw). Time inside MPI also holds
-  the time a rank waits for a peer that is still computing: the model cannot predict that;
+- an exchange phase: a rank that sends to a peer and then waits for that peer's messages (a
+  completion call: MPI_Wait*, a blocking receive, MPI_Sendrecv) finds the peer's last message
+  still on its way: that message's sender overhead and latency, LogGP's o_s + L, about half of
+  T(s). Each such call, up to the number of messages the rank receives from peers it also sends
+  to, adds T(s̄)/2 at the mean size s̄ it receives (``PHASE_SHARE``);
 - back-to-back sends: when the run measured the LogGP gap (loggp pattern), the messages of a
   sequence after its first cost the gap g + G·s instead of T(s); the order inside a sequence is
   unknown (the profile keeps the multiset of sizes), so each message counts as first with equal
-  chance: T(s)/n + (n - 1)/n·gap(s). Without the gap: T(s) each.
+  chance: T(s)/n + (n - 1)/n·gap(s). Without the gap: T(s) each. The gap is the sender's pace in
+  a one-way stream: a rank that also receives from that peer spends the receives' overheads on
+  the same core between its sends, so only the one-way share of its sends to that peer
+  (1 − received/sent, at least 0) pipelines;
+- waiting for a slower rank: ranks that exchange every step move in lockstep, so a rank whose
+  time outside MPI is shorter than the longest one's waits the difference inside MPI. This is
+  measured, not predicted: max_p(wall_p − mpi_p) − (wall_r − mpi_r), over the ranks that send and
+  receive and whose times from MPI_Init to MPI_Finalize agree within ``LOCKSTEP`` (none: 0, and
+  said so). A rank's predicted time is its transfers plus this waiting; combining changes the
+  transfers, not the waiting;
+- the program's is its slowest rank's, against the slowest rank's measured time inside MPI (the
+  rule of honest measurement: what the slowest participant saw). Time inside MPI also holds
+  waiting for a peer that is descheduled or delayed at random: the model cannot predict that.
 
 The answers, in order of payoff (``ProfileAdvice.actions``):
 
@@ -51,6 +65,10 @@ from msgperf.analysis.piecewise import PiecewiseFit
 from msgperf.analysis.regimes import dominant_term
 
 JUST_ABOVE = 2.0  # sizes up to this factor above the eager limit sit "just above" it
+PHASE_SHARE = 0.5  # of T(s): the peer's last message in flight when an exchange phase waits (o_s + L)
+LOCKSTEP = 0.05  # ranks whose MPI_Init-to-MPI_Finalize times agree this closely move in lockstep
+COMPLETING = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Recv", "MPI_Sendrecv",
+              "MPI_Sendrecv_replace")  # the calls that wait for a message (a Test only polls)
 MAX_EAGER_ROWS = 16
 RATIO_FAR = 1.5  # measured / predicted beyond 1.5x either way is worth a sentence of explanation
 
@@ -88,9 +106,13 @@ class RankTime:
     """One rank: predicted against measured time inside MPI."""
 
     rank: int
-    predicted: Estimate  # max(sends, receives)
+    predicted: Estimate  # transfers + waiting_s
     sent_s: float
     received_s: float
+    phases: int  # exchange phases: completion calls that wait for a peer it also sends to
+    phase_s: float  # what they add: phases × PHASE_SHARE × T(mean size received)
+    transfers: Estimate  # max(sends, receives) + phase_s: the model's
+    waiting_s: float  # waiting for the slowest rank's compute (lockstep), measured; 0 when not in lockstep
     measured_s: float  # mpi_time_s of the profile
     wait_s: float  # of which inside MPI_Wait*/MPI_Test*
     wall_s: float
@@ -385,12 +407,14 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     if approximated:
         notes.append(f"{approximated:,} messages of sizes the profiler did not count exactly (more than 16 "
                      "distinct sizes per peer and call): each taken at the middle of its power-of-two bucket")
+    one_way = _one_way_shares(profile)
     if gap is not None:  # back-to-back sends pipeline: all but the first cost the gap, at both ends
         for r in profile.ranks:
             for seq in r.sequences:
+                share = one_way.get((r.rank, seq.peer), 1.0)
                 for shape_sizes, n_seq, length in _shapes(seq):
                     for size, k in shape_sizes:
-                        w = n_seq * k * (length - 1) / length
+                        w = share * n_seq * k * (length - 1) / length
                         relief = _one(model, size, w)
                         relief.constant -= w * max(gap.at(size), 0.0)
                         sent[r.rank].plus(relief, -1.0)
@@ -400,11 +424,15 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     combine = []
     after_sent = {rank: _Cost().plus(c) for rank, c in sent.items()}
     after_received = {rank: _Cost().plus(c) for rank, c in received.items()}
+    merged_into: dict[int, int] = defaultdict(int)  # messages a rank would no longer receive, all combined
     for r in profile.ranks:
         for seq in r.sequences:
+            share = one_way.get((r.rank, seq.peer), 1.0)
             for shape_sizes, n_seq, length, total, assumed in _shape_rows(seq):
-                apart = _apart(model, shape_sizes, length, gap)
+                apart = _Cost().plus(_apart(model, shape_sizes, length, gap), share)
+                apart.plus(_apart(model, shape_sizes, length, None), 1.0 - share)
                 combined = _one(model, total)
+                merged_into[seq.peer] += n_seq * (length - 1)
                 saving = _Cost().plus(apart, float(n_seq)).plus(combined, -float(n_seq))
                 after_sent[r.rank].plus(saving, -1.0)
                 if seq.peer in after_received:
@@ -419,18 +447,35 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                     speedup=apart_s / combined_s if combined_s > 0 else math.inf))
     combine.sort(key=lambda c: -c.saving.value_s)
 
+    waiting, lockstep_note = _lockstep_waiting(profile)
+    if lockstep_note:
+        notes.append(lockstep_note)
     ranks = []
+    after = 0.0
     for r in profile.ranks:
         s_cost, r_cost = sent.get(r.rank, _Cost()), received.get(r.rank, _Cost())
         s_val, r_val = s_cost.value(segs), r_cost.value(segs)
-        pick = s_cost if s_val >= r_val else r_cost
-        ranks.append(RankTime(rank=r.rank, predicted=pick.estimate(segs), sent_s=s_val, received_s=r_val,
+        phases = _phases(r, one_way)
+        received_n = r.messages_received
+        mean = r.bytes_received / received_n if received_n else 0.0
+        phase = _one(model, mean, PHASE_SHARE * phases) if phases else _Cost()
+        transfers = _Cost().plus(s_cost if s_val >= r_val else r_cost).plus(phase)
+        est = transfers.estimate(segs)
+        w = waiting.get(r.rank, 0.0)
+        predicted = Estimate(est.value_s + w, None if est.low_s is None else est.low_s + w,
+                             None if est.high_s is None else est.high_s + w)
+        ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
+                              phase_s=phase.value(segs), transfers=est, waiting_s=w,
                               measured_s=r.mpi_time_s, wait_s=r.wait_time_s, wall_s=r.wall_s,
                               messages=r.messages_sent + r.messages_received, finalized=r.finalized))
+        # all combined: fewer, larger messages received; as many phases, at most one per message
+        left = received_n - merged_into.get(r.rank, 0)
+        phases_after = min(phases, max(left, 0))
+        phase_after = (PHASE_SHARE * phases_after * model.predict(r.bytes_received / left)) if left > 0 else 0.0
+        after = max(after, max(after_sent.get(r.rank, _Cost()).value(segs),
+                               after_received.get(r.rank, _Cost()).value(segs)) + phase_after + w)
     slowest = max(ranks, key=lambda t: t.predicted.value_s)
     measured = max(ranks, key=lambda t: t.measured_s)
-    after = max((max(after_sent.get(t.rank, _Cost()).value(segs), after_received.get(t.rank, _Cost()).value(segs))
-                 for t in ranks), default=0.0)
 
     eager_rows = _eager(model, eager, sizes_sent, ranks_at) if eager is not None else ()
     if eager is None:
@@ -456,6 +501,44 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(histogram, eager, n_half), actions=_actions(combine, eager_rows, buffering),
         notes=tuple(notes))
+
+
+def _one_way_shares(profile: Any) -> dict[tuple[int, int], float]:
+    """(rank, peer) -> the share of the rank's sends to that peer that are one-way: 1 − received/sent
+    from that peer, at least 0 (a rank that receives as many as it sends exchanges every message)."""
+    sent: dict[tuple[int, int], int] = defaultdict(int)
+    received: dict[tuple[int, int], int] = defaultdict(int)
+    for r in profile.ranks:
+        for m in r.messages:
+            (sent if m.direction == "send" else received)[(r.rank, m.peer)] += m.count
+    return {key: max(0.0, 1.0 - received.get(key, 0) / n) for key, n in sent.items() if n > 0}
+
+
+def _phases(r: Any, one_way: dict[tuple[int, int], float]) -> int:
+    """Exchange phases of one rank: its calls that wait for a message (``COMPLETING``), at most one per
+    message it receives from a peer it also sends to."""
+    calls = sum(c.n for c in r.calls if c.call in COMPLETING)
+    exchanged = 0
+    for m in r.messages:
+        if m.direction == "recv" and (r.rank, m.peer) in one_way:
+            exchanged += m.count
+    return min(calls, exchanged)
+
+
+def _lockstep_waiting(profile: Any) -> tuple[dict[int, float], str]:
+    """rank -> the time it waits inside MPI for the rank that spends longest outside MPI, when the
+    ranks move in lockstep (measured: module docstring), and a note when they cannot be taken so."""
+    taking = [r for r in profile.ranks if r.finalized and r.messages_sent and r.messages_received
+              and math.isfinite(r.wall_s) and r.wall_s > 0]
+    if len(taking) < 2:
+        return {}, ""
+    longest = max(r.wall_s for r in taking)
+    if any(r.wall_s < (1.0 - LOCKSTEP) * longest for r in taking):
+        return {}, (f"the ranks' times from MPI_Init to MPI_Finalize differ by more than {LOCKSTEP:.0%}: not in "
+                    "lockstep, so no time is counted as waiting for a slower rank")
+    outside = {r.rank: max(r.wall_s - r.mpi_time_s, 0.0) for r in taking}
+    slowest = max(outside.values())
+    return {rank: slowest - c for rank, c in outside.items()}, ""
 
 
 def _copy_model(result: Any) -> tuple[PiecewiseFit | None, str]:

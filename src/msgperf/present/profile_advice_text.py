@@ -44,9 +44,13 @@ def time_lines(a: ProfileAdvice) -> list[str]:
     slow = next(r for r in a.ranks if r.rank == a.predicted_rank)
     meas = next(r for r in a.ranks if r.rank == a.measured_rank)
     which = "sends" if slow.sent_s >= slow.received_s else "receives"
+    phases = (f", plus {units.count(slow.phases)} exchange phases × half a one-way time "
+              f"({units.seconds(slow.phase_s)}: the peer's last message in flight)" if slow.phases else "")
+    waiting = (f"; + {units.seconds(slow.waiting_s)} waiting for the rank that computes longest (measured: "
+               "the ranks' times outside MPI, in lockstep)" if slow.waiting_s > 0 else "")
     lines = [
-        f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: the model's T(s) summed over its "
-        f"{which}, the larger side; from {model_words(a)})",
+        f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: transfers {estimate(slow.transfers)} — "
+        f"the model's T(s) summed over its {which}, the larger side{phases}; from {model_words(a)}{waiting})",
         f"measured   {units.seconds(a.measured_s)} inside MPI (rank {a.measured_rank}, of which "
         f"{units.seconds(meas.wait_s)} in MPI_Wait*/MPI_Test*; {units.seconds(meas.wall_s)} from MPI_Init to "
         f"MPI_Finalize; from the profile {a.profile})",
@@ -88,8 +92,10 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
     if len(a.combine) > MAX_COMBINE:
         rest = a.combine[MAX_COMBINE:]
         lines.append(f"… {len(rest)} more shapes, saving {units.seconds(a.combine_saving_after_s(MAX_COMBINE))}")
-    gap = ("the sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)" if a.basis.gap is not None
+    gap = ("the one-way sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)"
+           if a.basis.gap is not None
            else "each message at T(s), one after the other (the run did not measure the LogGP gap)")
+    gap += "; the waiting for a slower rank stays" if any(r.waiting_s > 0 for r in a.ranks) else ""
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
                  f"{units.seconds(a.predicted_combined_s)} inside MPI, "
                  f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
@@ -143,9 +149,14 @@ def rank_lines(a: ProfileAdvice) -> list[str]:
     lines = []
     for r in a.ranks[:MAX_RANKS]:
         ratio = f", {units.ratio(r.ratio)} the prediction" if r.ratio is not None else ""
-        lines.append(f"rank {r.rank}{'' if r.finalized else '*'}: predicted {estimate(r.predicted)} (sends "
-                     f"{units.seconds(r.sent_s)}, receives {units.seconds(r.received_s)}); measured "
-                     f"{units.seconds(r.measured_s)} inside MPI, {units.seconds(r.wait_s)} waiting{ratio}")
+        parts = [f"sends {units.seconds(r.sent_s)}", f"receives {units.seconds(r.received_s)}"]
+        if r.phases:
+            parts.append(f"{units.count(r.phases)} phases {units.seconds(r.phase_s)}")
+        if r.waiting_s > 0:
+            parts.append(f"waiting for a slower rank {units.seconds(r.waiting_s)}, measured")
+        lines.append(f"rank {r.rank}{'' if r.finalized else '*'}: predicted {estimate(r.predicted)} "
+                     f"({', '.join(parts)}); measured "
+                     f"{units.seconds(r.measured_s)} inside MPI ({units.seconds(r.wait_s)} in MPI_Wait*/MPI_Test*){ratio}")
     if len(a.ranks) > MAX_RANKS:
         lines.append(f"… {len(a.ranks) - MAX_RANKS} more ranks (--json has them all)")
     return lines
