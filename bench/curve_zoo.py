@@ -119,6 +119,8 @@ class Result:
     hits: list[bool] = field(default_factory=list)  # per visible truth
     false_claims: int = 0
     others: int = 0  # breakpoints at no set switch, not claimed as protocol switches
+    no_step: list[str] = field(default_factory=list)  # "no step at the eager-probe's limit" caveats
+    flat: list[bool] = field(default_factory=list)  # per visible truth missed: the probe inside it, no step said
     load: tuple[float, float] = (0.0, 0.0)
     seconds: float = 0.0
 
@@ -187,10 +189,11 @@ def run_case(case: Case, workdir: Path, no_openmpi: bool = False, no_cluster: bo
 
 def evaluate(run, case: Case, result: Result) -> None:
     """Fill ``result`` from a run of ``case`` with msgperf's own analysis."""
-    sweep = analyze_series(run, "pingpong").sweep
     probe = next((m.extra for m in run.measurements if m.pattern == "eager-probe"), {})
     low, high = probe.get("eager_limit_low_bytes"), probe.get("eager_limit_high_bytes")
     eager = (int(low), int(high)) if isinstance(low, int) and isinstance(high, int) else None
+    # as msgperf fit does: the probe's limit is where a refinement launch may show a step
+    sweep = analyze_series(run, "pingpong", anchor=eager[0] if eager else None).sweep
     if eager:
         result.probe = f"{eager[0]} B" if eager[1] == eager[0] + 1 else f"{eager[0]}–{eager[1]} B"
     elif isinstance(low, int):  # no size up to the probe's range was sent other than eagerly
@@ -208,6 +211,9 @@ def evaluate(run, case: Case, result: Result) -> None:
     counted = [t for t, v in zip(case.truths, result.visible) if v]
     result.hits = [any(max(b.low_bytes, t.low) < min(b.high_bytes, t.high)
                        for b in sweep.piecewise.breakpoints) for t in counted]
+    result.no_step = [c.message for c in sweep.caveats if c.kind == "no_step_at_eager_limit"]
+    said = eager is not None and bool(result.no_step)
+    result.flat = [not hit and said and t.low < eager[0] + 1 <= t.high for t, hit in zip(counted, result.hits)]
     for label in labels:
         b = label.breakpoint
         at_truth = any(max(b.low_bytes, t.low) < min(b.high_bytes, t.high) for t in case.truths)
@@ -247,6 +253,7 @@ def case_lines(r: Result) -> list[str]:
     if not r.found:
         lines.append("  breakpoints: none")
     lines.append(f"  eager-probe: {r.probe}")
+    lines += [f"  {m}" for m in r.no_step]
     bw = f"  bandwidth: 1/β of the last segment {_rate(r.fitted_bandwidth)}, size/time at " \
          f"the largest size {_rate(r.measured_bandwidth)}"
     if r.expected_bandwidth:
@@ -266,6 +273,8 @@ def totals(results: list[Result]) -> str:
     return (f"TOTAL: switches found with the set value inside the interval: {hits}/{total}; "
             f"false protocol-switch claims: {sum(r.false_claims for r in ran)}; other "
             f"breakpoints (cache/memory or unexplained): {sum(r.others for r in ran)}; "
+            f"switches missed where the probe located the limit and the run said the time has no step there: "
+            f"{sum(sum(r.flat) for r in ran)}; "
             f"cases run {len(ran)}/{len(results)}")
 
 

@@ -160,3 +160,79 @@ def test_two_sizes_inside_one_located_gap_are_put_on_their_sides_in_order():
     (b,) = result.piecewise.breakpoints
     assert (b.best_low_bytes, b.best_high_bytes) == (32000, 32768)
     assert b.low_bytes <= b.best_low_bytes < b.best_high_bytes <= b.high_bytes
+
+
+# ---- the eager-probe's limit ----------------------------------------------------------------------
+
+E = 32688  # the largest size sent eagerly (MPICH, 32 KiB cell): the step lies in (E, E + 1]
+AROUND_E = (31256, 31972, E, E + 1, 33405, 34121)  # refinement.anchored_sizes(E, ...)
+
+
+def test_anchored_sizes_straddle_the_limit_within_a_sixteenth_of_an_octave():
+    from msgperf.analysis.refinement import anchored_sizes
+    sizes = anchored_sizes(E, 16384, 65536)
+    assert E in sizes and E + 1 in sizes and len(sizes) == 6
+    assert max(sizes) / min(sizes) < 2 ** (1 / 8) * 1.01  # about a sixteenth of an octave each side
+    assert anchored_sizes(E, E, 65536) == [s for s in sizes if s > E]  # only inside (low, high)
+
+
+def test_a_step_at_the_limit_is_located_there_even_beside_a_bending_regime():
+    from msgperf.analysis.switch_location import probe_step
+    bend = {s: 1 + 0.5 * ((s - 65536) / 65536) ** 2 for s in (65536, 131072, 262144)}  # far sizes bend upwards
+    pts = launch_points((16384, 24000, *AROUND_E, 65536, 131072, 262144), step_at=E + 1, off=bend)
+    seen = probe_step(pts, E)
+    assert seen.breakpoint is not None
+    assert (seen.breakpoint.low_bytes, seen.breakpoint.high_bytes) == (E, E + 1)
+    assert (seen.below_bytes, seen.above_bytes) == (E, E + 1) and seen.above_s > seen.below_s
+
+
+def test_no_step_at_the_limit_a_spike_there_or_too_few_sizes_say_so():
+    from msgperf.analysis.switch_location import probe_step
+    flat = launch_points(AROUND_E, step_at=10 ** 9)  # the switch changes the protocol, not the time
+    seen = probe_step(flat, E)
+    assert seen is not None and seen.breakpoint is None
+    spike = launch_points(AROUND_E, step_at=10 ** 9, off={E + 1: 1.3})  # one slow size is not a step
+    assert probe_step(spike, E).breakpoint is None
+    assert probe_step(launch_points((31972, E, E + 1, 33405)), E) is None  # fewer than 3 a side
+
+
+def test_a_switch_the_sweep_merged_with_another_is_found_at_the_probes_limit():
+    """The sweep saw one breakpoint over 16 KiB-256 KiB holding two switches (the 32 KiB cell and
+    a 256 KiB single-copy threshold, as bench/RESULTS.md §14); two lines over the window cannot
+    fit two steps, the step at the probe's limit locates one, and the rest of the interval above
+    it, judged alone, holds the other."""
+    def two(size):  # both switches: +3 µs above E, +30 µs from 256 KiB
+        return curve(size, E + 1) + (30e-6 if size >= 262144 else 0.0)
+    sizes = (4096, 8192, 16384, *AROUND_E, 65536, 131072, 200000, 240000, 255000, 262144, 524288, 1048576)
+    pts = [dataclasses_replace_time(p, two(p.bytes)) for p in launch_points(sizes)]
+    sweep_bp = Breakpoint(16384, 262144, 131072, 262144, 0.99)
+    where = located([sweep_bp], [pts], anchor=E)
+    assert [(b.low_bytes, b.high_bytes) for b in where.breakpoints][0] == (E, E + 1)
+    assert where.at_probe == (True, False) and where.found == (False, True)
+    assert where.breakpoints[1].high_bytes == 262144 and where.breakpoints[1].low_bytes >= 240000
+    # without the probe, one switch
+    assert len(located([sweep_bp], [pts]).breakpoints) == 1
+
+
+def dataclasses_replace_time(p: SizePoint, t: float) -> SizePoint:
+    import dataclasses
+    half = 1.96 * p.rel_sd * t
+    return dataclasses.replace(p, time_s=t, ci_low_s=t - half, ci_high_s=t + half)
+
+
+def test_real_runs_the_probes_limit_found_beside_a_single_copy_switch_and_said_flat_where_it_is():
+    """Two default `msgperf run`s of bench/curve_zoo.py (pip MPICH 5.0.2): the 32 KiB cell beside a
+    256 KiB single-copy threshold, which the sweep saw as one breakpoint; and the 64 KiB cell, whose
+    ping-pong times at 65456 B (eager) and 65457 B (rendezvous) are the same."""
+    from msgperf.analysis.result import analyze
+
+    both = analyze(read_run(RUNS / "mpich-cell32k-cma256k-refined.jsonl").run).main.model.sweep
+    spans = [(b.low_bytes, b.high_bytes) for b in both.piecewise.breakpoints]
+    assert (32688, 32689) in spans
+    assert any(low < 262144 <= high for low, high in spans)
+    at = spans.index((32688, 32689))  # the anchored sizes put E and E + 1 side by side in one launch
+    assert both.provenance[at].launches >= 1
+    flat = analyze(read_run(RUNS / "mpich-cell64k-no-step-at-probe.jsonl").run).main.model.sweep
+    (said,) = [c for c in flat.caveats if c.kind == "no_step_at_eager_limit"]
+    assert "65456 B" in said.message and "65457 B" in said.message
+    assert not any(b.low_bytes <= 65456 < b.high_bytes for b in flat.piecewise.breakpoints)

@@ -233,9 +233,17 @@ def test_the_inputs_do_not_depend_on_the_number_of_workers(capsys):
     one = _fuzz(capsys, "--inputs", "400", "--seed", "5", "--workers", "1")
     three = _fuzz(capsys, "--inputs", "400", "--seed", "5", "--workers", "3")
     assert one[0] == three[0] == 0
-    counts = [out.splitlines()[-2].split(": ", 1)[1] for _, out in (one, three)]
+    counts = [next(line for line in out.splitlines() if "inputs over" in line).split(": ", 1)[1]
+              for _, out in (one, three)]
     assert counts[0] == counts[1] and counts[0].endswith("FAILURE 0"), counts
     assert "400 inputs over 11 seed files" in one[1] and "3 workers" in three[1]
+    # every input was run, whatever the number of workers: the summary says up to which
+    assert all("inputs 0 to 399 of seed 5 all run" in out for _, out in (one, three))
+
+
+def test_a_run_in_parts_says_where_the_next_part_starts(capsys):
+    status, out = _fuzz(capsys, "--inputs", "100", "--first", "60", "--seed", "5", "--workers", "2")
+    assert status == 0 and "40 inputs over" in out and "inputs 60 to 99 of seed 5 all run" in out
 
 
 def test_two_workers_through_every_command(capsys, monkeypatch):

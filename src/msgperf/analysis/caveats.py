@@ -6,6 +6,8 @@ holds the thresholds that turn a statistic into a caveat and the wording, in one
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from msgperf import units
@@ -222,6 +224,15 @@ def refinement_disturbed(launch: int, low: float, high: float, shared: int) -> C
                   f"{low:.2f}x to {high:.2f}x their earlier times: not one level but another curve (ranks "
                   "descheduled by other work); it locates no switch",
                   "refine on a quieter machine: msgperf run again, or pin the ranks", launch=launch)
+
+
+def no_step_at_eager_limit(anchor: int, below_bytes: int, below_s: float, above_bytes: int, above_s: float) -> Caveat:
+    change = above_s / below_s - 1 if below_s > 0 else math.nan
+    return Caveat("no_step_at_eager_limit", f"the eager-probe's limit, {units.exact_bytes(anchor)}: the refinement "
+                  f"measured {units.seconds(below_s)} at {units.exact_bytes(below_bytes)} and "
+                  f"{units.seconds(above_s)} at {units.exact_bytes(above_bytes)} ({change:+.0%}), no step there "
+                  "beyond its launch's noise: the switch to rendezvous changes the protocol, not the time, here",
+                  "read the eager limit from the eager-probe; the curve's knees are elsewhere")
 
 
 def switch_unmodelled(low_bytes: int, high_bytes: int) -> Caveat:

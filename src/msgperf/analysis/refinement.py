@@ -10,6 +10,12 @@ noise left wide. Each size is offset by ``PERTURB_BYTES`` bytes, alternately up 
 NetPIPE perturbs its sizes: refined sizes do not all sit on powers of two, where page and
 cache boundaries line up with the size and can fake or hide a switch.
 
+Where the run's eager-probe measured the eager limit E inside an interval, the round also
+measures ``ANCHOR_SIDE`` sizes on each side of it, E itself and E + 1 included, within
+``ANCHOR_OCTAVES`` of it: the switch the probe names is then located at (E, E + 1] when that
+launch shows a step there (analysis/switch_location.py, ``step_at``), even where the bandwidth
+regime bends too much past it for two lines over the wider window to tell a step from a spike.
+
 The interval refined is the model's own (``Breakpoint.low_bytes``, ``high_bytes``: every gap
 whose fit is not significantly worse than the best one), so refinement stops where the data
 stop being able to say more, not where a rule of thumb does.
@@ -28,6 +34,8 @@ POINTS = 7  # sizes per interval and round: eighths of an octave across one octa
 PERTURB_BYTES = 3  # NetPIPE's perturbation
 MIN_WIDTH_BYTES = 32  # an interval narrower than this (in bytes) is located well enough
 CONTEXT = SIDE  # measured sizes on each side of an interval that a refinement launch measures again
+ANCHOR_SIDE = 3  # sizes on each side of the eager-probe's limit, E and E + 1 included
+ANCHOR_OCTAVES = 1 / 16  # ... spread over this much of an octave on each side
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,7 @@ class Bracket:
     low_bytes: int
     high_bytes: int
     suspect: bool = False  # not a breakpoint: the sizes around one that stands off the model alone
+    probe: bool = False  # ... or around the eager-probe's limit, where no breakpoint interval lies
 
     @property
     def octaves(self) -> float:
@@ -74,6 +83,22 @@ def sizes_inside(low: int, high: int) -> list[int]:
     return sorted(set(found))
 
 
+def anchored_sizes(anchor: int, low: int, high: int) -> list[int]:
+    """``ANCHOR_SIDE`` sizes at and below the eager limit ``anchor`` and as many from ``anchor`` + 1
+    up, evenly spread over ``ANCHOR_OCTAVES`` on each side, those strictly inside (low, high)."""
+    step = max(1, round(anchor * (2 ** (ANCHOR_OCTAVES / max(ANCHOR_SIDE - 1, 1)) - 1)))
+    found = [anchor - k * step for k in range(ANCHOR_SIDE)] + [anchor + 1 + k * step for k in range(ANCHOR_SIDE)]
+    return sorted(s for s in set(found) if low < s < high)
+
+
+def probe_anchor(result: RunResult) -> int | None:
+    """The largest size the eager-probe saw sent eagerly, when it also saw one wait (a limit exists)."""
+    eager = result.eager
+    if eager is None or eager.high_bytes is None:
+        return None
+    return eager.split_bytes
+
+
 def brackets(result: RunResult) -> tuple[Bracket, ...]:
     """Every breakpoint interval of the main pattern's series (each placement's), in order, and
     the interval around each size that stands off the model alone (a switch the sweep may have
@@ -89,6 +114,14 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
             found.append(Bracket(series.name, b.low_bytes, b.high_bytes))
         for low, high in series.model.sweep.suspects:
             found.append(Bracket(series.name, low, high, suspect=True))
+        anchor = probe_anchor(result)
+        sizes = [p.bytes for p in series.model.sweep.points]
+        if anchor is not None and sizes and min(sizes) <= anchor < max(sizes) and not any(
+                b.low_bytes <= anchor < b.high_bytes for b in found if b.series == series.name):
+            # the switch the probe names, which the sweep merged with another or did not see
+            below = max(s for s in sizes if s <= anchor)
+            above = min(s for s in sizes if s > anchor)
+            found.append(Bracket(series.name, below, above, suspect=True, probe=True))
     return tuple(found)
 
 
@@ -107,7 +140,11 @@ def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = No
     measured so far; ``sweep``: the sizes the anchors are taken from, measured again beside each
     interval (the plan's and the main pattern's refined ones; default: ``measured``)."""
     wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
-    new = sorted({s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)} - measured)
+    anchor = probe_anchor(result)
+    inside = {s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)}
+    if anchor is not None:
+        inside |= {s for b in wide for s in anchored_sizes(anchor, b.low_bytes, b.high_bytes)}
+    new = sorted(inside - measured)
     if not new:
         return None
     context = sorted({s for b in wide for s in context_sizes(b, measured if sweep is None else sweep)})

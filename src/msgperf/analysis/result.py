@@ -226,14 +226,14 @@ def _series_keys(run: Any, launch: int | None) -> list[SeriesKey]:
 
 
 def _model(run: Any, key: SeriesKey, facts: PatternFacts, launch: int | None, tolerance: float,
-           confidence: float) -> SeriesResult:
+           confidence: float, anchor: int | None = None) -> SeriesResult:
     if not facts.modelled:
         return SeriesResult(key, facts, None, "no time-against-size model for this pattern "
                             "(its own table says what it measured)")
     try:
         model = analyze_series(run, pattern=key.pattern, launch=launch, tolerance=tolerance,
                                confidence=confidence, variant=key.variant,
-                               placement=key.placement or None)
+                               placement=key.placement or None, anchor=anchor)
     except AnalysisError as exc:
         reason = str(exc)
         prefix = f"{run.path or 'the run'}: "
@@ -347,9 +347,11 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     rows = size_rows(measured)
     patterns = list(dict.fromkeys(m.pattern for m in measured.measurements))
     facts = {p: pattern_facts(run, p) for p in patterns}
-    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence)
-                   for key in _series_keys(run, launch))
     eager = eager_limit(rows)
+    # where the probe saw the eager limit, a refinement launch may show the switch as a step
+    anchor = eager.split_bytes if eager is not None and eager.high_bytes is not None else None
+    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor)
+                   for key in _series_keys(run, launch))
     series = _labelled(series, eager, run)
     conditions = tuple(c for c in run_conditions(measured) if launch is None or c.launch == launch)
     series = tuple(_with_conditions(s, conditions) for s in series)

@@ -41,6 +41,7 @@ from msgperf.analysis.points import TOLERANCE, SizePoint, point_arrays
 
 MAX_SUSPECTS = 2  # sizes off the model that a refinement looks around, per series
 SIDE = 3  # sizes either side of an interval that locate a switch in it (refinement.CONTEXT)
+NEAR_OCTAVES = 1 / 8  # the sizes on each side of the eager-probe's limit that test a step there
 
 
 def locate_switch(points: Sequence[SizePoint], low_bytes: int, high_bytes: int,
@@ -78,6 +79,83 @@ def locate_switch(points: Sequence[SizePoint], low_bytes: int, high_bytes: int,
     return Breakpoint(low_bytes=int(x[plausible.min()]), high_bytes=int(x[plausible.max() + 1]),
                       best_low_bytes=int(x[best]), best_high_bytes=int(x[best + 1]),
                       confidence=LOCATION_CONFIDENCE)
+
+
+@dataclass(frozen=True)
+class ProbeStep:
+    """What one refinement launch shows at the eager-probe's limit."""
+
+    anchor_bytes: int  # the largest size the probe saw sent eagerly
+    below_bytes: int  # the launch's nearest size at or below it, and its time
+    below_s: float
+    above_bytes: int  # ... and above it
+    above_s: float
+    breakpoint: Breakpoint | None  # (below, above] when a step shows there; None: no step beyond the noise
+
+
+def probe_step(points: Sequence[SizePoint], anchor: int, tolerance: float = TOLERANCE) -> ProbeStep | None:
+    """Whether one launch's sizes within ``NEAR_OCTAVES`` of the eager-probe's limit, at least
+    ``MIN_POINTS`` on each side, are better described by one line with a step at the limit than
+    by one line, or one line with one size left out as a spike (the tests of ``locate_switch``,
+    with one parameter added, not tried at many places: the probe says where). So narrow a
+    window, the bandwidth regime's bend past the switch does not hide it. None when the launch
+    has too few sizes there."""
+    lo, hi = anchor * 2 ** -NEAR_OCTAVES, (anchor + 1) * 2 ** NEAR_OCTAVES
+    pts = sorted((p for p in points if lo <= p.bytes <= hi), key=lambda p: p.bytes)
+    below = [p for p in pts if p.bytes <= anchor]
+    above = [p for p in pts if p.bytes > anchor]
+    if len(below) < MIN_POINTS or len(above) < MIN_POINTS:
+        return None
+    x, y, sigma = point_arrays(pts, tolerance)
+    scale = float(np.median(y)) or 1.0
+    w = scale / sigma  # residuals in units of each size's stated scale, as piecewise.py
+    xs = (x - anchor) / anchor
+    ys = y / scale
+    step = (x > anchor).astype(float)
+    n = len(pts)
+
+    def rss(columns: list[np.ndarray], keep: np.ndarray) -> float:
+        a = np.stack(columns, axis=1)[keep] * w[keep, None]
+        b = ys[keep] * w[keep]
+        coef, *_ = np.linalg.lstsq(a, b, rcond=None)
+        return float(np.sum((a @ coef - b) ** 2))
+
+    every = np.ones(n, dtype=bool)
+    line = [np.ones(n), xs]
+    two = rss([*line, step], every)
+    one = rss(line, every)
+    spared = min((rss(line, np.arange(n) != m) for m in range(1, n - 1)), default=math.inf)
+    dof = n - 3
+    shows = _score(two, n, dof, _threshold(n, dof, 1, ALPHA)) < min(
+        _score(one, n, n - 2, 0.0), _score(spared, n, n - 3, _threshold(n, n - 3, 1, ALPHA_EXCLUDED / n)))
+    low, high = int(below[-1].bytes), int(above[0].bytes)
+    found = Breakpoint(low_bytes=low, high_bytes=high, best_low_bytes=low, best_high_bytes=high,
+                       confidence=LOCATION_CONFIDENCE) if shows else None
+    return ProbeStep(anchor, low, float(below[-1].time_s), high, float(above[0].time_s), found)
+
+
+def step_at(points: Sequence[SizePoint], anchor: int, tolerance: float = TOLERANCE) -> Breakpoint | None:
+    """The switch at the eager-probe's limit that one launch shows as a step (``probe_step``), or None."""
+    seen = probe_step(points, anchor, tolerance)
+    return None if seen is None else seen.breakpoint
+
+
+def _beside_the_limit(near: Sequence[SizePoint], b: Breakpoint, anchor: int, tolerance: float) -> list[Breakpoint]:
+    """Another switch in ``b`` below or above the eager-probe's limit, each side judged from the
+    launch's points on that side alone (the interval part and ``SIDE`` sizes beyond it)."""
+    out = []
+    below = [p for p in near if p.bytes <= anchor]
+    above = [p for p in near if p.bytes > anchor]
+    sides = ((below, b.low_bytes, anchor), (above, anchor + 1, b.high_bytes))
+    for pts, low, high in sides:
+        if high - low < 2:
+            continue
+        window = ([p for p in pts if p.bytes <= low][-SIDE:] + [p for p in pts if low < p.bytes < high]
+                  + [p for p in pts if p.bytes >= high][:SIDE])
+        found = _within(locate_switch(window, low, high, tolerance), Breakpoint(low, high, low, high, LOCATION_CONFIDENCE))
+        if found is not None:
+            out.append(found)
+    return out
 
 
 def _within(found: Breakpoint | None, before: Breakpoint) -> Breakpoint | None:
@@ -141,28 +219,51 @@ class Location:
     found: tuple[bool, ...]  # per breakpoint: found by a refinement where the sweep saw a size off alone
     examined: tuple[Breakpoint, ...]  # sweep breakpoints a launch measured inside without seeing the switch
     spikes: tuple[tuple[int, int], ...]  # suspects a launch measured around without seeing a switch
+    at_probe: tuple[bool, ...] = ()  # per breakpoint: located by a step at the eager-probe's limit
+    probe: "ProbeStep | None" = None  # what the last launch that measured around the probe's limit showed
 
 
 def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizePoint]],
-            tolerance: float = TOLERANCE, around: Sequence[tuple[int, int]] = ()) -> Location:
+            tolerance: float = TOLERANCE, around: Sequence[tuple[int, int]] = (),
+            anchor: int | None = None) -> Location:
     """Every breakpoint narrowed by each refinement launch in turn (in the order they were
     made: a later round measured inside what the earlier one left), and every suspect interval
     (``around``, from ``suspects``) turned into a breakpoint where a launch shows a switch in it.
     A launch judges a breakpoint only with its points between the neighbouring ones' best gaps,
-    so one switch's step never moves another."""
+    so one switch's step never moves another. ``anchor``: the eager-probe's limit; an interval
+    that holds it and whose window shows no switch is tested for a step there (``step_at``)."""
     items = sorted([(b, False) for b in breakpoints]
                    + [(Breakpoint(low, high, low, high, LOCATION_CONFIDENCE), True) for low, high in around],
                    key=lambda item: (item[0].low_bytes, item[0].high_bytes))
+    probe_item = None  # the eager-probe's limit: a switch the sweep may have merged with another, or missed
+    if anchor is not None:
+        probe_item = len(items)
+        items.append((Breakpoint(anchor, anchor + 1, anchor, anchor + 1, LOCATION_CONFIDENCE), True))
+    seen: ProbeStep | None = None
+    extra: list[Breakpoint] = []  # switches found beside the probe's step in a sweep interval that held both
     current = [b for b, _ in items]
     narrowed = [0] * len(items)
     measured = [False] * len(items)
+    at_probe = [False] * len(items)
     for pts in launches:
         for i, b in enumerate(current):
             # bounded by the neighbouring switches, not by suspects no launch has confirmed
-            real = [j for j in range(len(items)) if not items[j][1] or narrowed[j]]
-            floor = max((current[j].best_high_bytes for j in real if j < i), default=-1)
-            ceiling = min((current[j].best_low_bytes for j in real if j > i), default=math.inf)
+            real = [j for j in range(len(items)) if (not items[j][1] or narrowed[j]) and j != probe_item]
+            if i == probe_item:  # the switches on either side of the limit
+                floor = max((current[j].best_high_bytes for j in real if current[j].best_high_bytes <= anchor),
+                            default=-1)
+                ceiling = min((current[j].best_low_bytes for j in real if current[j].best_low_bytes > anchor),
+                              default=math.inf)
+            else:
+                floor = max((current[j].best_high_bytes for j in real if j < i), default=-1)
+                ceiling = min((current[j].best_low_bytes for j in real if j > i), default=math.inf)
             near = sorted((p for p in pts if floor <= p.bytes <= ceiling), key=lambda p: p.bytes)
+            if i == probe_item:  # judged by a step at the limit alone, once it has one
+                if not narrowed[i] and (check := probe_step(near, anchor, tolerance)) is not None:
+                    seen, measured[i] = check, True
+                    if check.breakpoint is not None:
+                        current[i], narrowed[i], at_probe[i] = check.breakpoint, 1, True
+                continue
             inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
             if not inside:
                 continue
@@ -173,12 +274,31 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             measured[i] = True
             # clipped: a later launch narrows what the earlier ones (or the sweep) said
             found = _within(locate_switch(window, b.low_bytes, b.high_bytes, tolerance), b)
+            if found is None and anchor is not None and b.low_bytes <= anchor < b.high_bytes:
+                found = _within(step_at(near, anchor, tolerance), b)
+                at_probe[i] = at_probe[i] or found is not None
+                if found is not None:  # the probe's step is one switch: the rest of the interval may hold another
+                    extra += _beside_the_limit(near, b, anchor, tolerance)
             if found is not None:
                 current[i] = found
                 narrowed[i] += 1
+    for bp in extra:
+        if not any(current[j].low_bytes < bp.high_bytes and bp.low_bytes < current[j].high_bytes
+                   for j in range(len(items)) if narrowed[j] or not items[j][1]):
+            items.append((bp, True))
+            current.append(bp)
+            narrowed.append(1)
+            measured.append(True)
+            at_probe.append(False)
     keep = [i for i, (_, suspect) in enumerate(items) if not suspect or narrowed[i]]
+    if probe_item is not None and probe_item in keep and any(  # the same switch, already kept
+            current[j].low_bytes <= anchor < current[j].high_bytes for j in keep if j != probe_item):
+        keep.remove(probe_item)
+    order = sorted(keep, key=lambda j: (current[j].best_high_bytes, current[j].low_bytes))
+    keep = order
     return Location(breakpoints=tuple(current[i] for i in keep), narrowed=tuple(narrowed[i] for i in keep),
-                    found=tuple(items[i][1] for i in keep),
+                    found=tuple(items[i][1] for i in keep), at_probe=tuple(at_probe[i] for i in keep),
                     examined=tuple(current[i] for i in keep if measured[i] and not narrowed[i]),
                     spikes=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in range(len(items))
-                                 if items[i][1] and measured[i] and not narrowed[i]))
+                                 if items[i][1] and measured[i] and not narrowed[i] and i != probe_item),
+                    probe=seen)

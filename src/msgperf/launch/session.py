@@ -324,7 +324,7 @@ def refine(run_file: Path, budget_s: float, next_index: int,
             return made
         if time.monotonic() - began >= budget_s:
             note(f"stopped refining after {budget_s:.0f} s (the refinement budget); "
-                 + "; ".join(f"{b.series}: {'a size off the model alone' if b.suspect else 'a switch'} between "
+                 + "; ".join(f"{b.series}: {'the eager-probe limit' if b.probe else 'a size off the model alone' if b.suspect else 'a switch'} between "
                              f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in step.brackets))
             return made
         p = run.info.plan
@@ -336,14 +336,18 @@ def refine(run_file: Path, budget_s: float, next_index: int,
                               max_samples=p.max_samples, active=p.active,
                               iterations_per_sample=p.iterations_per_sample, total_time_s=share)
         switches = [b for b in step.brackets if not b.suspect]
-        around = [b for b in step.brackets if b.suspect]
+        around = [b for b in step.brackets if b.suspect and not b.probe]
+        probes = [b for b in step.brackets if b.probe]
         note(f"refining {step.pattern}: "
              + "; ".join([f"{len(switches)} switch(es) between "
                           + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in switches)]
                          * bool(switches)
                          + ["sizes off the model alone (a switch or a spike?) between "
                             + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in around)]
-                         * bool(around))
+                         * bool(around)
+                         + ["the eager-probe's limit (a step there?) between "
+                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in probes)]
+                         * bool(probes))
              + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
