@@ -62,3 +62,50 @@ def test_a_size_measured_again_as_an_anchor_keeps_the_time_of_the_launch_that_me
     # without a plan, or with no refinement, every launch counts (a --repeat run stays pooled)
     assert measuring_launches(launches_of, None) == launches_of
     assert measuring_launches({8: {0, 1}}, frozenset({8})) == {8: {0, 1}}
+
+
+# ---- refinement launches that measured another curve ---------------------------------------------
+
+from msgperf.analysis.launch_alignment import disturbed_launches  # noqa: E402
+
+PLAN = frozenset(1 << k for k in range(12, 21))  # 4 KiB .. 1 MiB
+
+
+def medians_of(curves: dict[int, dict[int, float]]) -> dict[int, dict[int, float]]:
+    out: dict[int, dict[int, float]] = {}
+    for launch, times in curves.items():
+        for size, t in times.items():
+            out.setdefault(size, {})[launch] = t
+    return out
+
+
+def sweep_times(factor=lambda s: 1.0) -> dict[int, float]:
+    return {s: (1e-6 + s * 1e-9) * factor(s) for s in PLAN}
+
+
+def test_a_level_that_drifts_smoothly_with_size_is_one_curve_and_a_spike_is_another():
+    """bench/RESULTS.md §14: the sweep ran 2x faster than the refinement at 4 KiB and 0.8x at
+    1 MiB, a smooth drift (ratio 0.83-2.2, beyond 1.5 around one level): accepted. One size at 40x
+    the sweep is another curve, whatever the rest."""
+    drift = lambda s: 2.2 * (0.83 / 2.2) ** ((np.log2(s) - 12) / 8)  # noqa: E731
+    refined = {s: t * drift(s) for s, t in sweep_times().items()}
+    refined[50000] = 1e-6 + 50000e-9
+    assert disturbed_launches(medians_of({0: sweep_times(), 1: refined}), PLAN) == ()
+    spiked = dict(refined)
+    spiked[16384] *= 40
+    (bad,) = disturbed_launches(medians_of({0: sweep_times(), 1: spiked}), PLAN)
+    assert bad.launch == 1 and bad.high > 40
+
+
+def test_two_refinement_launches_that_agree_corroborate_each_other_against_the_sweep():
+    """Refinement launches 1 and 2 measured the same sizes on the same curve, which is not the
+    sweep's shape (not a line in log size): neither is set aside. Alone, each would be."""
+    shape = {4096: 2.2, 8192: 2.2, 16384: 1.9, 32768: 2.06, 65536: 1.64, 131072: 1.58, 262144: 1.33,
+             524288: 0.62, 1048576: 0.83}
+    refined = {s: t * shape[s] for s, t in sweep_times().items()}
+    refined[40000] = 1e-6 + 40000e-9
+    alone = disturbed_launches(medians_of({0: sweep_times(), 1: refined}), PLAN)
+    assert [d.launch for d in alone] == [1]
+    both = disturbed_launches(medians_of({0: sweep_times(), 1: refined, 2: {s: 1.05 * t for s, t in refined.items()}}),
+                              PLAN)
+    assert both == ()

@@ -18,6 +18,8 @@ supplements: their differences are the run-to-run spread the launch comparison m
 
 from __future__ import annotations
 
+import math
+
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -106,6 +108,10 @@ def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[i
 # beyond one common level (largest / smallest ratio of medians): clean launches on the 2-core VM
 # at load 2-5 spread 1.03-1.38, launches whose ranks were descheduled 1.7-250 (bench/RESULTS.md §7)
 REFINEMENT_AGREEMENT = 1.5
+# With this many sizes measured again, the level may drift smoothly with size (a ratio that is a
+# line in log size: the sweep ran 2x faster at 4 KiB and 0.8x at 1 MiB, the three refinement
+# launches agreeing with each other to 10 %, bench/RESULTS.md §14): the spread is taken around it
+TREND_SIZES = 5
 
 
 @dataclass(frozen=True)
@@ -134,10 +140,41 @@ def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: froz
     out = []
     for l in refining:
         own = {size: ls[l] for size, ls in medians.items() if l in ls}
-        ratios = [own[s] / reference[s] for s in own if s in reference and reference[s] > 0 and own[s] > 0]
-        if len(ratios) >= 2 and max(ratios) / min(ratios) > REFINEMENT_AGREEMENT:
+        shared = sorted(s for s in own if s in reference and reference[s] > 0 and own[s] > 0)
+        ratios = [own[s] / reference[s] for s in shared]
+        level = _level(shared, ratios)
+        around = [r / level(s) for s, r in zip(shared, ratios)]
+        if len(around) >= 2 and max(around) / min(around) > REFINEMENT_AGREEMENT and not _corroborated(l, shared, medians, refining):
             out.append(Disturbed(l, min(ratios), max(ratios), len(ratios)))
             continue
-        level = float(np.median(ratios)) if ratios else 1.0
-        reference.update({s: t / level for s, t in own.items() if s not in reference})
+        reference.update({s: t / level(s) for s, t in own.items() if s not in reference})
     return tuple(out)
+
+
+def _corroborated(launch: int, sizes: list[int], medians: Mapping[int, Mapping[int, float]],
+                  refining: list[int]) -> bool:
+    """Another refinement launch measured every one of ``sizes`` (those on which this one disagrees
+    with the earlier times; at least ``TREND_SIZES``) and agrees with it there within
+    ``REFINEMENT_AGREEMENT`` beyond one level: two launches that measured the same curve, where
+    the sweep measured another (descheduling does not repeat size for size)."""
+    if len(sizes) < TREND_SIZES:
+        return False
+    for other in refining:
+        if other == launch or not all(other in medians[s] and medians[s][other] > 0 for s in sizes):
+            continue
+        ratios = [medians[s][launch] / medians[s][other] for s in sizes]
+        if max(ratios) / min(ratios) <= REFINEMENT_AGREEMENT:
+            return True
+    return False
+
+
+def _level(sizes: list[int], ratios: list[float]):
+    """A launch's level against the earlier times, as a function of size: the median ratio, or,
+    with ``TREND_SIZES`` sizes or more, the least-squares line of log ratio in log size, which
+    a smooth drift of the level follows and one size measured on another curve does not."""
+    if len(ratios) < TREND_SIZES:
+        level = float(np.median(ratios)) if ratios else 1.0
+        return lambda size: level
+    x = np.log2(np.maximum(np.asarray(sizes, dtype=float), 1.0))
+    slope, intercept = np.polyfit(x, np.log(ratios), 1)
+    return lambda size: float(np.exp(intercept + slope * math.log2(max(size, 1))))

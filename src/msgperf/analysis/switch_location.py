@@ -240,6 +240,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
         probe_item = len(items)
         items.append((Breakpoint(anchor, anchor + 1, anchor, anchor + 1, LOCATION_CONFIDENCE), True))
     seen: ProbeStep | None = None
+    absorbed: set[int] = set()  # suspects whose step is the probe's
     extra: list[Breakpoint] = []  # switches found beside the probe's step in a sweep interval that held both
     current = [b for b, _ in items]
     narrowed = [0] * len(items)
@@ -249,10 +250,11 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
         for i, b in enumerate(current):
             # bounded by the neighbouring switches, not by suspects no launch has confirmed
             real = [j for j in range(len(items)) if (not items[j][1] or narrowed[j]) and j != probe_item]
-            if i == probe_item:  # the switches on either side of the limit
-                floor = max((current[j].best_high_bytes for j in real if current[j].best_high_bytes <= anchor),
+            if i == probe_item:  # the sweep's switches on either side of the limit (a suspect's may be this one)
+                sweeps = [j for j in real if not items[j][1]]
+                floor = max((current[j].best_high_bytes for j in sweeps if current[j].best_high_bytes <= anchor),
                             default=-1)
-                ceiling = min((current[j].best_low_bytes for j in real if current[j].best_low_bytes > anchor),
+                ceiling = min((current[j].best_low_bytes for j in sweeps if current[j].best_low_bytes > anchor),
                               default=math.inf)
             else:
                 floor = max((current[j].best_high_bytes for j in real if j < i), default=-1)
@@ -282,6 +284,16 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             if found is not None:
                 current[i] = found
                 narrowed[i] += 1
+    if probe_item is not None and narrowed[probe_item]:
+        # a suspect whose step was clipped at its interval's end next to the probe's step is that step
+        near_lo, near_hi = anchor * 2 ** -NEAR_OCTAVES, (anchor + 1) * 2 ** NEAR_OCTAVES
+        for j, (first, suspect) in enumerate(items):
+            if not suspect or j == probe_item or not narrowed[j]:
+                continue
+            if ((current[j].low_bytes == first.low_bytes and anchor < first.low_bytes <= near_hi)
+                    or (current[j].high_bytes == first.high_bytes and near_lo <= first.high_bytes <= anchor)):
+                narrowed[j] = 0
+                absorbed.add(j)
     for bp in extra:
         if not any(current[j].low_bytes < bp.high_bytes and bp.low_bytes < current[j].high_bytes
                    for j in range(len(items)) if narrowed[j] or not items[j][1]):
@@ -300,5 +312,6 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     found=tuple(items[i][1] for i in keep), at_probe=tuple(at_probe[i] for i in keep),
                     examined=tuple(current[i] for i in keep if measured[i] and not narrowed[i]),
                     spikes=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in range(len(items))
-                                 if items[i][1] and measured[i] and not narrowed[i] and i != probe_item),
+                                 if items[i][1] and measured[i] and not narrowed[i] and i != probe_item
+                                 and i not in absorbed),
                     probe=seen)
