@@ -12,7 +12,7 @@ cache boundaries line up with the size and can fake or hide a switch.
 
 Where the run's eager-probe measured the eager limit E inside an interval, the round also
 measures ``ANCHOR_SIDE`` sizes on each side of it, E itself and E + 1 included, within
-``ANCHOR_OCTAVES`` of it: the switch the probe names is then located at (E, E + 1] when that
+``ANCHOR_OCTAVES`` of it (past the interval's end where it lies near one): the switch the probe names is then located at (E, E + 1] when that
 launch shows a step there (analysis/switch_location.py, ``step_at``), even where the bandwidth
 regime bends too much past it for two lines over the wider window to tell a step from a spike.
 
@@ -142,8 +142,9 @@ def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = No
     wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
     anchor = probe_anchor(result)
     inside = {s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)}
-    if anchor is not None:
-        inside |= {s for b in wide for s in anchored_sizes(anchor, b.low_bytes, b.high_bytes)}
+    if anchor is not None and any(b.low_bytes <= anchor < b.high_bytes for b in wide):
+        # both sides of the limit, even past the interval's end: the step test needs 3 sizes a side
+        inside |= set(anchored_sizes(anchor, 0, 2 * anchor + 2))
     new = sorted(inside - measured)
     if not new:
         return None
