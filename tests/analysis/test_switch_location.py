@@ -236,3 +236,18 @@ def test_real_runs_the_probes_limit_found_beside_a_single_copy_switch_and_said_f
     (said,) = [c for c in flat.caveats if c.kind == "no_step_at_eager_limit"]
     assert "65456 B" in said.message and "65457 B" in said.message
     assert not any(b.low_bytes <= 65456 < b.high_bytes for b in flat.piecewise.breakpoints)
+
+
+def test_sizes_put_on_the_sweeps_level_are_named_so_that_show_and_fit_can_differ_honestly():
+    """A refinement's sizes enter the model on the sweep's level; show lists them as measured.
+    The series names them (fit's legend and JSON say so)."""
+    from msgperf.analysis.result import analyze
+    from msgperf.analysis.size_rows import size_rows
+
+    run = read_run(RUNS / "mpich-cell32k-cma256k-refined.jsonl").run
+    model = analyze(run).main.model
+    assert model.aligned_bytes and 32689 in model.aligned_bytes
+    shown = {r.bytes: r.time_s for r in size_rows(run) if r.pattern == "pingpong" and not r.variant}
+    fitted = {s.bytes: s.point.time_s for s in model.sizes}
+    differ = [b for b in fitted if b in shown and abs(fitted[b] / shown[b] - 1) > 1e-9]
+    assert differ and set(differ) <= set(model.aligned_bytes)

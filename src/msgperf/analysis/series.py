@@ -79,6 +79,9 @@ class SeriesAnalysis:
     placement: str = ""  # "intra" or "inter" when the series is one placement of --placement both
     # α, β and n½ across launches, from each launch's own fit (empty with one launch)
     parameters_across_launches: tuple[ParameterAcrossLaunches, ...] = ()
+    # sizes a launch added whose times here are on the sweep's level (multiplied by its launch's
+    # factor, launch_alignment.py); msgperf show's tables list them as measured
+    aligned_bytes: tuple[int, ...] = ()
 
     @property
     def series(self) -> str:
@@ -177,7 +180,8 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                        sweep=sweep, per_launch=tuple(per_launch_models),
                        launch_comparison=comparison, caveats=tuple(found),
                        tolerance=tolerance, confidence=confidence,
-                       parameters_across_launches=_parameters_across(per_launch_models, confidence))
+                       parameters_across_launches=_parameters_across(per_launch_models, confidence),
+                       aligned_bytes=tuple(sorted({b for a in alignments if a.factor != 1.0 for b in a.added_bytes})))
 
 
 def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozenset[int] | None,

@@ -149,6 +149,7 @@ def series_model_dict(result: SeriesAnalysis) -> dict[str, Any]:
                                            "for a ping-pong)"}
     out.update(sweep_to_dict(result.sweep))
     out["sizes"] = [_size(s, result.sweep) for s in result.sizes]
+    out["aligned_bytes"] = list(result.aligned_bytes)  # their times are on the sweep's level, not as measured
     out["caveats"] = [_caveat(c) for c in result.caveats]
     comparison = result.launch_comparison
     out["launch_comparison"] = None if comparison is None else {

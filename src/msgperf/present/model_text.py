@@ -181,7 +181,10 @@ def _per_size(console: Console, s: SeriesResult) -> None:
             f"{100 * frac:.0f}%" if frac is not None and size.bytes > 0 else units.MISSING,
             str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
     console.print(table)
-    console.print(f"  α/β: which Hockney term dominates; asym.: share of the asymptotic "
+    aligned = model.aligned_bytes
+    level = (f"time: {len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their "
+             "launch's factor; msgperf show lists them as measured); " if aligned else "")
+    console.print(f"  {level}α/β: which Hockney term dominates; asym.: share of the asymptotic "
                   f"bandwidth; {FLAG_LEGEND}", style="dim")
 
 
