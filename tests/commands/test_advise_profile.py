@@ -117,7 +117,7 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     """The sign of the advice (halo: combine; the combined program predicted cheaper, and measured
     so), and measured / predicted time inside MPI within a factor 2 for both programs, also for the
     model's transfers alone against the rank that waited least (bench/RESULTS.md §10c: medians
-    0.90-1.09 and 1.03-1.16 over 7 repetitions, single runs 0.68-1.61). The MPI jobs run at
+    0.87-1.09 and 0.93-1.16 over 7 repetitions, single runs 0.68-1.61). The MPI jobs run at
     SCHED_FIFO so that other jobs cannot turn them into waiting; the best of three runs of each
     program is compared."""
     from msgperf.launch.build import find_mpicc, find_mpiexec
