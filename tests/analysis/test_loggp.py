@@ -105,4 +105,6 @@ def test_point_from_record_fields():
     assert p.gap_s == pytest.approx(7e-6 / 9) and p.o_s == pytest.approx(21e-6 / 9 - 2e-6)
     assert p.one_way_s == pytest.approx(1.05e-6)
     assert point_from_fields(0, {**fields, "prtt_n_0_s": None}) is None
+    # the command fuzzer (seed 41, input 219299): n = 1 divided by zero in show's LogGP table
+    assert point_from_fields(0, {**fields, "n": 1}) is None and point_from_fields(0, {**fields, "n": 2.5}) is None
     assert math.isnan(point_from_fields(0, {k: v for k, v in fields.items() if k != "recv_call_s"}).recv_call_s)

@@ -220,7 +220,8 @@ def compare_models(params: LogGP, sizes: Sequence[float], one_way_s: Sequence[fl
 
 
 def point_from_fields(size: int, fields: Mapping[str, Any], round_trip_s: float = math.nan) -> LogGPPoint | None:
-    """A LogGPPoint from a ``loggp`` record's fields (None when one is missing or not a number)."""
+    """A LogGPPoint from a ``loggp`` record's fields (None when one is missing or not a number, or
+    when ``n``, the messages of a PRTT series, is not a whole number of at least 2)."""
     values = {}
     for name in FIELDS:
         v = fields.get(name)
@@ -230,6 +231,8 @@ def point_from_fields(size: int, fields: Mapping[str, Any], round_trip_s: float 
                 continue
             return None
         values[name] = v
+    if values["n"] != int(values["n"]) or values["n"] < 2:  # PRTT(n, ...) of fewer than 2 messages has no gap
+        return None
     return LogGPPoint(bytes=int(size), prtt_1_0_s=float(values["prtt_1_0_s"]), prtt_n_0_s=float(values["prtt_n_0_s"]),
                       prtt_n_d_s=float(values["prtt_n_d_s"]), n=int(values["n"]), d_s=float(values["d_s"]),
                       send_call_s=float(values["send_call_s"]), recv_call_s=float(values["recv_call_s"]),
