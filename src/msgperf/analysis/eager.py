@@ -32,6 +32,12 @@ class EagerLimit:
         """The size up to which messages went eagerly (the limit, else the interval's low end)."""
         return self.limit_bytes if self.limit_bytes is not None else self.low_bytes
 
+    @property
+    def switch_bytes(self) -> int | None:
+        """``split_bytes`` when the probe also saw a size wait for its receive (a switch lies just
+        above it: where a refinement tests the ping-pong for a step), else None."""
+        return None if self.high_bytes is None else self.split_bytes
+
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -93,10 +93,7 @@ def anchored_sizes(anchor: int, low: int, high: int) -> list[int]:
 
 def probe_anchor(result: RunResult) -> int | None:
     """The largest size the eager-probe saw sent eagerly, when it also saw one wait (a limit exists)."""
-    eager = result.eager
-    if eager is None or eager.high_bytes is None:
-        return None
-    return eager.split_bytes
+    return result.eager.switch_bytes if result.eager is not None else None
 
 
 def brackets(result: RunResult) -> tuple[Bracket, ...]:

@@ -349,7 +349,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     facts = {p: pattern_facts(run, p) for p in patterns}
     eager = eager_limit(rows)
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
-    anchor = eager.split_bytes if eager is not None and eager.high_bytes is not None else None
+    anchor = eager.switch_bytes if eager is not None else None
     series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor)
                    for key in _series_keys(run, launch))
     series = _labelled(series, eager, run)
