@@ -91,6 +91,9 @@ def test_a_level_that_drifts_smoothly_with_size_is_one_curve_and_a_spike_is_anot
     refined = {s: t * drift(s) for s, t in sweep_times().items()}
     refined[50000] = 1e-6 + 50000e-9
     assert disturbed_launches(medians_of({0: sweep_times(), 1: refined}), PLAN) == ()
+    steep = {s: t * 2 ** (np.log2(s) - 12) for s, t in sweep_times().items()}  # 1x to 256x: no level
+    steep[50000] = 1e-6 + 50000e-9
+    assert [d.launch for d in disturbed_launches(medians_of({0: sweep_times(), 1: steep}), PLAN)] == [1]
     spiked = dict(refined)
     spiked[16384] *= 40
     (bad,) = disturbed_launches(medians_of({0: sweep_times(), 1: spiked}), PLAN)

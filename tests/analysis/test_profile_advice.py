@@ -245,6 +245,9 @@ def test_a_rank_that_computes_less_waits_for_the_other_and_the_wait_is_measured(
     b = advise_profile(halo_profile(mpi=(3e-3, 4e-3), wall=(10e-3, 8e-3)), model_result())
     assert [r.waiting_s for r in b.ranks] == [0.0, 0.0]
     assert any("not in lockstep" in n for n in b.notes)
+    # walls 4 % apart (still lockstep): the waiting never exceeds what the rank spent inside MPI
+    c = advise_profile(halo_profile(mpi=(0.5e-3, 1e-3), wall=(100e-3, 96e-3)), model_result())
+    assert c.ranks[1].waiting_s == pytest.approx(1e-3) and c.ranks[0].waiting_s == 0.0
 
 
 def test_without_eager_probe_or_memcpy_the_advice_says_what_it_cannot_tell():

@@ -251,3 +251,22 @@ def test_sizes_put_on_the_sweeps_level_are_named_so_that_show_and_fit_can_differ
     fitted = {s.bytes: s.point.time_s for s in model.sizes}
     differ = [b for b in fitted if b in shown and abs(fitted[b] / shown[b] - 1) > 1e-9]
     assert differ and set(differ) <= set(model.aligned_bytes)
+
+
+def test_the_step_at_the_limit_narrows_a_wider_interval_that_holds_it():
+    """Review: two lines over the window may locate the switch to an interval holding E but wider
+    than (E, E + 1]; the probe's step says where in it. And a suspect whose step is the probe's is
+    reported as absorbed, so that no later round looks at it again."""
+    sizes = (4096, 8192, 16384, *sizes_inside(16384, 65536), *AROUND_E, 65536, 131072, 262144)
+    narrowed = 0
+    for seed in range(40):
+        pts = launch_points(sizes, rel_sd=0.1 * 0.04, seed=seed, step_at=E + 1)
+        where = located([Breakpoint(16384, 65536, 32768, 65536, 0.99)], [pts], anchor=E)
+        if where.probe is not None and where.probe.breakpoint is not None:
+            holding = [b for b in where.breakpoints if b.low_bytes <= E < b.high_bytes]
+            assert [(b.low_bytes, b.high_bytes) for b in holding] == [(E, E + 1)], seed
+            narrowed += 1
+        suspect = located([], [pts], around=[(32768, 65536)], anchor=E)
+        if suspect.absorbed:
+            assert suspect.absorbed == ((32768, 65536),) and (32768, 65536) not in suspect.spikes
+    assert narrowed >= 30

@@ -230,14 +230,15 @@ FLAT_AT_LIMIT = 0.05  # a change across the eager limit smaller than this is "no
 
 
 def no_step_at_eager_limit(anchor: int, below_bytes: int, below_s: float, above_bytes: int, above_s: float) -> Caveat:
-    change = above_s / below_s - 1 if below_s > 0 else math.nan
+    change = above_s / below_s - 1 if below_s > 0 else math.inf
     flat = abs(change) < FLAT_AT_LIMIT
     said = ("no step there beyond its launch's noise: the switch to rendezvous changes the protocol, not the "
             "time, here" if flat else "a difference its launch's noise (or one size off alone) cannot tell from "
             "a step: cannot tell")
     return Caveat("no_step_at_eager_limit", f"the eager-probe's limit, {units.exact_bytes(anchor)}: the refinement "
                   f"measured {units.seconds(below_s)} at {units.exact_bytes(below_bytes)} and "
-                  f"{units.seconds(above_s)} at {units.exact_bytes(above_bytes)} ({change:+.0%}), {said}",
+                  f"{units.seconds(above_s)} at {units.exact_bytes(above_bytes)}"
+                  + (f" ({change:+.0%})" if math.isfinite(change) else "") + f", {said}",
                   "read the eager limit from the eager-probe; the curve's knees are elsewhere" if flat
                   else "measure again on a quieter machine (msgperf run again)")
 

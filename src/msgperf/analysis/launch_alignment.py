@@ -112,6 +112,7 @@ REFINEMENT_AGREEMENT = 1.5
 # line in log size: the sweep ran 2x faster at 4 KiB and 0.8x at 1 MiB, the three refinement
 # launches agreeing with each other to 10 %, bench/RESULTS.md §14): the spread is taken around it
 TREND_SIZES = 5
+MAX_DRIFT = 3.0  # ... at most this factor end to end (the §14 case drifted 2.7x); more is another curve
 
 
 @dataclass(frozen=True)
@@ -177,4 +178,7 @@ def _level(sizes: list[int], ratios: list[float]):
         return lambda size: level
     x = np.log2(np.maximum(np.asarray(sizes, dtype=float), 1.0))
     slope, intercept = np.polyfit(x, np.log(ratios), 1)
+    if abs(slope) * float(np.ptp(x)) > math.log(MAX_DRIFT):  # more than a level drifts: judged around one level
+        level = float(np.median(ratios))
+        return lambda size: level
     return lambda size: float(np.exp(intercept + slope * math.log2(max(size, 1))))

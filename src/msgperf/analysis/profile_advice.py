@@ -538,7 +538,9 @@ def _lockstep_waiting(profile: Any) -> tuple[dict[int, float], str]:
                     "lockstep, so no time is counted as waiting for a slower rank")
     outside = {r.rank: max(r.wall_s - r.mpi_time_s, 0.0) for r in taking}
     slowest = max(outside.values())
-    return {rank: slowest - c for rank, c in outside.items()}, ""
+    inside = {r.rank: r.mpi_time_s for r in taking}
+    # never more than the rank spent inside MPI: the walls may differ by up to LOCKSTEP
+    return {rank: min(slowest - c, inside[rank]) for rank, c in outside.items()}, ""
 
 
 def _copy_model(result: Any) -> tuple[PiecewiseFit | None, str]:

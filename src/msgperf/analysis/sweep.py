@@ -94,7 +94,7 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
             b.low_bytes <= seen.anchor_bytes < b.high_bytes for b in [*own, *kept]):
         said.append(cv.no_step_at_eager_limit(seen.anchor_bytes, seen.below_bytes, seen.below_s,
                                               seen.above_bytes, seen.above_s))
-    left = tuple(a for a in around if a not in where.spikes
+    left = tuple(a for a in around if a not in where.spikes and a not in where.absorbed
                  and not any(bp.low_bytes < a[1] and bp.high_bytes > a[0] for bp in found))
     count = dict(zip(where.breakpoints, where.narrowed))
     probe = {bp for bp, p in zip(where.breakpoints, where.at_probe) if p}

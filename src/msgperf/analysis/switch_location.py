@@ -220,6 +220,7 @@ class Location:
     examined: tuple[Breakpoint, ...]  # sweep breakpoints a launch measured inside without seeing the switch
     spikes: tuple[tuple[int, int], ...]  # suspects a launch measured around without seeing a switch
     at_probe: tuple[bool, ...] = ()  # per breakpoint: located by a step at the eager-probe's limit
+    absorbed: tuple[tuple[int, int], ...] = ()  # suspects whose step is the one at the probe's limit
     probe: "ProbeStep | None" = None  # what the last launch that measured around the probe's limit showed
 
 
@@ -303,9 +304,15 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             measured.append(True)
             at_probe.append(False)
     keep = [i for i, (_, suspect) in enumerate(items) if not suspect or narrowed[i]]
-    if probe_item is not None and probe_item in keep and any(  # the same switch, already kept
-            current[j].low_bytes <= anchor < current[j].high_bytes for j in keep if j != probe_item):
-        keep.remove(probe_item)
+    if probe_item is not None and probe_item in keep:
+        holding = [j for j in keep if j != probe_item and current[j].low_bytes <= anchor < current[j].high_bytes]
+        if holding:  # the same switch, kept already: the step at the limit is where in it
+            for j in holding:
+                narrower = _within(current[probe_item], current[j])
+                if narrower is not None and narrower != current[j]:
+                    current[j], at_probe[j] = narrower, True
+                    narrowed[j] = max(narrowed[j], 1)
+            keep.remove(probe_item)
     order = sorted(keep, key=lambda j: (current[j].best_high_bytes, current[j].low_bytes))
     keep = order
     return Location(breakpoints=tuple(current[i] for i in keep), narrowed=tuple(narrowed[i] for i in keep),
@@ -314,4 +321,5 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     spikes=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in range(len(items))
                                  if items[i][1] and measured[i] and not narrowed[i] and i != probe_item
                                  and i not in absorbed),
-                    probe=seen)
+                    probe=seen,
+                    absorbed=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in sorted(absorbed)))
