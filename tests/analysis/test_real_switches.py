@@ -35,7 +35,9 @@ def measure_and_label(msgperf, tmp_path, sizes, env, extra=()):
     evidence = BreakpointEvidence(
         eager_limit=(probe["eager_limit_low_bytes"], probe["eager_limit_high_bytes"]),
         thresholds=known_thresholds(run.launches[0].environment))
-    bps = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
+    low, high = evidence.eager_limit
+    anchor = low if isinstance(low, int) and isinstance(high, int) else None  # as msgperf fit analyses it
+    bps = analyze_series(run, "pingpong", anchor=anchor).sweep.piecewise.breakpoints
     return label_breakpoints(bps, evidence)
 
 
