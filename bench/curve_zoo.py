@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from msgperf.analysis import AnalysisError, analyze_series  # noqa: E402
+from msgperf.analysis.result import analyze  # noqa: E402
 from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, known_thresholds,  # noqa: E402
                                                 label_breakpoints)
 from msgperf.records.runfile_read import read_run  # noqa: E402
@@ -192,8 +193,11 @@ def evaluate(run, case: Case, result: Result) -> None:
     probe = next((m.extra for m in run.measurements if m.pattern == "eager-probe"), {})
     low, high = probe.get("eager_limit_low_bytes"), probe.get("eager_limit_high_bytes")
     eager = (int(low), int(high)) if isinstance(low, int) and isinstance(high, int) else None
-    # as msgperf fit does: the probe's limit is where a refinement launch may show a step
-    sweep = analyze_series(run, "pingpong", anchor=eager[0] if eager else None).sweep
+    # as msgperf fit does: the whole run, the eager-probe's limit included
+    ping = next(s for s in analyze(run).series if s.key.pattern == "pingpong" and not s.key.variant)
+    if ping.model is None:
+        raise AnalysisError(f"pingpong: {ping.not_modelled}")
+    sweep = ping.model.sweep
     if eager:
         result.probe = f"{eager[0]} B" if eager[1] == eager[0] + 1 else f"{eager[0]}–{eager[1]} B"
     elif isinstance(low, int):  # no size up to the probe's range was sent other than eagerly

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from msgperf.analysis import analyze_series
+from msgperf.analysis.result import analyze
 from msgperf.analysis.breakpoint_labels import (EAGER, SINGLE_COPY, BreakpointEvidence,
                                                 known_thresholds, label_breakpoints)
 from msgperf.records.runfile_read import read_run
@@ -35,9 +35,9 @@ def measure_and_label(msgperf, tmp_path, sizes, env, extra=()):
     evidence = BreakpointEvidence(
         eager_limit=(probe["eager_limit_low_bytes"], probe["eager_limit_high_bytes"]),
         thresholds=known_thresholds(run.launches[0].environment))
-    low, high = evidence.eager_limit
-    anchor = low if isinstance(low, int) and isinstance(high, int) else None  # as msgperf fit analyses it
-    bps = analyze_series(run, "pingpong", anchor=anchor).sweep.piecewise.breakpoints
+    # as msgperf fit analyses it: the whole run, the eager-probe's limit included
+    ping = next(s for s in analyze(run).series if s.key.pattern == "pingpong" and not s.key.variant)
+    bps = ping.model.sweep.piecewise.breakpoints
     return label_breakpoints(bps, evidence)
 
 

@@ -313,8 +313,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     current[j], at_probe[j] = narrower, True
                     narrowed[j] = max(narrowed[j], 1)
             keep.remove(probe_item)
-    order = sorted(keep, key=lambda j: (current[j].best_high_bytes, current[j].low_bytes))
-    keep = order
+    keep = sorted(keep, key=lambda j: (current[j].best_high_bytes, current[j].low_bytes))
     return Location(breakpoints=tuple(current[i] for i in keep), narrowed=tuple(narrowed[i] for i in keep),
                     found=tuple(items[i][1] for i in keep), at_probe=tuple(at_probe[i] for i in keep),
                     examined=tuple(current[i] for i in keep if measured[i] and not narrowed[i]),
