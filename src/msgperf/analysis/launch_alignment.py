@@ -133,6 +133,8 @@ def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: froz
     if not planned:
         return ()
     refining = sorted({l for size, ls in medians.items() if size not in planned for l in ls})
+    if not refining:
+        return ()
     reference: dict[int, float] = {}
     for size, ls in medians.items():
         sweep = [t for l, t in ls.items() if l not in refining]

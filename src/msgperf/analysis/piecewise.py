@@ -195,13 +195,12 @@ def _segment_costs(x, y, sigma):
     cost[i, j] = _rss(sums)
     cost1 = np.full((n, n), np.inf)
     which1 = np.full((n, n), -1, dtype=np.int64)
-    for m in range(n):
-        inside = (i < m) & (m < j)
-        r = _rss(sums[:, inside] - terms[:, m:m + 1])
-        ii, jj = i[inside], j[inside]
-        better = r < cost1[ii, jj]
-        cost1[ii[better], jj[better]] = r[better]
-        which1[ii[better], jj[better]] = m
+    for m in range(1, n - 1):  # the block i < m < j of the pairs, as a rectangle (no mask over all pairs)
+        r = _rss((cum[:, None, m + 2:] - cum[:, :m, None]) - terms[:, m, None, None])
+        block, chosen = cost1[:m, m + 1:], which1[:m, m + 1:]
+        better = r < block
+        block[better] = r[better]
+        chosen[better] = m
     return cost, cost1, which1
 
 

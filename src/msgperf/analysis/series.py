@@ -190,7 +190,7 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
     points at every size it measured: where a switch lies is judged within one launch. A launch
     that measured another curve (launch_alignment.disturbed_launches) locates nothing, and that
     is said."""
-    if not planned:
+    if not planned or all(size in planned for size in by_size):  # no refinement launch
         return [], []
     medians = {size: {l: float(np.median(m.per_message_s)) for l, m in ls.items()} for size, ls in by_size.items()}
     disturbed = disturbed_launches(medians, planned)
