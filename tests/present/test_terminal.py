@@ -20,6 +20,8 @@ LINES = [
     "words " * 30,  # wrapped at word boundaries
     "tab\tseparated",
     "wide 漢字漢字" * 6,  # cells, not characters, count
+    "wide 漢字" * 4,  # wide characters that fit
+    "e\u0301" * 40 + "  ",  # 40 cells, 80 characters: rich strips the trailing spaces
     "[not a tag] and \\[escaped] and [link=http://x]a link[/link]",
     "emoji code :smile: stays what rich makes of it",
     "",

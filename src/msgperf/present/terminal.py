@@ -25,12 +25,14 @@ class PlainConsole(Console):
 
     def print(self, *objects, **options) -> None:  # noqa: A003 - rich's name
         if (len(objects) != 1 or not isinstance(objects[0], str) or not options.keys() <= _PLAIN_OPTIONS
-                or self.color_system is not None or self.record):
+                or self.color_system is not None or self.record or self._render_hooks):
             return super().print(*objects, **options)
         text = self.render_str(objects[0], markup=options.get("markup"), highlight=False).plain
         lines = text.split("\n")
         width = self.width
-        if not all(line.isprintable() and (len(line) if line.isascii() else cell_len(line)) <= width
+        # characters as well as cells: rich strips trailing spaces past ``width`` characters, and
+        # zero-width characters (combining accents) make a line longer in characters than in cells
+        if not all(line.isprintable() and len(line) <= width and (line.isascii() or cell_len(line) <= width)
                    for line in lines):
             return super().print(*objects, **options)
         with self:
