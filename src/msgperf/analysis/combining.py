@@ -132,11 +132,10 @@ def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarr
 
 def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
                      gap: Gap | None = None) -> float | None:
-    starts = model.segment_starts
     lines = [(float(seg.alpha_s), float(seg.beta_s_per_byte)) for seg in model.segments]
 
-    def predict(size: float) -> float:  # model.predict, the same operations on the same doubles
-        a, b = lines[next((i for i, start in enumerate(starts) if size < start), len(lines) - 1)]
+    def predict(size: float) -> float:  # model.predict, the same operations on plain floats
+        a, b = lines[model.segment_index(size)]
         return a + b * size
 
     def gain(s: float) -> float:  # the bisection below asks 60 times per case

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.segment import Segment
 
 PIPE_WIDTH = 120
-PIPE_HEIGHT = 25  # rich's own default off a terminal; only pagers and live displays use it
+PIPE_HEIGHT = 25  # fixed, so rich stops asking the terminal; nothing msgperf prints reads it
 _PLAIN_OPTIONS = frozenset({"markup", "style", "soft_wrap", "highlight"})
 
 
