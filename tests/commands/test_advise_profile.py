@@ -118,8 +118,8 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     so), and measured / predicted time inside MPI within a factor 2 for both programs, also for the
     model's transfers alone against the rank that waited least (bench/RESULTS.md §10c: medians
     0.87-1.09 and 0.93-1.16 over 7 repetitions, single runs 0.68-1.61). The MPI jobs run at
-    SCHED_FIFO so that other jobs cannot turn them into waiting; the best of three runs of each
-    program is compared."""
+    SCHED_FIFO so that other jobs cannot turn them into waiting; each program runs three times, its
+    median-ratio run is held to the factor 2 and its fastest run to the sign."""
     from msgperf.launch.build import find_mpicc, find_mpiexec
 
     rt = realtime()
@@ -133,17 +133,19 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
                            "-o", str(model), "--no-store", "--no-report", "-q", "--pattern", "pingpong",
                            "--pattern", "memcpy"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
-    advice = {}
+    advice, fastest = {}, {}
     for name in ("halo", "halo_combined"):
-        best = None
+        runs = []
         for i in range(3):
             out = tmp_path / f"{name}-{i}.jsonl"
             done = msgperf("profile", "-o", out, "--no-store", "--", *rt, mpiexec, "-n", "2", tmp_path / name, *HALO,
                            cwd=tmp_path)
             assert done.returncode == 0, done.stderr
-            a = json.loads(msgperf("advise", "--profile", out, "--model", model, "--json").stdout)
-            best = a if best is None or a["measured_s"] < best["measured_s"] else best
-        advice[name] = best
+            runs.append(json.loads(msgperf("advise", "--profile", out, "--model", model, "--json").stdout))
+        # The ratio is judged on the run with the median ratio: the fastest run's is biased low (CI saw 0.49
+        # with the best of three), the slowest's high. The sign of the advice is judged on the fastest runs.
+        advice[name] = sorted(runs, key=lambda a: a["ratio_measured_to_predicted"])[1]
+        fastest[name] = min(runs, key=lambda a: a["measured_s"])
     halo, combined = advice["halo"], advice["halo_combined"]
     assert halo["actions"][0]["kind"] == "combine" and halo["predicted_speedup_of_combining"] > 2
     assert halo["combine"][0]["length"] >= 16 and halo["combine_saving_s"] > 0
@@ -154,4 +156,5 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
         least = min(a["ranks"], key=lambda r: r["waiting_s"])
         assert 0.5 < least["measured_s"] / least["transfers"]["value_s"] < 2, least
     # the sign of the advice against the measurement: combining made the time inside MPI shorter
-    assert combined["measured_s"] < halo["measured_s"], (combined["measured_s"], halo["measured_s"])
+    fast_halo, fast_combined = fastest["halo"], fastest["halo_combined"]
+    assert fast_combined["measured_s"] < fast_halo["measured_s"], (fast_combined["measured_s"], fast_halo["measured_s"])
