@@ -119,7 +119,7 @@ def test_a_full_disk_leaves_the_previous_report_and_plot_intact(msgperf, run_fil
             except OSError:
                 pass
         for command, name in (("report", "r.html"), ("plot", "p.png")):
-            result = msgperf(command, run_file, "-o", disk / name)
+            result = msgperf(command, run_file, "-o", disk / name, "--force")  # replacing: asked for
             assert result.returncode == 1 and result.stdout == ""
             assert result.stderr == f"error: {disk / name}: cannot write it (No space left on device); nothing was changed\n"
         assert (disk / "r.html").read_text() == "the previous report"

@@ -16,6 +16,7 @@ import click
 
 from msgperf.atomic_file import atomic_path
 from msgperf.errors import MsgperfError
+from msgperf.output_guard import check_replace
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
@@ -137,9 +138,15 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None
                    "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
                    "measurement; joined on measurement they are the wide table).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
-def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None) -> None:
+@click.option("--force", is_flag=True, help="Replace the -o file(s) if they exist (never a run file, profile or "
+              "database).")
+def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None, force: bool) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
     fmt = chosen_format(fmt or ("csv" if csv_layout == "tidy" else None), output)
+    if output is not None:  # before anything is read: a refusal costs nothing
+        check_replace(Path(output), force, what="an export")
+        if csv_layout == "tidy":
+            check_replace(tidy_measurements_path(Path(output)), force, what="an export", option="-o (its table)")
     if csv_layout == "tidy":
         _export_tidy(run, fmt, output, db)
         return

@@ -22,8 +22,10 @@ from msgperf.present.plots import KINDS
 @click.option("--size", "size", default=None,
               help="matrix: the message size to draw, e.g. 4K (default: the largest).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
+              "database).")
 def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str | None, variant: str | None,
-            launch: int | None, size: str | None, db: str | None) -> None:
+            launch: int | None, size: str | None, db: str | None, force: bool) -> None:
     """Draw RUN... (run files, other tools' outputs or run ids): time, bandwidth, variability,
     launches, contention, matrix or several runs overlaid."""
     from msgperf.analysis import AnalysisError
@@ -33,6 +35,9 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
 
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise MsgperfError(f"{output}: write a .png, .svg or .pdf file")
+    from msgperf.output_guard import check_replace
+
+    check_replace(output, force, what="a plot")
     kind = kind or ("overlay" if len(runs) > 1 else "time")
     if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")

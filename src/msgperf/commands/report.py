@@ -23,8 +23,12 @@ def report_next_to(run: Any, run_file: str | Path, result: Any = None) -> str:
     from msgperf.analysis.result import analyze
     from msgperf.present.report import write_report
 
+    from msgperf.output_guard import check_replace
+    from msgperf.present.report_stamp import is_msgperf_report
+
     path = default_report_path(run_file)
     try:
+        check_replace(path, False, what="the report", ours=is_msgperf_report)
         write_report([(result if result is not None else analyze(run), run)], path)
     except Exception as exc:  # noqa: BLE001 - a report problem must not lose a measurement
         return f"note: no report written ({type(exc).__name__}: {exc}); try: msgperf report {run_file}"
@@ -64,8 +68,10 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of the comparisons (several runs).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
+              "database). Without it, only msgperf's own report at the default name is replaced.")
 def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,
-            db: str | None, profile_arg: str | None) -> None:
+            db: str | None, profile_arg: str | None, force: bool) -> None:
     """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
     several runs are overlaid and compared against the first. With --profile P, the report
     opens with the profile's section, advised from the first RUN's model."""
@@ -75,10 +81,28 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
     if not runs and profile_arg is None:
         raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
+    output = _checked_output(runs, profile_arg, output, force)
     keys = [output_cache.run_key(r, db) for r in runs]
     # a report with a profile is written anew each time (its key would need the profile's too)
     key = None if None in keys or profile_arg is not None else ("report", str(output), title, alpha, *keys)
     output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg), refresh=_restamp)
+
+
+def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None, force: bool) -> Path:
+    """The report's path (-o, else beside the first run or profile when it is a file, else
+    report-<id>.html here), checked before anything is measured, read or replayed."""
+    from msgperf.output_guard import check_replace
+    from msgperf.present.report_stamp import is_msgperf_report
+
+    chosen = output is None
+    if output is None:
+        first = profile_arg if profile_arg is not None else runs[0]
+        output = (default_report_path(first) if Path(first).is_file()
+                  else Path(f"report-{'profile-' if profile_arg is not None else ''}{first.lstrip('#')}.html"))
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise MsgperfError(f"{output}: the report is HTML; name it something.html")
+    check_replace(output, force, what="the report", ours=is_msgperf_report if chosen else None)
+    return output
 
 
 def _restamp(html: bytes) -> bytes:
@@ -87,7 +111,7 @@ def _restamp(html: bytes) -> bytes:
     return restamp(html)
 
 
-def _report(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,
+def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float,
             db: str | None, profile_arg: str | None) -> list[Path]:
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
@@ -103,13 +127,6 @@ def _report(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
         profiles.append(profile_advice(profile_arg, runs[0], db))
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
-    if output is None:
-        first = Path(profile_arg if profile_arg is not None else runs[0])
-        name = (profile_arg if profile_arg is not None else runs[0]).lstrip("#")
-        output = (default_report_path(first) if first.is_file()
-                  else Path(f"report-{'profile-' if profile_arg is not None else ''}{name}.html"))
-    if output.suffix.lower() not in (".html", ".htm"):
-        raise MsgperfError(f"{output}: the report is HTML; name it something.html")
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
     path = write_report(results, output, comparisons, title=title, profiles=profiles)
     click.echo(f"report: {path}")

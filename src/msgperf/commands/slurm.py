@@ -27,6 +27,9 @@ from msgperf.launch.hosts import PLACEMENTS
 from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
 from msgperf.present.text import printable
 
+DEFAULT_SCRIPT = "msgperf-slurm.sh"
+WRITTEN_BY = "# Written by: "  # the comment that names the command line, and so the script as msgperf's
+
 # (nodes, tasks per node) when the user names neither
 _DEFAULT_SHAPE = {"inter": (2, 1), "intra": (1, 2), "both": (2, 2), None: (2, 1)}
 
@@ -111,7 +114,7 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
     if partition:
         lines.append(f"#SBATCH --partition={partition}")
     lines += [
-        f"# Written by: {command_line}",
+        f"{WRITTEN_BY}{command_line}",
         f"# Placement: {placement or 'the --pair'}; {nodes} node(s) x {per_node} task(s).",
         "# Runs the standalone msgperf kernels under srun; the run file lands in "
         f"{_one_line(output_dir)}/ beside the submission,",
@@ -130,6 +133,16 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
     ]
     assert not any("\n" in line or "\r" in line for line in lines), "a value started a new line in the batch script"
     return "\n".join(lines)
+
+
+def is_msgperf_script(path: Path) -> bool:
+    """Whether ``path`` is a batch script msgperf wrote (its comment says so near the top)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 16).decode("utf-8", "replace").splitlines()[:12]
+    except OSError:
+        return False
+    return bool(head) and head[0] == "#!/bin/bash" and any(line.startswith(WRITTEN_BY + "msgperf ") for line in head)
 
 
 @click.command("slurm")
@@ -152,12 +165,19 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
 @click.option("--time", "time_limit", default="00:30:00", show_default=True, help="#SBATCH --time.")
 @click.option("--output-dir", default="runs", show_default=True,
               help="Where the run file lands, relative to the submission directory.")
-@click.option("-o", "--output", "script_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("msgperf-slurm.sh"), show_default=True, help="Batch script to write.")
+@click.option("-o", "--output", "script_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"Batch script to write  [default: {DEFAULT_SCRIPT}]")
+@click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
+              f"database). Without it, only msgperf's own script named {DEFAULT_SCRIPT} is replaced.")
 @click.option("--submit", is_flag=True, help="Submit it with sbatch and print the job id.")
 def command(nodes, per_node, placement, patterns, sizes, precision, time_budget, min_samples, max_samples,
-            mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, submit) -> None:
+            mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, force, submit) -> None:
     """Write a SLURM batch script that measures with srun (the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1)."""
+    from msgperf.output_guard import check_replace
+
+    chosen = script_path is None
+    script_path = Path(DEFAULT_SCRIPT) if chosen else script_path
+    check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None)
     nodes, per_node = job_shape(placement, nodes, per_node)
     # before the (slow) build: refused values never reach a script
     check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,

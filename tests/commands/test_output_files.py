@@ -1,0 +1,157 @@
+"""Files that msgperf derives (exports, reports, plots, batch scripts) never replace an existing
+file without --force, and never a file that holds measurements (a run file, a profile, a
+database), not even with it; msgperf's own report or script at the name it chose is rewritten."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from msgperf.cli import main
+from msgperf.commands.report import report_next_to
+from msgperf.commands.slurm import is_msgperf_script
+from msgperf.output_guard import measurements_in
+from msgperf.records.profile_format import profile_text
+from msgperf.records.runfile_read import read_run
+from tests.factories import sample_profile, stored_run, write_run_file
+
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def run_file(tmp_path):
+    return write_run_file(stored_run(1), tmp_path / "run.jsonl")
+
+
+@pytest.fixture
+def precious(tmp_path, run_file):
+    """Files that hold measurements, by kind, and their bytes."""
+    db = tmp_path / "msgperf.db"
+    with sqlite3.connect(db) as con:
+        con.execute("create table runs (id integer)")
+    con.close()
+    profile = tmp_path / "app.jsonl"
+    profile.write_text(profile_text(sample_profile()))
+    other_run = write_run_file(stored_run(2), tmp_path / "other.jsonl")
+    return {path: path.read_bytes() for path in (db, profile, other_run)}
+
+
+def test_what_holds_measurements(tmp_path, precious):
+    kinds = sorted(measurements_in(p) for p in precious)
+    assert kinds == ["a msgperf profile", "a msgperf run file", "an SQLite database"]
+    text = tmp_path / "notes.txt"
+    text.write_text('{"type": "note"}\n')
+    assert measurements_in(text) is None
+
+
+@pytest.mark.parametrize("args, name", [
+    (("export", "{run}", "-o", "{out}"), "x.json"),
+    (("export", "{run}", "-o", "{out}"), "x.csv"),
+    (("export", "{run}", "--csv-layout", "tidy", "-o", "{out}"), "x.csv"),
+    (("report", "{run}", "-o", "{out}"), "x.html"),
+    (("plot", "{run}", "-o", "{out}"), "x.png"),
+])
+def test_an_existing_file_is_replaced_only_with_force(tmp_path, capsys, run_file, args, name):
+    out = tmp_path / name
+    out.write_text("the user's own file\n")
+    argv = [a.format(run=run_file, out=out) for a in args]
+    code, _, err = cli(capsys, *argv)
+    assert code == 1 and err.count("\n") == 1, err
+    assert f"{out}: the file exists; choose another name, or pass --force to replace it" in err
+    assert out.read_text() == "the user's own file\n"
+    code, _, err = cli(capsys, *argv, "--force")
+    assert code == 0, err
+    assert out.read_bytes() != b"the user's own file\n" and out.stat().st_size > 100
+
+
+def test_the_tidy_tables_second_file_is_guarded_too(tmp_path, capsys, run_file):
+    table = tmp_path / "x.measurements.csv"
+    table.write_text("keep me\n")
+    code, _, err = cli(capsys, "export", run_file, "--csv-layout", "tidy", "-o", tmp_path / "x.csv")
+    assert code == 1 and "x.measurements.csv: the file exists" in err
+    assert table.read_text() == "keep me\n" and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize("command, suffix", [("export", ".json"), ("export", ".jsonl"), ("report", ".html"),
+                                             ("plot", ".png")])
+def test_measurements_are_never_replaced_not_even_with_force(tmp_path, capsys, run_file, precious, command, suffix):
+    for path, content in precious.items():
+        # the name a tab completion gives, with the extension the command wants
+        target = path.rename(path.with_suffix(suffix)) if path.suffix != suffix else path
+        code, _, err = cli(capsys, command, run_file, "-o", target, "--force")
+        assert code == 1 and err.count("\n") == 1, err
+        assert "msgperf never replaces measurements" in err and "not even with --force" in err
+        assert target.read_bytes() == content
+        target.rename(path)
+
+
+def test_export_over_the_database_by_its_own_name(tmp_path, capsys, run_file, precious):
+    """The case of the issue: -o msgperf.db (json by --format) with --force leaves the database."""
+    db = tmp_path / "msgperf.db"
+    code, _, err = cli(capsys, "export", run_file, "--format", "json", "-o", db, "--force")
+    assert code == 1 and "is an SQLite database" in err
+    assert db.read_bytes() == precious[db]
+
+
+def test_the_report_at_the_default_name_is_rewritten_but_a_foreign_file_there_is_kept(tmp_path, capsys, run_file):
+    report = tmp_path / "run.html"
+    code, out, err = cli(capsys, "report", run_file)
+    assert code == 0 and f"report: {report}" in out, err
+    first = report.read_bytes()
+    code, out, err = cli(capsys, "report", run_file, "--title", "again")
+    assert code == 0 and b"again" in report.read_bytes() and report.read_bytes() != first, err
+    report.write_text("<p>my notes</p>")
+    code, _, err = cli(capsys, "report", run_file)
+    assert code == 1 and f"{report}: the file exists and is not msgperf's report" in err
+    assert report.read_text() == "<p>my notes</p>"
+    assert cli(capsys, "report", run_file, "--force")[0] == 0 and b"generated by msgperf" in report.read_bytes()
+
+
+def test_the_report_after_a_run_keeps_a_foreign_file_and_says_so(tmp_path, run_file):
+    """The end of msgperf run: the note replaces the report, the run file is untouched."""
+    report = tmp_path / "run.html"
+    report.write_text("<p>my notes</p>")
+    before = run_file.read_bytes()
+    note = report_next_to(read_run(run_file).run, run_file)
+    assert note.startswith("note: no report written") and "is not msgperf's report" in note, note
+    assert report.read_text() == "<p>my notes</p>" and run_file.read_bytes() == before
+    report.unlink()
+    assert report_next_to(read_run(run_file).run, run_file) == f"report: {report}"
+    assert report_next_to(read_run(run_file).run, run_file) == f"report: {report}"  # its own: rewritten
+
+
+def test_slurm_refuses_an_existing_script_before_building(tmp_path, capsys):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\necho mine\n")
+    code, _, err = cli(capsys, "slurm", "--kernels", tmp_path / "none", "-o", script)
+    assert code == 1 and f"-o {script}: the file exists; choose another name" in err
+    assert script.read_text() == "#!/bin/bash\necho mine\n"
+
+
+def test_slurm_default_script_is_rewritten_only_when_it_is_msgperfs(tmp_path, capsys, monkeypatch):
+    from msgperf.commands.slurm import batch_script
+    from msgperf.plan import RunPlan, parse_pair
+
+    monkeypatch.chdir(tmp_path)
+    default = tmp_path / "msgperf-slurm.sh"
+    default.write_text("#!/bin/bash\necho mine\n")
+    code, _, err = cli(capsys, "slurm", "--kernels", tmp_path / "none")
+    assert code == 1 and "msgperf-slurm.sh: the file exists and is not msgperf's batch script" in err
+    assert default.read_text() == "#!/bin/bash\necho mine\n"
+    assert not is_msgperf_script(default)
+    plan = RunPlan(patterns=("pingpong",), sizes=(8,), np=2, pair=parse_pair("0:1"))
+    default.write_text(batch_script(kernels="/k/msgperf-kernels", plan=plan, nodes=2, per_node=1, placement="inter",
+                                    command_line="msgperf slurm"))
+    assert is_msgperf_script(default)
+    # its own script passes the guard and the command goes on to the next check (the kernels)
+    code, _, err = cli(capsys, "slurm", "--kernels", tmp_path / "none")
+    assert code == 1 and "--kernels" in err and "no such file" in err
