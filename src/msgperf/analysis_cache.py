@@ -105,8 +105,12 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         path = _entry(source_key, options)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            with tmp.open("wb") as f:
+                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        except pickle.PicklingError:  # a large run whose samples wait on disk: not kept
+            tmp.unlink(missing_ok=True)
+            return
         os.replace(tmp, path)
         _prune(directory)
     except OSError:

@@ -1,5 +1,6 @@
 """msgperf fit / advise end to end, and the renderer that msgperf show calls."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -144,7 +145,7 @@ def test_fit_and_advise_say_which_series_they_used(capsys, tmp_path):
     """A run that starts with eager-probe: fit and advise still model the ping-pong, and say so."""
     rng = np.random.default_rng(3)
     ms = [measurement("eager-probe", s, np.full(20, 2e-6), divisor=1) for s in SIZES[:4]]
-    ms = [m.__class__(**{**m.__dict__, "metric": "probe"}) for m in ms]
+    ms = [dataclasses.replace(m, metric="probe") for m in ms]
     ms += [measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.03, rng)) for s in SIZES]
     path = write_run(make_run(ms), tmp_path / "probe-first.jsonl")
     code, out, _ = run_cli(capsys, "fit", str(path))

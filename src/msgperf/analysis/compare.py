@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from collections import abc
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -402,15 +403,37 @@ def _fit_ratio_interval(va: float, ci_a: Any, vb: float, ci_b: Any, confidence: 
 # ---- runs ----------------------------------------------------------------------------------
 
 
-def launch_samples(run: Any, pattern: str, variant: str = "") -> dict[int, tuple[np.ndarray, ...]]:
-    """Per size, the per-message samples of each launch of one series (launch order)."""
-    grouped: dict[int, dict[int, list[np.ndarray]]] = {}
+def launch_samples(run: Any, pattern: str, variant: str = "") -> Mapping[int, tuple[np.ndarray, ...]]:
+    """Per size, the per-message samples of each launch of one series (launch order). A run whose
+    samples wait on disk (a large run file) gives a size's samples when that size is compared."""
+    grouped: dict[int, dict[int, list[Any]]] = {}
     for m in run.measurements:
         if m.pattern == pattern and getattr(m, "variant", "") == variant:
-            grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(
-                np.asarray(m.per_message_s, dtype=np.float64))
-    return {s: tuple(np.concatenate(v) for _, v in sorted(by.items()))
-            for s, by in sorted(grouped.items())}
+            grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(m)
+    by_size = {s: [v for _, v in sorted(by.items())] for s, by in sorted(grouped.items())}
+    if any(getattr(m, "spilled", False) for m in run.measurements):
+        return _SamplesWhenAsked(by_size)
+    return {s: _joined(launches) for s, launches in by_size.items()}
+
+
+def _joined(launches: Sequence[Sequence[Any]]) -> tuple[np.ndarray, ...]:
+    return tuple(np.concatenate([np.asarray(m.per_message_s, dtype=np.float64) for m in ms]) for ms in launches)
+
+
+class _SamplesWhenAsked(abc.Mapping):
+    """``launch_samples`` of a run whose samples wait on disk: each size read when it is asked for."""
+
+    def __init__(self, by_size: dict[int, list[list[Any]]]) -> None:
+        self._by_size = by_size
+
+    def __getitem__(self, size: int) -> tuple[np.ndarray, ...]:
+        return _joined(self._by_size[size])
+
+    def __iter__(self):
+        return iter(self._by_size)
+
+    def __len__(self) -> int:
+        return len(self._by_size)
 
 
 def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -23,12 +24,31 @@ class AnalysisError(MsgperfError):
 @dataclass(frozen=True, eq=False)
 class SampleSet:
     bytes: int
-    per_message_s: np.ndarray  # in the order they were measured
+    # in the order they were measured; or a function that returns them, for samples that wait on
+    # disk (a large run file): the analysis then holds one size's samples at a time
+    per_message_s: np.ndarray
     launch: int = 0
     divisor: int = 1  # raw sample = per-message time x divisor (for the clock-resolution check)
     clock_resolution_s: float | None = None
     validated: bool = True
     where: str = ""  # the record or line it came from, for error messages
+
+    @property
+    def deferred(self) -> bool:
+        """Whether the times are given by a function (samples on disk until they are used)."""
+        return callable(self.__dict__["_per_message_s"])
+
+
+def _times(sample_set: SampleSet) -> np.ndarray:
+    held = sample_set.__dict__["_per_message_s"]
+    return held() if callable(held) else held
+
+
+def _hold_times(sample_set: SampleSet, value: np.ndarray | Callable[[], np.ndarray]) -> None:
+    sample_set.__dict__["_per_message_s"] = value
+
+
+SampleSet.per_message_s = property(_times, _hold_times)  # type: ignore[assignment]
 
 
 def check_times(values: np.ndarray, where: str) -> np.ndarray:

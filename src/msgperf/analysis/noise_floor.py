@@ -187,16 +187,16 @@ def noise_floors(history: Sequence[Mapping[int, Sequence[float]]],
 def launch_medians(run: Any, pattern: str, variant: str = "") -> dict[int, tuple[float, ...]]:
     """Per size, the median per-message time of each launch of one series (launch order).
     Launches with a single value (imported summaries) are left out: a floor needs samples."""
-    grouped: dict[int, dict[int, list[np.ndarray]]] = {}
+    grouped: dict[int, dict[int, list[Any]]] = {}  # measurements: a large run's samples are read per size
     for m in run.measurements:
         if m.pattern == pattern and getattr(m, "variant", "") == variant:
-            grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(
-                np.asarray(m.per_message_s, dtype=np.float64))
+            grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(m)
     out = {}
     for size, by_launch in sorted(grouped.items()):
-        medians = tuple(float(np.median(np.concatenate(parts)))
-                        for _, parts in sorted(by_launch.items())
-                        if sum(p.size for p in parts) > 1)
+        medians = tuple(float(np.median(np.concatenate([np.asarray(m.per_message_s, dtype=np.float64)
+                                                        for m in ms])))
+                        for _, ms in sorted(by_launch.items())
+                        if sum(m.samples_s.size for m in ms) > 1)
         if medians:
             out[size] = medians
     return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -96,8 +96,10 @@ def _merge(sets: Sequence[SampleSet]) -> SampleSet:
     if len(sets) == 1:
         return sets[0]
     first = sets[0]
+    later = any(s.deferred for s in sets)  # samples on disk: joined when used
     return SampleSet(bytes=first.bytes, launch=first.launch, divisor=first.divisor,
-                     per_message_s=np.concatenate([s.per_message_s for s in sets]),
+                     per_message_s=(lambda: np.concatenate([s.per_message_s for s in sets])) if later
+                     else np.concatenate([s.per_message_s for s in sets]),
                      clock_resolution_s=first.clock_resolution_s,
                      validated=all(s.validated for s in sets), where=first.where)
 
@@ -260,7 +262,9 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
             raise AnalysisError(f"{name}: pattern {pattern!r} has no launch {launch}; its "
                                 f"launches are {', '.join(map(str, available))}")
     ticks = {l.index: l.clock.resolution_s for l in getattr(run, "launches", ())}
-    sets = [SampleSet(bytes=m.bytes, per_message_s=m.per_message_s, launch=m.launch,
+    # a measurement whose samples wait on disk gives them when its size is analysed, not before
+    sets = [SampleSet(bytes=m.bytes, per_message_s=_per_message_later(m) if getattr(m, "spilled", False)
+                      else m.per_message_s, launch=m.launch,
                       divisor=m.divisor, clock_resolution_s=ticks.get(m.launch),
                       validated=m.validated,
                       where=f"{name}: {pattern} {m.bytes} B launch {m.launch}")
@@ -274,6 +278,10 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
                                flows=int(getattr(chosen[0], "flows", 1)),
                                metric=str(getattr(chosen[0], "metric", "one_way")),
                                placement=placement or "")
+
+
+def _per_message_later(m: Any) -> Callable[[], np.ndarray]:
+    return lambda: m.per_message_s
 
 
 def analyze_pairs(sizes: Sequence[int] | np.ndarray, seconds: Sequence[float] | np.ndarray,

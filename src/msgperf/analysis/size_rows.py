@@ -66,16 +66,17 @@ def size_rows(run: Run) -> list[SizeRow]:
         groups.setdefault((*m.key, m.variant), []).append(m)
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
-    by_series: dict[tuple, dict[int, dict[int, list[np.ndarray]]]] = {}
+    # measurements, not their samples: a large run's samples wait on disk until their size is used
+    by_series: dict[tuple, dict[int, dict[int, list[Measurement]]]] = {}
     for (pattern, buffer, size, ranks, variant), ms in groups.items():
         for m in ms:
             by_series.setdefault((pattern, buffer, ranks, variant), {}).setdefault(size, {}).setdefault(
-                m.launch, []).append(m.per_message_s)
+                m.launch, []).append(m)
     chosen = {}
     for series, sizes in by_series.items():  # the same launches as the model's (series.analyze_sets)
         gone: frozenset[int] = frozenset()
         if planned and any(size not in planned for size in sizes):  # refined: some launch may be disturbed
-            medians = {size: {l: float(np.median(np.concatenate(v))) for l, v in ls.items()}
+            medians = {size: {l: float(np.median(np.concatenate([m.per_message_s for m in v]))) for l, v in ls.items()}
                        for size, ls in sizes.items()}
             gone = frozenset(d.launch for d in disturbed_launches(medians, planned))
         chosen[series] = measuring_launches({size: set(ls) for size, ls in sizes.items()}, planned, gone)

@@ -28,6 +28,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from msgperf.records.spilled_samples import SpilledSamples
+
 from msgperf.errors import MsgperfError
 from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
                                     check_int)
@@ -260,8 +262,29 @@ class Measurement:
         return self.samples_s / self.divisor
 
     @property
+    def spilled(self) -> bool:
+        """Whether the samples wait on disk (a large run file, records/spilled_samples.py)."""
+        return isinstance(self.__dict__["_samples_s"], SpilledSamples)
+
+    @property
     def key(self) -> tuple[str, str, int, tuple[int, ...]]:
         return (self.pattern, self.buffer, self.bytes, self.ranks)
+
+
+def _samples_s(m: Measurement) -> np.ndarray:
+    held = m.__dict__["_samples_s"]
+    return held.load() if isinstance(held, SpilledSamples) else held
+
+
+def _hold_samples(m: Measurement, value: np.ndarray | SpilledSamples) -> None:
+    m.__dict__["_samples_s"] = value
+
+
+# ``samples_s`` stays a constructor field (Measurement(samples_s=...), dataclasses.replace), but it
+# is read through a property, so that a measurement of a large run file can hold its samples on
+# disk (SpilledSamples) and give them back, as an array, each time they are used.
+Measurement.samples_s = property(_samples_s, _hold_samples,  # type: ignore[assignment]
+                                 doc="The raw samples, in seconds, in the order they were measured.")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Callable, Iterator
 from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch, decode_launch_host,
                                     decode_measurement, decode_run)
 from msgperf.records.limits import check_json_values
+from msgperf.records.spilled_samples import SPILL_ABOVE_FILE_BYTES, SampleSpill, spill_or_none, spilled
 
 # Refuse absurd inputs before decoding them (hostile files): 1 GiB per line is far above any
 # real measurement (a million samples is ~25 MB of JSON).
@@ -38,9 +39,10 @@ class _Assembler:
     """Builds a ``Run`` from a run file's lines, one line at a time: what the file reader (which
     streams, holding one line and the decoded measurements) and ``parse_run_text`` share."""
 
-    def __init__(self, name: str, keep: bool = True) -> None:
+    def __init__(self, name: str, keep: bool = True, spill: SampleSpill | None = None) -> None:
         self.name = name
         self.keep = keep  # keep the measurements (else only their (pattern, bytes), and the last one)
+        self.spill = spill  # where kept measurements leave their samples (a large file), if anywhere
         self.measured: list[tuple[str, int]] = []
         self.last: Measurement | None = None
         self.info = None
@@ -108,13 +110,22 @@ class _Assembler:
             if m.launch not in launches and info.source == "msgperf":
                 raise RecordError(f"{where}: measurement of launch {m.launch}, which never started")
             if self.keep:
-                self.measurements.append(m)
+                self.measurements.append(self._spilled(m) if self.spill is not None else m)
             else:
                 self.measured.append((m.pattern, m.bytes))
                 self.last = m
         else:
             raise RecordError(f"{where}: unknown record type {kind!r}")
         return True
+
+    def _spilled(self, m: Measurement) -> Measurement:
+        """``m`` with its samples on disk; on a full disk, this and every later measurement keep
+        theirs in memory (as every run did before spilling)."""
+        try:
+            return spilled(m, self.spill)
+        except OSError:
+            self.spill = None
+            return m
 
     def result(self) -> ReadResult:
         if not self.seen_text:
@@ -184,13 +195,23 @@ def read_run(path: str | Path) -> ReadResult:
     """Read and validate a run file. Raises ``RecordError`` with a one-line message.
 
     Streams: the file is read one line at a time, so reading holds the decoded run (8 bytes per
-    sample, in numpy arrays) and one line, not the file's text (docs/record-format.md, "Reading
-    in bounded memory")."""
-    assembler = _Assembler(str(Path(path)))
+    sample, in numpy arrays) and one line, not the file's text. A file larger than
+    ``SPILL_ABOVE_FILE_BYTES`` leaves its samples in a temporary file (records/spilled_samples.py), so
+    reading and analysing it hold about one measurement's samples at a time
+    (docs/record-format.md, "Reading in bounded memory")."""
+    assembler = _Assembler(str(Path(path)), spill=_spill_for(path))
     for line, number, complete in _lines(path):
         if not assembler.feed(line, number, complete):
             break
     return assembler.result()
+
+
+def _spill_for(path: str | Path) -> SampleSpill | None:
+    try:
+        large = Path(path).stat().st_size > SPILL_ABOVE_FILE_BYTES
+    except OSError:
+        return None  # _lines gives the one-line error
+    return spill_or_none() if large else None
 
 
 def stream_run(path: str | Path) -> tuple[ReadResult, Callable[[], Iterator[Measurement]]]:

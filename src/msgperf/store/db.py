@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from msgperf.records.format import Run
 from msgperf.records.pattern_names import pattern_name
 from msgperf.records.profile_format import Profile
+from msgperf.records.spilled_samples import SPILL_ABOVE_SAMPLE_BYTES, spill_or_none, spilled
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
 from msgperf.store.listing import RunFilter, RunRow, listing_of, parse_time
@@ -346,11 +347,21 @@ class Store:
         info = decode_run_record(row[0], where)
         launches = tuple(decode_launch_rows(record, end, where, abort) for record, end, abort in self.conn.execute(
             "SELECT record, end_record, abort_record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,)))
-        measurements = tuple(decode_measurement_row(record, blob, f"{where}, measurement {seq}")
-                             for seq, record, blob in self.conn.execute(
-                                 "SELECT seq, record, samples FROM measurements WHERE run_id = ? "
-                                 "ORDER BY seq", (run_id,)))
-        return Run(info=info, launches=launches, measurements=measurements, path=row[1])
+        # a large run keeps its samples on disk while it is analysed (records/spilled_samples.py)
+        total = self.conn.execute("SELECT sum(length(samples)) FROM measurements WHERE run_id = ?",
+                                  (run_id,)).fetchone()[0] or 0
+        spill = spill_or_none() if total > SPILL_ABOVE_SAMPLE_BYTES else None
+        measurements = []
+        for seq, record, blob in self.conn.execute("SELECT seq, record, samples FROM measurements WHERE run_id = ? "
+                                                   "ORDER BY seq", (run_id,)):
+            m = decode_measurement_row(record, blob, f"{where}, measurement {seq}")
+            del blob
+            try:
+                m = spilled(m, spill)
+            except OSError:  # a full disk: this and the rest stay in memory
+                spill = None
+            measurements.append(m)
+        return Run(info=info, launches=launches, measurements=tuple(measurements), path=row[1])
 
     @_guarded
     def content_hash(self, run_id: int) -> str:
