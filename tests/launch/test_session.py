@@ -460,6 +460,18 @@ def test_old_launch_logs_are_cleaned_and_recent_ones_kept(logs):
     assert not old.exists() and recent.exists() and other.exists()
 
 
+def test_every_launch_cleans_the_old_logs_and_leaves_none_of_its_own(req, logs):
+    """A launch removes this user's week-old launch logs first (they piled up in the temporary
+    directory), and its own log when it succeeds."""
+    old = logs / f"{LOG_PREFIX}old.log"
+    old.write_text("an old failure")
+    week_ago = time.time() - 8 * 24 * 3600
+    os.utime(old, (week_ago, week_ago))
+    outcome = measure(req(), launcher=FakeLauncher())
+    assert outcome.run.complete
+    assert list(logs.iterdir()) == []
+
+
 def _fake_kernels_running(run_file: Path) -> list[str]:
     found = subprocess.run(["pgrep", "-f", f"fake_kernels.py.*{run_file}"], capture_output=True, text=True)
     return found.stdout.split()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from msgperf import __version__
+from msgperf.atomic_file import atomic_write
 from msgperf.errors import MsgperfError
 
 KERNEL_NAME = "msgperf-kernels"
@@ -158,8 +159,8 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
         raise MsgperfError(f"{compiler} cannot compile the kernels: {_first_error(result.stderr)}; "
                            "check the MPI installation or pass another --mpicc")
     os.replace(tmp, binary)  # atomic: a concurrent build never sees half a binary
-    (target_dir / "identity.json").write_text(json.dumps(
-        {"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
+    with atomic_write(target_dir / "identity.json") as out:  # two builds at once: one whole file wins
+        out.write(json.dumps({"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
     return kernel
 
 
