@@ -296,9 +296,10 @@ class Store:
         self.conn.executemany(
             "INSERT INTO measurements (run_id, seq, pattern, bytes, metric, n_samples, record, samples) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, seq, m.pattern, m.bytes, m.metric, int(m.samples_s.size),
+            # a generator: one measurement's samples at a time (a large run's wait on disk)
+            ((run_id, seq, m.pattern, m.bytes, m.metric, int(m.samples_s.size),
               dumps(measurement_record(m)), samples_blob(m.samples_s))
-             for seq, m in enumerate(run.measurements)])
+             for seq, m in enumerate(run.measurements)))
 
     @_guarded
     def add_profile(self, profile: Profile, label: str = "") -> tuple[int, bool]:
