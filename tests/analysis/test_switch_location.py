@@ -270,3 +270,58 @@ def test_the_step_at_the_limit_narrows_a_wider_interval_that_holds_it():
         if suspect.absorbed:
             assert suspect.absorbed == ((32768, 65536),) and (32768, 65536) not in suspect.spikes
     assert narrowed >= 30
+
+
+T = 131071  # a single-copy threshold set to 131072 B: the switch lies in (T, T + 1]
+AROUND_T = (125331, 128201, T, T + 1, 133942, 136812)  # refinement.anchored_sizes(T, ...)
+
+
+def test_anchored_sizes_at_a_threshold_are_those_the_probes_limit_gets():
+    from msgperf.analysis.refinement import anchored_sizes
+    assert tuple(anchored_sizes(T, 0, 2 * T + 2)) == AROUND_T
+
+
+def test_a_step_at_a_recorded_threshold_is_a_switch_and_a_flat_curve_there_is_none():
+    """The sweep saw nothing at the threshold (no breakpoint, no suspect): a launch that measured
+    both sides of it and shows a step makes it a switch at (T, T + 1], said to be the threshold's;
+    the same sizes on one line make none, and nothing is called a spike."""
+    sizes = (32768, 65536, *AROUND_T, 262144, 524288)
+    stepped = launch_points(sizes, step_at=T + 1)
+    where = located([], [stepped], thresholds=[T])
+    assert [(b.low_bytes, b.high_bytes) for b in where.breakpoints] == [(T, T + 1)]
+    assert where.at_threshold == (True,) and where.found == (True,) and where.narrowed == (1,)
+    flat = located([], [launch_points(sizes, step_at=1 << 40)], thresholds=[T])
+    assert flat.breakpoints == () and flat.spikes == ()
+
+
+def test_a_step_at_a_threshold_narrows_the_sweep_interval_that_holds_it():
+    sizes = (16384, 32768, 65536, *sizes_inside(65536, 131072), *AROUND_T, 262144, 524288)
+    narrowed = 0
+    for seed in range(20):
+        pts = launch_points(sizes, rel_sd=0.004, seed=seed, step_at=T + 1)
+        where = located([Breakpoint(65536, 262144, 131072, 262144, 0.99)], [pts], thresholds=[T])
+        (b,) = where.breakpoints
+        assert b.low_bytes <= T < b.high_bytes, seed  # never moved off the switch
+        if (b.low_bytes, b.high_bytes) == (T, T + 1):
+            assert where.at_threshold == (True,) and where.found == (False,)
+            narrowed += 1
+    assert narrowed >= 18
+
+
+def test_the_thresholds_a_launch_environment_sets_to_the_byte():
+    from msgperf.analysis.result import threshold_anchors
+    from tests.factories import make_run, measurement
+
+    def run_with(env):
+        run = make_run([measurement("pingpong", s, np.full(5, 1e-6)) for s in (1024, 2048)])
+        launches = tuple(dataclass_replace(l, environment=env) for l in run.launches)
+        return dataclass_replace(run, launches=launches)
+
+    from dataclasses import replace as dataclass_replace
+    assert threshold_anchors(run_with({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "128k"})) == (131071,)
+    assert threshold_anchors(run_with({"MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD": "16384"})) == (16384,)
+    # a cell size's eager payload is the cell less a header: not exact, the probe measures it
+    assert threshold_anchors(run_with({"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "32768"})) == ()
+    assert threshold_anchors(run_with({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "65536",
+                                       "MPIR_CVAR_CH4_CMA_ENABLE": "0"})) == ()
+    assert threshold_anchors(run_with({})) == ()

@@ -156,7 +156,8 @@ def main() -> None:
         write(dict(run, command_line=o.command_line, start_time=_now(), plan=plan))
     ranks = [{"rank": r, "host": "vm", "cpu": r % 2, "node": 0} for r in range(np_)]
     write(dict(launch, launch=o.launch, start_time=_now(), nranks=np_, pair=pair, ranks=ranks,
-               launcher_command_line=o.launcher_line or ""))
+               launcher_command_line=o.launcher_line or "",
+               environment={**launch.get("environment", {}), **dict(behaviour.get("environment") or ())}))
     stall = tuple(int(x) for x in o.test_stall.split(":")) if o.test_stall else None
     passes = [("intra",), ("inter",)] if o.placement == "both" else [(None,)]
     written = 0

@@ -34,7 +34,9 @@ class Behaviour:
     measurement record; ``curve``: (alpha_s, seconds_per_byte, step_bytes, step_s): the recorded
     samples of each size are scaled so that its median is alpha + bytes × seconds_per_byte, plus
     step_s from step_bytes on (a switch whose place is known), keeping their relative spread; an
-    optional fifth item, ((bytes, factor), ...), moves those sizes off the curve by that factor."""
+    optional fifth item, ((bytes, factor), ...), moves those sizes off the curve by that factor;
+    ``environment``: (name, value) pairs the launch record lists as its MPI environment (a CVAR
+    set by the user)."""
 
     after: int | None = None
     then: str = "exit"
@@ -43,6 +45,7 @@ class Behaviour:
     log: tuple[str, ...] = ()
     pace_s: float = 0.0
     curve: tuple | None = None
+    environment: tuple[tuple[str, str], ...] = ()
 
 
 class FakeLauncher:

@@ -124,6 +124,27 @@ def test_a_switch_the_sweep_took_for_a_spike_is_found_and_located(tmp_path):
     assert analyze(outcome.run).main.model.sweep.suspects == ()
 
 
+def test_a_threshold_set_by_a_cvar_is_located_to_the_byte_by_a_step_there(tmp_path):
+    """A single-copy threshold set to 128 KiB (sizes from 131072 B on are 2 µs faster, as MPICH's
+    CMA on this VM): the refinement measures both sides of it in one launch and the step there
+    puts the switch in (131071, 131072], said to come from the threshold; without the CVAR in the
+    launch's environment the same curve is located only to an interval around it."""
+    curve = (1e-6, 1e-10, 131072, -2e-6)
+    cvar = (("MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD", "131072"),)
+    located = {}
+    for name, env in (("set", cvar), ("not set", ())):
+        work = tmp_path / name.replace(" ", "-")
+        work.mkdir()
+        outcome = measure(request(work), launcher=FakeLauncher(every=Behaviour(curve=curve, environment=env)))
+        result = analyze(outcome.run)
+        (b,) = result.main.model.sweep.piecewise.breakpoints
+        (origin,) = result.main.model.sweep.provenance
+        located[name] = (b.low_bytes, b.high_bytes, origin.at_threshold)
+        assert b.low_bytes < 131072 <= b.high_bytes, (name, b)
+    assert located["set"] == (131071, 131072, True)
+    assert located["not set"][:2] != (131071, 131072) and not located["not set"][2]
+
+
 def test_a_spike_stays_a_spike(tmp_path):
     """One size off a straight line, in every launch: the refinement measures around it, sees no
     switch, and says so; no breakpoint is made of it."""

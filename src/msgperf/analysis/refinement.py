@@ -10,7 +10,8 @@ noise left wide. Each size is offset by ``PERTURB_BYTES`` bytes, alternately up 
 NetPIPE perturbs its sizes: refined sizes do not all sit on powers of two, where page and
 cache boundaries line up with the size and can fake or hide a switch.
 
-Where the run's eager-probe measured the eager limit E inside an interval, the round also
+Where the run's eager-probe measured the eager limit E inside an interval, or the launch
+environment set a threshold to the byte (a single-copy threshold T: E = T - 1), the round also
 measures ``ANCHOR_SIDE`` sizes on each side of it, E itself and E + 1 included, within
 ``ANCHOR_OCTAVES`` of it (past the interval's end where it lies near one): the switch the probe names is then located at (E, E + 1] when that
 launch shows a step there (analysis/switch_location.py, ``step_at``), even where the bandwidth
@@ -46,7 +47,7 @@ class Bracket:
     low_bytes: int
     high_bytes: int
     suspect: bool = False  # not a breakpoint: the sizes around one that stands off the model alone
-    probe: bool = False  # ... or around the eager-probe's limit, where no breakpoint interval lies
+    probe: bool = False  # ... or around the eager-probe's limit (or a threshold set to the byte), where no breakpoint interval lies
 
     @property
     def octaves(self) -> float:
@@ -96,6 +97,13 @@ def probe_anchor(result: RunResult) -> int | None:
     return result.eager.switch_bytes if result.eager is not None else None
 
 
+def anchors(result: RunResult) -> tuple[int, ...]:
+    """Every size after which the run says a switch lies: the probe's limit and the thresholds
+    the launch environment set to the byte (result.threshold_anchors)."""
+    probe = probe_anchor(result)
+    return tuple(sorted({*(() if probe is None else (probe,)), *result.thresholds}))
+
+
 def brackets(result: RunResult) -> tuple[Bracket, ...]:
     """Every breakpoint interval of the main pattern's series (each placement's), in order, and
     the interval around each size that stands off the model alone (a switch the sweep may have
@@ -111,14 +119,14 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
             found.append(Bracket(series.name, b.low_bytes, b.high_bytes))
         for low, high in series.model.sweep.suspects:
             found.append(Bracket(series.name, low, high, suspect=True))
-        anchor = probe_anchor(result)
         sizes = [p.bytes for p in series.model.sweep.points]
-        if anchor is not None and sizes and min(sizes) <= anchor < max(sizes) and not any(
-                b.low_bytes <= anchor < b.high_bytes for b in found if b.series == series.name):
-            # the switch the probe names, which the sweep merged with another or did not see
-            below = max(s for s in sizes if s <= anchor)
-            above = min(s for s in sizes if s > anchor)
-            found.append(Bracket(series.name, below, above, suspect=True, probe=True))
+        for anchor in anchors(result):
+            if sizes and min(sizes) <= anchor < max(sizes) and not any(
+                    b.low_bytes <= anchor < b.high_bytes for b in found if b.series == series.name):
+                # the switch the probe (or a threshold) names, which the sweep merged with another or did not see
+                below = max(s for s in sizes if s <= anchor)
+                above = min(s for s in sizes if s > anchor)
+                found.append(Bracket(series.name, below, above, suspect=True, probe=True))
     return tuple(found)
 
 
@@ -137,11 +145,11 @@ def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = No
     measured so far; ``sweep``: the sizes the anchors are taken from, measured again beside each
     interval (the plan's and the main pattern's refined ones; default: ``measured``)."""
     wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
-    anchor = probe_anchor(result)
     inside = {s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)}
-    if anchor is not None and any(b.low_bytes <= anchor < b.high_bytes for b in wide):
-        # both sides of the limit, even past the interval's end: the step test needs 3 sizes a side
-        inside |= set(anchored_sizes(anchor, 0, 2 * anchor + 2))
+    for anchor in anchors(result):
+        if any(b.low_bytes <= anchor < b.high_bytes for b in wide):
+            # both sides of the limit, even past the interval's end: the step test needs 3 sizes a side
+            inside |= set(anchored_sizes(anchor, 0, 2 * anchor + 2))
     new = sorted(inside - measured)
     if not new:
         return None

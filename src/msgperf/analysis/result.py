@@ -151,6 +151,8 @@ class RunResult:
     machine: Machine = field(default_factory=lambda: Machine((), None, None))
     # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
     conditions: tuple[LaunchConditions, ...] = field(default=())
+    # The last size before each switch the launch environment set to the byte (threshold_anchors)
+    thresholds: tuple[int, ...] = field(default=())
 
     @property
     def caveat_line(self) -> str:
@@ -226,14 +228,14 @@ def _series_keys(run: Any, launch: int | None) -> list[SeriesKey]:
 
 
 def _model(run: Any, key: SeriesKey, facts: PatternFacts, launch: int | None, tolerance: float,
-           confidence: float, anchor: int | None = None) -> SeriesResult:
+           confidence: float, anchor: int | None = None, thresholds: tuple[int, ...] = ()) -> SeriesResult:
     if not facts.modelled:
         return SeriesResult(key, facts, None, "no time-against-size model for this pattern "
                             "(its own table says what it measured)")
     try:
         model = analyze_series(run, pattern=key.pattern, launch=launch, tolerance=tolerance,
                                confidence=confidence, variant=key.variant,
-                               placement=key.placement or None, anchor=anchor)
+                               placement=key.placement or None, anchor=anchor, thresholds=thresholds)
     except AnalysisError as exc:
         reason = str(exc)
         prefix = f"{run.path or 'the run'}: "
@@ -350,7 +352,9 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     eager = eager_limit(rows)
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
     anchor = eager.switch_bytes if eager is not None else None
-    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor)
+    # ... and where the launch environment set a threshold to the byte (a single-copy threshold)
+    thresholds = threshold_anchors(run)
+    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds)
                    for key in _series_keys(run, launch))
     series = _labelled(series, eager, run)
     conditions = tuple(c for c in run_conditions(measured) if launch is None or c.launch == launch)
@@ -382,8 +386,26 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=eager,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
-        launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions)
+        launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
+        thresholds=thresholds)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial))
+
+
+def _environment(run: Any) -> dict[str, str]:
+    """Every launch's environment, later launches' values winning."""
+    environment: dict[str, str] = {}
+    for launch in getattr(run, "launches", ()):
+        environment.update(launch.environment)
+    return environment
+
+
+def threshold_anchors(run: Any) -> tuple[int, ...]:
+    """The last size before each switch that the launch environment sets to the byte (a
+    single-copy threshold T: sizes from T on take the new protocol, so the switch is in (T - 1, T];
+    an eager threshold E of sizes up to E: in (E, E + 1]): where a refinement launch measures both
+    sides and may show a step, as at the eager-probe's limit. A cell size is not exact (its eager
+    payload is the cell less a header); the probe measures that one."""
+    return tuple(sorted({t.low for t in known_thresholds(_environment(run)) if t.high == t.low + 1}))
 
 
 def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any) -> BreakpointEvidence:
@@ -393,9 +415,7 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
         s = next((s for s in series if s.key.pattern == pattern and s.model is not None), None)
         return s.model.sweep.piecewise.breakpoints if s is not None else ()
 
-    environment: dict[str, str] = {}
-    for launch in getattr(run, "launches", ()):
-        environment.update(launch.environment)
+    environment = _environment(run)
     limit = None
     if eager is not None:
         limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)

@@ -118,10 +118,12 @@ def _launch_caveats(comparison: LaunchComparison) -> list[cv.Caveat]:
 
 def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                  tolerance: float = TOLERANCE, confidence: float = 0.95,
-                 planned: frozenset[int] | None = None, anchor: int | None = None) -> SeriesAnalysis:
+                 planned: frozenset[int] | None = None, anchor: int | None = None,
+                 thresholds: Sequence[int] = ()) -> SeriesAnalysis:
     """Analyse sample sets of one pattern (any sizes, any launches); ``planned``: the sizes the
     run's plan lists, which tell the sweep's launches from those that added sizes; ``anchor``:
-    the eager-probe's limit (sweep.analyze_sweep)."""
+    the eager-probe's limit, ``thresholds`` the last size before each switch the MPI settings name
+    (sweep.analyze_sweep)."""
     grouped: dict[int, dict[int, list[SampleSet]]] = defaultdict(lambda: defaultdict(list))
     for s in sets:
         grouped[int(s.bytes)][s.launch].append(s)
@@ -150,7 +152,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         sizes.append(SizeAnalysis(size, pooled, analyses, point_from_stats(size, pooled, per_launch)))
     sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence,
                           model_sizes=planned if refinements or disturbed else None, refinements=refinements,
-                          anchor=anchor)
+                          anchor=anchor, thresholds=thresholds)
     launches = tuple(sorted({m.launch for s in sizes for m in s.measurements}))
     per_launch_models: list[LaunchModel] = []
     comparison = None
@@ -231,7 +233,7 @@ def series_of(run: Any) -> tuple[tuple[str, str], ...]:
 def analyze_series(run: Any, pattern: str | None = None, launch: int | None = None,
                    tolerance: float = TOLERANCE, confidence: float = 0.95,
                    variant: str | None = None, placement: str | None = None,
-                   anchor: int | None = None) -> SeriesAnalysis:
+                   anchor: int | None = None, thresholds: Sequence[int] = ()) -> SeriesAnalysis:
     """Analyse one series of a run: the first pattern in the file unless ``pattern`` is given,
     its first variant unless ``variant`` is given; all launches pooled unless ``launch`` is;
     every placement pooled unless ``placement`` ("intra", "inter") is given."""
@@ -271,7 +273,8 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
             for m in chosen]
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
-    result = analyze_sets(sets, pattern, name, tolerance, confidence, planned=planned, anchor=anchor)
+    result = analyze_sets(sets, pattern, name, tolerance, confidence, planned=planned, anchor=anchor,
+                          thresholds=thresholds)
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
     return dataclasses.replace(result, variant=variant, caveats=result.caveats + extra,

@@ -63,14 +63,14 @@ def sweep_caveats(points: Sequence[SizePoint], line: HockneyFit, model: Piecewis
 
 def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[SizePoint],
              refinements: Sequence[Sequence[SizePoint]], tolerance: float, confidence: float,
-             anchor: int | None = None
+             anchor: int | None = None, thresholds: Sequence[int] = ()
              ) -> tuple[PiecewiseFit, tuple[cv.Caveat, ...], tuple[tuple[int, int], ...], tuple[Provenance, ...]]:
     """The sweep's model with its switches located by the refinement launches (and any found
     where the sweep saw a size off alone), residuals at every size, what to say about it, the
     suspects no launch has looked at yet, and where each breakpoint comes from."""
     sizes = [p.bytes for p in fitted]
     around = suspects(model, sizes)
-    where = located(model.breakpoints, refinements, tolerance, around, anchor)
+    where = located(model.breakpoints, refinements, tolerance, around, anchor, thresholds)
     found = [bp for bp, f in zip(where.breakpoints, where.found) if f]
     own = [bp for bp, f in zip(where.breakpoints, where.found) if not f]
     moved = relocated(model, pts, pts, own, confidence)
@@ -98,8 +98,9 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
                  and not any(bp.low_bytes < a[1] and bp.high_bytes > a[0] for bp in found))
     count = dict(zip(where.breakpoints, where.narrowed))
     probe = {bp for bp, p in zip(where.breakpoints, where.at_probe) if p}
+    recorded = {bp for bp, t in zip(where.breakpoints, where.at_threshold) if t}
     used = sorted([*own, *kept], key=lambda b: b.best_high_bytes)  # the order relocated() keeps
-    provenance = tuple(Provenance(count.get(bp, 0), bp in kept, bp in probe) for bp in used)
+    provenance = tuple(Provenance(count.get(bp, 0), bp in kept, bp in probe, bp in recorded) for bp in used)
     return moved, tuple(said), left, provenance
 
 
@@ -110,6 +111,7 @@ class Provenance:
     launches: int = 0  # refinement launches that located it (0: the sweep's own interval)
     found: bool = False  # found by a refinement where the sweep saw only a size off the model alone
     at_probe: bool = False  # located by a step at the eager-probe's limit (switch_location.step_at)
+    at_threshold: bool = False  # located by a step at a threshold the run's MPI settings name
 
 
 def _alone_in(size: int, bp, sizes: Sequence[int]) -> bool:
@@ -122,12 +124,14 @@ def _alone_in(size: int, bp, sizes: Sequence[int]) -> bool:
 
 def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                   confidence: float = 0.95, model_sizes: frozenset[int] | None = None,
-                  refinements: Sequence[Sequence[SizePoint]] = (), anchor: int | None = None) -> SweepAnalysis:
+                  refinements: Sequence[Sequence[SizePoint]] = (), anchor: int | None = None,
+                  thresholds: Sequence[int] = ()) -> SweepAnalysis:
     """Fit and characterise one sweep: one point per distinct size. ``model_sizes``: the sizes
     the models are fitted to (the sweep's, when a refinement added others; default: all);
     ``refinements``: each refinement launch's own points, which locate the model's breakpoints
     inside their intervals (switch_location.py) but add none; ``anchor``: the eager limit the
-    run's eager-probe measured, where a refinement launch may show a step (``step_at``)."""
+    run's eager-probe measured, where a refinement launch may show a step (``step_at``);
+    ``thresholds``: the last size before each switch the run's MPI settings name, likewise."""
     pts = tuple(sorted(points, key=lambda p: p.bytes))
     if len({p.bytes for p in pts}) != len(pts):
         raise AnalysisError("each message size must appear once in a sweep")
@@ -144,7 +148,8 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     model = fit_piecewise(fitted, tolerance, confidence)
     found: tuple[cv.Caveat, ...] = ()
     if fitted is not pts or refinements:
-        model, found, around, provenance = _refined(model, fitted, pts, refinements, tolerance, confidence, anchor)
+        model, found, around, provenance = _refined(model, fitted, pts, refinements, tolerance, confidence, anchor,
+                                                    thresholds)
     else:
         around = suspects(model, [p.bytes for p in pts])
         provenance = tuple(Provenance() for _ in model.breakpoints)

@@ -222,17 +222,21 @@ class Location:
     at_probe: tuple[bool, ...] = ()  # per breakpoint: located by a step at the eager-probe's limit
     absorbed: tuple[tuple[int, int], ...] = ()  # suspects whose step is the one at the probe's limit
     probe: "ProbeStep | None" = None  # what the last launch that measured around the probe's limit showed
+    at_threshold: tuple[bool, ...] = ()  # per breakpoint: located by a step at a threshold the run recorded
 
 
 def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizePoint]],
             tolerance: float = TOLERANCE, around: Sequence[tuple[int, int]] = (),
-            anchor: int | None = None) -> Location:
+            anchor: int | None = None, thresholds: Sequence[int] = ()) -> Location:
     """Every breakpoint narrowed by each refinement launch in turn (in the order they were
     made: a later round measured inside what the earlier one left), and every suspect interval
     (``around``, from ``suspects``) turned into a breakpoint where a launch shows a switch in it.
     A launch judges a breakpoint only with its points between the neighbouring ones' best gaps,
     so one switch's step never moves another. ``anchor``: the eager-probe's limit; an interval
-    that holds it and whose window shows no switch is tested for a step there (``step_at``)."""
+    that holds it and whose window shows no switch is tested for a step there (``step_at``).
+    ``thresholds``: the last size before each switch the run's MPI settings name (a single-copy
+    threshold set by a CVAR): a launch that measured both sides of one is tested for a step
+    there, as at the probe's limit; a step becomes a switch, or narrows the one that holds it."""
     items = sorted([(b, False) for b in breakpoints]
                    + [(Breakpoint(low, high, low, high, LOCATION_CONFIDENCE), True) for low, high in around],
                    key=lambda item: (item[0].low_bytes, item[0].high_bytes))
@@ -240,6 +244,11 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
     if anchor is not None:
         probe_item = len(items)
         items.append((Breakpoint(anchor, anchor + 1, anchor, anchor + 1, LOCATION_CONFIDENCE), True))
+    threshold_items: dict[int, int] = {}  # item index -> the threshold's last size before the switch
+    for t in sorted(set(thresholds) - {anchor}):
+        threshold_items[len(items)] = t
+        items.append((Breakpoint(t, t + 1, t, t + 1, LOCATION_CONFIDENCE), True))
+    at_threshold = [False] * len(items)
     seen: ProbeStep | None = None
     absorbed: set[int] = set()  # suspects whose step is the probe's
     extra: list[Breakpoint] = []  # switches found beside the probe's step in a sweep interval that held both
@@ -250,12 +259,14 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
     for pts in launches:
         for i, b in enumerate(current):
             # bounded by the neighbouring switches, not by suspects no launch has confirmed
-            real = [j for j in range(len(items)) if (not items[j][1] or narrowed[j]) and j != probe_item]
-            if i == probe_item:  # the sweep's switches on either side of the limit (a suspect's may be this one)
+            real = [j for j in range(len(items)) if (not items[j][1] or narrowed[j]) and j != probe_item
+                    and j not in threshold_items]
+            if i == probe_item or i in threshold_items:  # the sweep's switches on either side of the limit
+                limit = anchor if i == probe_item else threshold_items[i]
                 sweeps = [j for j in real if not items[j][1]]
-                floor = max((current[j].best_high_bytes for j in sweeps if current[j].best_high_bytes <= anchor),
+                floor = max((current[j].best_high_bytes for j in sweeps if current[j].best_high_bytes <= limit),
                             default=-1)
-                ceiling = min((current[j].best_low_bytes for j in sweeps if current[j].best_low_bytes > anchor),
+                ceiling = min((current[j].best_low_bytes for j in sweeps if current[j].best_low_bytes > limit),
                               default=math.inf)
             else:
                 floor = max((current[j].best_high_bytes for j in real if j < i), default=-1)
@@ -266,6 +277,12 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     seen, measured[i] = check, True
                     if check.breakpoint is not None:
                         current[i], narrowed[i], at_probe[i] = check.breakpoint, 1, True
+                continue
+            if i in threshold_items:  # likewise at a threshold the run recorded
+                if not narrowed[i] and (check := probe_step(near, threshold_items[i], tolerance)) is not None:
+                    measured[i] = True
+                    if check.breakpoint is not None:
+                        current[i], narrowed[i], at_threshold[i] = check.breakpoint, 1, True
                 continue
             inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
             if not inside:
@@ -303,7 +320,20 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             narrowed.append(1)
             measured.append(True)
             at_probe.append(False)
+            at_threshold.append(False)
     keep = [i for i, (_, suspect) in enumerate(items) if not suspect or narrowed[i]]
+    for t_item, t in threshold_items.items():  # a kept switch that holds the threshold: its step is where in it
+        if t_item not in keep:
+            continue
+        holding = [j for j in keep if j != t_item and j not in threshold_items and j != probe_item
+                   and current[j].low_bytes <= t < current[j].high_bytes]
+        for j in holding:
+            narrower = _within(current[t_item], current[j])
+            if narrower is not None:
+                current[j], at_threshold[j] = narrower, True
+                narrowed[j] = max(narrowed[j], 1)
+        if holding:
+            keep.remove(t_item)
     if probe_item is not None and probe_item in keep:
         holding = [j for j in keep if j != probe_item and current[j].low_bytes <= anchor < current[j].high_bytes]
         if holding:  # the same switch, kept already: the step at the limit is where in it
@@ -319,6 +349,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     examined=tuple(current[i] for i in keep if measured[i] and not narrowed[i]),
                     spikes=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in range(len(items))
                                  if items[i][1] and measured[i] and not narrowed[i] and i != probe_item
-                                 and i not in absorbed),
+                                 and i not in absorbed and i not in threshold_items),
                     probe=seen,
-                    absorbed=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in sorted(absorbed)))
+                    absorbed=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in sorted(absorbed)),
+                    at_threshold=tuple(at_threshold[i] for i in keep))

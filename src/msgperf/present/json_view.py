@@ -73,7 +73,8 @@ def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
                          "confidence": bp.confidence,
                          "refinement_launches": origin.launches if origin else 0,
                          "found_by_refinement": bool(origin and origin.found),
-                         "located_at_probe_limit": bool(origin and origin.at_probe)}
+                         "located_at_probe_limit": bool(origin and origin.at_probe),
+                         "located_at_set_threshold": bool(origin and origin.at_threshold)}
                         for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
         "suspects_bytes": [list(s) for s in sweep.suspects],
         "segments": [_line(s) for s in pw.segments],

@@ -143,6 +143,8 @@ def _origin(origin) -> str:
     by = f"{origin.launches} refinement launch{'es' if origin.launches > 1 else ''}"
     if origin.at_probe:
         return f" — {'found' if origin.found else 'located'} by {by} as a step at the eager-probe's limit"
+    if origin.at_threshold:
+        return f" — {'found' if origin.found else 'located'} by {by} as a step at the threshold the MPI was set to"
     return (f" — found by {by} where the sweep saw sizes off the model alone" if origin.found
             else f" — located by {by}")
 
