@@ -12,7 +12,8 @@ shared). An input the reader refuses is refused by every command through that sa
 in ``--refused-every`` of those is driven through the commands as well, to check that they say so
 in one line. ``report`` (three matplotlib plots, ~0.7 s) runs on a random one accepted input in
 ``--report-every``; the summary says on how many. ``--minutes`` stops early and prints the real
-count. ``--spill`` reads every run as a large one is read (its samples in a temporary file).
+count. With ``--commands``, ``--spill`` has the commands read every run as a large one is read (its
+samples in a temporary file; the reader stage parses text and never spills).
 
 Input i is mutated by its own generator, seeded by (``--seed``, i): the inputs do not depend on
 ``--workers`` (one process per core by default, each with its own temporary directory, home and
@@ -260,8 +261,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="this fraction of inputs: one field of one record set to a hostile value of any JSON type")
     ap.add_argument("--progress", type=int, default=10_000, help="print the counts every this many inputs")
     ap.add_argument("--spill", action="store_true",
-                    help="read every run as a large one is read: its samples in a temporary file "
-                         "(records/spilled_samples.py), also when stored and loaded again")
+                    help="with --commands: the commands read every run as a large one is read, its samples "
+                         "in a temporary file (records/spilled_samples.py), also when stored and loaded again")
     args = ap.parse_args(argv)
     if args.spill:  # set before the fork: every worker and command reads through the spill
         from msgperf.records import runfile_read  # noqa: PLC0415

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "msgperf"
-WRITES = re.compile(r"""write_text\(|write_bytes\(|open\([^)]*['"][wax]\+?b?['"]|\.open\(['"][wax]""")
+WRITES = re.compile(r"""write_text\(|write_bytes\(|open\([^)]*['"]([wax]\+?b?|[wax]?b?\+|r\+b?|rb\+)['"]|\.open\(['"]([wax]|r\+|rb\+)"""
+                    r"""|os\.open\(""")
 
 # (file, the line's code) -> why it may write where it does
 ALLOWED = {
@@ -26,6 +27,8 @@ ALLOWED = {
     ("launch/run_file_guard.py", 'path.open("w").close()'): "empties a run file --force replaces, under its lock",
     ("launch/build.py", 'probe.write_text("#include <mpi.h>\\n")'): "a probe in its own temporary directory",
     ("launch/job.py", 'with log_path.open("w+") as log:'): "the launch log mkstemp created, written as the job runs",
+    ("records/runfile_write.py", 'with path.open("rb+") as f:'): "--resume cuts a killed writer's partial last line, under the run file's lock",
+    ("launch/run_file_guard.py", "fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)"): "the lock file beside a run file (holds a pid)",
 }
 
 

@@ -1,5 +1,5 @@
-"""Whether a file msgperf derives (a report, a plot, an export, a batch script, a recovered
-database's copy) may be written where a file already exists.
+"""Whether a file msgperf derives (a report, a plot, an export, a batch script) may be written
+where a file already exists.
 
 - A file that holds measurements (a msgperf run file, a profile, an SQLite database) is never
   replaced by a derived file, not even with ``--force``: it may be the only copy of a measurement.
@@ -26,10 +26,14 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 
 def measurements_in(path: Path) -> str | None:
     """What measurements ``path`` holds ("a msgperf run file", "a msgperf profile", "an SQLite
-    database"), or None. Reads the first line only, so a large file is never read whole."""
+    database"), or None. Reads the first record's line only, so a large file is never read whole."""
     try:
         with path.open("rb") as f:
             first = f.readline(_FIRST_LINE_LIMIT)
+            for _ in range(100):  # the reader skips blank lines before the first record; so does this
+                if first.strip() or not first:
+                    break
+                first = f.readline(_FIRST_LINE_LIMIT)
     except OSError:
         return None
     if first.startswith(_SQLITE_HEADER):

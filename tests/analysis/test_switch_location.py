@@ -303,7 +303,7 @@ def test_a_step_at_a_threshold_narrows_the_sweep_interval_that_holds_it():
         (b,) = where.breakpoints
         assert b.low_bytes <= T < b.high_bytes, seed  # never moved off the switch
         if (b.low_bytes, b.high_bytes) == (T, T + 1):
-            assert where.at_threshold == (True,) and where.found == (False,)
+            assert where.found == (False,)  # the sweep's switch, located (by the step, or already by two lines)
             narrowed += 1
     assert narrowed >= 18
 
@@ -325,3 +325,19 @@ def test_the_thresholds_a_launch_environment_sets_to_the_byte():
     assert threshold_anchors(run_with({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "65536",
                                        "MPIR_CVAR_CH4_CMA_ENABLE": "0"})) == ()
     assert threshold_anchors(run_with({})) == ()
+
+
+def test_a_step_at_a_threshold_leaves_the_rest_of_its_interval_to_be_judged_alone():
+    """Review: a sweep interval over 32-256 KiB holding two switches, +3 µs at 90000 B and the
+    threshold's -2.5 µs at 131072 B; the step at the threshold narrows the interval to (T, T + 1]
+    and the rest of it, judged alone, still holds the other (as beside the probe's limit)."""
+    from msgperf.analysis.refinement import anchored_sizes
+
+    def two(size):
+        return 1e-6 + 1e-10 * size + (3e-6 if size >= 90000 else 0.0) - (2.5e-6 if size > T else 0.0)
+    sizes = (8192, 16384, 32768, *sizes_inside(32768, 262144), *anchored_sizes(T, 0, 2 * T + 2), 262144, 524288)
+    pts = [dataclasses_replace_time(p, two(p.bytes)) for p in launch_points(sorted(set(sizes)))]
+    where = located([Breakpoint(32768, 262144, 65536, 262144, 0.99)], [pts], thresholds=[T])
+    spans = [(b.low_bytes, b.high_bytes) for b in where.breakpoints]
+    assert (T, T + 1) in spans and any(low < 90000 <= high for low, high in spans), spans
+    assert where.at_threshold[spans.index((T, T + 1))]

@@ -48,6 +48,7 @@ class Bracket:
     high_bytes: int
     suspect: bool = False  # not a breakpoint: the sizes around one that stands off the model alone
     probe: bool = False  # ... or around the eager-probe's limit (or a threshold set to the byte), where no breakpoint interval lies
+    threshold: bool = False  # ... that limit is a threshold the MPI was set to, not the probe's
 
     @property
     def octaves(self) -> float:
@@ -120,13 +121,14 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
         for low, high in series.model.sweep.suspects:
             found.append(Bracket(series.name, low, high, suspect=True))
         sizes = [p.bytes for p in series.model.sweep.points]
+        probe = probe_anchor(result)
         for anchor in anchors(result):
             if sizes and min(sizes) <= anchor < max(sizes) and not any(
                     b.low_bytes <= anchor < b.high_bytes for b in found if b.series == series.name):
                 # the switch the probe (or a threshold) names, which the sweep merged with another or did not see
                 below = max(s for s in sizes if s <= anchor)
                 above = min(s for s in sizes if s > anchor)
-                found.append(Bracket(series.name, below, above, suspect=True, probe=True))
+                found.append(Bracket(series.name, below, above, suspect=True, probe=True, threshold=anchor != probe))
     return tuple(found)
 
 

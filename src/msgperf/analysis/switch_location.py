@@ -249,6 +249,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
         threshold_items[len(items)] = t
         items.append((Breakpoint(t, t + 1, t, t + 1, LOCATION_CONFIDENCE), True))
     at_threshold = [False] * len(items)
+    threshold_launch: dict[int, list[SizePoint]] = {}  # the launch that showed the step at a threshold
     seen: ProbeStep | None = None
     absorbed: set[int] = set()  # suspects whose step is the probe's
     extra: list[Breakpoint] = []  # switches found beside the probe's step in a sweep interval that held both
@@ -283,6 +284,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     measured[i] = True
                     if check.breakpoint is not None:
                         current[i], narrowed[i], at_threshold[i] = check.breakpoint, 1, True
+                        threshold_launch[i] = sorted(pts, key=lambda p: p.bytes)
                 continue
             inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
             if not inside:
@@ -312,6 +314,21 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     or (current[j].high_bytes == first.high_bytes and near_lo <= first.high_bytes <= anchor)):
                 narrowed[j] = 0
                 absorbed.add(j)
+    held: set[int] = set()  # threshold items whose step narrowed a switch that held it
+    for t_item, t in threshold_items.items():  # a switch that holds the threshold: its step is where in it
+        if not narrowed[t_item]:
+            continue
+        for j in range(len(items)):
+            if (j == t_item or j in threshold_items or j == probe_item or (items[j][1] and not narrowed[j])
+                    or not current[j].low_bytes <= t < current[j].high_bytes):
+                continue
+            held.add(t_item)
+            narrower = _within(current[t_item], current[j])
+            if narrower is not None and narrower != current[j]:
+                # the step at the threshold is one switch: the rest of the interval, each side alone, may hold another
+                extra += _beside_the_limit(threshold_launch[t_item], current[j], t, tolerance)
+                current[j], at_threshold[j] = narrower, True
+                narrowed[j] = max(narrowed[j], 1)
     for bp in extra:
         if not any(current[j].low_bytes < bp.high_bytes and bp.low_bytes < current[j].high_bytes
                    for j in range(len(items)) if narrowed[j] or not items[j][1]):
@@ -321,19 +338,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             measured.append(True)
             at_probe.append(False)
             at_threshold.append(False)
-    keep = [i for i, (_, suspect) in enumerate(items) if not suspect or narrowed[i]]
-    for t_item, t in threshold_items.items():  # a kept switch that holds the threshold: its step is where in it
-        if t_item not in keep:
-            continue
-        holding = [j for j in keep if j != t_item and j not in threshold_items and j != probe_item
-                   and current[j].low_bytes <= t < current[j].high_bytes]
-        for j in holding:
-            narrower = _within(current[t_item], current[j])
-            if narrower is not None:
-                current[j], at_threshold[j] = narrower, True
-                narrowed[j] = max(narrowed[j], 1)
-        if holding:
-            keep.remove(t_item)
+    keep = [i for i, (_, suspect) in enumerate(items) if (not suspect or narrowed[i]) and i not in held]
     if probe_item is not None and probe_item in keep:
         holding = [j for j in keep if j != probe_item and current[j].low_bytes <= anchor < current[j].high_bytes]
         if holding:  # the same switch, kept already: the step at the limit is where in it

@@ -48,6 +48,15 @@ REFINE_S_PER_SIZE = 0.05  # the least a refinement launch gives each of its size
 MIN_REFINE_BUDGET_S = 10.0
 
 
+def _bracket_kind(b) -> str:
+    """What a refinement bracket is, for the note that says where the refinement stopped."""
+    if b.threshold:
+        return "the threshold the MPI was set to"
+    if b.probe:
+        return "the eager-probe limit"
+    return "a size off the model alone" if b.suspect else "a switch"
+
+
 def check_deadline(seconds: float, text: str | None = None) -> float:
     """A watchdog deadline: positive and finite (0 or less would kill a healthy job as hung,
     NaN or infinity would switch the watchdog off)."""
@@ -324,7 +333,7 @@ def refine(run_file: Path, budget_s: float, next_index: int,
             return made
         if time.monotonic() - began >= budget_s:
             note(f"stopped refining after {budget_s:.0f} s (the refinement budget); "
-                 + "; ".join(f"{b.series}: {'the eager-probe limit' if b.probe else 'a size off the model alone' if b.suspect else 'a switch'} between "
+                 + "; ".join(f"{b.series}: {_bracket_kind(b)} between "
                              f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in step.brackets))
             return made
         p = run.info.plan
@@ -337,7 +346,8 @@ def refine(run_file: Path, budget_s: float, next_index: int,
                               iterations_per_sample=p.iterations_per_sample, total_time_s=share)
         switches = [b for b in step.brackets if not b.suspect]
         around = [b for b in step.brackets if b.suspect and not b.probe]
-        probes = [b for b in step.brackets if b.probe]
+        probes = [b for b in step.brackets if b.probe and not b.threshold]
+        thresholds = [b for b in step.brackets if b.threshold]
         note(f"refining {step.pattern}: "
              + "; ".join([f"{len(switches)} switch(es) between "
                           + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in switches)]
@@ -347,7 +357,10 @@ def refine(run_file: Path, budget_s: float, next_index: int,
                          * bool(around)
                          + ["the eager-probe's limit (a step there?) between "
                             + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in probes)]
-                         * bool(probes))
+                         * bool(probes)
+                         + ["the threshold the MPI was set to (a step there?) between "
+                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in thresholds)]
+                         * bool(thresholds))
              + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,

@@ -55,12 +55,23 @@ def write_run_file(run: Run, path: str | Path) -> Path:
     return Path(path)
 
 
-def cut_partial_line(path: Path) -> None:
-    """Drop a last line without its newline (a killed writer's), so appending stays valid."""
+def cut_partial_line(path: Path, chunk: int = 1 << 20) -> None:
+    """Drop a last line without its newline (a killed writer's), so appending stays valid. Reads
+    back from the end a chunk at a time, never the whole file."""
     with path.open("rb+") as f:
-        data = f.read()
-        keep = data.rfind(b"\n") + 1
-        if keep != len(data):
+        end = f.seek(0, 2)
+        position = end
+        while position > 0:
+            start = max(0, position - chunk)
+            f.seek(start)
+            newline = f.read(position - start).rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            position = start
+        else:
+            keep = 0
+        if keep != end:
             f.truncate(keep)
 
 
