@@ -28,11 +28,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from msgperf.records.spilled_samples import SpilledSamples
-
 from msgperf.errors import MsgperfError
 from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
                                     check_int)
+from msgperf.records.spilled_samples import SpilledSamples
 from msgperf.records.pattern_names import pattern_name
 
 FORMAT_NAME = "msgperf-run"

@@ -56,10 +56,10 @@ class SampleSpill:
 
     def keep(self, samples: np.ndarray) -> SpilledSamples:
         """Write ``samples`` to the file; raises OSError (a full disk) with nothing kept."""
-        data = np.ascontiguousarray(samples, dtype=_DTYPE).tobytes()
+        data = memoryview(np.ascontiguousarray(samples, dtype=_DTYPE)).cast("B")
         offset = self._end
         written = 0
-        while written < len(data):
+        while written < len(data):  # pwrite may write less than asked
             written += os.pwrite(self._file.fileno(), data[written:], offset + written)
         self._end += len(data)
         return SpilledSamples(self, offset, int(samples.size))
@@ -70,9 +70,6 @@ class SampleSpill:
         if len(data) != size:  # the file was cut under us: a fault, not a measurement
             raise OSError(f"the temporary sample file returned {len(data)} of {size} bytes")
         return np.frombuffer(data, dtype=_DTYPE)  # read-only: nobody may change a measurement
-
-    def close(self) -> None:
-        self._file.close()
 
     def __reduce__(self):
         # a spilled run is large: no cache keeps it (analysis_cache.put skips what cannot be pickled)
