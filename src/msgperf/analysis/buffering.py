@@ -68,9 +68,11 @@ class BufferingRow:
     measured_extra_s: float | None  # late - preposted receive (unexpected): what buffering cost
     measured_extra_ci_s: tuple[float, float] | None
     measured_effective_bytes_per_s: float | None  # s / (unbuffered one-way + measured extra)
-    ratio: float | None  # measured extra / predicted copy time
-    ratio_ci: tuple[float, float] | None
-    verdict: str  # "agrees", "costs more", "costs less", "not buffered (rendezvous)", "cannot tell", ""
+    ratio: float | None  # measured extra / predicted copy time (None when the extra is not positive)
+    ratio_ci: tuple[float, float] | None  # its interval, from 0 when the extra's reaches below 0
+    # "agrees", "costs more", "costs less", "no copy seen (the late receive was faster)",
+    # "not buffered (rendezvous)", "cannot tell", ""
+    verdict: str
 
 
 # The relation is "confirmed" at a size when the interval of measured/predicted extra time lies
@@ -90,21 +92,30 @@ def copy_speed(memcpy_sizes: Sequence[tuple[int, float]]) -> tuple[float, int] |
     return size / median, size
 
 
-def buffering_verdict(ratio_ci: tuple[float, float] | None, eager: bool | None) -> str:
+NO_COPY_SEEN = "no copy seen (the late receive was faster)"
+
+
+def buffering_verdict(ratio_ci: tuple[float, float] | None, eager: bool | None,
+                      extra_ci_s: tuple[float, float] | None = None) -> str:
+    """Saphir's relation at one size, from the interval of measured / predicted extra time. A
+    whole interval below half the copy says "costs less" however wide it is (down to nothing); an
+    extra time whose interval lies below zero is no copy at all."""
     if eager is False:
         return "not buffered (rendezvous)"
+    if extra_ci_s is not None and extra_ci_s[1] < 0:
+        return NO_COPY_SEEN
     if ratio_ci is None:
         return "cannot tell"
     lo, hi = ratio_ci
     band_lo, band_hi = AGREEMENT_BAND
-    if hi / max(lo, 1e-300) > band_hi / band_lo:
-        return "cannot tell"
-    if band_lo <= lo and hi <= band_hi:
-        return "agrees"
     if hi < band_lo:
         return "costs less"
     if lo > band_hi:
         return "costs more"
+    if hi / max(lo, 1e-300) > band_hi / band_lo:
+        return "cannot tell"
+    if band_lo <= lo and hi <= band_hi:
+        return "agrees"
     return "cannot tell"
 
 
@@ -121,8 +132,9 @@ def buffering_row(size: int, copy_s: float, unbuffered_s: float,
     if extra is not None:
         measured, lo, hi = extra
         ci = (lo, hi) if lo is not None and hi is not None else None
-        ratio = measured / copy_s
-        ratio_ci = (lo / copy_s, hi / copy_s) if ci is not None and lo > 0 else None
+        # a time ratio is only a ratio of positive times: a late receive measured faster has none
+        ratio = measured / copy_s if measured > 0 else None
+        ratio_ci = (max(lo, 0.0) / copy_s, hi / copy_s) if ci is not None and hi > 0 else None
         effective = size / (unbuffered_s + measured) if unbuffered_s + measured > 0 else None
-        verdict = buffering_verdict(ratio_ci, eager)
+        verdict = buffering_verdict(ratio_ci, eager, ci)
     return BufferingRow(size, b_c, b_n, predicted, copy_s, measured, ci, effective, ratio, ratio_ci, verdict)
