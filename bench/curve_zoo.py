@@ -1,6 +1,7 @@
 """Curve zoo: does the model find the switches that were set on purpose, and only those?
 
     .venv/bin/python bench/curve_zoo.py [--only TEXT ...] [--no-openmpi] [--no-cluster] [--keep DIR] [--realtime]
+                                        [--no-threshold-anchors]
 
 Each case is a real sweep whose truth is known because it was set: PyPI's MPICH with its
 shared-memory cell size (the eager limit: MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE) and its
@@ -291,7 +292,15 @@ def main() -> int:
     ap.add_argument("--realtime", action="store_true",
                     help="run msgperf at SCHED_FIFO (chrt -f 10, root): other jobs on a shared machine then "
                          "cannot deschedule the ranks (MPICH and Open MPI cases)")
+    ap.add_argument("--no-threshold-anchors", action="store_true",
+                    help="do not let a threshold set to the byte in the environment tell the refinement where "
+                         "to look (msgperf's own run and this script's analysis): what the sweep finds alone")
     args = ap.parse_args()
+    if args.no_threshold_anchors:
+        import msgperf.analysis.result as result_module  # noqa: PLC0415
+        result_module.threshold_anchors = lambda run: ()
+        MSGPERF[:] = [sys.executable, "-c", "import msgperf.analysis.result as r; r.threshold_anchors = lambda run: (); "
+                      "from msgperf.cli import main; main()"]
     if args.realtime:
         MSGPERF[:0] = ["chrt", "-f", "10"]
     cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]

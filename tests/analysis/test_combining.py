@@ -44,3 +44,40 @@ def test_the_break_even_beyond_a_jump_follows_the_last_segment():
     assert len(model.breakpoints) == 1
     k, g = 8, 0.10
     assert model_break_even(model, k, g) == pytest.approx(8e-6 * (k - 1 - g) / (g * k * 1e-10), rel=1e-6)
+
+
+def _advice(curve, messages, size, sizes=SIZES):
+    from msgperf.analysis.combining import predict_combining
+    from msgperf.analysis.sweep import analyze_sweep
+
+    sweep = analyze_sweep(points(curve, sizes, 0.0, np.random.default_rng(0)))
+    return predict_combining(sweep.piecewise, sweep.hockney.line, messages, size)
+
+
+def test_where_combining_pays_is_said_in_ranges_when_a_switch_breaks_it_and_only_within_the_evidence():
+    """Audit of issue 14: advise said "gains more than 10 % at every size up to 1 TiB" beside a
+    predicted 0.8x at 4 KiB, whose combined message crossed the eager limit. With a 7 µs jump at
+    64 KiB, two messages of s from ~22 to ~38 KiB combine into one above the jump and gain less than
+    10 %; below and above that they gain, until the last segment's break-even (~360 KiB): two
+    ranges, none reaching past the largest size measured over k."""
+    from msgperf.present.advice_text import paying_words
+
+    p = _advice(CURVES["jump"], 2, 40000)
+    assert len(p.paying_bytes) == 2, p.paying_bytes
+    (lo1, hi1), (lo2, hi2) = p.paying_bytes
+    assert lo1 <= 1 and 16384 < hi1 < 32768 < lo2 <= 65536
+    assert not any(lo <= 30000 <= hi for lo, hi in p.paying_bytes)
+    assert hi2 == pytest.approx(p.break_even_bytes, rel=0.02) and hi2 <= p.within_bytes == (1 << 26) / 2
+    words = paying_words(p)
+    assert "only" in words and "1 TiB" not in words and "up to 32 MiB" in words, words
+
+
+def test_a_gain_that_only_falls_stops_paying_at_the_break_even_and_one_that_never_falls_pays_everywhere():
+    from msgperf.present.advice_text import paying_words
+
+    falling = _advice(CURVES["line"], 8, 1024)  # s* = alpha(k - 1 - g)/(g·k·beta), about 170 KiB
+    assert len(falling.paying_bytes) == 1 and falling.paying_bytes[0][0] <= 1
+    assert "stops paying (gain < 10 %) above" in paying_words(falling)
+    short = _advice(CURVES["line"], 8, 64, sizes=tuple(1 << i for i in range(11)))  # up to 1 KiB: s <= 128 B
+    assert paying_words(short).startswith("combining 8 messages gains more than 10 % at every s up to 128 B")
+    assert paying_words(_advice(CURVES["line"], 1, 64)) .startswith("combining 1 messages never gains 10 %")

@@ -67,6 +67,12 @@ class CombiningPrediction:
     pipelined: bool = False  # apart_s assumed back-to-back messages pipeline (the LogGP gap)
     measured_by_combine: bool = False  # the measured times are the combine pattern's own, at k and s
     eager_limit_bytes: int | None = None  # the run's measured eager limit, when it has one
+    # Where combining gains at least min_gain, per message size s (on the break-even grid), from 1 B
+    # up to ``within_bytes``: the largest size the run measured over k, so that both k·s and s lie
+    # within the evidence. The gain need not fall with s (a combined message that crosses the eager
+    # limit gains less than smaller and larger ones), so this is a list of ranges.
+    paying_bytes: tuple[tuple[float, float], ...] = ()
+    within_bytes: float = 0.0
 
     @property
     def model_words(self) -> str:
@@ -128,6 +134,25 @@ def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarr
         apart = predict(_GRID) + float(messages - 1) * np.where(0.0 > gaps, 0.0, gaps)  # max(gap, 0.0)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.where(combined > 0, apart / combined - 1, np.inf)
+
+
+def paying_ranges(model: PiecewiseFit, messages: int, min_gain: float, gap: Gap | None,
+                  within: float) -> tuple[tuple[float, float], ...]:
+    """The sizes s of the grid up to ``within`` where the gain is at least ``min_gain``, as
+    (first, last) of each run of consecutive grid sizes that gain."""
+    inside = _GRID <= within
+    if not inside.any():
+        return ()
+    paying = _grid_gains(model, messages, gap)[inside] >= min_gain
+    out, start = [], None
+    for i, pays in enumerate(paying):
+        if pays and start is None:
+            start = i
+        if start is not None and (not pays or i == paying.size - 1):
+            end = i if pays else i - 1
+            out.append((float(_GRID[start]), float(_GRID[end])))
+            start = None
+    return tuple(out)
 
 
 def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
@@ -202,4 +227,5 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
         line_break_even_bytes=line_break_even(line, k, min_gain),
         measured_apart_s=measured_apart, measured_combined_s=measured_combined,
         caveats=tuple(found), pipelined=gap is not None,
-        measured_by_combine=combine_measured is not None, eager_limit_bytes=eager_limit)
+        measured_by_combine=combine_measured is not None, eager_limit_bytes=eager_limit,
+        paying_bytes=paying_ranges(model, k, min_gain, gap, largest / k), within_bytes=largest / k)

@@ -13,6 +13,25 @@ from msgperf.analysis.result import SeriesResult
 from msgperf.present.text import safe
 
 
+def paying_words(p: CombiningPrediction) -> str:
+    """Where combining pays, within the sizes the run measured (the prediction's ``paying_bytes``)."""
+    k, gain = p.messages, units.percent(p.min_gain, decimals=0)
+    ranges, within = p.paying_bytes, p.within_bytes
+    measured = f"up to {units.size(within)} (k·s within the sizes measured; predicted)"
+    if not ranges:
+        return f"combining {k} messages never gains {gain} for s {measured}"
+    first_lo, first_hi = ranges[0]
+    if len(ranges) == 1 and first_lo <= 1.0:
+        if first_hi >= within / 1.02:  # the grid's last size at or below the limit: every size
+            return f"combining {k} messages gains more than {gain} at every s {measured}"
+        end = p.break_even_bytes if p.break_even_bytes is not None and 0 < p.break_even_bytes <= within else first_hi
+        line = p.line_break_even_bytes
+        return (f"combining stops paying (gain < {gain}) above {units.size(end)} per message (predicted; a single "
+                f"line: {units.size(line) if line is not None else 'never'})")
+    spans = ", ".join(f"{units.size(lo)}–{units.size(hi)}" if hi > lo else units.size(lo) for lo, hi in ranges)
+    return f"combining {k} messages gains more than {gain} for s in {spans} only, of s {measured}"
+
+
 def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult,
                   buffering: BufferingEstimate | None, copy_from: str = "",
                   network_from: str = "the asymptotic bandwidth") -> None:
@@ -34,15 +53,7 @@ def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult
     console.print(f"  speedup    {units.ratio(p.answer_speedup)} "
                   f"({'measured' if p.measured_by_combine else 'predicted'}); saves {units.seconds(saving)} "
                   f"per {k} messages")
-    gain = units.percent(p.min_gain, decimals=0)
-    if p.break_even_bytes is None:
-        console.print(f"  combining {k} messages gains more than {gain} at every size up to 1 TiB (predicted)")
-    elif p.break_even_bytes == 0:
-        console.print(f"  combining {k} messages never gains {gain} (predicted)")
-    else:
-        line = p.line_break_even_bytes
-        console.print(f"  combining stops paying (gain < {gain}) above {units.size(p.break_even_bytes)} "
-                      f"per message (predicted; a single line: {units.size(line) if line is not None else 'never'})")
+    console.print(f"  {paying_words(p)}")
     speedup = p.answer_speedup
     verdict = ("combine them" if speedup >= 1 + p.min_gain else
                "combining gains little here" if speedup >= 1 else "send them apart")

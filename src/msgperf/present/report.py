@@ -22,6 +22,7 @@ from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.atomic_file import atomic_write
 from msgperf.present import plots
+from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
 from msgperf.present.text import printable
 
@@ -213,7 +214,7 @@ def _combining(result: RunResult) -> str:
     for p in result.combining_cases:
         k, s = p.messages, p.bytes
         words = p.model_words
-        be = units.size(p.break_even_bytes) if p.break_even_bytes is not None else "beyond 1 TiB"
+        be = paying_words(p)
         measured = units.ratio(p.measured_speedup) if p.measured_by_combine else "-"
         rows.append([str(k), _e(units.size(s)), _e(units.seconds(p.apart_s)), _e(units.seconds(p.combined_s)),
                      _e(units.ratio(p.speedup)), _e(measured), _e(be)])
@@ -221,10 +222,10 @@ def _combining(result: RunResult) -> str:
         return "<p>Too few sizes measured to predict message combining.</p>"
     return ("<p>Sending k messages of s bytes apart versus combined into one of k·s bytes (Lawlor's "
             f"message-combining lecture), predicted from the {_e(words)}; measured where the combine pattern "
-            f"measured that case. Combining pays while the speedup exceeds 1 + 10 % — up to the break-even "
-            "message size.</p>"
+            f"measured that case. Combining pays while the speedup exceeds 1 + 10 %; where it pays is "
+            "predicted within the sizes the run measured.</p>"
             + _table(["k", "s", "apart", "combined T(k·s)", "predicted speedup", "measured speedup",
-                      "pays up to s ="], rows))
+                      "where it pays"], rows))
 
 
 def _pattern_tables(result: RunResult) -> str:
