@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from msgperf import units
 from msgperf.analysis import AnalysisError
 from msgperf.analysis.result import analyze
 from tests.factories import CURVE, EVERY_SIZES, every_family_run, factors, make_run, measurement
@@ -74,3 +75,24 @@ def test_advice_uses_the_combine_pattern_the_gap_and_the_eager_limit():
     gap = result.gap.at(64)
     t64 = result.main.model.sweep.piecewise.predict(64)
     assert predicted.apart_s == pytest.approx(t64 + 3 * gap) and predicted.apart_s < 4 * t64
+
+
+def test_the_placement_table_shows_each_placements_model_and_labelled_switches():
+    """Audit of issue 14: the side-by-side table of --placement both was never rendered in a test."""
+    from rich.console import Console
+
+    from msgperf.present.pattern_tables import placement_models, render
+
+    result = analyze(_placed())
+    (m,) = result.placement_models
+    console = Console(record=True, width=200)
+    (table,) = placement_models(result)
+    render(console, table)
+    text = console.export_text()
+    intra, inter = m.intra.sweep.hockney.line, m.inter.sweep.hockney.line
+    assert "pingpong: the model within a node and across nodes" in text
+    alpha_row = next(l for l in text.splitlines() if "α latency" in l)
+    assert units.seconds(intra.alpha_s) in alpha_row and units.seconds(inter.alpha_s) in alpha_row
+    switch_row = next(l for l in text.splitlines() if "switches" in l and "│" in l)
+    (label,) = result.find("pingpong", placement="intra").labels
+    assert label.text in switch_row and "none" in switch_row  # the inter-node pair has no switch

@@ -351,8 +351,10 @@ def placement_models(result: RunResult) -> list[Grid]:
                    ["", "intra-node", "inter-node", "inter/intra"], wrap_last=False)
         li, lo = m.intra.sweep.hockney.line, m.inter.sweep.hockney.line
 
-        def switches(model) -> str:
+        def switches(model, placement: str) -> str:
+            labels = {l.breakpoint: l.text for l in result.find(m.pattern, m.variant, placement=placement).labels}
             return ", ".join(f"{units.size(b.low_bytes)}–{units.size(b.high_bytes)}"
+                             + (f": {labels[b]}" if b in labels else "")
                              for b in model.sweep.piecewise.breakpoints) or "none"
 
         t.add_row("α latency", f"{units.seconds(li.alpha_s)} {units.interval(*li.alpha_ci_s, 's')}",
@@ -362,7 +364,7 @@ def placement_models(result: RunResult) -> list[Grid]:
                   units.ratio(lo.beta_s_per_byte / li.beta_s_per_byte) if li.beta_s_per_byte > 0 else units.MISSING)
         t.add_row("bandwidth 1/β", units.rate(li.bandwidth_bytes_per_s), units.rate(lo.bandwidth_bytes_per_s),
                   units.ratio(m.bandwidth_ratio))
-        t.add_row("switches", switches(m.intra), switches(m.inter), "")
+        t.add_row("switches", switches(m.intra, "intra"), switches(m.inter, "inter"), "")
         tables.append(t)
     return tables
 
