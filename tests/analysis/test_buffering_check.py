@@ -39,3 +39,14 @@ def test_above_the_eager_limit_nothing_is_buffered_and_without_the_pair_nothing_
     assert buffering_row(1 << 20, COPY_S, PING_S, (1e-7, 0.9e-7, 1.1e-7), eager=False).verdict == "not buffered (rendezvous)"
     assert buffering_row(4096, COPY_S, PING_S, None, eager=True).verdict == ""
     assert buffering_row(4096, COPY_S, PING_S, (1e-7, None, None), eager=True).verdict == "cannot tell"
+
+
+def test_the_unexpected_pair_names_the_sizes_where_the_late_receive_was_faster():
+    from msgperf.analysis.side_by_side import Difference, PairRow, VariantPair
+
+    def row(size, low, high):
+        return PairRow(bytes=size, a_s=2e-6, b_s=2e-6 + (low + high) / 2, difference=Difference((low + high) / 2, low, high),
+                       ratio=1.0, regime="eager")
+    pair = VariantPair("unexpected", "preposted", "late", "per_iteration",
+                       (row(64, -5e-7, -4e-7), row(512, -1e-7, 1e-7), row(4096, 1e-7, 2e-7)), 8112)
+    assert pair.b_faster_bytes == (64,)

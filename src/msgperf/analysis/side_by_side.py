@@ -85,6 +85,12 @@ class VariantPair:
     rows: tuple[PairRow, ...]
     eager_limit_bytes: int | None  # the split between the rows' regimes, when measured
 
+    @property
+    def b_faster_bytes(self) -> tuple[int, ...]:
+        """The sizes where b was measurably faster than a (the interval of b - a wholly below 0):
+        a late receive faster than a pre-posted one has no buffered copy to show."""
+        return tuple(r.bytes for r in self.rows if r.difference.high_s is not None and r.difference.high_s < 0)
+
 
 @dataclass(frozen=True)
 class CompatRow:

@@ -87,13 +87,18 @@ def variant_pairs(result: RunResult) -> list[Grid]:
         split = any(r.regime for r in pair.rows)
         if split:
             caption += f"; eager limit measured at {units.exact_bytes(pair.eager_limit_bytes)}"
+        faster = pair.b_faster_bytes
+        if pair.pattern == "unexpected" and faster:
+            caption += (f"; the late receive was measurably faster at {len(faster)} of {len(pair.rows)} sizes "
+                        f"({', '.join(units.size(b) for b in faster[:6])}{' …' if len(faster) > 6 else ''}): "
+                        "no extra copy shows there (the buffering check says so per size)")
         t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio"]
                    + (["regime"] if split else []))
         for r in pair.rows:
             cells = [units.size(r.bytes), units.seconds(r.a_s), units.seconds(r.b_s), _difference(r.difference),
                      units.ratio(r.ratio)]
             if split:
-                cells.append("eager (buffered)" if r.regime == "eager" else "rendezvous (not buffered)")
+                cells.append("eager (may be buffered)" if r.regime == "eager" else "rendezvous (not buffered)")
             t.add_row(*cells)
         tables.append(t)
     return tables
