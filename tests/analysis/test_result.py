@@ -96,3 +96,18 @@ def test_the_placement_table_shows_each_placements_model_and_labelled_switches()
     switch_row = next(l for l in text.splitlines() if "switches" in l and "│" in l)
     (label,) = result.find("pingpong", placement="intra").labels
     assert label.text in switch_row and "none" in switch_row  # the inter-node pair has no switch
+
+
+def test_memcpys_own_knee_is_not_evidence_of_itself():
+    """Audit of issue 14: memcpy's model labelled its own knee "memcpy shows the same knee"."""
+    from tests.factories import broken
+
+    knee = broken(2e-7, 1e-11, 2e-7, 1e-10, 262144)  # a copy that leaves the cache at 256 KiB
+    ms = [measurement("memcpy", s, knee(s) * factors(60, 0.01, np.random.default_rng(s)), divisor=1)
+          for s in EVERY_SIZES if s > 0]
+    ms += [measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.01, np.random.default_rng(s + 1)))
+           for s in EVERY_SIZES]
+    result = analyze(make_run(ms))
+    memcpy = result.find("memcpy")
+    assert memcpy.model is not None and memcpy.model.sweep.piecewise.breakpoints
+    assert all("memcpy shows the same knee" not in label.text for label in memcpy.labels)

@@ -425,7 +425,16 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
 
 def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: Any) -> tuple[SeriesResult, ...]:
     evidence = _evidence(series, eager, run)
-    return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, evidence))
+
+    def own(s: SeriesResult) -> BreakpointEvidence:
+        """The evidence for one series: never its own knees (memcpy's knee is not evidence of itself)."""
+        if s.key.pattern == "memcpy":
+            return dataclasses.replace(evidence, memcpy_breakpoints=())
+        if s.key.pattern == "floor":
+            return dataclasses.replace(evidence, floor_breakpoints=())
+        return evidence
+
+    return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, own(s)))
                  if s.model is not None and s.model.sweep.piecewise.breakpoints else s for s in series)
 
 
