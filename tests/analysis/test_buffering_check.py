@@ -44,9 +44,19 @@ def test_above_the_eager_limit_nothing_is_buffered_and_without_the_pair_nothing_
 def test_the_unexpected_pair_names_the_sizes_where_the_late_receive_was_faster():
     from msgperf.analysis.side_by_side import Difference, PairRow, VariantPair
 
-    def row(size, low, high):
+    def row(size, low, high, regime="eager"):
         return PairRow(bytes=size, a_s=2e-6, b_s=2e-6 + (low + high) / 2, difference=Difference((low + high) / 2, low, high),
-                       ratio=1.0, regime="eager")
+                       ratio=1.0, regime=regime)
     pair = VariantPair("unexpected", "preposted", "late", "per_iteration",
-                       (row(64, -5e-7, -4e-7), row(512, -1e-7, 1e-7), row(4096, 1e-7, 2e-7)), 8112)
-    assert pair.b_faster_bytes == (64,)
+                       (row(64, -5e-7, -4e-7), row(512, -1e-7, 1e-7), row(4096, 1e-7, 2e-7),
+                        row(16384, -5e-7, -4e-7, "rendezvous")), 8112)
+    assert pair.b_faster_bytes == (64,)  # a rendezvous size is buffered by nobody: not said there
+
+
+def test_a_buffered_bandwidth_needs_a_positive_extra_time():
+    """Review: beside "no copy seen", b_e measured came out above b_n (a negative extra time)."""
+    faster = buffering_row(4096, COPY_S, PING_S, (-5e-7, -5.25e-7, -4.7e-7), eager=True)
+    assert faster.measured_effective_bytes_per_s is None
+    slower = buffering_row(4096, COPY_S, PING_S, (1e-7, 0.9e-7, 1.1e-7), eager=True)
+    assert slower.measured_effective_bytes_per_s == pytest.approx(4096 / (PING_S + 1e-7))
+    assert slower.measured_effective_bytes_per_s < slower.network_bandwidth_bytes_per_s

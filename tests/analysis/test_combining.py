@@ -67,9 +67,19 @@ def test_where_combining_pays_is_said_in_ranges_when_a_switch_breaks_it_and_only
     (lo1, hi1), (lo2, hi2) = p.paying_bytes
     assert lo1 <= 1 and 16384 < hi1 < 32768 < lo2 <= 65536
     assert not any(lo <= 30000 <= hi for lo, hi in p.paying_bytes)
-    assert hi2 == pytest.approx(p.break_even_bytes, rel=0.02) and hi2 <= p.within_bytes == (1 << 26) / 2
+    assert hi2 == pytest.approx(p.break_even_bytes, rel=1e-9) and hi2 <= p.within_bytes == (1 << 26) / 2
+    assert not p.pays_to_within
     words = paying_words(p)
-    assert "only" in words and "1 TiB" not in words and "up to 32 MiB" in words, words
+    assert "for s in 1 B–22 KiB, 37.1 KiB–352 KiB, of s up to 32 MiB" in words and "1 TiB" not in words, words
+
+
+def test_a_k_beyond_every_measured_size_says_nothing_about_where_combining_pays():
+    """Review: with k·1 B past the largest size measured, no range is evidence of "never"."""
+    from msgperf.present.advice_text import paying_words
+
+    p = _advice(CURVES["line"], 1 << 30, 1)
+    assert p.within_bytes < 1 and p.paying_bytes == ()
+    assert paying_words(p).startswith("where combining 1073741824 messages pays is not predicted")
 
 
 def test_a_gain_that_only_falls_stops_paying_at_the_break_even_and_one_that_never_falls_pays_everywhere():
@@ -80,4 +90,4 @@ def test_a_gain_that_only_falls_stops_paying_at_the_break_even_and_one_that_neve
     assert "stops paying (gain < 10 %) above" in paying_words(falling)
     short = _advice(CURVES["line"], 8, 64, sizes=tuple(1 << i for i in range(11)))  # up to 1 KiB: s <= 128 B
     assert paying_words(short).startswith("combining 8 messages gains more than 10 % at every s up to 128 B")
-    assert paying_words(_advice(CURVES["line"], 1, 64)) .startswith("combining 1 messages never gains 10 %")
+    assert paying_words(_advice(CURVES["line"], 1, 64)).startswith("combining 1 message never gains 10 %")

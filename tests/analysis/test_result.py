@@ -10,6 +10,7 @@ import pytest
 
 from msgperf import units
 from msgperf.analysis import AnalysisError
+from msgperf.analysis.breakpoint_labels import CAPACITY
 from msgperf.analysis.result import analyze
 from tests.factories import CURVE, EVERY_SIZES, every_family_run, factors, make_run, measurement
 
@@ -111,3 +112,16 @@ def test_memcpys_own_knee_is_not_evidence_of_itself():
     memcpy = result.find("memcpy")
     assert memcpy.model is not None and memcpy.model.sweep.piecewise.breakpoints
     assert all("memcpy shows the same knee" not in label.text for label in memcpy.labels)
+    assert all(label.kinds == (CAPACITY,) and not label.is_protocol_switch for label in memcpy.labels)
+
+
+def test_a_copy_has_no_protocol_switch_whatever_the_run_recorded():
+    """Review: memcpy's knee in a run whose probe measured the eager limit, with the cell size set,
+    was labelled 'eager -> rendezvous' twice; a copy calls no MPI."""
+    from pathlib import Path
+
+    from msgperf.records.runfile_read import read_run
+
+    run = read_run(Path(__file__).resolve().parents[1] / "data" / "kernel-runs" / "mpich-cell32k-cma256k-refined.jsonl").run
+    memcpy = analyze(run).find("memcpy")
+    assert memcpy.labels and all(not label.is_protocol_switch and "eager" not in label.text for label in memcpy.labels)

@@ -56,6 +56,9 @@ class BreakpointEvidence:
     memcpy_breakpoints: tuple[Breakpoint, ...] = ()
     floor_breakpoints: tuple[Breakpoint, ...] = ()
     thresholds: tuple[KnownThreshold, ...] = ()
+    # the series is a copy with no MPI in it (memcpy, the shared-memory floor): no protocol can
+    # switch there, and its knees are the memory hierarchy's by nature
+    copy_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,10 @@ def _knee(bp: Breakpoint, others: Iterable[Breakpoint]) -> Breakpoint | None:
 
 
 def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
+    if ev.copy_only:
+        return BreakpointLabel(bp, (CAPACITY,), "cache/memory capacity (a plain copy: no MPI protocol to switch)",
+                               ("memcpy and the floor pattern call no MPI between their timers: a knee in their "
+                                "times is the memory hierarchy's",))
     parts: list[tuple[str, str, str]] = []  # (kind, short text, evidence line)
     if ev.eager_limit is not None:
         eager, not_eager = ev.eager_limit

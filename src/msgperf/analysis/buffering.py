@@ -67,7 +67,7 @@ class BufferingRow:
     extra_copy_s: float  # s / b_c: the time of that copy
     measured_extra_s: float | None  # late - preposted receive (unexpected): what buffering cost
     measured_extra_ci_s: tuple[float, float] | None
-    measured_effective_bytes_per_s: float | None  # s / (unbuffered one-way + measured extra)
+    measured_effective_bytes_per_s: float | None  # s / (unbuffered one-way + measured extra), extra > 0
     ratio: float | None  # measured extra / predicted copy time (None when the extra is not positive)
     ratio_ci: tuple[float, float] | None  # its interval, from 0 when the extra's reaches below 0
     # "agrees", "costs more", "costs less", "no copy seen (the late receive was faster)",
@@ -135,6 +135,7 @@ def buffering_row(size: int, copy_s: float, unbuffered_s: float,
         # a time ratio is only a ratio of positive times: a late receive measured faster has none
         ratio = measured / copy_s if measured > 0 else None
         ratio_ci = (max(lo, 0.0) / copy_s, hi / copy_s) if ci is not None and hi > 0 else None
-        effective = size / (unbuffered_s + measured) if unbuffered_s + measured > 0 else None
+        # a buffered bandwidth only from a positive extra time: faster than unbuffered is no buffering
+        effective = size / (unbuffered_s + measured) if measured > 0 else None
         verdict = buffering_verdict(ratio_ci, eager, ci)
     return BufferingRow(size, b_c, b_n, predicted, copy_s, measured, ci, effective, ratio, ratio_ci, verdict)

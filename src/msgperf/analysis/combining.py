@@ -73,6 +73,7 @@ class CombiningPrediction:
     # limit gains less than smaller and larger ones), so this is a list of ranges.
     paying_bytes: tuple[tuple[float, float], ...] = ()
     within_bytes: float = 0.0
+    pays_to_within: bool = False  # the last range reaches within_bytes (beyond it: no evidence)
 
     @property
     def model_words(self) -> str:
@@ -137,22 +138,40 @@ def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarr
 
 
 def paying_ranges(model: PiecewiseFit, messages: int, min_gain: float, gap: Gap | None,
-                  within: float) -> tuple[tuple[float, float], ...]:
-    """The sizes s of the grid up to ``within`` where the gain is at least ``min_gain``, as
-    (first, last) of each run of consecutive grid sizes that gain."""
-    inside = _GRID <= within
-    if not inside.any():
-        return ()
-    paying = _grid_gains(model, messages, gap)[inside] >= min_gain
+                  within: float) -> tuple[tuple[tuple[float, float], ...], bool]:
+    """(the ranges of s up to ``within`` where the gain is at least ``min_gain``, whether the last
+    one reaches ``within``). Each range is a run of consecutive grid sizes that gain; an end
+    inside the grid is refined by bisection to where the gain falls below ``min_gain``."""
+    inside = int(np.count_nonzero(_GRID <= within))
+    if inside == 0:
+        return (), False
+    paying = _grid_gains(model, messages, gap)[:inside] >= min_gain
+    lines = [(float(seg.alpha_s), float(seg.beta_s_per_byte)) for seg in model.segments]
+
+    def gains(s: float) -> bool:  # the grid's gain at one size, as model_break_even's
+        a, b = lines[model.segment_index(messages * s)]
+        combined = a + b * messages * s
+        a1, b1 = lines[model.segment_index(s)]
+        one = a1 + b1 * s
+        apart = messages * one if gap is None else one + (messages - 1) * max(gap.at(s), 0.0)
+        return (apart / combined - 1 if combined > 0 else np.inf) >= min_gain
+
     out, start = [], None
     for i, pays in enumerate(paying):
         if pays and start is None:
             start = i
-        if start is not None and (not pays or i == paying.size - 1):
+        if start is not None and (not pays or i == inside - 1):
             end = i if pays else i - 1
-            out.append((float(_GRID[start]), float(_GRID[end])))
+            high = float(_GRID[end])
+            if not pays:  # the gain falls below min_gain between this grid size and the next
+                lo, hi = float(_GRID[end]), float(_GRID[end + 1])
+                for _ in range(60):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if gains(mid) else (lo, mid)
+                high = lo
+            out.append((float(_GRID[start]), high))
             start = None
-    return tuple(out)
+    return tuple(out), bool(paying[-1])
 
 
 def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
@@ -211,6 +230,7 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
         for b in sorted({s, k * s}):
             if bp.low_bytes < b < bp.high_bytes:
                 found.append(cv.inside_breakpoint(b, bp.low_bytes, bp.high_bytes))
+    paying = paying_ranges(model, k, min_gain, gap, largest / k)
     if eager_limit is not None and s <= eager_limit < k * s:
         found.append(cv.crosses_eager_limit(k * s, eager_limit))
     if combine_measured is not None:
@@ -228,4 +248,4 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
         measured_apart_s=measured_apart, measured_combined_s=measured_combined,
         caveats=tuple(found), pipelined=gap is not None,
         measured_by_combine=combine_measured is not None, eager_limit_bytes=eager_limit,
-        paying_bytes=paying_ranges(model, k, min_gain, gap, largest / k), within_bytes=largest / k)
+        paying_bytes=paying[0], within_bytes=largest / k, pays_to_within=paying[1])

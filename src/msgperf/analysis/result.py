@@ -427,12 +427,9 @@ def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: A
     evidence = _evidence(series, eager, run)
 
     def own(s: SeriesResult) -> BreakpointEvidence:
-        """The evidence for one series: never its own knees (memcpy's knee is not evidence of itself)."""
-        if s.key.pattern == "memcpy":
-            return dataclasses.replace(evidence, memcpy_breakpoints=())
-        if s.key.pattern == "floor":
-            return dataclasses.replace(evidence, floor_breakpoints=())
-        return evidence
+        """The evidence for one series: a copy with no MPI in it (memcpy, the floor) has no protocol
+        to switch, and its own knee is no evidence of itself."""
+        return BreakpointEvidence(copy_only=True) if s.key.pattern in ("memcpy", "floor") else evidence
 
     return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, own(s)))
                  if s.model is not None and s.model.sweep.piecewise.breakpoints else s for s in series)

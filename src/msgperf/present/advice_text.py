@@ -16,20 +16,21 @@ from msgperf.present.text import safe
 def paying_words(p: CombiningPrediction) -> str:
     """Where combining pays, within the sizes the run measured (the prediction's ``paying_bytes``)."""
     k, gain = p.messages, units.percent(p.min_gain, decimals=0)
-    ranges, within = p.paying_bytes, p.within_bytes
-    measured = f"up to {units.size(within)} (k·s within the sizes measured; predicted)"
+    what = f"combining {k} message{'s' if k != 1 else ''}"
+    if p.within_bytes < 1:
+        return f"where {what} pays is not predicted: no size s has k·s within the sizes the run measured"
+    scope = f"up to {units.size(p.within_bytes)} (k·s within the sizes measured; predicted)"
+    ranges = p.paying_bytes
     if not ranges:
-        return f"combining {k} messages never gains {gain} for s {measured}"
-    first_lo, first_hi = ranges[0]
-    if len(ranges) == 1 and first_lo <= 1.0:
-        if first_hi >= within / 1.02:  # the grid's last size at or below the limit: every size
-            return f"combining {k} messages gains more than {gain} at every s {measured}"
-        end = p.break_even_bytes if p.break_even_bytes is not None and 0 < p.break_even_bytes <= within else first_hi
+        return f"{what} never gains {gain} for s {scope}"
+    if len(ranges) == 1 and ranges[0][0] <= 1.0:
+        if p.pays_to_within:
+            return f"{what} gains more than {gain} at every s {scope}"
         line = p.line_break_even_bytes
-        return (f"combining stops paying (gain < {gain}) above {units.size(end)} per message (predicted; a single "
-                f"line: {units.size(line) if line is not None else 'never'})")
+        return (f"{what} stops paying (gain < {gain}) above {units.size(ranges[0][1])} per message (predicted; a "
+                f"single line: {units.size(line) if line is not None else 'never'})")
     spans = ", ".join(f"{units.size(lo)}–{units.size(hi)}" if hi > lo else units.size(lo) for lo, hi in ranges)
-    return f"combining {k} messages gains more than {gain} for s in {spans} only, of s {measured}"
+    return f"{what} gains more than {gain} for s in {spans}, of s {scope}"
 
 
 def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult,

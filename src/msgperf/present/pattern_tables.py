@@ -71,9 +71,9 @@ def bidirectional(result: RunResult) -> Grid | None:
 _PAIR_WORDS = {
     "unexpected": ("expected vs unexpected receive (Saphir 1994)",
                    "time per iteration, median: the receive posted before the message arrives (preposted) or "
-                   "only after it has arrived (late); at or below the eager limit the MPI keeps an early message in "
-                   "its own buffer and copies it out, above it a rendezvous waits for the receive and nothing is "
-                   "buffered; difference with the interval from both medians' 95 % intervals"),
+                   "only after it has arrived (late); at or below the eager limit the MPI may keep an early message "
+                   "in its own buffer and copy it out (Saphir's buffered path), above it a rendezvous waits for the "
+                   "receive and nothing is buffered; difference with the interval from both medians' 95 % intervals"),
     "pack": ("packed vs direct transfer (the PVM path of Saphir 1994)",
              "one-way time, median: MPI_Send/MPI_Recv of the bytes, or MPI_Pack + send + MPI_Unpack; difference "
              "with the interval from both medians' 95 % intervals"),
@@ -89,9 +89,9 @@ def variant_pairs(result: RunResult) -> list[Grid]:
             caption += f"; eager limit measured at {units.exact_bytes(pair.eager_limit_bytes)}"
         faster = pair.b_faster_bytes
         if pair.pattern == "unexpected" and faster:
-            caption += (f"; the late receive was measurably faster at {len(faster)} of {len(pair.rows)} sizes "
+            caption += (f"; the late receive was measurably faster at {len(faster)} size(s) sent eagerly "
                         f"({', '.join(units.size(b) for b in faster[:6])}{' …' if len(faster) > 6 else ''}): "
-                        "no extra copy shows there (the buffering check says so per size)")
+                        "no extra copy shows there" + (" (the buffering check, per size)" if result.buffering else ""))
         t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio"]
                    + (["regime"] if split else []))
         for r in pair.rows:
