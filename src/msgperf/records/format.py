@@ -31,8 +31,8 @@ import numpy as np
 from msgperf.errors import MsgperfError
 from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
                                     check_int)
-from msgperf.records.spilled_samples import SpilledSamples
 from msgperf.records.pattern_names import pattern_name
+from msgperf.records.spilled_samples import SpilledSamples
 
 FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
