@@ -24,7 +24,7 @@ is the answer and the prediction is shown beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -137,6 +137,32 @@ def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarr
         return np.where(combined > 0, apart / combined - 1, np.inf)
 
 
+def _gain_at(model: PiecewiseFit, messages: int, gap: Gap | None) -> Callable[[float], float]:
+    """``gain(s)`` at one size, the same operations on plain floats as ``_grid_gains`` (the
+    bisections below ask 60 times per boundary)."""
+    lines = [(float(seg.alpha_s), float(seg.beta_s_per_byte)) for seg in model.segments]
+
+    def predict(size: float) -> float:  # model.predict
+        a, b = lines[model.segment_index(size)]
+        return a + b * size
+
+    def gain(s: float) -> float:
+        combined = predict(messages * s)
+        one = predict(s)
+        apart = messages * one if gap is None else one + (messages - 1) * max(gap.at(s), 0.0)
+        return apart / combined - 1 if combined > 0 else np.inf
+    return gain
+
+
+def _falls_below(gain: Callable[[float], float], min_gain: float, lo: float, hi: float) -> tuple[float, float]:
+    """(the last size that still gains, the first that does not) between grid sizes ``lo`` (gains)
+    and ``hi`` (does not), by bisection."""
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gain(mid) >= min_gain else (lo, mid)
+    return lo, hi
+
+
 def paying_ranges(model: PiecewiseFit, messages: int, min_gain: float, gap: Gap | None,
                   within: float) -> tuple[tuple[tuple[float, float], ...], bool]:
     """(the ranges of s up to ``within`` where the gain is at least ``min_gain``, whether the last
@@ -146,29 +172,14 @@ def paying_ranges(model: PiecewiseFit, messages: int, min_gain: float, gap: Gap 
     if inside == 0:
         return (), False
     paying = _grid_gains(model, messages, gap)[:inside] >= min_gain
-    lines = [(float(seg.alpha_s), float(seg.beta_s_per_byte)) for seg in model.segments]
-
-    def gains(s: float) -> bool:  # the grid's gain at one size, as model_break_even's
-        a, b = lines[model.segment_index(messages * s)]
-        combined = a + b * messages * s
-        a1, b1 = lines[model.segment_index(s)]
-        one = a1 + b1 * s
-        apart = messages * one if gap is None else one + (messages - 1) * max(gap.at(s), 0.0)
-        return (apart / combined - 1 if combined > 0 else np.inf) >= min_gain
-
+    gain = _gain_at(model, messages, gap)
     out, start = [], None
     for i, pays in enumerate(paying):
         if pays and start is None:
             start = i
         if start is not None and (not pays or i == inside - 1):
             end = i if pays else i - 1
-            high = float(_GRID[end])
-            if not pays:  # the gain falls below min_gain between this grid size and the next
-                lo, hi = float(_GRID[end]), float(_GRID[end + 1])
-                for _ in range(60):
-                    mid = (lo + hi) / 2
-                    lo, hi = (mid, hi) if gains(mid) else (lo, mid)
-                high = lo
+            high = float(_GRID[end]) if pays else _falls_below(gain, min_gain, float(_GRID[end]), float(_GRID[end + 1]))[0]
             out.append((float(_GRID[start]), high))
             start = None
     return tuple(out), bool(paying[-1])
@@ -176,18 +187,6 @@ def paying_ranges(model: PiecewiseFit, messages: int, min_gain: float, gap: Gap 
 
 def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
                      gap: Gap | None = None) -> float | None:
-    lines = [(float(seg.alpha_s), float(seg.beta_s_per_byte)) for seg in model.segments]
-
-    def predict(size: float) -> float:  # model.predict, the same operations on plain floats
-        a, b = lines[model.segment_index(size)]
-        return a + b * size
-
-    def gain(s: float) -> float:  # the bisection below asks 60 times per case
-        combined = predict(messages * s)
-        one = predict(s)
-        apart = messages * one if gap is None else one + (messages - 1) * max(gap.at(s), 0.0)
-        return apart / combined - 1 if combined > 0 else np.inf
-
     gains = _grid_gains(model, messages, gap)
     paying = np.flatnonzero(gains >= min_gain)
     if paying.size == 0:
@@ -195,11 +194,7 @@ def model_break_even(model: PiecewiseFit, messages: int, min_gain: float,
     last = int(paying[-1])
     if last == _GRID.size - 1:
         return None
-    lo, hi = _GRID[last], _GRID[last + 1]
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gain(mid) >= min_gain else (lo, mid)
-    return float(hi)
+    return float(_falls_below(_gain_at(model, messages, gap), min_gain, float(_GRID[last]), float(_GRID[last + 1]))[1])
 
 
 def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: int,
