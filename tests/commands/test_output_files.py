@@ -8,23 +8,13 @@ import sqlite3
 
 import pytest
 
-from msgperf.cli import main
 from msgperf.commands.report import report_next_to
 from msgperf.commands.slurm import is_msgperf_script
 from msgperf.output_guard import measurements_in
 from msgperf.records.profile_format import profile_text
 from msgperf.records.runfile_read import read_run
+from tests.cli_in_process import cli
 from tests.factories import sample_profile, stored_run, write_run_file
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -8,22 +8,12 @@ import json
 
 import pytest
 
-from msgperf.cli import main
 from msgperf.errors import MsgperfError
 from msgperf.records.runfile_read import read_run
 from msgperf.store.db import open_store
 from msgperf.store.resolve import resolve_run, resolve_run_ref
+from tests.cli_in_process import cli
 from tests.factories import assert_same_run, stored_run, write_run_file
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

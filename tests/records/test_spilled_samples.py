@@ -13,23 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from msgperf.cli import main
 from msgperf.records import runfile_read, spilled_samples
 from msgperf.records.runfile_read import read_run
+from tests.cli_in_process import cli
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "kernel-runs"
 ROOT = Path(__file__).resolve().parents[2]
 RUN_FILES = sorted(DATA.glob("*.jsonl"))
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
