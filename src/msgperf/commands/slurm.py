@@ -177,7 +177,8 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
 
     chosen = script_path is None
     script_path = Path(DEFAULT_SCRIPT) if chosen else script_path
-    check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None)
+    recheck = check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
+                             chosen=chosen)
     nodes, per_node = job_shape(placement, nodes, per_node)
     # before the (slow) build: refused values never reach a script
     check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,
@@ -199,7 +200,7 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,
                         partition=partition, srun_mpi=srun_mpi, output_dir=output_dir)
-    with atomic_write(script_path, mode=0o777) as out:  # executable, as the umask allows
+    with atomic_write(script_path, mode=0o777, recheck=recheck) as out:  # executable, as the umask allows
         out.write(text)
     click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement})")
     if not submit:
