@@ -407,6 +407,36 @@ def test_a_second_resume_of_the_same_file_fails_at_once_naming_the_holder(req, t
     assert resumed.run.complete
 
 
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_resume_through_another_name_of_the_file_is_refused_too(req, tmp_path, logs, link):
+    """The lock was keyed by the name given: two resumes, one through a link, both appended
+    launch 2 and the file became unreadable. The lock is the file's (its inode)."""
+    with pytest.raises(LaunchError):
+        measure(req(), launcher=FakeLauncher(Behaviour(after=1, then="die")))
+    out = tmp_path / "run.jsonl"
+    other = tmp_path / "elsewhere" / "other-name.jsonl"
+    other.parent.mkdir()
+    other.symlink_to(out) if link == "symlink" else os.link(out, other)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from msgperf.launch.run_file_guard import RunFileLock\n"
+        "with RunFileLock(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(60)"), str(out)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        before = out.read_bytes()
+        launcher = FakeLauncher()
+        with pytest.raises(MsgperfError, match=f"{other} is in use by another msgperf") as refused:
+            measure(resume_request(other, logs), launcher=launcher)
+        assert "\n" not in str(refused.value)
+        assert launcher.commands == [] and out.read_bytes() == before
+        assert sorted(p.name for p in other.parent.iterdir()) == ["other-name.jsonl"]  # no lock file left
+    finally:
+        holder.kill()
+        holder.wait()
+    resumed = measure(resume_request(other, logs), launcher=FakeLauncher())  # the lock died with its holder
+    assert resumed.run.complete and out.read_bytes() == other.read_bytes()
+
+
 def test_nothing_to_resume_is_a_note_and_starts_nothing(req, tmp_path, logs):
     measure(req(), launcher=FakeLauncher())
     notes, launcher = [], FakeLauncher()

@@ -468,8 +468,9 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 stack.enter_context(RunFileLock(run_file))
             else:
                 make_parent(run_file)
-                stack.enter_context(RunFileLock(run_file))
+                lock = stack.enter_context(RunFileLock(run_file))
                 claim_output(run_file, request.force)
+                lock.lock_file()  # the file claimed: now its inode too
         outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
 
