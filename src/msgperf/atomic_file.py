@@ -62,7 +62,7 @@ def written_path(path: str | Path) -> Path:
     target = Path(os.path.realpath(given)) if given.is_symlink() else given
     try:
         mode = target.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # not yet a file (its directory may be made)
         return target
     except OSError as exc:
         raise MsgperfError(f"{given}: cannot look at it ({exc.strerror})") from None
