@@ -79,6 +79,28 @@ def test_a_run_is_measured_read_back_and_stored(req, tmp_path, logs):
     assert not lock_path_of(outcome.run_file).exists()
 
 
+def test_a_run_imported_while_it_measures_is_stored_once(req, tmp_path):
+    """`msgperf import live.jsonl` while `msgperf run -o live.jsonl` measured it left two stored
+    runs: the finished run, stored at its end, must continue the copy imported meanwhile."""
+    from msgperf.records.importers import load_file
+
+    db = str(tmp_path / "db.sqlite")
+    imported = []
+
+    def import_now(record):  # what `msgperf import` does, after the second measurement
+        if record.get("type") == "measurement" and record.get("bytes") == 8 and not imported:
+            result, _ = load_file(str(tmp_path / "run.jsonl"), None)
+            with open_store(db) as store:
+                imported.append(store.add_run(result.run))
+
+    outcome = measure(req(db=db), launcher=FakeLauncher(Behaviour(pace_s=0.05)), on_record=import_now)
+    assert imported and imported[0][1]  # the partial copy was stored
+    assert outcome.stored.run_id == imported[0][0] and outcome.stored.added
+    with open_store(db) as store:
+        (row,) = store.list_runs()
+        assert row.n_measurements == 4
+
+
 def test_callbacks_see_each_launch_and_each_record(req):
     starts, records, entered = [], [], []
 
