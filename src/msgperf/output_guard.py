@@ -77,10 +77,10 @@ def check_replace(path: Path, force: bool, *, what: str, option: str = "-o",
     """Raise a one-line MsgperfError unless ``what`` (e.g. "the report") may be written to
     ``path``. ``ours``: tells whether the file there is msgperf's own earlier output of this
     kind (replaced without ``--force``). ``chosen``: msgperf chose the name, not the user's
-    ``option``. ``to_stdout``: how the command writes to standard
-    output, said when ``path`` is ``/dev/stdout`` or the like. Returns the check to make again
-    just before the file is renamed into place (atomic_file.atomic_path's ``recheck``): a file
-    that appeared meanwhile is replaced only if it may be."""
+    ``option``. ``to_stdout``: how the command writes to standard output, said when ``path``
+    is ``/dev/stdout`` or the like. Returns the check to make again just before the file is
+    renamed into place (atomic_file.atomic_path's ``recheck``): a file that appeared meanwhile
+    is replaced only if it may be."""
     _check(path, force, what=what, option=option, ours=ours, chosen=chosen, to_stdout=to_stdout, meanwhile=False)
     return lambda _: _check(path, force, what=what, option=option, ours=ours, chosen=chosen, to_stdout=to_stdout,
                             meanwhile=True)

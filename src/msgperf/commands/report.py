@@ -84,7 +84,8 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
     keys = [output_cache.run_key(r, db) for r in runs]
     # a report with a profile is written anew each time (its key would need the profile's too)
     key = None if None in keys or profile_arg is not None else ("report", str(output), title, alpha, *keys)
-    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg, recheck), refresh=_restamp)
+    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg, recheck),
+                               refresh=_restamp)
 
 
 def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None,
