@@ -9,7 +9,7 @@
 #include "patterns.h"
 #include "units.h"
 
-enum { OPT_NP = 256, OPT_TOTAL_TIME, OPT_ITERATIONS_PER_SAMPLE }; /* long options without a one-letter code */
+enum { OPT_NP = 256, OPT_TOTAL_TIME, OPT_ITERATIONS_PER_SAMPLE, OPT_AFTER }; /* long options without a one-letter code */
 
 static const struct option longopts[] = {
     {"pattern", required_argument, NULL, 'p'},
@@ -37,6 +37,7 @@ static const struct option longopts[] = {
     {"list-patterns", no_argument, NULL, 'T'},
     {"np", required_argument, NULL, OPT_NP},
     {"iterations-per-sample", required_argument, NULL, OPT_ITERATIONS_PER_SAMPLE},
+    {"after", required_argument, NULL, OPT_AFTER},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -65,6 +66,8 @@ static void usage(void)
            "      --overwrite         replace the run file if it exists (without it an existing file is\n"
            "                          refused: msgperf never overwrites a file without --force)\n"
            "      --repeat N          launches the run is planned to have (recorded in the plan; default 1)\n"
+           "      --after LIST        what msgperf run does after the sweep: probe, refine, both (probe,refine)\n"
+           "                          or none; recorded in the plan, so that --resume does the same\n"
            "      --launch N          index of this launch in the run file (with --append)\n"
            "  -q, --quiet             no per-size lines on stdout\n"
            "      --active N,...      pairs: measure only these steps of its 1, 2, 4 ... P/2 sweep\n"
@@ -251,6 +254,27 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             }
             break;
         case 'S': o->test_stall = optarg; break;
+        case OPT_AFTER: {
+            /* recorded only: msgperf, not the kernels, probes and refines after the sweep */
+            o->after_given = 1;
+            o->after_probe = o->after_refine = 0;
+            if (strcmp(optarg, "none") == 0)
+                break;
+            char *copy = strdup(optarg), *save = NULL;
+            for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+                if (strcmp(item, "probe") == 0) {
+                    o->after_probe = 1;
+                } else if (strcmp(item, "refine") == 0) {
+                    o->after_refine = 1;
+                } else {
+                    snprintf(err, errlen, "cannot read --after '%s'; give probe, refine, probe,refine or none", optarg);
+                    free(copy);
+                    return -1;
+                }
+            }
+            free(copy);
+            break;
+        }
         case 'A': {
             char *copy = strdup(optarg), *save = NULL;
             for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {

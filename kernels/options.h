@@ -30,6 +30,8 @@ struct mp_options {
     int append;             /* add a launch to an existing run file (resume, repeat) */
     int overwrite;          /* replace an existing run file (without it the file must not exist) */
     int repeat;             /* launches planned for the run (msgperf run --repeat), recorded in the plan */
+    int after_given;        /* --after: what msgperf run does after the sweep, recorded in the plan */
+    int after_probe, after_refine;
     int launch_index;
     int quiet;
     const char *command_line; /* recorded in the run record; default: argv joined */

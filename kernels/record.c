@@ -68,6 +68,9 @@ int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *in
     fputc(']', f);
     if (o->iterations_per_sample > 0) /* absent: k calibrated per measurement */
         fprintf(f, ",\"iterations_per_sample\":%ld", o->iterations_per_sample);
+    if (o->after_given) /* absent: a file from before the field, or the kernels run by hand */
+        fprintf(f, ",\"after\":[%s%s%s]", o->after_probe ? "\"probe\"" : "",
+                o->after_probe && o->after_refine ? "," : "", o->after_refine ? "\"refine\"" : "");
     /* The planned patterns' catalog entries for this world size: what each record will be. */
     const struct mp_pattern *planned[MP_MAX_PATTERNS];
     for (int i = 0; i < o->npatterns; i++)

@@ -29,6 +29,7 @@ ALLOWED = {
     ("launch/job.py", 'with log_path.open("w+") as log:'): "the launch log mkstemp created, written as the job runs",
     ("records/runfile_write.py", 'with path.open("rb+") as f:'): "--resume cuts a killed writer's partial last line, under the run file's lock",
     ("launch/run_file_guard.py", "fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)"): "the lock file beside a run file (holds a pid)",
+    ("launch/run_file_guard.py", "fd = os.open(self.run_file, os.O_RDONLY | os.O_CLOEXEC)"): "read-only: flock on the run file's inode",
 }
 
 

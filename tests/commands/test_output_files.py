@@ -56,7 +56,7 @@ def test_an_existing_file_is_replaced_only_with_force(tmp_path, capsys, run_file
     argv = [a.format(run=run_file, out=out) for a in args]
     code, _, err = cli(capsys, *argv)
     assert code == 1 and err.count("\n") == 1, err
-    assert f"{out}: the file exists; choose another name, or pass --force to replace it" in err
+    assert f"-o {out}: the file exists" in err and "choose another name, or pass --force to replace it" in err
     assert out.read_text() == "the user's own file\n"
     code, _, err = cli(capsys, *argv, "--force")
     assert code == 0, err
@@ -145,3 +145,122 @@ def test_slurm_default_script_is_rewritten_only_when_it_is_msgperfs(tmp_path, ca
     # its own script passes the guard and the command goes on to the next check (the kernels)
     code, _, err = cli(capsys, "slurm", "--kernels", tmp_path / "none")
     assert code == 1 and "--kernels" in err and "no such file" in err
+
+
+# --- the guard acts on the file, not on its name (issue: reliability round three) ---
+
+def test_a_link_to_a_regular_file_is_followed_and_kept(tmp_path, capsys, run_file):
+    target = tmp_path / "real.json"
+    target.write_text("old export\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    code, _, err = cli(capsys, "export", run_file, "-o", link)
+    assert code == 1 and "the file exists" in err and target.read_text() == "old export\n"
+    code, _, err = cli(capsys, "export", run_file, "-o", link, "--force")
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == target  # the link is kept; its target was written
+    assert target.read_text().startswith("{") and "msgperf-export" in target.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json", "run.jsonl"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-null", "fd-link"])
+def test_force_never_replaces_what_is_not_a_regular_file(tmp_path, capsys, run_file, kind):
+    """`export -o /dev/stdout --force` (as root) replaced the /dev/stdout link with a file: a
+    link to a device, to a FIFO or to an open file descriptor is refused, the link kept."""
+    import os
+
+    link = tmp_path / "out.json"
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        link.symlink_to(tmp_path / "fifo")
+    elif kind == "dev-null":
+        link.symlink_to("/dev/null")
+    else:  # what /dev/stdout is: a link into /proc; here to a regular file this process has open
+        held = (tmp_path / "held.txt").open("w")
+        link.symlink_to(f"/proc/self/fd/{held.fileno()}")
+    code, _, err = cli(capsys, "export", run_file, "-o", link, "--force")
+    assert code == 1 and err.count("\n") == 1, err
+    assert "not even with --force" in err
+    if kind == "fd-link":
+        assert "open file descriptor" in err and "-o -" in err
+        held.close()
+        assert (tmp_path / "held.txt").read_text() == ""
+    assert link.is_symlink()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_export_to_standard_output_with_a_dash(tmp_path, capsys, run_file):
+    code, out, err = cli(capsys, "export", run_file, "-o", "-")
+    assert code == 0 and '"msgperf-export"' in out, err
+    assert not (tmp_path / "-").exists()
+
+
+def test_the_atomic_rename_never_replaces_a_device_even_unguarded(tmp_path):
+    from msgperf.atomic_file import atomic_write
+    from msgperf.errors import MsgperfError
+
+    link = tmp_path / "null"
+    link.symlink_to("/dev/null")
+    with pytest.raises(MsgperfError, match="not a regular file"):
+        with atomic_write(link) as out:
+            out.write("x")
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_file_that_appears_while_exporting_is_replaced_only_with_force(tmp_path, capsys, run_file, monkeypatch,
+                                                                         force):
+    from msgperf.commands import export
+
+    out = tmp_path / "x.json"
+    real = export._TEXT_WRITERS["json"]
+
+    def slow_writer(run, row, stream):  # someone else writes -o while the export runs
+        out.write_text("written meanwhile\n")
+        real(run, row, stream)
+
+    monkeypatch.setitem(export._TEXT_WRITERS, "json", slow_writer)
+    code, _, err = cli(capsys, "export", run_file, "-o", out, *(["--force"] if force else []))
+    if force:
+        assert code == 0 and "msgperf-export" in out.read_text(), err
+    else:
+        assert code == 1 and err.count("\n") == 1, err
+        assert "appeared there while msgperf wrote an export" in err and "--force" in err
+        assert out.read_text() == "written meanwhile\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl", "x.json"]
+
+
+def test_a_report_that_appears_while_writing_is_kept(tmp_path, capsys, run_file, monkeypatch):
+    from msgperf.present import report as report_module
+
+    out = tmp_path / "r.html"
+    real = report_module.build_report
+
+    def build_and_plant(*args, **kwargs):
+        out.write_text("<p>my notes</p>")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(report_module, "build_report", build_and_plant)
+    code, _, err = cli(capsys, "report", run_file, "-o", out)
+    assert code == 1 and err.count("\n") == 1 and "appeared there while msgperf wrote the report" in err, err
+    assert out.read_text() == "<p>my notes</p>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "run.jsonl"]
+
+
+def test_report_to_a_name_the_user_gave_replaces_msgperfs_own_report_only(tmp_path, capsys, run_file):
+    """`msgperf report RUN -o RUN.html` after `msgperf run` (which wrote RUN.html) refused
+    without --force; msgperf's own report may be replaced at any name, a foreign file may not."""
+    from msgperf.output_guard import REPORT_MARK, is_msgperf_report
+
+    mine = tmp_path / "run.html"
+    assert report_next_to(read_run(run_file).run, run_file) == f"report: {mine}"
+    assert is_msgperf_report(mine) and REPORT_MARK in mine.read_text()[:2000]
+    code, out, err = cli(capsys, "report", run_file, "-o", mine, "--title", "again")
+    assert code == 0 and f"report: {mine}" in out, err
+    assert "again" in mine.read_text()
+    foreign = tmp_path / "notes.html"
+    foreign.write_text("<!DOCTYPE html><p>my notes</p>")
+    code, _, err = cli(capsys, "report", run_file, "-o", foreign)
+    assert code == 1 and err.count("\n") == 1
+    assert f"-o {foreign}: the file exists and is not msgperf's report" in err and "--force" in err
+    assert foreign.read_text() == "<!DOCTYPE html><p>my notes</p>"

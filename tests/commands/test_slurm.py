@@ -76,3 +76,69 @@ def test_a_value_that_would_start_a_line_is_refused_by_the_builder_too():
                      partition="p\nrm -rf ~")
     with pytest.raises(MsgperfError, match="--kernels"):
         batch_script(kernels="/k\n/x", plan=PLAN, nodes=2, per_node=1, placement="inter", command_line="m")
+
+
+@pytest.fixture
+def catalog_without_mpi(monkeypatch, tmp_path):
+    """`slurm --kernels K` asks K for its catalog: the committed one, so no MPI is needed."""
+    from tests.catalog_data import committed_catalog
+
+    monkeypatch.setattr("msgperf.launch.catalog.pattern_catalog", lambda kernels, np: committed_catalog(np))
+    kernels = tmp_path / "msgperf-kernels"
+    kernels.write_text("")
+    return kernels
+
+
+def test_the_printed_sbatch_command_quotes_the_script_name(tmp_path, capsys, monkeypatch, catalog_without_mpi):
+    """`slurm -o 'job$(touch PWNED).sh'` printed `sbatch job$(touch PWNED).sh`: copied, it ran
+    the payload. Every name in a printed command is shell-quoted; the copied command submits
+    the script by its name and runs nothing else."""
+    from tests.cli_in_process import cli
+
+    monkeypatch.chdir(tmp_path)
+    name = "job$(touch PWNED); touch PWNED2 .sh"
+    code, out, err = cli(capsys, "slurm", "--kernels", catalog_without_mpi, "-o", name)
+    assert code == 0, err
+    (line,) = [l for l in out.splitlines() if l.startswith("submit it with: ")]
+    copied = line.removeprefix("submit it with: ")
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "sbatch").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$SBATCH_ARGS"\n')
+    (stub / "sbatch").chmod(0o755)
+    env = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "SBATCH_ARGS": str(tmp_path / "sbatch-args")}
+    subprocess.run(["bash", "-c", copied], check=True, env=env, cwd=tmp_path)
+    assert (tmp_path / "sbatch-args").read_text() == name + "\n"
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path / "PWNED2").exists()
+    # the script's own last line names the run file for a command to copy: quoted too (%q)
+    script = (tmp_path / name).read_text()
+    assert "printf 'add it with: msgperf import %q\\n' \"$OUT\"" in script
+
+
+def test_a_script_name_with_a_newline_is_refused_with_one_line(tmp_path, capsys, monkeypatch, catalog_without_mpi):
+    from tests.cli_in_process import cli
+
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "slurm", "--kernels", catalog_without_mpi, "-o", "job.sh\ntouch PWNED")
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "-o 'job.sh\\x0atouch PWNED': a script name with a newline" in err
+    assert sorted(os.listdir(tmp_path)) == ["msgperf-kernels"]
+
+
+def test_the_script_prints_the_run_file_quoted(tmp_path):
+    """The batch script's own `msgperf import` hint: an --output-dir with $(...) stays a name."""
+    text = batch_script(kernels="/k/msgperf-kernels", plan=PLAN, nodes=2, per_node=1, placement="inter",
+                        command_line="msgperf slurm", output_dir="d $(touch PWNED)")
+    script = tmp_path / "job.sh"
+    script.write_text(text)
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "srun").write_text("#!/bin/sh\nexit 0\n")
+    (stub / "srun").chmod(0o755)
+    env = {**os.environ, "PATH": f"{stub}:{os.environ['PATH']}", "SLURM_SUBMIT_DIR": str(tmp_path),
+           "SLURM_JOB_ID": "7"}
+    result = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    (hint,) = [l for l in result.stdout.splitlines() if l.startswith("add it with: ")]
+    subprocess.run(["bash", "-c", hint.removeprefix("add it with: ").replace("msgperf import", "ls", 1)],
+                   cwd=tmp_path, capture_output=True)
+    assert not (tmp_path / "PWNED").exists()
+    assert hint == "add it with: msgperf import d\\ \\$\\(touch\\ PWNED\\)/slurm-7-pingpong.jsonl"

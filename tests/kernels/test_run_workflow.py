@@ -29,8 +29,10 @@ def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):
     assert hung.returncode == 1 and f"msgperf run --resume {out}" in hung.stderr
     partial = read_run(out).run
     assert partial.info.plan.repeat == 2 and not partial.complete and len(partial.missing()) == 3
+    assert partial.info.plan.after == ()  # --no-probe --no-refine, recorded by the kernels
     assert "incomplete run (3 planned measurement(s) missing)" in msgperf("show", out).stderr
-    resumed = msgperf("run", "--resume", out, "-q", "--no-report", "--no-refine", timeout=120)
+    # no --no-refine here: the resume does what the plan recorded (it refined regardless before)
+    resumed = msgperf("run", "--resume", out, "-q", "--no-report", timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     run = read_run(out).run
     assert run.complete and [l.index for l in run.launches] == [0, 1, 2]

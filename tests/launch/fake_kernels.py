@@ -50,6 +50,7 @@ def _options(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--launcher-line", default=None)
     p.add_argument("--test-stall", default=None)
     p.add_argument("--active", default="")
+    p.add_argument("--after", default=None)
     return p.parse_args(argv)
 
 
@@ -153,6 +154,8 @@ def main() -> None:
                     precision=o.precision, time_budget_s=o.time_budget, total_time_s=o.total_time, min_samples=o.min_samples,
                     max_samples=o.max_samples, placement=o.placement, repeat=o.repeat,
                     active=[int(a) for a in o.active.split(",") if a])
+        if o.after is not None:  # like the kernels: recorded only
+            plan["after"] = [a for a in o.after.split(",") if a != "none"]
         write(dict(run, command_line=o.command_line, start_time=_now(), plan=plan))
     ranks = [{"rank": r, "host": "vm", "cpu": r % 2, "node": 0} for r in range(np_)]
     write(dict(launch, launch=o.launch, start_time=_now(), nranks=np_, pair=pair, ranks=ranks,

@@ -40,3 +40,55 @@ def test_a_compiler_that_cannot_compile_gets_a_clear_error(tmp_path, monkeypatch
 def test_missing_mpicc_is_named(tmp_path):
     with pytest.raises(MsgperfError, match="no such executable"):
         build_kernel(str(tmp_path / "nope" / "mpicc"))
+
+
+def _one_line_naming_the_cache(exc: MsgperfError, cache: Path) -> str:
+    message = str(exc)
+    assert "\n" not in message and f"cannot write the kernel build cache {cache}" in message, message
+    assert "MSGPERF_CACHE=" in message and "MPI installation" not in message
+    return message
+
+
+def test_a_cache_that_cannot_be_a_directory_is_one_line_naming_it(tmp_path, monkeypatch):
+    """An unwritable kernel build cache gave a traceback (tests run as root, so a mode bit does
+    not stop them: the cache's parent is a regular file)."""
+    (tmp_path / "file").write_text("not a directory")
+    cache = tmp_path / "file" / "cache"
+    monkeypatch.setenv("MSGPERF_CACHE", str(cache))
+    with pytest.raises(MsgperfError) as refused:
+        build_kernel()
+    assert "Not a directory" in _one_line_naming_the_cache(refused.value, cache)
+
+
+def test_a_full_cache_blames_the_cache_not_the_mpi(tmp_path, monkeypatch):
+    """A full disk under the cache: the linker cannot write the binary. The error said "check
+    the MPI installation"."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MSGPERF_CACHE", str(cache))
+    real = find_mpicc()
+    # the real mpicc for the identity (-E, -show), a full disk when it writes the binary (-o)
+    full = wrapper(tmp_path, "mpicc", 'for a in "$@"; do prev_o=$o; o=$a; '
+                   'if [ "$prev_o" = "-o" ]; then echo "/usr/bin/ld: cannot open output file $a: '
+                   'No space left on device" >&2; exit 1; fi; done; exec "' + str(real) + '" "$@"')
+    with pytest.raises(MsgperfError) as refused:
+        build_kernel(str(full))
+    assert "No space left on device" in _one_line_naming_the_cache(refused.value, cache)
+    assert not [p for p in cache.rglob(".msgperf-kernels.*")]  # no half-written binary left
+
+
+def test_a_failed_rename_into_the_cache_is_one_line(tmp_path, monkeypatch):
+    import errno
+
+    from msgperf.launch import build
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MSGPERF_CACHE", str(cache))
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(build.os, "replace", full)
+    with pytest.raises(MsgperfError) as refused:
+        build_kernel()
+    _one_line_naming_the_cache(refused.value, cache)
+    assert not [p for p in cache.rglob(".msgperf-kernels.*")]

@@ -82,4 +82,40 @@ def test_slurm_job_shape_and_script():
     assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n" in text
     assert "SRUN=(srun --ntasks=2 --nodes=2 --ntasks-per-node=1 --mpi=pmi2)" in text
     assert 'OUT=runs/"slurm-${SLURM_JOB_ID:-local}-pingpong.jsonl"' in text
-    assert "--placement inter" in text and "msgperf import $OUT" in text
+    assert "--placement inter" in text and "msgperf import %q" in text
+
+
+def test_a_rank_count_in_the_launcher_is_found_in_each_dialect():
+    from msgperf.launch.dialects import rank_count_setting
+
+    assert rank_count_setting("hydra", ["-n", "3"]) == "-n 3"
+    assert rank_count_setting("hydra", ["-bind-to", "core", "-np", "4"]) == "-np 4"
+    assert rank_count_setting("openmpi", ["--np=4"]) == "--np=4"
+    assert rank_count_setting("srun", ["--ntasks=3"]) == "--ntasks=3"
+    assert rank_count_setting("srun", ["--mpi=pmi2"]) is None
+    assert rank_count_setting("hydra", ["-bind-to", "core", "-genv", "N", "3"]) is None
+
+
+def test_a_rank_count_in_the_launcher_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """`--launcher "mpiexec -n 3" --np 2` said "error parsing parameters": refused at once,
+    naming both, before the run file is made."""
+    from pathlib import Path
+
+    from msgperf.launch import launcher as launcher_module
+    from msgperf.launch.build import Kernel
+    from msgperf.launch.session import MeasureRequest, measure
+    from msgperf.plan import RunPlan
+
+    mpicc = tmp_path / "mpicc"
+    (tmp_path / "mpiexec").write_text("")
+    kernel = Kernel(path=tmp_path / "msgperf-kernels", mpicc=mpicc, mpiexec=tmp_path / "mpiexec",
+                    mpi_version="MPICH 5.0.2")
+    monkeypatch.setattr(launcher_module, "build_kernel", lambda mpicc=None: kernel)
+    monkeypatch.setattr(launcher_module, "detect_flavor", lambda name: "hydra")
+    out = tmp_path / "run.jsonl"
+    request = MeasureRequest(plan=RunPlan(sizes=(0,), np=2), output=out, launcher="mpiexec -n 3", store=False)
+    with pytest.raises(MsgperfError) as refused:
+        measure(request)
+    message = str(refused.value)
+    assert "\n" not in message and "(-n 3)" in message and "--np" in message and "--launcher 'mpiexec -n 3'" in message
+    assert not out.exists() and not Path(f"{out}.lock").exists()

@@ -69,3 +69,20 @@ def test_without_a_known_cause_the_last_line_without_hydras_call_chain():
     assert explain_failure("starting\n[mpiexec@vm] main (mpiexec.c:270): something odd\n") == "something odd"
     assert explain_failure("") == "no output"
     assert explain_failure("warming up\nfailed to map segment\n") == "failed to map segment"
+
+
+HYDRA_DUPLICATE = """\
+[mpiexec@vm] HYDU_set_int (/mpich-5.0.2/src/pm/hydra/lib/utils/args.c:216): duplicate setting: n
+[mpiexec@vm] np_fn (/mpich-5.0.2/src/pm/hydra/mpiexec/options.c:815): error getting executable process count
+[mpiexec@vm] match_arg (/mpich-5.0.2/src/pm/hydra/lib/utils/args.c:159): match handler returned error
+[mpiexec@vm] HYDU_parse_array (/mpich-5.0.2/src/pm/hydra/lib/utils/args.c:181): argument matching returned error
+[mpiexec@vm] parse_args (/mpich-5.0.2/src/pm/hydra/mpiexec/get_parameters.c:318): error parsing input array
+[mpiexec@vm] HYD_uii_mpx_get_parameters (/mpich-5.0.2/src/pm/hydra/mpiexec/get_parameters.c:48): unable to parse user arguments
+[mpiexec@vm] main (/mpich-5.0.2/src/pm/hydra/mpiexec/mpiexec.c:49): error parsing parameters
+"""
+
+
+def test_hydras_call_chain_alone_gives_its_first_frame_the_cause():
+    """`mpiexec -n 3 -n 2` (MPICH 5.0.2): the error said "error parsing parameters", the
+    cause ("duplicate setting: n") was only in the log."""
+    assert explain_failure(HYDRA_DUPLICATE) == "duplicate setting: n (error parsing parameters)"

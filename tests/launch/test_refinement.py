@@ -207,3 +207,32 @@ def test_a_disturbed_refinement_launch_locates_nothing_and_its_sizes_are_measure
     (b,) = model.sweep.piecewise.breakpoints
     assert b.low_bytes < STEP_AT <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+
+
+def test_a_resume_does_after_the_sweep_what_the_run_was_asked_to(tmp_path):
+    """`--resume` of a run made with --no-refine --no-probe ran three refinement launches: the
+    plan records the choice (plan.after), and the resume honours it (msgperf run --resume asks
+    for refinement, its default)."""
+    from msgperf.launch.job import LaunchError
+
+    two = request(tmp_path).plan
+    for refine, name in ((False, "plain.jsonl"), (True, "refined.jsonl")):
+        first = MeasureRequest(plan=two, output=tmp_path / name, log_dir=tmp_path, store=False, refine=refine,
+                               probe=False, repeat=2)
+        try:
+            measure(first, launcher=FakeLauncher(Behaviour(curve=CURVE), Behaviour(after=1, then="die", curve=CURVE),
+                                                 every=Behaviour(curve=CURVE)))
+        except LaunchError:
+            pass  # the second launch died: the run is to be resumed
+        else:
+            raise AssertionError("the second launch was to die")
+        assert read_run(tmp_path / name).run.info.plan.after == (("refine",) if refine else ())
+        launcher = FakeLauncher(every=Behaviour(curve=CURVE))
+        resumed = measure(MeasureRequest(resume=tmp_path / name, log_dir=tmp_path, store=False, refine=True,
+                                         probe=True), launcher=launcher)
+        refined = [l for l in resumed.launches if l.refining]
+        assert resumed.run.missing() == []
+        if refine:
+            assert refined, "a run made to refine is refined when resumed"
+        else:
+            assert not refined and len(resumed.launches) == 1 and len(launcher.commands) == 1

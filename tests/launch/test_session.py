@@ -79,6 +79,28 @@ def test_a_run_is_measured_read_back_and_stored(req, tmp_path, logs):
     assert not lock_path_of(outcome.run_file).exists()
 
 
+def test_a_run_imported_while_it_measures_is_stored_once(req, tmp_path):
+    """`msgperf import live.jsonl` while `msgperf run -o live.jsonl` measured it left two stored
+    runs: the finished run, stored at its end, must continue the copy imported meanwhile."""
+    from msgperf.records.importers import load_file
+
+    db = str(tmp_path / "db.sqlite")
+    imported = []
+
+    def import_now(record):  # what `msgperf import` does, after the second measurement
+        if record.get("type") == "measurement" and record.get("bytes") == 8 and not imported:
+            result, _ = load_file(str(tmp_path / "run.jsonl"), None)
+            with open_store(db) as store:
+                imported.append(store.add_run(result.run))
+
+    outcome = measure(req(db=db), launcher=FakeLauncher(Behaviour(pace_s=0.05)), on_record=import_now)
+    assert imported and imported[0][1]  # the partial copy was stored
+    assert outcome.stored.run_id == imported[0][0] and outcome.stored.added
+    with open_store(db) as store:
+        (row,) = store.list_runs()
+        assert row.n_measurements == 4
+
+
 def test_callbacks_see_each_launch_and_each_record(req):
     starts, records, entered = [], [], []
 
@@ -405,6 +427,36 @@ def test_a_second_resume_of_the_same_file_fails_at_once_naming_the_holder(req, t
         holder.wait()
     resumed = measure(resume_request(out, logs), launcher=FakeLauncher())  # the lock died with its holder
     assert resumed.run.complete
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_a_resume_through_another_name_of_the_file_is_refused_too(req, tmp_path, logs, link):
+    """The lock was keyed by the name given: two resumes, one through a link, both appended
+    launch 2 and the file became unreadable. The lock is the file's (its inode)."""
+    with pytest.raises(LaunchError):
+        measure(req(), launcher=FakeLauncher(Behaviour(after=1, then="die")))
+    out = tmp_path / "run.jsonl"
+    other = tmp_path / "elsewhere" / "other-name.jsonl"
+    other.parent.mkdir()
+    other.symlink_to(out) if link == "symlink" else os.link(out, other)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from msgperf.launch.run_file_guard import RunFileLock\n"
+        "with RunFileLock(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(60)"), str(out)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        before = out.read_bytes()
+        launcher = FakeLauncher()
+        with pytest.raises(MsgperfError, match=f"{other} is in use by another msgperf") as refused:
+            measure(resume_request(other, logs), launcher=launcher)
+        assert "\n" not in str(refused.value)
+        assert launcher.commands == [] and out.read_bytes() == before
+        assert sorted(p.name for p in other.parent.iterdir()) == ["other-name.jsonl"]  # no lock file left
+    finally:
+        holder.kill()
+        holder.wait()
+    resumed = measure(resume_request(other, logs), launcher=FakeLauncher())  # the lock died with its holder
+    assert resumed.run.complete and out.read_bytes() == other.read_bytes()
 
 
 def test_nothing_to_resume_is_a_note_and_starts_nothing(req, tmp_path, logs):

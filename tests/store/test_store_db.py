@@ -79,6 +79,27 @@ def test_a_resumed_run_replaces_its_partial_copy(tmp_path):
     assert row.label == "keep me" and row.n_measurements == len(full.measurements)
 
 
+def test_a_copy_imported_while_the_run_measured_is_continued_by_the_finished_run(tmp_path):
+    # `msgperf import live.jsonl` while `msgperf run -o live.jsonl` measures: the copy has the
+    # launch without its launch_host record (appended once the launch is over); the finished
+    # run, stored at its end, must replace that copy, not be stored beside it
+    from msgperf.records.format import HostLoad, LaunchHost
+
+    late = LaunchHost(host="node01", usable_cores=2, online_cores=2, progress={},
+                      before=HostLoad(0.3, 0.5, 0.5, 1), after=HostLoad(0.4, 0.5, 0.5, 1), interval_s=2.0,
+                      steal_fraction=0.0, other_cores=0.05)
+    base = stored_run(5)
+    full = dataclasses.replace(base, launches=(dataclasses.replace(base.launches[0], host=late),))
+    live = dataclasses.replace(base, measurements=base.measurements[:2],
+                               launches=(dataclasses.replace(base.launches[0], end_time=None, end_cpus=None),))
+    with open_store(tmp_path / "s.db") as store:
+        run_id, _ = store.add_run(live)
+        assert store.add_run(full) == (run_id, True)
+        assert len(store.list_runs()) == 1
+        assert store.load_run(run_id).launches[0].host == late
+        assert store.add_run(live) == (run_id, False)
+
+
 def test_a_different_run_with_the_same_header_is_not_merged(tmp_path):
     a, b = stored_run(6), stored_run(7)  # same run record, different samples
     with open_store(tmp_path / "s.db") as store:

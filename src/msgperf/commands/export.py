@@ -32,10 +32,12 @@ _TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], None]] = {
 
 
 def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
-               stdout: TextIO | None = None, writer: Callable[[TextIO], None] | None = None) -> str | None:
+               stdout: TextIO | None = None, writer: Callable[[TextIO], None] | None = None,
+               recheck: Callable[[Path], None] | None = None) -> str | None:
     """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
     when ``path`` is None. Returns the path written, if any. ``writer``: writes the text itself
-    (a streamed CSV, where ``run`` holds no measurements)."""
+    (a streamed CSV, where ``run`` holds no measurements). ``recheck``: output_guard's check,
+    made again before the file is renamed into place."""
     if fmt not in FORMATS:
         raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     text_writer = writer or (lambda out: _TEXT_WRITERS[fmt](run, row, out))
@@ -50,7 +52,7 @@ def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
         raise MsgperfError(f"{target}: is a directory; -o takes a file name")
     if not target.parent.is_dir():
         raise MsgperfError(f"{target.parent}: no such directory for the export")
-    with atomic_path(target) as tmp:
+    with atomic_path(target, recheck=recheck) as tmp:
         if fmt == "parquet":
             write_parquet(run, row, tmp)
         else:
@@ -98,7 +100,8 @@ def _streamed_csv(arg: str):
     return stream_run(path)
 
 
-def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None:
+def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None,
+                 rechecks: tuple[Callable[[Path], None] | None, ...] = (None, None)) -> None:
     """Two CSV files, each written to a temporary name and renamed once both are complete."""
     if fmt != "csv":
         raise MsgperfError(f"--csv-layout tidy is a CSV layout; it does not apply to --format {fmt}")
@@ -116,7 +119,8 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None
     else:
         run, row = resolve_run_ref(arg, db)
         ms, measured = None, None
-    with atomic_path(table_path) as table_tmp, atomic_path(target) as samples_tmp:
+    with atomic_path(table_path, recheck=rechecks[1]) as table_tmp, \
+            atomic_path(target, recheck=rechecks[0]) as samples_tmp:
         with table_tmp.open("w", encoding="utf-8", newline="") as table, \
                 samples_tmp.open("w", encoding="utf-8", newline="") as samples:
             write_csv_tidy(run, row, samples, table, ms, measured)
@@ -131,8 +135,8 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None
               help="json: metadata + raw samples (msgperf import reads it back); csv/parquet: one "
                    "row per sample (columns in docs/store.md); run: a run file. Default: the output "
                    "file's extension (.json, .csv, .parquet, .jsonl), else json.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
-              help="Output file (default: standard output; required for parquet).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Output file (default, or -o -: standard output; a file is required for parquet).")
 @click.option("--csv-layout", type=click.Choice(["wide", "tidy"]), default="wide", show_default=True,
               help="csv: wide (one table, every column on every sample row) or tidy (-o X.csv gets "
                    "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
@@ -142,23 +146,28 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None) -> None
               "database).")
 def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None, force: bool) -> None:
     """Export RUN (a stored run's id, or a run file) with its raw samples."""
+    output = None if output == "-" else output
     fmt = chosen_format(fmt or ("csv" if csv_layout == "tidy" else None), output)
+    recheck = table_recheck = None
     if output is not None:  # before anything is read: a refusal costs nothing
-        check_replace(Path(output), force, what="an export")
+        stdout = "to write the export to standard output, give -o - (or no -o)"
+        recheck = check_replace(Path(output), force, what="an export", to_stdout=stdout)
         if csv_layout == "tidy":
-            check_replace(tidy_measurements_path(Path(output)), force, what="an export", option="-o (its table)")
+            table_recheck = check_replace(tidy_measurements_path(Path(output)), force, what="an export",
+                                          option="-o (its table)", to_stdout=stdout)
     if csv_layout == "tidy":
-        _export_tidy(run, fmt, output, db)
+        _export_tidy(run, fmt, output, db, (recheck, table_recheck))
         return
     streamed = _streamed_csv(run) if fmt == "csv" else None
     if streamed is not None:
         header, measurements = streamed
         written = export_run(header.run, None, fmt, output, stdout=sys.stdout,
-                             writer=lambda out: write_csv(header.run, None, out, measurements(), header.measured))
+                             writer=lambda out: write_csv(header.run, None, out, measurements(), header.measured),
+                             recheck=recheck)
         if header.truncated:
             click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
     else:
         loaded, row = resolve_run_ref(run, db)
-        written = export_run(loaded, row, fmt, output, stdout=sys.stdout)
+        written = export_run(loaded, row, fmt, output, stdout=sys.stdout, recheck=recheck)
     if written:
         click.echo(f"wrote {written}", err=True)

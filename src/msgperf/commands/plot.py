@@ -37,7 +37,7 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
         raise MsgperfError(f"{output}: write a .png, .svg or .pdf file")
     from msgperf.output_guard import check_replace
 
-    check_replace(output, force, what="a plot")
+    recheck = check_replace(output, force, what="a plot")
     kind = kind or ("overlay" if len(runs) > 1 else "time")
     if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")
@@ -75,4 +75,4 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
                 fig = plots.launches_plot(series.model)
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from exc
-    click.echo(f"plot: {plots.save_figure(fig, output)}")
+    click.echo(f"plot: {plots.save_figure(fig, output, recheck)}")

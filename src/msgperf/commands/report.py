@@ -23,13 +23,12 @@ def report_next_to(run: Any, run_file: str | Path, result: Any = None) -> str:
     from msgperf.analysis.result import analyze
     from msgperf.present.report import write_report
 
-    from msgperf.output_guard import check_replace
-    from msgperf.present.report_stamp import is_msgperf_report
+    from msgperf.output_guard import check_replace, is_msgperf_report
 
     path = default_report_path(run_file)
     try:
-        check_replace(path, False, what="the report", ours=is_msgperf_report)
-        write_report([(result if result is not None else analyze(run), run)], path)
+        recheck = check_replace(path, False, what="the report", ours=is_msgperf_report, chosen=True)
+        write_report([(result if result is not None else analyze(run), run)], path, recheck=recheck)
     except Exception as exc:  # noqa: BLE001 - a report problem must not lose a measurement
         return f"note: no report written ({type(exc).__name__}: {exc}); try: msgperf report {run_file}"
     return f"report: {path}"
@@ -81,18 +80,21 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
     if not runs and profile_arg is None:
         raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
-    output = _checked_output(runs, profile_arg, output, force)
+    output, recheck = _checked_output(runs, profile_arg, output, force)
     keys = [output_cache.run_key(r, db) for r in runs]
     # a report with a profile is written anew each time (its key would need the profile's too)
     key = None if None in keys or profile_arg is not None else ("report", str(output), title, alpha, *keys)
-    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg), refresh=_restamp)
+    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg, recheck),
+                               refresh=_restamp)
 
 
-def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None, force: bool) -> Path:
+def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None,
+                    force: bool) -> tuple[Path, Any]:
     """The report's path (-o, else beside the first run or profile when it is a file, else
-    report-<id>.html here), checked before anything is measured, read or replayed."""
-    from msgperf.output_guard import check_replace
-    from msgperf.present.report_stamp import is_msgperf_report
+    report-<id>.html here), checked before anything is measured, read or replayed, and the
+    check to make again before the report is renamed into place. A report msgperf wrote is
+    replaced without --force, at any name: writing it again is the point of the command."""
+    from msgperf.output_guard import check_replace, is_msgperf_report
 
     chosen = output is None
     if output is None:
@@ -101,8 +103,7 @@ def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path
                   else Path(f"report-{'profile-' if profile_arg is not None else ''}{first.lstrip('#')}.html"))
     if output.suffix.lower() not in (".html", ".htm"):
         raise MsgperfError(f"{output}: the report is HTML; name it something.html")
-    check_replace(output, force, what="the report", ours=is_msgperf_report if chosen else None)
-    return output
+    return output, check_replace(output, force, what="the report", ours=is_msgperf_report, chosen=chosen)
 
 
 def _restamp(html: bytes) -> bytes:
@@ -112,7 +113,7 @@ def _restamp(html: bytes) -> bytes:
 
 
 def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float,
-            db: str | None, profile_arg: str | None) -> list[Path]:
+            db: str | None, profile_arg: str | None, recheck: Any = None) -> list[Path]:
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
@@ -128,6 +129,6 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
-    path = write_report(results, output, comparisons, title=title, profiles=profiles)
+    path = write_report(results, output, comparisons, title=title, profiles=profiles, recheck=recheck)
     click.echo(f"report: {path}")
     return [Path(path)]

@@ -127,8 +127,9 @@ def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, plac
         f"SRUN=({' '.join(shlex.quote(a) for a in srun_argv)})",
         f"ARGS=({' '.join(shlex.quote(a) for a in kernel_args)})",
         '"${SRUN[@]}" "$KERNELS" "${ARGS[@]}" --output "$OUT" --launcher-line "${SRUN[*]} $KERNELS ${ARGS[*]} --output $OUT"',
-        'echo "run file: $OUT"',
-        'echo "add it with: msgperf import $OUT"',
+        'printf \'run file: %s\\n\' "$OUT"',
+        # %q: the name shell-quoted, so a copied command runs msgperf, not what the name holds
+        'printf \'add it with: msgperf import %q\\n\' "$OUT"',
         "",
     ]
     assert not any("\n" in line or "\r" in line for line in lines), "a value started a new line in the batch script"
@@ -177,7 +178,11 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
 
     chosen = script_path is None
     script_path = Path(DEFAULT_SCRIPT) if chosen else script_path
-    check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None)
+    if _one_line(str(script_path)) != str(script_path):  # it is printed in a command to copy: one line
+        raise MsgperfError(f"-o '{_one_line(str(script_path))}': a script name with a newline or another control "
+                           "character cannot be given to sbatch safely; choose another name")
+    recheck = check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
+                             chosen=chosen)
     nodes, per_node = job_shape(placement, nodes, per_node)
     # before the (slow) build: refused values never reach a script
     check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,
@@ -199,11 +204,13 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,
                         partition=partition, srun_mpi=srun_mpi, output_dir=output_dir)
-    with atomic_write(script_path, mode=0o777) as out:  # executable, as the umask allows
+    with atomic_write(script_path, mode=0o777, recheck=recheck) as out:  # executable, as the umask allows
         out.write(text)
+    # every name in a command to copy is shell-quoted: a name with $(...) or ';' stays a name
     click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement})")
     if not submit:
-        click.echo(f"submit it with: sbatch {script_path}")
+        named = str(script_path) if not str(script_path).startswith("-") else f"./{script_path}"  # not an option
+        click.echo(f"submit it with: sbatch {shlex.quote(named)}")
         return
     sbatch = shutil.which("sbatch")
     if not sbatch:
@@ -219,5 +226,5 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     if not match:
         raise MsgperfError(f"sbatch printed no job id: {result.stdout.strip()!r}")
     job = match.group(1)
-    click.echo(f"submitted job {job}; its run file: {output_dir}/slurm-{job}-{'+'.join(plan.patterns)}.jsonl "
-               f"(then: msgperf import {output_dir}/slurm-{job}-{'+'.join(plan.patterns)}.jsonl)")
+    run_file = f"{output_dir}/slurm-{job}-{'+'.join(plan.patterns)}.jsonl"
+    click.echo(f"submitted job {job}; its run file: {run_file} (then: msgperf import {shlex.quote(run_file)})")

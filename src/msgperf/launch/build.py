@@ -93,10 +93,14 @@ def _run(cmd: list[str], what: str) -> subprocess.CompletedProcess:
 
 def mpi_identity(mpicc: Path) -> dict[str, str]:
     """The compile line and version macros of the MPI behind mpicc (no MPI program runs)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        probe = Path(tmp) / "probe.c"
-        probe.write_text("#include <mpi.h>\n")
-        pre = _run([str(mpicc), "-E", "-dM", str(probe)], f"{mpicc} cannot run")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = Path(tmp) / "probe.c"
+            probe.write_text("#include <mpi.h>\n")
+            pre = _run([str(mpicc), "-E", "-dM", str(probe)], f"{mpicc} cannot run")
+    except OSError as exc:  # a full or read-only temporary directory, not the MPI
+        raise MsgperfError(f"cannot write a temporary file in {tempfile.gettempdir()} ({exc.strerror}); free space "
+                           "there or set TMPDIR to a writable directory") from None
     if pre.returncode != 0:
         first = (pre.stderr.strip().splitlines() or ["no output"])[0]
         raise MsgperfError(f"{mpicc} cannot compile against mpi.h ({first}); check the MPI installation or pass --mpicc")
@@ -138,6 +142,53 @@ def _first_error(stderr: str) -> str:
     return errors[0].strip()
 
 
+# What a compiler or linker prints when it cannot write its output: the disk, not the MPI.
+_CANNOT_WRITE = ("No space left on device", "Disk quota exceeded", "Read-only file system", "Permission denied",
+                 "File too large", "cannot open output file")
+
+
+def cache_error(directory: Path, reason: str) -> MsgperfError:
+    """The one-line error for a build cache that cannot be written (read-only, full, not a
+    directory): it names the directory and how to choose another."""
+    return MsgperfError(f"cannot write the kernel build cache {directory} ({reason}); free space there or point "
+                        "MSGPERF_CACHE at a writable directory, e.g. MSGPERF_CACHE=$HOME/msgperf-cache")
+
+
+def _cache_folder(target_dir: Path) -> None:
+    """Create the build's folder in the cache, or say why it cannot be."""
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=target_dir, prefix=".writable.")
+        probe.close()
+    except OSError as exc:
+        raise cache_error(cache_dir(), exc.strerror or str(exc)) from None
+
+
+def _compile(cmd: list[str], compiler: Path, tmp: Path, what: str) -> None:
+    """Run the compile line; a failure to write its output blames the cache (or the
+    compiler's temporary directory), not the MPI installation."""
+    result = _run(cmd, f"{compiler} cannot run")
+    if result.returncode == 0:
+        return
+    tmp.unlink(missing_ok=True)
+    first = _first_error(result.stderr)
+    unwritable = next((l.strip() for l in result.stderr.splitlines() if any(p in l for p in _CANNOT_WRITE)), None)
+    if unwritable is not None and str(tmp.parent) in result.stderr:
+        raise cache_error(cache_dir(), unwritable)
+    if unwritable is not None:  # the compiler's own temporary files
+        raise MsgperfError(f"{compiler} cannot write while compiling {what}: {unwritable}; free space in "
+                           f"{tempfile.gettempdir()} or set TMPDIR to a writable directory")
+    raise MsgperfError(f"{compiler} cannot compile {what}: {first}; check the MPI installation or pass another --mpicc")
+
+
+def _publish(tmp: Path, final: Path) -> None:
+    try:
+        os.replace(tmp, final)  # atomic: a concurrent build never sees half a binary
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise cache_error(cache_dir(), exc.strerror or str(exc)) from None
+
+
 def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
     """Return a kernel binary for this MPI, compiling it unless the cache already has it."""
     compiler = find_mpicc(mpicc)
@@ -150,17 +201,17 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
                     mpi_version=describe_mpi(identity))
     if binary.is_file() and not force:
         return kernel
-    target_dir.mkdir(parents=True, exist_ok=True)
+    _cache_folder(target_dir)
     tmp = target_dir / f".{KERNEL_NAME}.{os.getpid()}"
     cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L",
            f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources), "-lm"]
-    result = _run(cmd, f"{compiler} cannot run")
-    if result.returncode != 0:
-        raise MsgperfError(f"{compiler} cannot compile the kernels: {_first_error(result.stderr)}; "
-                           "check the MPI installation or pass another --mpicc")
-    os.replace(tmp, binary)  # atomic: a concurrent build never sees half a binary
-    with atomic_write(target_dir / "identity.json") as out:  # two builds at once: one whole file wins
-        out.write(json.dumps({"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
+    _compile(cmd, compiler, tmp, "the kernels")
+    _publish(tmp, binary)
+    try:
+        with atomic_write(target_dir / "identity.json") as out:  # two builds at once: one whole file wins
+            out.write(json.dumps({"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
+    except MsgperfError as exc:  # the binary is in place; the identity is for people reading the cache
+        raise cache_error(cache_dir(), str(exc)) from None
     return kernel
 
 
@@ -190,14 +241,10 @@ def build_profiler(mpicc: str | None = None, force: bool = False) -> Profiler:
                         mpi_version=describe_mpi(identity))
     if library.is_file() and not force:
         return profiler
-    target_dir.mkdir(parents=True, exist_ok=True)
+    _cache_folder(target_dir)
     tmp = target_dir / f".{PROFILER_NAME}.{os.getpid()}"
     cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
            f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources)]
-    result = _run(cmd, f"{compiler} cannot run")
-    if result.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise MsgperfError(f"{compiler} cannot compile the profiler: {_first_error(result.stderr)}; "
-                           "check the MPI installation or pass another --mpicc")
-    os.replace(tmp, library)  # atomic: a concurrent build never sees half a library
+    _compile(cmd, compiler, tmp, "the profiler")
+    _publish(tmp, library)
     return profiler

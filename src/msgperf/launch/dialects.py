@@ -16,9 +16,27 @@ from __future__ import annotations
 
 import math
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 FLAVORS = ("hydra", "openmpi", "srun")
+
+# How each dialect is told the number of ranks, which launch_argv always gives (from --np):
+# given in --launcher too, Hydra stops with "duplicate setting: n", Open MPI and srun take one.
+_RANK_COUNT = {"hydra": ("-n", "-np", "--n", "--np"), "openmpi": ("-n", "-np", "--n", "--np", "-c"),
+               "srun": ("-n", "--ntasks")}
+
+
+def rank_count_setting(flavor: str, launcher_words: Sequence[str]) -> str | None:
+    """The words of ``launcher_words`` (--launcher's, after the launcher itself) that set the
+    number of ranks in ``flavor``'s dialect ("-n 3", "--ntasks=3"), or None."""
+    flags = _RANK_COUNT.get(flavor, ())
+    for i, word in enumerate(launcher_words):
+        if word in flags:
+            return " ".join(launcher_words[i:i + 2])
+        if any(word.startswith(f"{flag}=") for flag in flags):
+            return word
+    return None
 
 
 def flavor_from_version(name: str, version_output: str) -> str:

@@ -151,6 +151,10 @@ def explain_failure(output: str) -> str:
     cause = launcher_cause(lines)
     if cause:
         return cause
+    if len(lines) > 1 and all(_HYDRA_FRAME.match(l) for l in lines):
+        # only Hydra's call chain: its first frame is the cause ("duplicate setting: n"), the
+        # last only says that it failed ("error parsing parameters")
+        return f"{_HYDRA_FRAME.sub('', lines[0])} ({_HYDRA_FRAME.sub('', lines[-1])})"
     return _HYDRA_FRAME.sub("", lines[-1]) if lines else "no output"
 
 

@@ -19,7 +19,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.format import PatternInfo
 from msgperf.launch.build import Kernel, build_kernel
 from msgperf.launch.catalog import pattern_catalog
-from msgperf.launch.dialects import detect_flavor, launch_argv
+from msgperf.launch.dialects import detect_flavor, launch_argv, rank_count_setting
 
 
 class Launcher(Protocol):
@@ -96,7 +96,12 @@ class MpiLauncher:
         """Build the kernels (cached) and find the launcher; slow only on the first build."""
         kernel = build_kernel(mpicc)
         argv = resolve_launcher(launcher, kernel)
-        return cls(kernel=kernel, launcher_argv=tuple(argv), flavor=detect_flavor(argv[0]), hosts=tuple(hosts),
+        flavor = detect_flavor(argv[0])
+        twice = rank_count_setting(flavor, argv[1:])
+        if twice is not None:  # else Hydra says only "error parsing parameters", after the run file is made
+            raise MsgperfError(f"--launcher {launcher!r} sets the number of ranks ({twice}), which msgperf sets "
+                               f"from --np: drop {twice} from --launcher and give --np instead")
+        return cls(kernel=kernel, launcher_argv=tuple(argv), flavor=flavor, hosts=tuple(hosts),
                    ranks_per_node=ranks_per_node)
 
     def command(self, np: int, kernel_args: Sequence[str]) -> list[str]:

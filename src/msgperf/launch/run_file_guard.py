@@ -6,9 +6,11 @@ msgperf at a time per run file.
 - ``check_output`` and ``claim_output``: ``-o FILE`` that exists is refused unless ``--force``,
   and never replaced at all when it is not a msgperf run file (a result database, a report,
   anything else); a new one is created by msgperf with an exclusive create.
-- ``RunFileLock``: an exclusive ``flock`` on a lock file beside the run file, holding the
-  holder's pid, taken by every run and resume that writes the file, so a second ``--resume`` of
-  the same file fails at once instead of measuring the same sizes at the same time.
+- ``RunFileLock``: an exclusive ``flock`` on the run file itself (its inode, so a symbolic or a
+  hard link to it is the same file) and on a lock file beside the file a link resolves to,
+  holding the holder's pid, taken by every run and resume that writes the file, so a second
+  ``--resume`` of the same file fails at once instead of measuring the same sizes at the same
+  time.
 """
 
 from __future__ import annotations
@@ -148,12 +150,18 @@ def lock_path_of(run_file: Path) -> Path:
 
 class RunFileLock:
     """Context manager: hold the run file's lock (non-blocking; a held lock is an error naming
-    its holder's pid). The lock file is removed on release."""
+    its holder's pid). The lock file is removed on release.
+
+    Two locks, both ``flock``: one on the run file itself, which is what two names of one file
+    (a symbolic link, a hard link) share, and one on the lock file beside the file the name
+    resolves to, which holds the pid for the message and exists before the run file does (a new
+    run takes it, then claims the file, then calls ``lock_file``)."""
 
     def __init__(self, run_file: Path) -> None:
         self.run_file = run_file
-        self.path = lock_path_of(run_file)
+        self.path = lock_path_of(Path(os.path.realpath(run_file)))
         self._fd: int | None = None
+        self._file_fd: int | None = None
 
     def __enter__(self) -> "RunFileLock":
         while True:
@@ -182,12 +190,38 @@ class RunFileLock:
             if same:
                 break
             os.close(fd)
+        self._fd = fd
+        if self.run_file.exists():
+            self.lock_file()
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
         return self
 
+    def lock_file(self) -> None:
+        """Lock the run file itself (once it exists): held by another msgperf that reached it by
+        another name (a hard link), it is an error, and this lock is released."""
+        if self._file_fd is not None:
+            return
+        try:
+            fd = os.open(self.run_file, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as exc:
+            self.__exit__()
+            raise MsgperfError(f"cannot lock {self.run_file} ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            self.__exit__()
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise MsgperfError(f"cannot lock {self.run_file} ({exc.strerror})") from None
+            raise MsgperfError(f"{self.run_file} is in use by another msgperf (another process, through another "
+                               "name of the same file); wait for it to finish or stop it, then try again") from None
+        self._file_fd = fd
+
     def __exit__(self, *exc) -> None:
+        if self._file_fd is not None:
+            os.close(self._file_fd)
+            self._file_fd = None
         if self._fd is None:
             return
         try:

@@ -179,6 +179,7 @@ class ResumeState:
     repeat: int
     launches: tuple[tuple[int, ...], ...]  # the sizes of each launch still to run
     next_index: int
+    refine: bool = True  # the run was made to refine after its sweep (files before plan.after: True)
 
 
 def resume_state(path: Path) -> ResumeState:
@@ -207,7 +208,7 @@ def resume_state(path: Path) -> ResumeState:
     launches = tuple(tuple(s for s in plan.sizes if per_size.get(s, 0) > j) for j in range(rounds))
     next_index = max((l.index for l in run.launches), default=-1) + 1
     return ResumeState(plan=plan, placement=None if p.placement == "pair" else p.placement, repeat=p.repeat,
-                       launches=launches, next_index=next_index)
+                       launches=launches, next_index=next_index, refine=p.after is None or "refine" in p.after)
 
 
 def expected_records(plan: RunPlan, sizes: tuple[int, ...], placement: str | None,
@@ -297,6 +298,9 @@ def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: i
         args.append(first)
     if first != "--append" and request.repeat > 1:
         args += ["--repeat", str(request.repeat)]
+    if first != "--append":  # recorded in the plan: a --resume does what this run was asked to
+        args += ["--after", ",".join(name for name, on in (("probe", request.probe), ("refine", request.refine))
+                                     if on) or "none"]
     if request.test_stall:
         args += ["--test-stall", request.test_stall]
     if placement:
@@ -437,12 +441,14 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             state = resume_state(run_file)
             plan, placement = state.plan, state.placement
             launches, first_index, first = state.launches, state.next_index, "--append"
+            refining = request.refine and state.refine
             if not launches:
                 note(f"{run_file} already holds every planned measurement; nothing to resume")
         else:
             assert request.plan is not None
             plan, placement = request.plan, request.placement
             launches, first_index = (plan.sizes,) * request.repeat, 0
+            refining = request.refine
             run_file = request.output
             # Refused before the (slow) build; checked again, and claimed, under the lock.
             if run_file is not None:
@@ -468,8 +474,9 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 stack.enter_context(RunFileLock(run_file))
             else:
                 make_parent(run_file)
-                stack.enter_context(RunFileLock(run_file))
+                lock = stack.enter_context(RunFileLock(run_file))
                 claim_output(run_file, request.force)
+                lock.lock_file()  # the file claimed: now its inode too
         outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
 
@@ -522,7 +529,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
                                                               expected_records=0, probing=True))
             first_index += 1
-        if request.refine and launches:
+        if refining and launches:
             budget = request.refine_budget_s
             if budget is None:
                 budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)

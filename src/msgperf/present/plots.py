@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -395,13 +395,14 @@ def profile_histogram_plot(advice: Any, title: str | None = None):
     return fig
 
 
-def save_figure(fig: Any, path: str | Path) -> Path:
-    """Write ``fig`` as PNG, SVG or PDF (by suffix), to a temporary name renamed when complete."""
+def save_figure(fig: Any, path: str | Path, recheck: Callable[[Path], None] | None = None) -> Path:
+    """Write ``fig`` as PNG, SVG or PDF (by suffix), to a temporary name renamed when complete
+    (``recheck``: output_guard's check, made again before the rename)."""
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
         raise MsgperfError(f"{path}: write a .png, .svg or .pdf file")
-    with atomic_path(path, parents=True) as tmp:
+    with atomic_path(path, parents=True, recheck=recheck) as tmp:
         fig.savefig(tmp, format=fmt, dpi=DPI)
     return path
 

@@ -14,13 +14,14 @@ import base64
 import html
 import math
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from msgperf import units
 from msgperf.present.report_stamp import stamp
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.atomic_file import atomic_write
+from msgperf.output_guard import REPORT_MARK
 from msgperf.present import plots
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
@@ -460,6 +461,7 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
                                            first.source.label if not several else f"{len(results)} runs"))
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"{REPORT_MARK}"
             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
             "img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
             f"<title>{_e(name)}</title><style>{CSS}</style><script>{PROBE}</script></head><body>"
@@ -472,10 +474,11 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
 
 def write_report(results: Sequence[tuple[RunResult, Any]], path: str | Path,
                  comparisons: Sequence[RunComparison | str] = (), title: str | None = None,
-                 profiles: Sequence[Any] = ()) -> Path:
-    """Build the report and write it to ``path`` (a temporary name, then renamed)."""
+                 profiles: Sequence[Any] = (), recheck: Callable[[Path], None] | None = None) -> Path:
+    """Build the report and write it to ``path`` (a temporary name, then renamed; ``recheck``:
+    output_guard's check, made again before the rename)."""
     path = Path(path)
     text = build_report(results, comparisons, title, profiles)
-    with atomic_write(path, parents=True) as out:
+    with atomic_write(path, parents=True, recheck=recheck) as out:
         out.write(text)
     return path

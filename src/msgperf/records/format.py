@@ -70,6 +70,10 @@ class Plan:
     # --iterations-per-sample: k as the user fixed it (1: one iteration per sample); None: k was
     # calibrated per measurement (files before the field too)
     iterations_per_sample: int | None = None
+    # what msgperf run does after the sweep ("probe": the eager-probe launch, "refine": the
+    # refinement launches), as chosen by --no-probe/--no-refine; None: files before the field
+    # (a --resume of one refines, as before)
+    after: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -376,7 +380,20 @@ def decode_plan(obj: Any, where: str) -> Plan:
         repeat=_repeat_of(obj, where),
         total_time_s=_total_time_of(obj, where),
         iterations_per_sample=_iterations_per_sample_of(obj, where),
+        after=_after_of(obj, where),
     )
+
+
+AFTER_SWEEP = ("probe", "refine")
+
+
+def _after_of(plan: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    value = plan.get("after")  # absent: a file from before the field
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(v in AFTER_SWEEP for v in value):
+        raise RecordError(f"{where}: plan.after must list some of {', '.join(AFTER_SWEEP)}")
+    return tuple(value)
 
 
 def _total_time_of(plan: Mapping[str, Any], where: str) -> float:
@@ -798,6 +815,10 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
     d["active"] = list(plan.active)
     if plan.iterations_per_sample is None:
         del d["iterations_per_sample"]
+    if plan.after is None:
+        del d["after"]
+    else:
+        d["after"] = list(plan.after)
     return d
 
 

@@ -170,6 +170,15 @@ def _guarded(method: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
+def _launch_as_started(record_json: str) -> str:
+    """A launch record without what is added once the launch is over (its ``launch_host``
+    facts), so a copy imported while the run measured is recognised as the start of the run
+    ``msgperf run`` stores at its end."""
+    record = json.loads(record_json)
+    record.pop("host", None)
+    return dumps(record)
+
+
 class NoStoreError(StoreError):
     """The database file does not exist (and was not to be created)."""
 
@@ -275,9 +284,9 @@ class Store:
     def _relative(self, run: Run, ihash: str, digests: list[bytes]) -> tuple[int | None, str]:
         """(id, "continued") for a stored, shorter version of ``run``; (id, "older copy") when
         ``run`` is a shorter version of a stored run; else (None, "")."""
-        new_launches = [launch_jsons(l)[0] for l in run.launches]
+        new_launches = [_launch_as_started(launch_jsons(l)[0]) for l in run.launches]
         for (run_id,) in self.conn.execute("SELECT id FROM runs WHERE identity_hash = ?", (ihash,)).fetchall():
-            old_launches = [r[0] for r in self.conn.execute(
+            old_launches = [_launch_as_started(r[0]) for r in self.conn.execute(
                 "SELECT record FROM launches WHERE run_id = ? ORDER BY idx", (run_id,))]
             old_digests = [measurement_digest(record, blob) for record, blob in self.conn.execute(
                 "SELECT record, samples FROM measurements WHERE run_id = ? ORDER BY seq", (run_id,))]
