@@ -176,6 +176,8 @@ def advice_sections(a: ProfileAdvice) -> list[tuple[str, list[str]]]:
 
 def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
     console.print(printable(heading(a)), style="bold", markup=False, highlight=False)
+    if a.model_choice:
+        console.print(printable(a.model_choice), markup=False, highlight=False)
     for title, lines in advice_sections(a):
         if not lines:
             continue

@@ -423,6 +423,7 @@ def profile_section(advice: Any) -> str:
     from msgperf.present.profile_advice_text import advice_sections, heading  # noqa: PLC0415
 
     parts = [f"<h2>Profile: {_e(heading(advice))}</h2>",
+             f"<p>{_e(advice.model_choice)}</p>" if advice.model_choice else "",
              _img(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
                   "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
                   "eager or rendezvous by the eager limit the eager-probe measured, bandwidth-bound from "
