@@ -288,7 +288,9 @@ def machine_html(result: RunResult) -> str:
     else:
         out.append(f"<p>The MPI's own thresholds through MPI_T (launch {m.launch}): the control variables "
                    "named like eager, rndv, rendezvous, cell, threshold or limit; point-to-point ones "
-                   "first.</p>")
+                   + (f"of the device in use ({_e(m.device)}) " if m.device else "") + "first"
+                   + (f"; {len(m.other_devices)} of another device, which this build does not use, with the rest"
+                      if m.other_devices else "") + ".</p>")
         shown = dict(m.thresholds)
         rows = [[_e(n), _e(cvar_text(v))] for n, v in m.thresholds]
         rows += [[_e(n), _e(cvar_text(v))] for n, v in m.cvars.items() if n not in shown]
