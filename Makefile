@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 ARGS   ?=
 
-.PHONY: run test install install-test test-fast test-slow clean
+.PHONY: run test install install-test install-data test-fast test-slow clean
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install the venv module (Debian: apt-get install python3-venv)"; exit 1; }
@@ -23,6 +23,11 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml constraints.txt
 
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
+
+# pandas and pyarrow (the `data` extra: Parquet export, DataFrames), left out of `make run`'s
+# install: they add about a minute and 250 MB to it.
+install-data: $(VENV)/.installed
+	$(PIP) -e '.[mpi,data]'
 
 # Measure a ping-pong between two ranks, 0 B to 64 MiB, print the table and the run file.
 run: $(VENV)/.installed

@@ -44,3 +44,10 @@ def test_parse_rate(text, value):
 def test_parse_rate_refuses_what_is_not_a_bandwidth(text):
     with pytest.raises(ValueError, match="--copy-bandwidth"):
         units.parse_rate(text)
+
+
+def test_a_total_of_bytes_reads_in_three_digits_not_to_the_byte():
+    """"bytes sent 10400000 B" in the profile's tables: a volume is not a measured message size."""
+    assert units.volume(10_400_000) == "9.92 MiB" and units.size(10_400_000) == "10400000 B"
+    assert units.volume(512) == "512 B" and units.volume(1536) == "1.5 KiB" and units.volume(None) == "-"
+    assert units.memory(25_232_932_864) == "23.5 GiB"  # a host's memory: the same form

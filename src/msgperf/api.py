@@ -42,7 +42,8 @@ def _pandas():
     try:
         import pandas
     except ImportError:
-        raise MsgperfError("the DataFrame API needs pandas: pip install 'msgperf[data]'") from None
+        from msgperf.records.sample_table import DATA_EXTRA_MISSING
+        raise MsgperfError(DATA_EXTRA_MISSING.format(what="the DataFrame API needs pandas", instead="")) from None
     return pandas
 
 

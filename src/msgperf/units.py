@@ -84,14 +84,20 @@ def exact_bytes(n: int | None) -> str:
     return MISSING if n is None else f"{int(n)} B"
 
 
-def memory(n: int | None) -> str:
-    """A host's memory, to three significant digits: 23.5 GiB, 512 MiB ("-" when unknown)."""
+def volume(n: float | None) -> str:
+    """A total of bytes (sent, moved, together), to three significant digits: 9.92 MiB, 512 B
+    ("-" when unknown). ``size`` is for a message size, shown to the byte."""
     if n is None or not _finite(n) or n < 0:
         return MISSING
     for name, scale in _SIZES:
         if n >= scale:
             return f"{_sig(n / scale, 3)} {name}"
     return f"{int(n)} B"
+
+
+def memory(n: int | None) -> str:
+    """A host's memory, to three significant digits: 23.5 GiB, 512 MiB ("-" when unknown)."""
+    return volume(n)
 
 
 def rate(bytes_per_s: float | None) -> str:

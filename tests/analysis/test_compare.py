@@ -242,3 +242,50 @@ def test_compare_runs_without_a_common_pattern():
     b = make_run([measurement("memcpy", s, np.full(5, 1e-6)) for s in (0, 8)])
     with pytest.raises(AnalysisError, match="no pattern in common"):
         compare_runs(a, b)
+
+
+PEER = __import__("pathlib").Path(__file__).parents[1] / "data" / "peer-outputs"
+
+
+def _osu_run(seed=0):
+    """An osu-latency run of msgperf with two launches of skewed samples (mean well above median)."""
+    from msgperf.records.importers.osu import parse_osu  # noqa: F401 - the importer exists
+    rng = np.random.default_rng(seed)
+    sizes = (1, 2, 4, 8, 1024)
+    ms = [measurement("osu-latency", s, 2 * (1.5e-6 + s * 1e-10) * (1 + rng.pareto(1.5, 200)), launch)
+          for launch in (0, 1) for s in sizes]
+    return make_run(ms, launches=2)
+
+
+def test_compare_against_an_osu_mean_uses_msgperfs_mean_and_says_which_each_side_is():
+    """OSU prints the mean (Avg Latency): msgperf's side gives the mean of its samples too,
+    and the comparison names each side's statistic; with OSU's -z percentiles, both are medians."""
+    from msgperf.analysis.compare import comparison_to_dict, compare_runs
+    from msgperf.loader import load
+    run = _osu_run()
+    osu = load(str(PEER / "osu_latency.txt")).run
+    c = compare_runs(run, osu, label_a="msgperf", label_b="osu")
+    assert c.statistic == "mean" and c.side_b == "the mean the tool printed" and "mean of its samples" in c.side_a
+    for s in c.sizes:
+        launches = [m.per_message_s for m in run.measurements if m.bytes == s.bytes]
+        assert s.value_a_s == pytest.approx(math.exp(np.mean(np.log([np.mean(x) for x in launches]))), rel=1e-12)
+        imported = next(m for m in osu.measurements if m.bytes == s.bytes)
+        assert s.value_b_s == pytest.approx(imported.extra["imported"]["latency_us"] * 1e-6, rel=1e-9)
+        assert s.value_a_s > 1.2 * np.mean([np.median(x) for x in launches])  # not the median
+    out = comparison_to_dict(c)
+    assert out["statistic"] == "mean" and out["value_b_is"] == "the mean the tool printed"
+
+    with_p50 = load(str(PEER / "osu_latency_custom_percentiles.txt")).run
+    c = compare_runs(run, with_p50)
+    assert c.statistic == "median" and c.side_b == "the P50 (median) the tool printed"
+    first = c.sizes[0]
+    p50 = next(m for m in with_p50.measurements if m.bytes == first.bytes).extra["imported"]["p50_s"]
+    assert first.value_b_s == pytest.approx(p50, rel=1e-12)
+    launches = [m.per_message_s for m in run.measurements if m.bytes == first.bytes]
+    assert first.value_a_s == pytest.approx(math.exp(np.mean(np.log([np.median(x) for x in launches]))), rel=1e-12)
+
+
+def test_two_msgperf_runs_compare_medians():
+    from msgperf.analysis.compare import compare_runs
+    c = compare_runs(_osu_run(0), _osu_run(1))
+    assert c.statistic == "median" and c.side_a == c.side_b == "the geometric mean of its launch medians"

@@ -196,3 +196,34 @@ def test_characteristics_follow_saphir_definitions():
     assert regimes[1024].messages_per_s == pytest.approx(1 / curve(1024))
     assert regimes[top].fraction_of_asymptotic == pytest.approx(1.0)
     assert regimes[0].segment == 0 and regimes[top].segment == 1
+
+
+def test_the_ratio_to_the_asymptotic_bandwidth_is_a_ratio_or_cannot_tell():
+    """fit's "÷ asym." column: b/T(b) over the largest size's, as a ratio (a cache peak reads 1.6×,
+    not 160 %), and "?" when the largest size's interval is too wide to divide by."""
+    from msgperf.present.model_text import asymptote_cell
+
+    def peaked(t_scale_at_top):
+        pts = points(line(1e-6, 1e-10), SIZES, 0.002, np.random.default_rng(3))
+        top = pts[-1].bytes
+        return [p.__class__(**{**p.__dict__, **{k: getattr(p, k) * t_scale_at_top[0] * f
+                                                for k, f in zip(("time_s", "ci_low_s", "ci_high_s"),
+                                                                (1, t_scale_at_top[1], t_scale_at_top[2]))}})
+                if p.bytes == top else p for p in pts]
+
+    sweep = analyze_sweep(peaked((1.6, 1.0, 1.0)))  # the largest size 1.6x slower than the line
+    regimes = {r.bytes: r for r in sweep.regimes}
+    top, mid = max(regimes), 1 << 24
+    assert regimes[top].fraction_of_asymptotic == pytest.approx(1.0)
+    assert regimes[mid].fraction_of_asymptotic > 1.3
+    assert asymptote_cell(regimes[top], top) == "1×"
+    assert asymptote_cell(regimes[mid], mid) == f"{regimes[mid].fraction_of_asymptotic:.2g}×"
+    assert asymptote_cell(regimes[1], 1) == "<0.01×" and asymptote_cell(regimes[0], 0) == "-"
+
+    # the largest size's interval spans [0.5x, 2x] of its median: no ratio, and the reason
+    pts = peaked((1.6, 0.5 / (1 + 0.002), 2.0 / (1 + 0.002)))
+    wide = analyze_sweep(pts)
+    assert wide.characteristics.asymptotic_bandwidth.value is not None
+    assert all(r.fraction_of_asymptotic is None for r in wide.regimes)
+    assert "spans more than" in wide.regimes[5].asymptote_unknown
+    assert asymptote_cell(wide.regimes[5], wide.regimes[5].bytes) == "?"

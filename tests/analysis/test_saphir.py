@@ -129,3 +129,19 @@ def test_show_lines_take_their_numbers_from_the_result():
     assert result.barrier[0].cost.low_s == sync.ci_low - plain.ci_high
     t = barrier(result)
     assert units.seconds(sync.median - plain.median) in t.text() and t.row_count == 2
+
+
+def test_summary_to_a_file_keeps_whole_run_names_and_columns(msgperf, tmp_path):
+    """Off a terminal the table is not cut at 120 columns: each run name on one line, each cell whole."""
+    long_dir = tmp_path / ("a-directory-with-a-long-name-" * 3)
+    long_dir.mkdir()
+    paths = [write_run_file(full_run(seed), long_dir / f"run-{seed}-of-a-long-series.jsonl") for seed in (0, 1)]
+    result = msgperf("summary", *paths)
+    assert result.returncode == 0, result.stderr
+    from msgperf.records.runfile_read import read_run
+    for path in paths:
+        (row,) = saphir_rows(read_run(path).run, name=str(path))
+        line = next(li for li in result.stdout.splitlines() if str(path) in li)
+        cells = saphir_cells(row)
+        assert len(line) > 120 and line.rstrip().endswith(cells[-1])
+        assert all(cell in line for cell in cells)

@@ -69,8 +69,64 @@ def test_the_default_model_is_the_newest_pingpong_run_of_the_same_hosts_and_mpi(
     assert f"piecewise model of pingpong in run {newer} (" in html and "<h2>Profile: halo · profile " in html
     result = msgperf("advise", "--profile", lonely_id, "--db", db)
     assert result.returncode == 1 and result.stderr.count("\n") == 1
-    assert ("error: no stored ping-pong run on nowhere with MPICH 5.0.2 to predict from; measure one "
-            "(msgperf run) or pass --model RUN") in result.stderr
+    assert ("error: no stored ping-pong run matches the program (MPICH 5.0.2, intra-node, at most 2 ranks, on "
+            "nowhere) to predict from; measure one on a quiet machine (msgperf run) or pass --model RUN") in result.stderr
+
+
+def _on_node0(run, start, nranks=2, other_cores=0.0, usable=4, facts=()):
+    """``run`` (a 2-rank ping-pong on node0) started at ``start``, with what the launching node recorded."""
+    from msgperf.records.format import HostLoad, LaunchHost
+    host = LaunchHost(host="node0", usable_cores=usable, online_cores=usable, progress={},
+                      before=HostLoad(0.1, 0.1, 0.1), after=HostLoad(0.2, 0.1, 0.1), interval_s=2.0,
+                      steal_fraction=0.0, other_cores=other_cores)
+    launches = []
+    for l in run.launches:
+        ranks = l.ranks + tuple(dataclasses.replace(l.ranks[-1], rank=r, cpu=r) for r in range(len(l.ranks), nranks))
+        launches.append(dataclasses.replace(l, host=host, nranks=nranks, ranks=ranks, host_facts=tuple(facts)))
+    return dataclasses.replace(run, launches=tuple(launches), info=dataclasses.replace(run.info, start_time=start))
+
+
+def test_the_default_model_matches_the_programs_conditions_and_says_why(msgperf, tmp_path):
+    """Newest first, a ping-pong run that was oversubscribed, busy, or had more ranks than the program
+    is set aside; the quiet one models the program, and the advice says which and why."""
+    from tests.factories import host_facts
+    db = tmp_path / "m.db"
+    with open_store(db) as store:
+        quiet, _ = store.add_run(_on_node0(pingpong_run(1, host="node0"), "2026-06-01T00:00:00Z"))
+        three, _ = store.add_run(_on_node0(pingpong_run(2, host="node0"), "2026-06-02T00:00:00Z", nranks=3))
+        crowded, _ = store.add_run(_on_node0(pingpong_run(3, host="node0"), "2026-06-03T00:00:00Z", usable=1,
+                                             facts=[host_facts("node0", ranks=2, usable_cpus=1)]))
+        busy, _ = store.add_run(_on_node0(pingpong_run(4, host="node0"), "2026-06-04T00:00:00Z",
+                                          other_cores=1.5, usable=2))
+        profile_id, _ = store.add_profile(sample_profile(0))
+    result = msgperf("advise", "--profile", profile_id, "--db", db, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["basis"]["run"] == f"run {quiet}"
+    why = out["model_choice"]
+    assert why.startswith(f"model: run {quiet}, the newest stored ping-pong run that matches the program "
+                          "(MPICH 5.0.2, intra-node, at most 2 ranks, on node0; 2 ranks, intra-node pair; "
+                          "not oversubscribed, not busy)")
+    assert (f"set aside: run {busy} (launch 0 ran on a busy machine), run {crowded} (launch 0 oversubscribed "
+            f"(2 ranks on 1 usable cores)), run {three} (3 ranks, more than the program's 2)") in why
+    text = msgperf("advise", "--profile", profile_id, "--db", db)
+    assert text.returncode == 0 and " ".join(text.stdout.split()).startswith(f"halo · profile {profile_id} · 2 rank(s) {why}")
+
+    # without the quiet run nothing fits: one line, what was set aside, how to get a run that fits
+    with open_store(db) as store:
+        store.delete_run(quiet)
+    result = msgperf("advise", "--profile", profile_id, "--db", db)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: no stored ping-pong run matches the program (MPICH 5.0.2, intra-node")
+    assert f"run {crowded} (launch 0 oversubscribed" in result.stderr
+    assert result.stderr.rstrip().endswith("measure one on a quiet machine (msgperf run) or pass --model RUN")
+
+    # a model given by hand is used, and its conditions are said
+    result = msgperf("advise", "--profile", profile_id, "--db", db, "--model", str(crowded), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["model_choice"] == (
+        f"model: {crowded}, as given; but launch 0 oversubscribed (2 ranks on 1 usable cores): its times may not "
+        "be this machine's")
 
 
 def test_bad_input_gets_one_line(msgperf, files, tmp_path):

@@ -154,3 +154,23 @@ def test_fit_and_advise_say_which_series_they_used(capsys, tmp_path):
     assert code == 0 and "from the model of pingpong (one-way time = half a round trip)" in out
     code, out, _ = run_cli(capsys, "fit", str(path), "--json")
     assert json.loads(out)["series"] == "pingpong"
+
+
+def test_advise_says_when_its_run_was_not_measured_on_a_quiet_machine(capsys, tmp_path):
+    """advise RUN: a run whose launch was oversubscribed still answers, with a warning that says so."""
+    from msgperf.records.format import LaunchHost
+    from tests.factories import pingpong_run
+    run = pingpong_run(1)
+    host = LaunchHost(host="node0", usable_cores=1, online_cores=1, progress={}, before=None, after=None,
+                      interval_s=1.0, steal_fraction=None, other_cores=None)
+    quiet = write_run(run, tmp_path / "quiet.jsonl")
+    crowded = write_run(dataclasses.replace(run, launches=tuple(dataclasses.replace(l, host=host)
+                                                                for l in run.launches)), tmp_path / "crowded.jsonl")
+    code, out, _ = run_cli(capsys, "advise", str(crowded), "-k", "8", "-s", "1K", "--json")
+    assert code == 0 and json.loads(out)["model_conditions"] == (
+        f"{crowded}: launch 0 oversubscribed (2 ranks on 1 usable cores): its times may not be this machine's; "
+        "measure on a quiet machine (msgperf run)")
+    code, out, _ = run_cli(capsys, "advise", str(crowded), "-k", "8", "-s", "1K")
+    assert code == 0 and "launch 0 oversubscribed (2 ranks on 1 usable cores)" in " ".join(out.split())
+    code, out, _ = run_cli(capsys, "advise", str(quiet), "-k", "8", "-s", "1K", "--json")
+    assert code == 0 and json.loads(out)["model_conditions"] is None

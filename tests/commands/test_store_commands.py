@@ -211,3 +211,13 @@ def test_a_label_that_cannot_be_stored_is_one_line(tmp_path, capsys, files, text
     assert cli(capsys, "label", "--db", db, "1", "a\x1b[2Jb")[1] == "run 1: label 'a\\x1b[2Jb'\n"
     assert cli(capsys, "import", "--db", db, "--label", text, str(files[1])) == (1, "", message)
     assert len(cli(capsys, "runs", "--db", db)[1].splitlines()) == 2  # the second file was not added
+
+
+def test_parquet_without_pyarrow_says_how_to_install_it_in_one_line(tmp_path, capsys, files, monkeypatch):
+    """`make run` leaves the `data` extra out: the error names the make target and the pip extra."""
+    monkeypatch.setitem(__import__("sys").modules, "pyarrow", None)  # import pyarrow raises ImportError
+    out = tmp_path / "x.parquet"
+    code, _, err = cli(capsys, "export", str(files[0]), "-o", str(out))
+    assert code == 1 and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "make install-data" in err and "msgperf[data]" in err and "--format csv" in err

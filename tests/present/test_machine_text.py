@@ -42,3 +42,37 @@ def test_hosts_alike_share_one_line():
     assert len(lines) == 2
     assert lines[0].startswith("n00, n01, n02 +61: Intel(R) Xeon(R) Gold 6248") and "192 GiB" in lines[0]
     assert lines[1].startswith("big: ") and "1 TiB" in lines[1]
+
+
+def test_an_mpich_ch4_build_shows_only_ch4_variables_as_thresholds(msgperf):
+    """A recorded MPICH 5.0.2 run ('MPICH Device: ch4:ucx ofi'): its MPI_T variables include ch3's
+    and nemesis's (CH3_EAGER_MAX_MSG_SIZE=131072 beside a measured 8112 B); they are no threshold of
+    this build, and stay in the run file and --json."""
+    import json
+    from pathlib import Path
+
+    from msgperf.analysis.machine import mpi_device, run_machine
+    from msgperf.records.runfile_read import read_run
+    path = Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-cell32k-switch-refined.jsonl"
+    run = read_run(path).run
+    assert mpi_device(run.launches[-1].mpi_library) == "ch4"
+    machine = run_machine(run)
+    names = [n for n, _ in machine.thresholds]
+    assert "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE" in names and all(n.startswith("MPIR_CVAR_CH4_") for n in names)
+    assert sorted(machine.other_devices) == ["MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", "MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ",
+                                             "MPIR_CVAR_NEMESIS_SHM_READY_EAGER_MAX_SZ"]
+    assert machine.cvars["MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE"] == 131072  # still recorded
+    out = " ".join(msgperf("show", path).stdout.split())
+    line = out[out.index("MPI_T thresholds"):]
+    line = line[:line.index("use") + 3]
+    assert line.startswith("MPI_T thresholds of ch4 (MPIR_CVAR_…): CH4_") and "CH3_" not in line and "NEMESIS" not in line
+    assert line.endswith("3 of them ch3's, a device this build does not use")
+
+
+def test_without_a_device_every_point_to_point_variable_is_a_threshold():
+    from msgperf.analysis.machine import mpi_device, of_other_device
+    assert mpi_device("Open MPI v4.1.4, package: Debian OpenMPI") is None
+    assert mpi_device("MPICH Version: 3.4\nMPICH configure: --with-device=ch3:nemesis") == "ch3"
+    assert not of_other_device("MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", None)
+    assert of_other_device("MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", "ch3")
+    assert not of_other_device("MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ", "ch3")

@@ -44,3 +44,18 @@ def test_every_answer_is_worded_with_its_figures_and_sources():
     for title, lines in advice_sections(advice):
         assert (title in text) == bool(lines) and all(line in text for line in lines)  # an empty section is left out
     assert sections["Notes"] == []
+
+
+def test_totals_of_bytes_are_formatted_with_units(monkeypatch):
+    import dataclasses
+
+    from msgperf.present.profile_summary import rank_table
+    advice = advise_profile(app_profile(), model_result(), profile_label="app.jsonl", model_label="run 7")
+    big = dataclasses.replace(advice, bound=tuple(dataclasses.replace(b, bytes=10_400_000) for b in advice.bound))
+    bound = " ".join(dict(advice_sections(big))["Latency- versus bandwidth-bound"])
+    assert "9.92 MiB together" in bound and "10400000 B" not in bound
+    profile = app_profile()
+    monkeypatch.setattr(type(profile.ranks[0]), "bytes_sent", property(lambda rank: 10_400_000))
+    out = io.StringIO()
+    Console(file=out, width=400, color_system=None).print(rank_table(profile))
+    assert "9.92 MiB" in out.getvalue() and "10400000" not in out.getvalue()

@@ -266,3 +266,16 @@ def test_corrupt_samples_are_reported_not_returned(tmp_path):
     conn.close()
     with open_store(tmp_path / "s.db") as store, pytest.raises(MsgperfError, match="measurement 0: stored samples are corrupt"):
         store.load_run(run_id)
+
+
+def test_a_placement_both_run_is_listed_as_both(tmp_path):
+    """--placement both measures a pair on a node and a pair across: the listing says both,
+    not the first launch pair's 'intra-node'."""
+    base = stored_run(21, hosts=("n1", "n1"))
+    both = dataclasses.replace(
+        base, info=dataclasses.replace(base.info, plan=dataclasses.replace(base.info.plan, placement="both")),
+        measurements=tuple(dataclasses.replace(m, placement=p) for m in base.measurements for p in ("intra", "inter")))
+    with open_store(tmp_path / "s.db") as store:
+        store.add_run(base)
+        store.add_run(both)
+        assert [r.placement for r in store.list_runs()] == ["intra-node", "intra- and inter-node"]

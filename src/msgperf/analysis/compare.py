@@ -54,6 +54,14 @@ from msgperf.analysis.series import SeriesAnalysis, analyze_series, series_of
 ALPHA = 0.05
 ASSUMED_RERUN_SD = 0.10  # relative sd of one run when nothing measured it (see the docstring)
 
+# Each side's value per launch. msgperf's own runs: the median. Beside an imported summary, which
+# printed one statistic per size (OSU's and IMB's mean, NetPIPE's minimum), msgperf's side gives
+# the same statistic of its samples, so that like is compared with like; an OSU output with
+# percentiles (-z) gives its P50, a median like msgperf's.
+STATISTICS = {"median": np.median, "mean": np.mean, "min": np.min}
+_PRINTED = {"mean": "the mean the tool printed", "min": "the minimum the tool printed",
+            "p50": "the P50 (median) the tool printed"}
+
 SLOWER, FASTER, WITHIN_NOISE = "slower", "faster", "within noise"
 UNTESTED, CANNOT_TELL = "untested", "cannot tell"
 PASS, FAIL = "pass", "fail"
@@ -64,8 +72,9 @@ class SizeComparison:
     bytes: int
     n_a: int  # samples behind A's value (all launches)
     n_b: int
-    median_a_s: float  # A's value: geometric mean of its launch medians (one launch: its median)
-    median_b_s: float
+    value_a_s: float  # A's value: geometric mean of its launch medians (one launch: its median), or
+    # of its launch means or minima beside a summary that printed those (RunComparison.statistic)
+    value_b_s: float
     ratio: float  # B / A: above 1, B is slower
     ratio_ci: tuple[float, float] | None  # None when untested
     p_value: float | None  # two-sided, launch-level t test; None when untested
@@ -134,6 +143,9 @@ class RunComparison:
     notes: tuple[str, ...]  # what could not be tested, and why
     history_runs: int = 0  # stored runs of the configuration behind the noise floor
     machines: MachineDiff | None = None  # how the two runs' recorded machines differ
+    statistic: str = "median"  # what each launch of a side with samples gives (STATISTICS)
+    side_a: str = "the geometric mean of its launch medians"  # what A's value is, in words
+    side_b: str = "the geometric mean of its launch medians"
 
     @property
     def tested(self) -> bool:
@@ -217,16 +229,19 @@ def _basis(la: int, lb: int, floors: Sequence[NoiseFloor], assumed: bool) -> tup
 
 def compare_size(size: int, a: Sequence[np.ndarray], b: Sequence[np.ndarray],
                  floor_a: NoiseFloor, floor_b: NoiseFloor | None = None,
-                 confidence: float = 0.95) -> SizeComparison:
+                 confidence: float = 0.95, statistic: str = "median") -> SizeComparison:
     """One size from the per-message samples of each launch of A and of B; ``floor_b`` None
-    when B has A's configuration (one floor, shared). Verdict provisional (Holm comes later)."""
+    when B has A's configuration (one floor, shared). Verdict provisional (Holm comes later).
+    ``statistic``: each launch's value ("median"; "mean" or "min" beside an imported summary that
+    printed that statistic: a single value is its own median, mean and minimum)."""
+    reduce = STATISTICS[statistic]
     a = [np.asarray(x, dtype=np.float64) for x in a if np.size(x)]
     b = [np.asarray(x, dtype=np.float64) for x in b if np.size(x)]
     if not a or not b:
         raise AnalysisError(f"{size} B: no samples to compare")
     na, nb = sum(x.size for x in a), sum(x.size for x in b)
-    ya = np.log([np.median(x) for x in a if x.size > 1] or [np.median(np.concatenate(a))])
-    yb = np.log([np.median(x) for x in b if x.size > 1] or [np.median(np.concatenate(b))])
+    ya = np.log([reduce(x) for x in a if x.size > 1] or [reduce(np.concatenate(a))])
+    yb = np.log([reduce(x) for x in b if x.size > 1] or [reduce(np.concatenate(b))])
     va, vb = float(np.exp(ya.mean())), float(np.exp(yb.mean()))
     ratio = vb / va if va > 0 else math.nan
     single = all(x.size <= 1 for x in a) or all(x.size <= 1 for x in b)
@@ -269,7 +284,8 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
                            b: Mapping[int, Sequence[np.ndarray]], alpha: float = ALPHA,
                            min_effect: float = 0.0,
                            history_a: Sequence[Mapping[int, Sequence[float]]] = (),
-                           history_b: Sequence[Mapping[int, Sequence[float]]] | None = None
+                           history_b: Sequence[Mapping[int, Sequence[float]]] | None = None,
+                           statistic: str = "median"
                            ) -> tuple[tuple[SizeComparison, ...], tuple[str, ...]]:
     """Every size both runs have, Holm-corrected together; plus notes.
 
@@ -299,7 +315,7 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
         else:
             fa = noise_floor(s, hist_a, [own_a])
             fb = noise_floor(s, [h[s] for h in history_b if s in h], [own_b])
-        raw.append(compare_size(s, a[s], b[s], fa, fb, 1 - alpha))
+        raw.append(compare_size(s, a[s], b[s], fa, fb, 1 - alpha, statistic))
     adjusted = holm([c.p_value for c in raw])
     out = tuple(dataclasses.replace(
         c, p_adjusted=p_adj,
@@ -450,6 +466,47 @@ def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,
     return out
 
 
+def summary_statistic(run: Any, pattern: str, variant: str = "") -> str | None:
+    """What an imported summary's values of a series are: "mean", "min", "p50" (when every size
+    has OSU's P50, used instead of its mean), "" when the file does not say; None for a run with
+    samples (msgperf's own), whose side can give any statistic."""
+    ms = [m for m in run.measurements if m.pattern == pattern and getattr(m, "variant", "") == variant]
+    if getattr(run.info, "source", "msgperf") == "msgperf" or any(np.size(m.samples_s) > 1 for m in ms):
+        return None
+    said_by = [m.extra.get("imported") if isinstance(m.extra.get("imported"), dict) else {} for m in ms]
+    if ms and all(isinstance(i.get("p50_s"), (int, float)) for i in said_by):
+        return "p50"
+    said = {i.get("statistic") for i in said_by}
+    return said.pop() if len(said) == 1 and next(iter(said)) in STATISTICS else ""
+
+
+def _p50_samples(run: Any, pattern: str, variant: str) -> dict[int, tuple[np.ndarray, ...]]:
+    """An OSU output with percentiles: per size its P50 (one value, one launch)."""
+    return {int(m.bytes): (np.array([float(m.extra["imported"]["p50_s"])]),) for m in run.measurements
+            if m.pattern == pattern and getattr(m, "variant", "") == variant}
+
+
+def _statistics(stat_a: str | None, stat_b: str | None) -> tuple[str, str, str, str | None]:
+    """(statistic of the sampled sides, A in words, B in words, a note when the two differ)."""
+    printed = [s for s in (stat_a, stat_b) if s is not None]
+    wanted = {"p50": "median", "mean": "mean", "min": "min"}.get(printed[0], "median") if len(printed) == 1 else "median"
+    sampled = ("the geometric mean of its launch medians" if wanted == "median" else
+               f"the {'mean' if wanted == 'mean' else 'minimum'} of its samples (geometric mean over launches), "
+               "as the other side's")
+
+    def words(stat: str | None) -> str:
+        return sampled if stat is None else _PRINTED.get(stat, "the one value per size the tool printed (its "
+                                                               "statistic not said)")
+
+    note = None
+    if len(printed) == 2 and printed[0] != printed[1]:
+        note = (f"A is {words(stat_a)}, B {words(stat_b)}: not the same statistic, so the ratio mixes "
+                "what the two tools measure with how they summarise it")
+    elif len(printed) == 1 and printed[0] == "":
+        note = "the imported side does not say which statistic it printed: compared with msgperf's median"
+    return wanted, words(stat_a), words(stat_b), note
+
+
 def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: str | None = None,
                  alpha: float = ALPHA, min_effect: float = 0.0, label_a: str = "A",
                  label_b: str = "B", history: Sequence[Any] = (),
@@ -474,9 +531,13 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     key_a, key_b = configuration(run_a, pattern, variant), configuration(run_b, pattern, variant)
     hist_a = _history(history, key_a, pattern, variant, (run_a, run_b))
     hist_b = None if key_b == key_a else _history(history, key_b, pattern, variant, (run_a, run_b))
-    sizes, notes = compare_launch_samples(launch_samples(run_a, pattern, variant),
-                                          launch_samples(run_b, pattern, variant), alpha,
-                                          min_effect, hist_a, hist_b)
+    stat_a, stat_b = summary_statistic(run_a, pattern, variant), summary_statistic(run_b, pattern, variant)
+    statistic, side_a, side_b, mixed = _statistics(stat_a, stat_b)
+    samples = [_p50_samples(run, pattern, variant) if stat == "p50" else launch_samples(run, pattern, variant)
+               for run, stat in ((run_a, stat_a), (run_b, stat_b))]
+    sizes, notes = compare_launch_samples(samples[0], samples[1], alpha, min_effect, hist_a, hist_b, statistic)
+    if mixed:
+        notes = notes + (mixed,)
     params: tuple[ParameterComparison, ...] = ()
     if parameters:
         try:
@@ -488,7 +549,7 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     name = f"{pattern} [{variant}]" if variant else pattern
     runs = len(hist_a) if hist_b is None else min(len(hist_a), len(hist_b))
     return RunComparison(label_a, label_b, name, alpha, min_effect, sizes, params, notes, runs,
-                         machine_diff(run_machine(run_a), run_machine(run_b)))
+                         machine_diff(run_machine(run_a), run_machine(run_b)), statistic, side_a, side_b)
 
 
 # ---- the gate --------------------------------------------------------------------------------
@@ -567,6 +628,7 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
     gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
     return {
         "a": c.label_a, "b": c.label_b, "series": c.series, "alpha": c.alpha,
+        "statistic": c.statistic, "value_a_is": c.side_a, "value_b_is": c.side_b,
         "min_effect": c.min_effect, "history_runs": c.history_runs,
         "method": {"sizes": "ratio of the geometric means of the launch medians; launch-level "
                             "t test on the noise floor (between launches and between stored runs "
@@ -575,8 +637,8 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
                                  "fit; otherwise not tested (within one launch)"},
         "worst_significant_slowdown": num(c.worst_slowdown()),
         "sizes": [{"bytes": s.bytes, "n_a": s.n_a, "n_b": s.n_b, "launches_a": s.launches_a,
-                   "launches_b": s.launches_b, "median_a_s": num(s.median_a_s),
-                   "median_b_s": num(s.median_b_s), "ratio": num(s.ratio),
+                   "launches_b": s.launches_b, "value_a_s": num(s.value_a_s),
+                   "value_b_s": num(s.value_b_s), "ratio": num(s.ratio),
                    "ratio_ci": num(s.ratio_ci), "ratio_halfwidth_rel": num(s.halfwidth_rel),
                    "p_value": num(s.p_value), "p_adjusted": num(s.p_adjusted),
                    "df": num(s.df), "verdict": s.verdict, "covers": s.covers,

@@ -36,6 +36,6 @@ def first_messages(rows: Sequence[SizeRow]) -> FirstMessages | None:
             continue
         item = FirstMessage(r.bytes, r.first_s, times_steady(r.first_s, r.time_s), r.variant)
         per_size.append(item)
-        if job is None and isinstance(r.extra.get("first_message_of_job_s"), (int, float)):
+        if job is None and r.first_of_job:
             job = item  # the job's first message is that row's cold first iteration, per message
     return FirstMessages(job, tuple(per_size)) if per_size else None

@@ -233,6 +233,7 @@ class ProfileAdvice:
     histogram: tuple[HistogramBin, ...]
     actions: tuple[Action, ...]
     notes: tuple[str, ...] = field(default=())
+    model_choice: str = ""  # which run models the program and why (one line; "" when not said)
 
     @property
     def ratio(self) -> float | None:
@@ -347,7 +348,7 @@ def _copy_time(copy: PiecewiseFit | None, size: float) -> float | None:
 # ---- the advice ----------------------------------------------------------------------------------
 
 def advise_profile(profile: Any, result: Any, series: Any = None, profile_label: str = "",
-                   model_label: str = "") -> ProfileAdvice:
+                   model_label: str = "", model_choice: str = "") -> ProfileAdvice:
     """The advice for ``profile`` (records.profile_format.Profile) from the model of ``series``
     (default: the main series) of ``result`` (analysis.result.RunResult). The labels name the
     profile and the run in the advice (a file, or a stored id)."""
@@ -500,7 +501,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         measured_rank=measured.rank, combine=tuple(combine), predicted_combined_s=after,
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(histogram, eager, n_half), actions=_actions(combine, eager_rows, buffering),
-        notes=tuple(notes))
+        notes=tuple(notes), model_choice=model_choice)
 
 
 def _one_way_shares(profile: Any) -> dict[tuple[int, int], float]:

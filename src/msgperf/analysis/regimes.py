@@ -35,12 +35,17 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from msgperf import units
 from msgperf.analysis.hockney import HockneyFit, LineFit
 from msgperf.analysis.piecewise import PiecewiseFit
 from msgperf.analysis.points import SizePoint
 
 MIN_REGIME_SIZES = 4  # a large-message regime with fewer sizes does not support an intercept
 MIN_REGIME_SPAN = 4.0  # nor one whose largest size is less than 4x its smallest
+# A size's bandwidth over the asymptotic bandwidth says something only when that bandwidth is
+# known: the interval of the largest size's b/T(b) must be bounded and span less than this factor
+# (a single value, or a disturbed largest size, gave ratios such as 12.6x from one slow median).
+ASYMPTOTE_SPREAD_MAX = 1.5
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,12 @@ class SizeRegime:
     latency_share: float  # alpha / (alpha + beta·b) of the line, in [0, 1]
     messages_per_s: float
     bandwidth_bytes_per_s: float  # b / T(b), measured
-    fraction_of_asymptotic: float | None  # of the asymptotic bandwidth; None when there is none
+    # b/T(b) over the asymptotic bandwidth (a ratio: above 1 where the curve peaks before the
+    # largest size, e.g. in cache); None when there is no asymptotic bandwidth or it is not known
+    # well enough (``asymptote_unknown`` then says why)
+    fraction_of_asymptotic: float | None
     segment: int  # index of the piecewise segment that covers the size
+    asymptote_unknown: str = ""  # why there is no ratio although there is an asymptotic bandwidth
 
 
 @dataclass(frozen=True)
@@ -218,9 +227,23 @@ def dominant_term(alpha_s: float, beta_s_per_byte: float, size: float) -> str:
     return "alpha" if max(alpha_s, 0.0) >= max(beta_s_per_byte, 0.0) * size else "beta"
 
 
+def asymptote_unknown(asymptotic: Term) -> str:
+    """Why a ratio to the asymptotic bandwidth cannot tell ("" when it can, or when there is no
+    asymptotic bandwidth at all: its own note says why)."""
+    if asymptotic.value is None or asymptotic.ci is None:
+        return ""  # no interval: a tool's single value per size, as uncertain as every size (a caveat says so)
+    lo, hi = asymptotic.ci
+    if not (lo > 0 and math.isfinite(hi)) or hi / lo > ASYMPTOTE_SPREAD_MAX:
+        return (f"the asymptotic bandwidth's interval [{units.rate(lo)} – {units.rate(hi)}] spans more than "
+                f"{ASYMPTOTE_SPREAD_MAX:g}×")
+    return ""
+
+
 def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: PiecewiseFit,
-                 asymptotic: float | None) -> tuple[SizeRegime, ...]:
+                 asymptotic_term: Term) -> tuple[SizeRegime, ...]:
     a, b = line.alpha_s, line.beta_s_per_byte
+    unknown = asymptote_unknown(asymptotic_term)
+    asymptotic = None if unknown else asymptotic_term.value
     out = []
     for p in points:
         alpha_part = max(a, 0.0)
@@ -232,5 +255,5 @@ def size_regimes(points: Sequence[SizePoint], line: HockneyFit, model: Piecewise
             bytes=p.bytes, time_s=p.time_s, regime=dominant_term(a, b, p.bytes),
             latency_share=share, messages_per_s=1.0 / p.time_s, bandwidth_bytes_per_s=bw,
             fraction_of_asymptotic=bw / asymptotic if asymptotic else None,
-            segment=model.segment_index(p.bytes)))
+            segment=model.segment_index(p.bytes), asymptote_unknown=unknown))
     return tuple(out)

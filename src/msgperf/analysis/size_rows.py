@@ -43,6 +43,10 @@ class SizeRow:
     # extra["pairs"], from the latest launch that kept its samples (older files: ())
     pair_spreads: tuple[PairSpread, ...] = ()
     launch_ids: tuple[int, ...] = ()  # the launches whose samples the row holds
+    # first_s is also the job's first message of a pattern (the record that carries it was the
+    # launch's first measurement, record field first_message_of_job_s: a round trip for a
+    # ping-pong, like the record's first_s; the row keeps only first_s, per message)
+    first_of_job: bool = False
 
     @property
     def time_s(self) -> float:
@@ -110,7 +114,9 @@ def size_rows(run: Run) -> list[SizeRow]:
             stop_reasons=tuple(m.stop_reason for m in ms), validated=all(m.validated for m in ms),
             launches=len({m.launch for m in ms}),
             first_s=None if first is None else first.first_s * first.k / first.divisor,
-            variant=variant, flows=ms[0].flows, extra=dict(ms[-1].extra),
+            variant=variant, flows=ms[0].flows,
+            extra={k: v for k, v in ms[-1].extra.items() if k != "first_message_of_job_s"},
+            first_of_job=first is not None and "first_message_of_job_s" in first.extra,
             interval=point_from_stats(size, pooled, per_launch).interval, pair_spreads=spreads,
             launch_ids=tuple(sorted({m.launch for m in ms}))))
     return rows

@@ -157,6 +157,6 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     terms = characteristics(pts, model)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
-        regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth.value),
+        regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth),
         characteristics=terms, caveats=sweep_caveats(pts, line, model, anomalies) + found,
         model_s=tuple(float(model.predict(p.bytes)) for p in pts), suspects=around, provenance=provenance)

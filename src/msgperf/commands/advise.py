@@ -28,7 +28,8 @@ from msgperf.errors import MsgperfError
                    "of K messages of S bytes.")
 @click.option("--model", "model_arg", metavar="RUN",
               help="With --profile: the run whose model predicts (a run file or id; default: the newest "
-                   "stored ping-pong run of the profile's hosts and MPI).")
+                   "stored ping-pong run that matches the program: MPI, hosts, placement, ranks, neither "
+                   "oversubscribed nor busy).")
 @series_options
 @click.option("--min-gain", type=click.FloatRange(0, min_open=True), default=MIN_GAIN,
               show_default=True, help="Speedup below 1 + this no longer pays for combining.")
@@ -62,6 +63,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
     from msgperf.present.advice_text import render_advice
     from msgperf.present.json_view import advice_dict
     from msgperf.present.terminal import console
+    from msgperf.present.text import safe
     from msgperf.units import parse_rate
 
     nbytes = parse_size(size)
@@ -90,10 +92,18 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
                                                                  "did not reach bandwidth-bound sizes)")
     if copy is not None:
         buffering = estimate_buffering(copy, network, messages * nbytes, advice.combined_s)
+    from msgperf.analysis.model_choice import conditions_misfit
+    bad = conditions_misfit(result.conditions)
+    warning = (f"{run}: {bad}: its times may not be this machine's; measure on a quiet machine (msgperf run)"
+               if bad else None)
     if as_json:
         out = advice_dict(advice, series, buffering)
+        out["model_conditions"] = warning
         out["copy_bandwidth_from"] = copy_from if buffering is not None else None
         out["network_bandwidth_from"] = network_from if buffering is not None else None
         click.echo(json.dumps(out, indent=2, allow_nan=False))
     else:
-        render_advice(console(), advice, series, buffering, copy_from, network_from)
+        out = console()
+        render_advice(out, advice, series, buffering, copy_from, network_from)
+        if warning:
+            out.print(f"  [yellow]![/] {safe(warning)}")

@@ -1,6 +1,6 @@
 """msgperf advise --profile P [--model RUN]: the wiring. Loads the profile (a file or a stored
-profile id) and the model run (a run file or id; by default the newest stored ping-pong run of the
-profile's hosts and MPI), analyses the run once and hands both to analysis/profile_advice.py; the
+profile id) and the model run (a run file or id; by default the newest stored ping-pong run that
+matches the program's conditions: analysis/model_choice.py), analyses the run once and hands both to analysis/profile_advice.py; the
 report (msgperf report --profile P) loads them the same way."""
 
 from __future__ import annotations
@@ -34,33 +34,50 @@ def load_profile(arg: str, db: str | None) -> tuple[Any, str]:
                        "that 'msgperf runs --source profile' lists")
 
 
-def default_model(profile: Any, db: str | None) -> str:
-    """The id of the newest stored ping-pong run measured by msgperf on the profile's hosts with
-    its MPI (the same MPI name, the same set of hosts); a one-line error when there is none."""
+# Runs whose conditions are read (each one loaded) before the choice gives up: the newest that the
+# listing lets through; an older run is rarely the better model of today's machine.
+MAX_LOADED = 20
+
+
+def default_model(profile: Any, db: str | None) -> Any:
+    """The ``ModelChoice`` (analysis/model_choice.py): the newest stored ping-pong run that matches
+    the profile's MPI, hosts, placement and ranks and ran neither oversubscribed nor disturbed; a
+    one-line error naming how to get one when none does."""
+    from msgperf.analysis.conditions import run_conditions
+    from msgperf.analysis.model_choice import choose, listing_misfit, refusal, wanted_of
     from msgperf.records.mpi_name import mpi_name
     from msgperf.store.db import open_store
     from msgperf.store.listing import RunFilter
 
-    mpi = mpi_name(profile.info)
-    hosts = {h for h in profile.info.hosts if h}
+    wanted = wanted_of(profile, mpi_name(profile.info))
+    candidates: list[tuple[Any, Any]] = []
     try:
         with open_store(db, create=False) as store:  # reading only: no database is none to choose from
             # the index answers source and pattern (a store of years of runs); the rest is exact
-            rows = [r for r in store.list_runs(RunFilter(source="msgperf", pattern="pingpong"))
-                    if "pingpong" in r.patterns and r.mpi == mpi and set(r.hosts) == hosts]
+            rows = store.list_runs(RunFilter(source="msgperf", pattern="pingpong"))
+            rows.sort(key=lambda r: (r.time is not None, r.time or 0, r.id), reverse=True)
+            loaded = 0
+            for row in rows:
+                if listing_misfit(row, wanted) or loaded >= MAX_LOADED:
+                    candidates.append((row, None))
+                    continue
+                loaded += 1
+                candidates.append((row, run_conditions(store.load_run(row.id))))
     except MsgperfError:
-        rows = []
-    if not rows:
-        raise MsgperfError(f"no stored ping-pong run on {', '.join(sorted(hosts)) or 'the profile’s hosts'} with "
-                           f"{mpi} to predict from; measure one (msgperf run) or pass --model RUN")
-    rows.sort(key=lambda r: (r.time is not None, r.time or 0, r.id))
-    return str(rows[-1].id)
+        candidates = []
+    # runs of other MPIs or hosts are not worth naming as set aside: only the near misses are
+    near = [(r, c) for r, c in candidates if r.mpi == wanted.mpi and set(r.hosts) == wanted.hosts]
+    choice, skipped = choose(near, wanted)
+    if choice is None:
+        raise MsgperfError(refusal(wanted, skipped))
+    return choice
 
 
 def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, pattern: str | None = None,
                    variant: str | None = None, placement: str | None = None,
-                   launch: int | None = None) -> Any:
-    """Load, analyse once, advise: the ``ProfileAdvice``."""
+                   launch: int | None = None, choice: Any = None) -> Any:
+    """Load, analyse once, advise: the ``ProfileAdvice`` (``choice``: the default model, when the
+    caller has chosen it already)."""
     from msgperf.analysis import AnalysisError
     from msgperf.analysis.profile_advice import advise_profile
     from msgperf.commands.fit import load_series
@@ -69,11 +86,21 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
     if not profile.ranks:
         raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
                            "before writing its part); nothing to advise on")
-    model = model_arg if model_arg is not None else default_model(profile, db)
+    if model_arg is not None:
+        model, why = model_arg, f"model: {model_arg}, as given"
+    else:
+        choice = choice or default_model(profile, db)
+        model, why = str(choice.run_id), choice.why
+        placement = placement or choice.placement or None
     result, series = load_series(model, db, pattern, variant, placement, launch)
+    if model_arg is not None:
+        from msgperf.analysis.model_choice import conditions_misfit
+        bad = conditions_misfit(result.conditions)
+        why += f"; but {bad}: its times may not be this machine's" if bad else ""
     model_label = model if Path(model).is_file() else f"run {model.lstrip('#')}"
     try:
-        return advise_profile(profile, result, series, profile_label=label, model_label=model_label)
+        return advise_profile(profile, result, series, profile_label=label, model_label=model_label,
+                              model_choice=why)
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from None
 

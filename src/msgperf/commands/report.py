@@ -121,11 +121,13 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
     if profile_arg is not None:
         from msgperf.commands.advise_profile import load_profile, profile_advice
 
+        choice = None
         if not runs:
             from msgperf.commands.advise_profile import default_model
 
-            runs = (default_model(load_profile(profile_arg, db)[0], db),)
-        profiles.append(profile_advice(profile_arg, runs[0], db))
+            choice = default_model(load_profile(profile_arg, db)[0], db)
+            runs = (str(choice.run_id),)
+        profiles.append(profile_advice(profile_arg, None if choice else runs[0], db, choice=choice))
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])

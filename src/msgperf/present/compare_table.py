@@ -44,9 +44,11 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
     if c.machines is not None:
         console.print(safe(diff_line(c.machines)), style="bold yellow" if c.machines.differ else "dim",
                       highlight=False)
+    if c.side_a != c.side_b:  # an imported summary on a side: say which statistic each value is
+        console.print(f"A is {safe(c.side_a)}; B is {safe(c.side_b)}", highlight=False)
     gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
     t = Table(header_style="bold", caption_justify="left",
-              caption=(f"A, B: geometric mean of the launch medians (per message); CI: "
+              caption=(f"A: {c.side_a}; B: {c.side_b} (per message); CI: "
                        f"{100 * (1 - c.alpha):.0f} % interval of the ratio, launch-level t on the "
                        f"noise floor; it covers {_covers(c)}; p (Holm): adjusted across sizes, "
                        f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
@@ -59,7 +61,7 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
         t.add_column(name, justify="left" if name in ("size", "verdict", "basis") or
                      name.startswith("gate") else "right", no_wrap=True)
     for s in c.sizes:
-        row = [units.size(s.bytes), units.seconds(s.median_a_s), units.seconds(s.median_b_s),
+        row = [units.size(s.bytes), units.seconds(s.value_a_s), units.seconds(s.value_b_s),
                f"{s.ratio:.3f}" if math.isfinite(s.ratio) else "—", _ci(s.ratio_ci),
                _p(s.p_adjusted), _styled(s.verdict, _STYLE), safe(s.basis)]
         if decision is not None:

@@ -205,6 +205,8 @@ def row_dict(r: SizeRow) -> dict[str, Any]:
     # Pattern-specific fields (eager_limit_bytes, pairs and pair_median_s, window, ...); the pairs' raw
     # samples stay in the run file (like samples_s), their spread is given per pair.
     out.update({k: v for k, v in r.extra.items() if k not in out and k != "pair_samples_s"})
+    if r.first_of_job:  # the job's first message: the row's first_s, one way like every time here
+        out["first_message_of_job_s"] = number(r.first_s)
     if r.pair_spreads:
         out["pair_spreads"] = [{"pair": list(s.pair), "samples": s.n, "p50_s": number(s.p50_s),
                                 "p95_s": number(s.p95_s), "p95_over_p50": number(s.spread)} for s in r.pair_spreads]

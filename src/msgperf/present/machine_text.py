@@ -9,7 +9,7 @@ import dataclasses
 from typing import Any
 
 from msgperf import units
-from msgperf.analysis.machine import Machine
+from msgperf.analysis.machine import Machine, device_of
 from msgperf.analysis.machine_diff import MachineDiff
 from msgperf.records.format import HostFacts
 
@@ -66,8 +66,11 @@ def thresholds_line(m: Machine) -> str | None:
     prefix = common_prefix([n for n, _ in m.thresholds])
     shown = ", ".join(f"{name[len(prefix):]}={cvar_text(v)}" for name, v in m.thresholds) or "none of its variables"
     others = len(m.cvars) - len(m.thresholds)
-    return (f"MPI_T thresholds{f' ({prefix}…)' if prefix else ''}: {shown}"
-            + (f"; {others} other variables in the run file" if others else ""))
+    devices = " and ".join(dict.fromkeys(d for d in map(device_of, m.other_devices) if d))
+    elsewhere = (f", {len(m.other_devices)} of them {devices}'s, a device this build does not use"
+                 if m.other_devices else "")
+    return (f"MPI_T thresholds{f' of {m.device}' if m.device else ''}{f' ({prefix}…)' if prefix else ''}: {shown}"
+            + (f"; {others} other variables in the run file{elsewhere}" if others else ""))
 
 
 def machine_lines(m: Machine, tool: str) -> list[str]:

@@ -157,6 +157,17 @@ FLAG_LEGEND = ("flags: SPIKE/DIP anomaly, B bimodal, W warm-up, T trend, O outli
                "X data mismatch")
 
 
+def asymptote_cell(regime: Any, size: int) -> str:
+    """The per-size table's "÷ asym." cell: a ratio ("0.48×", "1.6×"), "?" when the asymptotic
+    bandwidth is not known well enough to divide by, "-" without one (or at 0 B)."""
+    if size == 0:
+        return units.MISSING
+    frac = regime.fraction_of_asymptotic
+    if frac is None:
+        return "?" if regime.asymptote_unknown else units.MISSING
+    return "<0.01×" if frac < 0.01 else units.ratio(frac, 2)
+
+
 def _per_size(console: Console, s: SeriesResult) -> None:
     model = s.model
     sweep = model.sweep
@@ -168,7 +179,7 @@ def _per_size(console: Console, s: SeriesResult) -> None:
         if c.bytes is not None and code and code not in flags[c.bytes]:
             flags[c.bytes].append(code)
     table = PlainTable(padding=(1, 1))
-    for name in ("size", "time", "model", "resid", "", "msgs/s", "bandwidth", "asym.", "outl.", "flags"):
+    for name in ("size", "time", "model", "resid", "", "msgs/s", "bandwidth", "÷ asym.", "outl.", "flags"):
         table.add_column(name, justify="left" if name in ("size", "flags", "") else "right",
                          no_wrap=name != "flags")
     for size, regime in zip(model.sizes, sweep.regimes):
@@ -180,14 +191,16 @@ def _per_size(console: Console, s: SeriesResult) -> None:
             if predicted > 0 else units.MISSING,
             "α" if regime.regime == "alpha" else "β", units.count(regime.messages_per_s),
             units.rate(regime.bandwidth_bytes_per_s),
-            f"{100 * frac:.0f}%" if frac is not None and size.bytes > 0 else units.MISSING,
+            asymptote_cell(regime, size.bytes),
             str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
     console.print(table)
     aligned = model.aligned_bytes
     level = (f"time: {len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their "
              "launch's factor; msgperf show lists them as measured); " if aligned else "")
-    console.print(f"  {level}α/β: which Hockney term dominates; asym.: share of the asymptotic "
-                  f"bandwidth; {FLAG_LEGEND}", style="dim")
+    unknown = next((r.asymptote_unknown for r in sweep.regimes if r.asymptote_unknown), "")
+    asym = ("÷ asym.: the size's bandwidth over the asymptotic bandwidth (above 1× where the curve peaks "
+            "before the largest size)" + (f", ?: cannot tell, {unknown}" if unknown else ""))
+    console.print(f"  {level}α/β: which Hockney term dominates; {asym}; {FLAG_LEGEND}", style="dim")
 
 
 def render_caveats(console: Console, caveats: Any) -> None:

@@ -140,7 +140,7 @@ def bound_lines(a: ProfileAdvice) -> list[str]:
     lines = [f"by the single Hockney line of {a.basis.run}: latency-bound below n½ = "
              f"{units.size(n_half) if n_half is not None else 'undefined'}, bandwidth-bound above"]
     for b in a.bound:
-        lines.append(f"{b.regime}: {units.count(b.messages)} messages, {units.size(b.bytes)}, "
+        lines.append(f"{b.regime}: {units.count(b.messages)} messages, {units.volume(b.bytes)} together, "
                      f"{units.seconds(b.time_s)} predicted ({units.percent(b.share, decimals=0)})")
     return lines
 
@@ -176,6 +176,8 @@ def advice_sections(a: ProfileAdvice) -> list[tuple[str, list[str]]]:
 
 def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
     console.print(printable(heading(a)), style="bold", markup=False, highlight=False)
+    if a.model_choice:
+        console.print(printable(a.model_choice), markup=False, highlight=False)
     for title, lines in advice_sections(a):
         if not lines:
             continue

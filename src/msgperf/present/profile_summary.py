@@ -27,7 +27,7 @@ def _share(part: float, whole: float) -> str:
 def _shape(shape: SequenceShape) -> str:
     sizes = _sizes(shape.sizes) if shape.sizes is not None else (
         f"{units.size(shape.min_bytes)} – {units.size(shape.max_bytes)}, more than 4 sizes")
-    return f"{units.count(shape.count)} × {shape.length} messages ({sizes}; {units.size(shape.bytes)} together)"
+    return f"{units.count(shape.count)} × {shape.length} messages ({sizes}; {units.volume(shape.bytes)} together)"
 
 
 def rank_table(profile: Profile) -> Table:
@@ -41,7 +41,7 @@ def rank_table(profile: Profile) -> Table:
                         if r.sequences else "-")
         table.add_row(str(r.rank) + ("" if r.finalized else "*"), safe(r.host, FIELD_LIMIT),
                       units.count(r.messages_sent),
-                      units.size(r.bytes_sent), units.count(r.messages_received),
+                      units.volume(r.bytes_sent), units.count(r.messages_received),
                       units.seconds(r.mpi_time_s) + _share(r.mpi_time_s, r.wall_s),
                       units.seconds(r.wait_time_s), _sizes(r.top_sizes()), in_sequences)
     return table

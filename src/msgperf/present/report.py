@@ -289,7 +289,9 @@ def machine_html(result: RunResult) -> str:
     else:
         out.append(f"<p>The MPI's own thresholds through MPI_T (launch {m.launch}): the control variables "
                    "named like eager, rndv, rendezvous, cell, threshold or limit; point-to-point ones "
-                   "first.</p>")
+                   + (f"of the device in use ({_e(m.device)}) " if m.device else "") + "first"
+                   + (f"; {len(m.other_devices)} of another device, which this build does not use, with the rest"
+                      if m.other_devices else "") + ".</p>")
         shown = dict(m.thresholds)
         rows = [[_e(n), _e(cvar_text(v))] for n, v in m.thresholds]
         rows += [[_e(n), _e(cvar_text(v))] for n, v in m.cvars.items() if n not in shown]
@@ -312,7 +314,7 @@ def comparison_html(c: RunComparison) -> str:
     def pv(p: Any) -> str:
         return "-" if p is None else f"{p:.2g}"
 
-    rows = [[_e(units.size(s.bytes)), _e(units.seconds(s.median_a_s)), _e(units.seconds(s.median_b_s)),
+    rows = [[_e(units.size(s.bytes)), _e(units.seconds(s.value_a_s)), _e(units.seconds(s.value_b_s)),
              f"{s.ratio:.3f}", ci(s.ratio_ci), pv(s.p_value), pv(s.p_adjusted), verdict(s.verdict)]
             for s in c.sizes]
     fmt = {"s": units.seconds, "s/B": units.beta, "B/s": units.rate, "B": units.size}
@@ -322,10 +324,10 @@ def comparison_html(c: RunComparison) -> str:
     notes = "".join(f"<p class='noise'>{_e(n)}</p>" for n in c.notes)
     machines = f"<p>{_e(diff_line(c.machines))}</p>" if c.machines is not None else ""
     return (f"<h3>{_e(c.label_b)} against {_e(c.label_a)} ({_e(c.series)})</h3>" + machines +
-            f"<p>Ratio = B / A (above 1: B slower). Mann-Whitney U, Holm-corrected across sizes, "
-            f"α = {c.alpha:g}; interval of the ratio of medians after Price &amp; Bonett (2002). "
-            "“within noise”: not significant.</p>"
-            + _table(["size", "median A", "median B", "ratio", "CI", "p", "p (Holm)", "verdict"], rows)
+            f"<p>Ratio = B / A (above 1: B slower). A is {_e(c.side_a)}; B is {_e(c.side_b)}. "
+            f"Launch-level t test on the noise floor, Holm-corrected across sizes, α = {c.alpha:g} "
+            "(docs/statistics.md). “within noise”: not significant.</p>"
+            + _table(["size", "A", "B", "ratio", "CI", "p", "p (Holm)", "verdict"], rows)
             + (_table(["parameter", "A", "B", "ratio", "CI", "p (Holm)", "verdict"], prow) if prow else "")
             + notes)
 
@@ -424,6 +426,7 @@ def profile_section(advice: Any) -> str:
     from msgperf.present.profile_advice_text import advice_sections, heading  # noqa: PLC0415
 
     parts = [f"<h2>Profile: {_e(heading(advice))}</h2>",
+             f"<p>{_e(advice.model_choice)}</p>" if advice.model_choice else "",
              _img(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
                   "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
                   "eager or rendezvous by the eager limit the eager-probe measured, bandwidth-bound from "

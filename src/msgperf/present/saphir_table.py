@@ -8,6 +8,7 @@ from typing import Sequence
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from msgperf import units
@@ -58,4 +59,9 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
             t.add_column(_HEADERS[c], justify="right", no_wrap=True)
     for row in rows:
         t.add_row(*map(safe, saphir_cells(row)))
+    if not console.is_terminal:
+        # Off a terminal (a file, a pipe) nothing scrolls sideways to cut: the table gets its
+        # natural width, so run names stay whole and every column keeps all its characters.
+        natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum
+        console.width = max(console.width, natural)
     console.print(t)

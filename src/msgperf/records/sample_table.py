@@ -216,13 +216,19 @@ def tidy_measurements_path(samples_path: str | Path) -> Path:
     return p.with_name(f"{p.stem}.measurements{p.suffix or '.csv'}")
 
 
+# The `data` extra (pandas, pyarrow) is left out of `make run`'s install: it adds about a minute and
+# 250 MB to it for two features (Parquet export, DataFrames) a first run does not need.
+DATA_EXTRA_MISSING = ("{what}, from the `data` extra that `make run` leaves out: run `make install-data` "
+                      "in msgperf's directory, or pip install 'msgperf[data]'{instead}")
+
+
 def write_parquet(run: Run, row: RunRow | None, path: str | Path) -> None:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise MsgperfError("Parquet export needs pyarrow: pip install 'msgperf[data]' "
-                           "(or export --format csv)") from None
+        raise MsgperfError(DATA_EXTRA_MISSING.format(what="Parquet export needs pyarrow",
+                                                     instead="; or export --format csv")) from None
     types = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": pa.bool_()}
     columns, counts = measurement_table(run, row)
     index = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))

@@ -28,7 +28,8 @@ class Listing:
     patterns: tuple[str, ...]
     sizes: tuple[int, ...]
     nranks: int
-    placement: str  # "intra-node", "inter-node", "mixed" or "" when unknown (imported summaries)
+    placement: str  # "intra-node", "inter-node", "intra- and inter-node" (--placement both), "mixed"
+    # (launches that differ) or "" when unknown (imported summaries)
     n_measurements: int
     machine: str = ""  # CPU and cores (schema version 6); "" when the run recorded none
 
@@ -96,6 +97,8 @@ def listing_of(info: RunInfo, launches: Sequence[Launch],
     shared = {launch.pair_shares_node for launch in launches}
     placement = ("" if not shared else "mixed" if len(shared) > 1
                  else "intra-node" if shared.pop() else "inter-node")
+    if info.plan.placement == "both":  # a pair on a node and a pair across: the launch names only the first
+        placement = "intra- and inter-node"
     nranks = max((launch.nranks for launch in launches), default=info.plan.nranks)
     return Listing(hosts=hosts, mpi=mpi, patterns=tuple(dict.fromkeys(p for p, _ in measured)),
                    sizes=tuple(sorted({b for _, b in measured})), nranks=nranks,
