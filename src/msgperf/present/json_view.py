@@ -216,6 +216,16 @@ def rows_json(result: RunResult) -> list[dict[str, Any]]:
     return [{**row_dict(r), "caveats": [_caveat(c) for c in t.caveats]} for t in result.tables for r in t.rows]
 
 
+def answer_dict(result: RunResult) -> dict[str, Any] | None:
+    """The answer block's figures (analysis/answer.py), every number by ``number``."""
+    return None if result.answer is None else _plain(result.answer)
+
+
+def show_json(result: RunResult) -> dict[str, Any]:
+    """``show --json``: the answer block's figures and the rows of every table."""
+    return {"answer": answer_dict(result), "rows": rows_json(result)}
+
+
 def saphir_dict(row: SaphirRow) -> dict[str, Any]:
     return {k: number(v) if isinstance(v, float) else v for k, v in row.as_dict().items()}
 

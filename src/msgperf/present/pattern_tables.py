@@ -395,6 +395,13 @@ def render(console: Console, table: Grid) -> None:
         console.print(f"[yellow]![/] {safe(c)}")
 
 
-def render_pattern_tables(console: Console, result: RunResult) -> None:
+def render_pattern_tables(console: Console, result: RunResult, detail: bool = True) -> None:
+    """Every pattern table; without ``detail`` neither the eager probe's (the answer block says its
+    limit) nor the machine's caveats under each table (the block says those that matter)."""
+    skip = eager(result) if not detail else None
     for t in all_tables(result):
+        if skip is not None and t.heading == skip.heading:
+            continue
+        if not detail:
+            t.caveats = []
         render(console, t)
