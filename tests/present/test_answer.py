@@ -131,3 +131,26 @@ def test_an_interval_wider_than_its_value_is_not_printed_as_a_percentage():
     assert plus_minus(Row) == ">100%"
     Row.interval.halfwidth_rel = 0.009
     assert plus_minus(Row) == "0.9%"
+
+
+def test_the_report_opens_with_the_same_block_and_links_its_details(capsys, monkeypatch, tmp_path):
+    import html as html_module
+
+    from msgperf.loader import load_analyzed
+    from msgperf.present.answer_text import answer_lines
+    from msgperf.present.report import build_report
+
+    loaded, result = load_analyzed(str(RECORDED[0]), None)
+    page = build_report([(result, loaded.run)])
+    opening = page.index("<pre class='answer'>")
+    assert opening < page.index("<figure>")  # above the plots
+    block = html_module.unescape(page[opening:page.index("</pre>", opening)].split(">", 1)[1])
+    assert block.splitlines() == answer_lines(result)
+    shown = _show(capsys, monkeypatch, RECORDED[0], "--brief").splitlines()
+    start = next(i for i, line in enumerate(shown) if line.startswith("pingpong:"))
+    in_terminal = [line for line in shown[start:] if not line.startswith("more:")]
+    # the same lines (the terminal's heading, a long path here, may leave room for fewer warnings)
+    assert in_terminal == block.splitlines()[1:][:len(in_terminal)] and len(in_terminal) >= 10
+    for target in re.findall(r"<a href='#([^']+)'>", page[opening:]):
+        assert f"id='{target}'" in page, target
+    assert "#run1-pingpong" in page and "#run1-conditions" in page and "#run1-machine" in page
