@@ -154,3 +154,16 @@ def test_the_report_opens_with_the_same_block_and_links_its_details(capsys, monk
     for target in re.findall(r"<a href='#([^']+)'>", page[opening:]):
         assert f"id='{target}'" in page, target
     assert "#run1-pingpong" in page and "#run1-conditions" in page and "#run1-machine" in page
+
+
+def test_every_table_of_the_default_view_fits_80_columns(capsys, monkeypatch, tmp_path):
+    from tests.factories import every_family_run, write_run
+
+    path = write_run(every_family_run(), tmp_path / "every.jsonl")
+    default = _show(capsys, monkeypatch, path)
+    detail = _show(capsys, monkeypatch, path, "--detail")
+    boxed = lambda text: [line for line in text.splitlines() if line[:1] in "┏┃┡│└"]
+    assert boxed(default) and all(len(line) <= 80 for line in boxed(default)), \
+        "\n".join(line for line in boxed(default) if len(line) > 80)
+    assert max(len(line) for line in boxed(detail)) > 80  # --detail keeps every column
+    assert "--detail adds: predicted separate, predicted combined" in " ".join(default.split())
