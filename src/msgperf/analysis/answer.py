@@ -204,7 +204,7 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
 # explanation) is the fine print of show --detail and the report.
 _CONCLUSIONS: tuple[tuple[str, str, str], ...] = (
     ("not_validated", "data mismatch at {n}: not to be trusted", "msgperf run again"),
-    ("oversubscribed", "{launches}: more ranks than cores", "fewer ranks (--np), or more cores"),
+    ("oversubscribed", "{launches}: oversubscribed", "fewer ranks (--np), or more cores"),
     ("shared_core", "{launches}: the ranks shared a core", "pin them (mpiexec -bind-to core)"),
     ("busy_machine", "{launches} on a busy machine", "quiet it, or msgperf run --repeat 3"),
     ("refinement_disturbed", "a refinement launch saw another curve", "msgperf run on a quiet machine"),

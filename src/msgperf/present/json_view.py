@@ -1,5 +1,5 @@
 """Every ``--json`` output, rendered from the one analysis result: ``fit --json`` (a series'
-model), ``show --json`` (the rows of the tables), ``summary --json`` (Saphir's Table 1) and
+model), ``show --json`` (the answer block's figures and the rows of the tables), ``summary --json`` (Saphir's Table 1) and
 ``advise --json``. Units are in the key names (``_s``, ``_bytes``, ``_bytes_per_s``); intervals
 are [low, high]; one rule (``number``) turns a value that does not exist — NaN, an unbounded
 interval end, an undefined n½ — into null.
