@@ -167,3 +167,19 @@ def test_every_table_of_the_default_view_fits_80_columns(capsys, monkeypatch, tm
         "\n".join(line for line in boxed(default) if len(line) > 80)
     assert max(len(line) for line in boxed(detail)) > 80  # --detail keeps every column
     assert "--detail adds: predicted separate, predicted combined" in " ".join(default.split())
+
+
+def test_many_switches_and_warnings_stay_within_the_block(tmp_path):
+    import dataclasses
+
+    from msgperf.loader import load_analyzed
+    from msgperf.present.answer_text import MAX_LINES, answer_lines
+
+    result = load_analyzed(str(RECORDED[0]), None)[1]
+    a = result.answer
+    crowded = dataclasses.replace(a, switches=a.switches * 5, warnings=a.warnings * 3)
+    lines = answer_lines(dataclasses.replace(result, answer=crowded), reserved=1)
+    assert len(lines) == MAX_LINES - 1
+    assert any("more switches: msgperf show RUN --detail" in line for line in lines)  # those left out, counted
+    assert lines[-1] == f"  ! and {len(crowded.warnings) - 1} more warnings: msgperf show RUN --detail"
+    assert lines[-2] == f"  ! {a.warnings[0].text} → {a.warnings[0].fix}"  # the first one in full

@@ -393,9 +393,9 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds)
-    return dataclasses.replace(partial, combining_cases=_combining_cases(partial),
-                               answer=_answer(main, eager, partial.caveats, source, rows, confidence),
-                               refined_only=_refined_only(run, series))
+    answer = _answer(main, eager, partial.caveats, source, rows, confidence)
+    return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
+                               refined_only=_refined_only(run, series, answer))
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],
@@ -409,10 +409,12 @@ def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequen
                         tuple(mine[b] for b in sorted(mine)), confidence)
 
 
-def _refined_only(run: Any, series: Sequence[SeriesResult]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+def _refined_only(run: Any, series: Sequence[SeriesResult],
+                  answer: Answer | None = None) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """Per pattern, the sizes outside the run's plan (a refinement added them) that bound none of
     the pattern's switches: the gap each breakpoint lies in, and the interval it may lie in, keep
-    their sizes; the others only served to locate them (show lists them with --all)."""
+    their sizes, and so do the two the answer's step at the eager limit is read from; the others
+    only served to locate them (show lists them with --all)."""
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = set(getattr(plan, "sizes", None) or ())
     if not planned:
@@ -423,6 +425,8 @@ def _refined_only(run: Any, series: Sequence[SeriesResult]) -> tuple[tuple[str, 
         carry = {b for s in series if s.key.pattern == pattern and s.model is not None
                  for bp in s.model.sweep.piecewise.breakpoints
                  for b in (bp.low_bytes, bp.high_bytes, bp.best_low_bytes, bp.best_high_bytes)}
+        if answer is not None and answer.eager_step is not None and pattern == answer.series:
+            carry |= {answer.eager_step.below.bytes, answer.eager_step.above.bytes}
         hidden = tuple(sorted(b for b in measured if b not in planned and b not in carry))
         if hidden:
             out.append((pattern, hidden))

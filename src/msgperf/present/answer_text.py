@@ -131,10 +131,13 @@ def answer_lines(result: RunResult, width: int = WIDTH, reserved: int = 0) -> li
     else:
         switches = [_line("switches" if i == 0 else "", _switch(s, width)) for i, s in enumerate(a.switches)]
     room = limit - len(lines) - len(tail)
-    # switches first (they are answers), then as many warnings as fit, each cut short with a pointer
-    if len(switches) > max(1, room - min(len(warnings), 1)):
-        keep = max(1, room - min(len(warnings), 1) - 1)
-        switches = switches[:keep] + [_line("", f"and {len(a.switches) - keep} more: msgperf show RUN --detail")]
+    # switches first (they are answers), then the warnings: at least one of them said in full and
+    # the rest counted, when there is not room for all
+    for_warnings = min(len(warnings), 2)
+    if len(switches) > max(1, room - for_warnings):
+        keep = max(1, room - for_warnings - 1)
+        switches = switches[:keep] + [_line("", f"and {len(a.switches) - keep} more switches: "
+                                               "msgperf show RUN --detail")]
     lines += switches + tail
     room = limit - len(lines)
     if len(warnings) > room:

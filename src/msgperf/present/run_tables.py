@@ -98,7 +98,7 @@ def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
                       f" ({t.time_words}); ±: half its 95% interval ({covers(rows)})"
                       + (f", *: stopped by {', '.join(early)} before the precision" if early else "")
                       + "; MB/s: 10^6 B/s; samples: count × k messages; p95: of every sample"
-                      + (f"; {left_out} sizes a refinement added to locate the switches are left out (--all)"
+                      + (f"; {left_out} sizes a refinement added beside no switch are left out (--all)"
                          if left_out else "")))
     variants = any(r.variant for r in rows)
     extra_columns = (["variant"] if variants else []) + (["pairs"] if t.steps else [])
