@@ -137,20 +137,6 @@ def step_between(below: Figure, above: Figure) -> Step:
                 None if low is None else bool(low > 0 or high < 0))
 
 
-def _evidence_words(label: BreakpointLabel) -> tuple[str, ...]:
-    words = []
-    for line in label.evidence:
-        if line.startswith("eager-probe"):
-            words.append("eager-probe")
-        elif " in the launch environment" in line:
-            words.append(line.split(" in the launch environment")[0])
-        elif line.startswith("memcpy"):
-            words.append("memcpy")
-        elif line.startswith("the floor"):
-            words.append("floor pattern")
-    return tuple(dict.fromkeys(words))
-
-
 def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
               measured: Mapping[int, Figure]) -> tuple[Switch, ...]:
     out = []
@@ -162,7 +148,7 @@ def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
         step = (step_between(below, above) if below is not None and above is not None else
                 Step(below or none, above or none, Figure(None, why_not="a side was not measured"), None))
         out.append(Switch(bp.low_bytes, bp.high_bytes, bp.best_low_bytes, bp.best_high_bytes, kinds, cause,
-                          _evidence_words(label) if label is not None else (), step))
+                          label.sources if label is not None else (), step))
     return tuple(out)
 
 
