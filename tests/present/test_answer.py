@@ -183,3 +183,11 @@ def test_many_switches_and_warnings_stay_within_the_block(tmp_path):
     assert any("more switches: msgperf show RUN --detail" in line for line in lines)  # those left out, counted
     assert lines[-1] == f"  ! and {len(crowded.warnings) - 1} more warnings: msgperf show RUN --detail"
     assert lines[-2] == f"  ! {a.warnings[0].text} → {a.warnings[0].fix}"  # the first one in full
+
+
+def test_only_a_size_short_of_its_precision_is_marked(capsys, monkeypatch):
+    imported = _show(capsys, monkeypatch, DATA / "peer-outputs" / "osu_bw.txt")  # one value per size: no target
+    rows = [line for line in imported.splitlines() if line.startswith("│")]
+    assert rows and not any("*" in line for line in rows) and "stopped by" not in imported
+    busy = _show(capsys, monkeypatch, RECORDED[1])  # sizes that ran out of their time budget
+    assert "│ >100%* │" in busy and "*: stopped by time_budget before the precision" in " ".join(busy.split())

@@ -79,8 +79,12 @@ def first_message_line(first: FirstMessages | None) -> str | None:
     return text + "first message per size (cold, before warm-up, never a sample): " + " · ".join(parts)
 
 
+# Stop reasons that leave a size short of its precision (an imported value never had one)
+_SHORT_OF_PRECISION = ("time_budget", "max_samples")
+
+
 def _stopped_early(r) -> bool:
-    return not r.validated or any(reason != "precision" for reason in r.stop_reasons)
+    return not r.validated or any(reason in _SHORT_OF_PRECISION for reason in r.stop_reasons)
 
 
 def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
@@ -91,7 +95,7 @@ def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
     several = any(r.interval is not None and r.interval.launches > 1 for r in rows)
     who = f"ranks {':'.join(map(str, t.ranks))}" if t.ranks else "every step of the sweep"
     early = sorted({x for r in rows if _stopped_early(r) for x in (r.stop_reasons if r.validated else ("data mismatch",))
-                    if x != "precision"})
+                    if x in _SHORT_OF_PRECISION or x == "data mismatch"})
     left_out = len(t.rows) - len(rows)
     grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers",
                 note=(f"{_COLUMN.get(t.metric, t.metric)}: {'estimate across launches' if several else 'median'}"
