@@ -191,3 +191,14 @@ def test_only_a_size_short_of_its_precision_is_marked(capsys, monkeypatch):
     assert rows and not any("*" in line for line in rows) and "stopped by" not in imported
     busy = _show(capsys, monkeypatch, RECORDED[1])  # sizes that ran out of their time budget
     assert "│ >100%* │" in busy and "*: stopped by time_budget before the precision" in " ".join(busy.split())
+
+
+@pytest.mark.parametrize("path", RECORDED[1:4], ids=lambda p: p.name)
+def test_every_link_of_the_reports_answer_has_its_section(path):
+    from msgperf.loader import load_analyzed
+    from msgperf.present.report import build_report
+
+    loaded, result = load_analyzed(str(path), None)
+    page = build_report([(result, loaded.run)])
+    targets = re.findall(r"<a href='#([^']+)'>", page)
+    assert targets and all(f"id='{t}'" in page for t in targets), targets
