@@ -41,8 +41,10 @@ def outputs(tmp_path_factory):
 def test_every_shared_quantity_is_the_same_everywhere(outputs, capsys, tmp_path):
     run, path = outputs
     result = analyze(run)
-    show = run_cli(capsys, "show", path)
-    rows = json.loads(run_cli(capsys, "show", path, "--json"))
+    show = run_cli(capsys, "show", path, "--detail")
+    first_screen = run_cli(capsys, "show", path)
+    shown = json.loads(run_cli(capsys, "show", path, "--json"))
+    rows, answer = shown["rows"], shown["answer"]
     fit = json.loads(run_cli(capsys, "fit", path, "--json"))
     fit_text = run_cli(capsys, "fit", path)
     (saphir,) = json.loads(run_cli(capsys, "summary", path, "--json"))
@@ -80,6 +82,18 @@ def test_every_shared_quantity_is_the_same_everywhere(outputs, capsys, tmp_path)
     assert units.seconds(line.alpha_s) in page and units.seconds(line.alpha_s) in show
     assert units.size(fit["n_half_bytes"]) in page and units.size(fit["n_half_bytes"]) in summary_text
 
+    # the answer block (show's default output): the same latency, bandwidths, n½ and eager limit
+    assert answer["latency"]["value"] == zero and answer["latency"]["bytes"] == 0
+    assert answer["peak_bandwidth"]["value"] == fit["peak_bandwidth_bytes_per_s"]
+    assert answer["peak_bandwidth"]["bytes"] == fit["peak_bandwidth_size"]
+    assert answer["large_bandwidth"]["value"] == fit["asymptotic_bandwidth_bytes_per_s"]
+    assert answer["n_half"]["value"] == fit["n_half_bytes"]
+    assert answer["eager_limit"]["value"] == saphir["eager_limit_bytes"]
+    assert [[s["low_bytes"], s["high_bytes"]] for s in answer["switches"]] == fit["breakpoints_bytes"]
+    for value in (units.seconds(zero), units.rate(ch.peak_bandwidth_bytes_per_s),
+                  units.rate(ch.asymptotic_bandwidth_bytes_per_s), units.size(fit["n_half_bytes"]), "16000 B"):
+        assert value in first_screen, value
+
     # eager limit: show --json's probe rows = summary = report
     eager = {r["eager_limit_bytes"] for r in rows if r["pattern"] == "eager-probe"}
     assert eager == {saphir["eager_limit_bytes"]} == {16000}
@@ -113,7 +127,7 @@ def test_every_shared_quantity_is_the_same_everywhere(outputs, capsys, tmp_path)
 
 def test_every_model_heading_says_what_its_time_is(outputs, capsys):
     _, path = outputs
-    show = run_cli(capsys, "show", path)
+    show = run_cli(capsys, "show", path, "--detail")
     headings = re.findall(r"^Model of (.+?) \(launch 0\): (.+)$", show, re.M)
     words = dict(headings)
     assert words["pingpong"] == "one-way time = half a round trip"

@@ -46,9 +46,9 @@ def test_the_cold_first_message_is_larger_than_the_warm_median(run_file):
 
 
 def test_show_reports_the_first_message_beside_the_steady_state(msgperf, run_file):
-    text = msgperf("show", run_file).stdout
+    text = msgperf("show", run_file, "--detail").stdout
     assert "first message of the job:" in text and "the steady state" in text
-    rows = json.loads(msgperf("show", run_file, "--json").stdout)
+    rows = json.loads(msgperf("show", run_file, "--json").stdout)["rows"]
     assert rows[0]["first_message_of_job_s"] > 0 and all(r["first_s"] > 0 for r in rows)
 
 

@@ -76,7 +76,7 @@ def test_mpi_t_records_a_cvar_set_in_the_environment(runs):
 def test_show_runs_and_compare_name_the_machine(runs, msgperf):
     (default, cell), home = runs
     h = read_run(default).run.launches[0].host_facts[0]
-    shown = msgperf("show", default).stdout
+    shown = msgperf("show", default, "--detail").stdout
     assert "Machine" in shown and h.cpu_model in shown and f"governor {h.governor}" in shown
     assert f"IQUEUE_CELL_SIZE={read_run(default).run.launches[0].mpi_t_cvars[CELL]}" in shown
     listed = msgperf("runs", env=home).stdout

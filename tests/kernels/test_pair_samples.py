@@ -50,11 +50,11 @@ def test_matrix_and_pairs_keep_each_pairs_samples_one_round_trip_each(per_iterat
 
 def test_show_prints_each_pairs_spread_and_json_carries_it(per_iteration_run):
     out, _ = per_iteration_run
-    shown = run_cli("show", out, "--brief")
+    shown = run_cli("show", out)
     assert shown.returncode == 0, shown.stderr
     assert "matrix: each pair's spread, 0 B" in shown.stdout and "pairs: each pair's samples" in shown.stdout
     assert re.search(r"Slowest\s+pairs:\s+(0→1|1→0) ", shown.stdout)
-    rows = json.loads(run_cli("show", out, "--json").stdout)
+    rows = json.loads(run_cli("show", out, "--json").stdout)["rows"]
     spreads = [r["pair_spreads"] for r in rows if r["pattern"] in ("matrix", "pairs")]
     assert spreads and all(s[0]["p95_over_p50"] >= 1.0 and s[0]["samples"] >= 10 for s in spreads)
 
@@ -76,6 +76,7 @@ def test_more_ranks_than_cores_carries_the_oversubscription_caveat(tmp_path):
     assert host is not None and host.usable_cores == cores
     assert host.progress == {"MPIR_CVAR_POLLS_BEFORE_YIELD": "1", "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
     expected = f"oversubscribed: {cores + 1} ranks on {cores} usable cores"
-    assert expected in result.stdout  # the run's own tables
-    rows = json.loads(run_cli("show", out, "--json").stdout)
+    assert "launch 0: oversubscribed → fewer ranks (--np), or more cores" in result.stdout  # the run's answer
+    assert expected in run_cli("show", out, "--detail").stdout  # its fine print
+    rows = json.loads(run_cli("show", out, "--json").stdout)["rows"]
     assert rows and all(any(c["kind"] == "oversubscribed" for c in r["caveats"]) for r in rows)

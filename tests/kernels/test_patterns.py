@@ -84,7 +84,7 @@ def test_show_puts_the_comparisons_side_by_side(two_rank_run, msgperf):
                   "measured b_e vs b_c·b_n/(b_c+b_n)", "hardware floor", "overlap of communication",
                   "eager limit", "compatibility modes"):
         assert title in result.stdout
-    rows = json.loads(msgperf("show", out, "--json").stdout)
+    rows = json.loads(msgperf("show", out, "--json").stdout)["rows"]
     keys = {"pattern", "bytes", "median_s", "ci_low_s", "bandwidth_bytes_per_s", "validated", "variant", "flows"}
     assert all(keys <= set(r) for r in rows)
     assert {r["pattern"] for r in rows} == {p.name for p in catalog()}

@@ -35,7 +35,7 @@ def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
     assert rss is not None and len(rss) == 2 and all(0 < r < 1 << 20 for r in rss)
     clock = run.launches[0].clock
     assert clock.monotonic and 0 < clock.resolution_s < 1e-3 and 0 < clock.overhead_s < 1e-5
-    rows = json.loads(msgperf("show", out, "--json").stdout)
+    rows = json.loads(msgperf("show", out, "--json").stdout)["rows"]
     assert [r["bytes"] for r in rows] == [0, 1, 1024, 65536]
     for r in rows:
         assert r["ci_low_s"] <= r["median_s"] <= r["ci_high_s"] and r["buffer"] == "separate"

@@ -68,3 +68,34 @@ def test_advice(result):
 
 def test_report_headline(result):
     _check("report_headline.html", headline_html(result) + "\n")
+
+
+# ---- the answer block of show and run, on recorded runs ------------------------------------
+
+DATA = GOLDEN.parent
+ANSWER_RUNS = {
+    "answer_mpich_switch.txt": DATA / "kernel-runs" / "mpich-cell32k-switch-refined.jsonl",
+    "answer_openmpi.txt": DATA / "kernel-runs" / "openmpi-busy-0-1M.jsonl",
+    "answer_osu_import.txt": DATA / "peer-outputs" / "osu_latency.txt",
+    "answer_no_switch.txt": DATA / "kernel-runs" / "mpich-cell64k-no-step-at-probe.jsonl",
+}
+
+
+def _recorded(path: Path):
+    from msgperf.loader import load_analyzed
+
+    return load_analyzed(str(path), None)[1]
+
+
+@pytest.mark.parametrize("name", sorted(ANSWER_RUNS))
+def test_answer_block_of_recorded_runs(name):
+    from msgperf.present.answer_text import MAX_LINES, answer_lines, render_answer
+
+    result = _recorded(ANSWER_RUNS[name])
+    assert all(len(line) <= 80 for line in answer_lines(result)), answer_lines(result)
+    out = console(record=True, width=80, file=io.StringIO())
+    render_answer(out, result, "msgperf run RUN")
+    text = "\n".join(line.rstrip() for line in out.export_text().splitlines()) + "\n"
+    lines = text.splitlines()
+    assert len(lines) <= MAX_LINES and all(len(line) <= 80 for line in lines), text
+    _check(name, text)

@@ -10,9 +10,11 @@ from tests.factories import host_facts, pingpong_run, with_machine, write_run
 CVARS = {"MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": 8192, "MPIR_CVAR_BCAST_IPC_READ_MSG_SIZE_THRESHOLD": 256}
 
 
-def test_show_prints_the_machine_block(msgperf, tmp_path):
+def test_show_prints_the_machine_block_with_detail_only(msgperf, tmp_path):
     run = with_machine(pingpong_run(), [host_facts(physical_cores=None)], CVARS)
-    out = " ".join(msgperf("show", write_run(run, tmp_path / "r.jsonl")).stdout.split())
+    path = write_run(run, tmp_path / "r.jsonl")
+    assert "Machine" not in msgperf("show", path).stdout  # the fine print: behind --detail
+    out = " ".join(msgperf("show", path, "--detail").stdout.split())
     assert ("Machine node01: Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz · ? cores, 80 logical CPUs, 80 usable, "
             "SMT on · 192 GiB · Rocky Linux 9.2, Linux 5.14.0-284 x86_64 · governor performance") in out
     assert ("MPI_T thresholds (MPIR_CVAR_…): CH4_SHM_POSIX_IQUEUE_CELL_SIZE=8192; "
@@ -20,7 +22,7 @@ def test_show_prints_the_machine_block(msgperf, tmp_path):
 
 
 def test_an_old_run_file_still_shows_and_says_its_machine_was_not_recorded(msgperf, tmp_path):
-    done = msgperf("show", write_run(pingpong_run(), tmp_path / "old.jsonl"))
+    done = msgperf("show", write_run(pingpong_run(), tmp_path / "old.jsonl"), "--detail")
     assert done.returncode == 0, done.stderr
     assert "Machine: not recorded (the run file is from before msgperf recorded its machine)" in done.stdout
     assert "one-way" in done.stdout  # the tables as before

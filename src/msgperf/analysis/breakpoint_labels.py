@@ -67,6 +67,7 @@ class BreakpointLabel:
     kinds: tuple[str, ...]  # EAGER, SINGLE_COPY, CAPACITY, FLOOR; (UNEXPLAINED,) when none
     text: str  # "eager → rendezvous (eager-probe: 8112 B)", "unexplained (...)"
     evidence: tuple[str, ...]  # one line per matching piece of evidence
+    sources: tuple[str, ...] = ()  # what each piece is, in a few words: "eager-probe", "VAR = value", "memcpy"
 
     @property
     def is_protocol_switch(self) -> bool:
@@ -155,36 +156,37 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         return BreakpointLabel(bp, (CAPACITY,), "cache/memory capacity (a plain copy: no MPI protocol to switch)",
                                ("memcpy and the floor pattern call no MPI between their timers: a knee in their "
                                 "times is the memory hierarchy's",))
-    parts: list[tuple[str, str, str]] = []  # (kind, short text, evidence line)
+    parts: list[tuple[str, str, str, str]] = []  # (kind, short text, evidence line, source)
     if ev.eager_limit is not None:
         eager, not_eager = ev.eager_limit
         if _overlaps(bp, eager, not_eager):
             limit = f"{eager} B" if not_eager == eager + 1 else f"{eager}–{not_eager} B"
             parts.append((EAGER, f"eager → rendezvous (eager-probe: {limit})",
                           f"eager-probe: messages up to {eager} B are sent eagerly"
-                          + ("" if not_eager == eager + 1 else f", {not_eager} B is not")))
+                          + ("" if not_eager == eager + 1 else f", {not_eager} B is not"), "eager-probe"))
     for t in ev.thresholds:
         if _overlaps(bp, t.low, t.high):
             what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
             parts.append((t.kind, f"{what} ({t.name} = {t.value})",
                           f"{t.name} = {t.value} in the launch environment puts the switch in "
-                          f"({t.low}, {t.high}] B"))
+                          f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
     memcpy = _knee(bp, ev.memcpy_breakpoints)
     if memcpy is not None:
         parts.append((CAPACITY, "cache/memory capacity (memcpy shows the same knee)",
                       f"memcpy has a knee between {_bytes(memcpy.low_bytes)} and "
-                      f"{_bytes(memcpy.high_bytes)}"))
+                      f"{_bytes(memcpy.high_bytes)}", "memcpy"))
     floor = _knee(bp, ev.floor_breakpoints)
     if floor is not None:
         parts.append((FLOOR, "hardware (the floor pattern shows the same knee)",
                       f"the floor pattern has a knee between {_bytes(floor.low_bytes)} and "
-                      f"{_bytes(floor.high_bytes)}"))
+                      f"{_bytes(floor.high_bytes)}", "floor pattern"))
     if not parts:
         return BreakpointLabel(bp, (UNEXPLAINED,),
                                "unexplained (nothing the run measured or recorded matches it)", ())
-    kinds = tuple(dict.fromkeys(k for k, _, _ in parts))
-    text = " and ".join(dict.fromkeys(s for _, s, _ in parts))
-    return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e in parts))
+    kinds = tuple(dict.fromkeys(k for k, _, _, _ in parts))
+    text = " and ".join(dict.fromkeys(s for _, s, _, _ in parts))
+    return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),
+                           tuple(dict.fromkeys(src for _, _, _, src in parts)))
 
 
 def label_breakpoints(breakpoints: Sequence[Breakpoint],

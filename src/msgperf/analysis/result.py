@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
+from msgperf.analysis.answer import Answer, build_answer
 from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, buffering_row
@@ -153,6 +154,10 @@ class RunResult:
     conditions: tuple[LaunchConditions, ...] = field(default=())
     # The last size before each switch the launch environment set to the byte (threshold_anchors)
     thresholds: tuple[int, ...] = field(default=())
+    # The answer the output opens with (analysis/answer.py): the main series' figures in words
+    answer: Answer | None = None
+    # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
+    refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
 
     @property
     def caveat_line(self) -> str:
@@ -388,7 +393,44 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds)
-    return dataclasses.replace(partial, combining_cases=_combining_cases(partial))
+    answer = _answer(main, eager, partial.caveats, source, rows, confidence)
+    return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
+                               refined_only=_refined_only(run, series, answer))
+
+
+def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],
+            source: RunSource, rows: Sequence[SizeRow], confidence: float) -> Answer:
+    if main is None:
+        return build_answer("", "", None, (), eager, caveats, source.tool, confidence=confidence)
+    key = main.key
+    mine = {r.bytes: r for r in rows if (r.pattern, r.variant) == (key.pattern, key.variant)
+            and (not key.placement or r.extra.get("placement", key.placement) == key.placement)}
+    return build_answer(main.name, main.facts.time_words, main.model, main.labels, eager, caveats, source.tool,
+                        tuple(mine[b] for b in sorted(mine)), confidence)
+
+
+def _refined_only(run: Any, series: Sequence[SeriesResult],
+                  answer: Answer | None = None) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Per pattern, the sizes outside the run's plan (a refinement added them) that bound none of
+    the pattern's switches: the gap each breakpoint lies in, and the interval it may lie in, keep
+    their sizes, and so do the two the answer's step at the eager limit is read from; the others
+    only served to locate them (show lists them with --all)."""
+    plan = getattr(getattr(run, "info", None), "plan", None)
+    planned = set(getattr(plan, "sizes", None) or ())
+    if not planned:
+        return ()
+    out = []
+    for pattern in dict.fromkeys(m.pattern for m in run.measurements):
+        measured = {m.bytes for m in run.measurements if m.pattern == pattern}
+        carry = {b for s in series if s.key.pattern == pattern and s.model is not None
+                 for bp in s.model.sweep.piecewise.breakpoints
+                 for b in (bp.low_bytes, bp.high_bytes, bp.best_low_bytes, bp.best_high_bytes)}
+        if answer is not None and answer.eager_step is not None and pattern == answer.series:
+            carry |= {answer.eager_step.below.bytes, answer.eager_step.above.bytes}
+        hidden = tuple(sorted(b for b in measured if b not in planned and b not in carry))
+        if hidden:
+            out.append((pattern, hidden))
+    return tuple(out)
 
 
 def _environment(run: Any) -> dict[str, str]:

@@ -87,13 +87,17 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--no-probe", is_flag=True,
               help="Do not run the short eager-probe launch after the sweep (about a second; its eager "
                    "limit names the switches the model finds).")
+@click.option("--detail", is_flag=True, help="After the answer and the tables, the fine print: the machine and each "
+              "launch's conditions, every column and size, first messages, models and caveats (as show --detail).")
+@click.option("--all", "all_sizes", is_flag=True, help="Every size in the tables, also those a refinement added "
+              "that carry no switch.")
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="After the sweep, measure extra sizes inside each switch it found (and around a size that "
                    "stands off the model alone: switch or spike?), until each switch is located to an eighth of "
                    "an octave, within a budget as long as the sweep (at least 10 s); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
             time_budget, buffer, min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc,
-            deadline, db, no_store, quiet, test_stall, no_report, no_probe, refine) -> None:
+            deadline, db, no_store, quiet, test_stall, no_report, no_probe, detail, all_sizes, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     console = Console(stderr=True, quiet=quiet)
     notes = Console(stderr=True)
@@ -139,12 +143,16 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
 
     # The first show of this run file reuses this analysis (the key is the file as it is now).
     analysis_cache.put(analysis_cache.file_key(run_file), (None, TOLERANCE, 0.95), (run, (), result))
-    render_run(terminal_console(), result)
+    render_run(terminal_console(), result, detail=detail, all_sizes=all_sizes)
     click.echo(f"run file: {run_file}")
     if outcome.stored is not None:
         click.echo(stored_message(outcome.stored, run_file))
     if not no_report:
         click.echo(report_next_to(run, run_file, result))
+    if not detail:
+        from msgperf.commands.show import MORE
+
+        click.echo(MORE.replace("more: ", f"more: msgperf show {run_file} ", 1))
 
 
 class LaunchProgress:

@@ -1,4 +1,5 @@
-"""msgperf show: the tables and models of a run, without re-running anything."""
+"""msgperf show: the answer, the tables and (with --detail) the models of a run, without
+re-running anything."""
 
 from __future__ import annotations
 
@@ -9,22 +10,32 @@ import click
 
 @click.command("show")
 @click.argument("run_file", metavar="RUN")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per row of the tables.")
+@click.option("--json", "as_json", is_flag=True,
+              help='The answer block\'s figures ("answer") and one object per row of the tables ("rows").')
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
-@click.option("--brief", is_flag=True, help="Only the tables, without the models and caveats.")
-def command(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
-    """Show the results of RUN: a run file, an export, another tool's output, or a stored run id."""
+@click.option("--brief", is_flag=True, help="Only the answer block (the figures, their intervals and the "
+              "warnings that change them), without the tables.")
+@click.option("--detail", is_flag=True, help="Everything: the machine and each launch's conditions, every column "
+              "and size, the first messages, every series' model, anomalies and each caveat's explanation.")
+@click.option("--all", "all_sizes", is_flag=True, help="Every size in the tables, also those a refinement "
+              "added that carry no switch.")
+def command(run_file: str, as_json: bool, db: str | None, brief: bool, detail: bool, all_sizes: bool) -> None:
+    """Show the results of RUN: a run file, an export, another tool's output, or a stored run id.
+
+    The output opens with the answer (latency, bandwidth, eager limit, switches, n½, with their
+    intervals), then the table of the sweep's sizes; --detail adds the fine print."""
     from msgperf import output_cache
 
     key = output_cache.run_key(run_file, db)
-    output_cache.replay_or_run(key and ("show", as_json, brief, key),
-                               lambda: _show(run_file, as_json, db, brief))
+    output_cache.replay_or_run(key and ("show", as_json, brief, detail, all_sizes, key),
+                               lambda: _show(run_file, as_json, db, brief, detail, all_sizes))
 
 
-def _show(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
+def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: bool = False,
+          all_sizes: bool = False) -> None:
     from msgperf.loader import load_analyzed
     from msgperf.present.text import printable
-    from msgperf.present.json_view import rows_json
+    from msgperf.present.json_view import show_json
     from msgperf.present.run_text import render_run
     from msgperf.present.terminal import console
 
@@ -41,6 +52,13 @@ def _show(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
         err.print(f"note: incomplete run ({len(missing)} planned measurement(s) missing); "
                   f"continue with: msgperf run --resume {printable(run_file)}", markup=False, soft_wrap=True)
     if as_json:
-        click.echo(json.dumps(rows_json(result), indent=1, allow_nan=False))
+        click.echo(json.dumps(show_json(result), indent=1, allow_nan=False))
         return
-    render_run(console(), result, brief=brief)
+    out = console()
+    render_run(out, result, brief=brief, detail=detail, all_sizes=all_sizes)
+    if not detail:
+        out.print(MORE, highlight=False, markup=False)
+
+
+# Where the rest is, in one line (show's default view and run's end)
+MORE = "more: --detail (models, caveats, machine), --all (every size), msgperf summary"

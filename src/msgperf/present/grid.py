@@ -16,6 +16,7 @@ from rich.cells import cell_len
 class Column:
     header: str  # may hold "\n" for a two-line header
     justify: str = "right"  # "right" or "left"
+    detail: bool = False  # shown by show --detail and the report, left out of the 80-column view
 
 
 @dataclass
@@ -26,8 +27,19 @@ class Grid:
     note: str = ""  # printed under it
     caveats: list[str] = field(default_factory=list)  # lines on what the machine did to these numbers
 
-    def add_column(self, header: str, justify: str = "right") -> None:
-        self.columns.append(Column(header, justify))
+    def add_column(self, header: str, justify: str = "right", detail: bool = False) -> None:
+        self.columns.append(Column(header, justify, detail))
+
+    def without_detail(self) -> "Grid":
+        """The table without its detail columns (the default view within 80 columns); its note
+        says which columns --detail adds."""
+        keep = [i for i, c in enumerate(self.columns) if not c.detail]
+        if len(keep) == len(self.columns):
+            return self
+        left_out = ", ".join(c.header.replace("\n", " ") for c in self.columns if c.detail)
+        return Grid([self.columns[i] for i in keep], [[r[i] for i in keep] for r in self.rows], self.heading,
+                    f"{self.note}; --detail adds: {left_out}" if self.note else f"--detail adds: {left_out}",
+                    list(self.caveats))
 
     def add_row(self, *cells: str) -> None:
         if len(cells) != len(self.columns):

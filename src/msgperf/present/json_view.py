@@ -1,5 +1,5 @@
 """Every ``--json`` output, rendered from the one analysis result: ``fit --json`` (a series'
-model), ``show --json`` (the rows of the tables), ``summary --json`` (Saphir's Table 1) and
+model), ``show --json`` (the answer block's figures and the rows of the tables), ``summary --json`` (Saphir's Table 1) and
 ``advise --json``. Units are in the key names (``_s``, ``_bytes``, ``_bytes_per_s``); intervals
 are [low, high]; one rule (``number``) turns a value that does not exist — NaN, an unbounded
 interval end, an undefined n½ — into null.
@@ -216,6 +216,16 @@ def row_dict(r: SizeRow) -> dict[str, Any]:
 def rows_json(result: RunResult) -> list[dict[str, Any]]:
     """Every row of every table, each with its table's caveats (what the machine did to it)."""
     return [{**row_dict(r), "caveats": [_caveat(c) for c in t.caveats]} for t in result.tables for r in t.rows]
+
+
+def answer_dict(result: RunResult) -> dict[str, Any] | None:
+    """The answer block's figures (analysis/answer.py), every number by ``number``."""
+    return None if result.answer is None else _plain(result.answer)
+
+
+def show_json(result: RunResult) -> dict[str, Any]:
+    """``show --json``: the answer block's figures and the rows of every table."""
+    return {"answer": answer_dict(result), "rows": rows_json(result)}
 
 
 def saphir_dict(row: SaphirRow) -> dict[str, Any]:

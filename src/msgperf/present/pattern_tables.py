@@ -19,12 +19,14 @@ from msgperf.present.grid import Grid
 from msgperf.present.text import safe
 
 
-def _table(title: str, caption: str, columns: list[str], wrap_last: bool = False) -> Grid:
-    """A table of numbers, right-justified; ``wrap_last``: its last column is words (left).
-    Its title and caption are printed as lines of their own (``render``)."""
+def _table(title: str, caption: str, columns: list[str], wrap_last: bool = False,
+           detail: tuple[str, ...] = ()) -> Grid:
+    """A table of numbers, right-justified; ``wrap_last``: its last column is words (left);
+    ``detail``: columns left out of the default view, to fit 80 columns (show --detail and the
+    report show them). Its title and caption are printed as lines of their own (``render``)."""
     t = Grid(heading=title, note=caption)
     for i, c in enumerate(columns):
-        t.add_column(c, justify="left" if wrap_last and i == len(columns) - 1 else "right")
+        t.add_column(c, justify="left" if wrap_last and i == len(columns) - 1 else "right", detail=c in detail)
     return t
 
 
@@ -93,7 +95,7 @@ def variant_pairs(result: RunResult) -> list[Grid]:
                         f"({', '.join(units.size(b) for b in faster[:6])}{' …' if len(faster) > 6 else ''}): "
                         "no extra copy shows there" + (" (the buffering check, per size)" if result.buffering else ""))
         t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio"]
-                   + (["regime"] if split else []))
+                   + (["regime"] if split else []), detail=(pair.a, pair.b))
         for r in pair.rows:
             cells = [units.size(r.bytes), units.seconds(r.a_s), units.seconds(r.b_s), _difference(r.difference),
                      units.ratio(r.ratio)]
@@ -112,7 +114,8 @@ def combine(result: RunResult) -> Grid | None:
     t = _table("separate vs combined messages (Lawlor's message-combining lecture)",
                "one-way time of k messages of s bytes sent apart vs one message of k·s bytes, median; gain = "
                f"separate / combined as measured; predicted from the {model}",
-               ["s", "k", "separate", "combined", "gain", "predicted separate", "predicted combined", "predicted gain"])
+               ["s", "k", "separate", "combined", "gain", "predicted separate", "predicted combined", "predicted gain"],
+               detail=("predicted separate", "predicted combined"))
     for c in result.combine:
         p = c.prediction
         t.add_row(units.size(c.bytes), str(c.messages), units.seconds(c.separate_s), units.seconds(c.combined_s),
@@ -131,7 +134,7 @@ def buffering(result: RunResult) -> Grid | None:
                "0.5–2×, costs less or more when it lies below or above, cannot tell when it is wider; no copy seen "
                "when the late receive was faster (no ratio: a negative time is not a fraction of a copy)",
                ["bytes", "b_c\nMB/s", "b_n\nMB/s", "b_e MB/s\npredicted", "b_e MB/s\nmeasured", "measured /\npredicted",
-                "interval", "verdict"], wrap_last=True)
+                "interval", "verdict"], wrap_last=True, detail=("b_c\nMB/s", "b_n\nMB/s", "interval"))
     for r in result.buffering:
         interval = units.NO_INTERVAL if r.ratio_ci is None else f"{units.ratio(r.ratio_ci[0])} – {units.ratio(r.ratio_ci[1])}"
         t.add_row(units.size(r.bytes), units.mb_per_s(r.copy_bandwidth_bytes_per_s),
@@ -291,7 +294,7 @@ def loggp_sizes(result: RunResult) -> Grid | None:
                "MPI_Send paced by d; recv call: one MPI_Recv after waiting d (o_r); o_s = (PRTT(n,d,s) − "
                "PRTT(1,0,s))/(n−1) − d; gap = (PRTT(n,0,s) − PRTT(1,0,s))/(n−1); round trip: the samples' median",
                ["bytes", "round trip", "PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)", "gap", "o_s", "send call",
-                "recv call"])
+                "recv call"], detail=("PRTT(1,0,s)", "PRTT(n,0,s)", "PRTT(n,d,s)"))
     for q in lg.points:
         t.add_row(units.size(q.bytes), units.seconds(q.round_trip_s), units.seconds(q.prtt_1_0_s),
                   units.seconds(q.prtt_n_0_s), units.seconds(q.prtt_n_d_s), units.seconds(q.gap_s),
@@ -313,7 +316,8 @@ def loggp(result: RunResult) -> Grid | None:
     if p.L <= 0:
         caption += "; L ≤ 0: no wire to cross (shared memory: the overheads hold the copy that is the transfer)"
     t = _table("LogGP (Netgauge's PRTT method, docs/loggp.md) beside Hockney α + β·s", caption,
-               ["L", "o_s", "o_r", "g", "G (1/G)", "α (one-way)", "β (1/β)", "n½"])
+               ["L", "o_s", "o_r", "g", "G (1/G)", "α (one-way)", "β (1/β)", "n½"],
+               detail=("α (one-way)", "β (1/β)", "n½"))
     t.add_row(units.seconds(p.L), units.seconds(p.o_s), units.seconds(p.o_r), units.seconds(p.g),
               f"{units.beta(p.G)} ({units.rate(p.bandwidth_bytes_per_s)})", units.seconds(h.alpha),
               f"{units.beta(h.beta)} ({units.rate(h.bandwidth_bytes_per_s)})",
@@ -395,6 +399,14 @@ def render(console: Console, table: Grid) -> None:
         console.print(f"[yellow]![/] {safe(c)}")
 
 
-def render_pattern_tables(console: Console, result: RunResult) -> None:
+def render_pattern_tables(console: Console, result: RunResult, detail: bool = True) -> None:
+    """Every pattern table; without ``detail`` neither the eager probe's (the answer block says its
+    limit) nor the machine's caveats under each table (the block says those that matter)."""
+    skip = eager(result) if not detail else None
     for t in all_tables(result):
+        if skip is not None and t.heading == skip.heading:
+            continue
+        if not detail:
+            t = t.without_detail()
+            t.caveats = []
         render(console, t)

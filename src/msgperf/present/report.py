@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -40,7 +41,8 @@ figure img{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size
 .faster{color:#009E73;font-weight:bold}.noise{color:#666}pre{background:#f6f6f6;padding:.6em;
 white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8em}dl.headline dt{font-weight:bold;float:left;clear:left;width:16em}
 dl.headline dd{margin-left:17em;margin-bottom:.3em}code{background:#f1f1f1;padding:0 .2em;overflow-wrap:anywhere}
-.scroll{max-width:100%;overflow-x:auto}
+.scroll{max-width:100%;overflow-x:auto}pre.answer{font-size:.95em;background:#eef4fa;border-left:4px solid #0072B2}
+nav.details{font-size:.9em;margin-bottom:1em}
 """
 
 PROBE = """
@@ -352,19 +354,36 @@ def _memcpy_peak(result: RunResult) -> float | None:
     return s.model.sweep.characteristics.peak_bandwidth_bytes_per_s if s else None
 
 
+def _anchor(index: int, what: str) -> str:
+    """The id of a section of run ``index`` ("run1-machine"): pattern names are made safe."""
+    return f"run{index + 1}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", what).strip("-")
+
+
+def answer_html(result: RunResult, index: int = 0) -> str:
+    """The answer block of show and run (the same lines, present/answer_text.py), then links to the
+    sections that hold its evidence and fine print."""
+    from msgperf.present.answer_text import answer_lines  # noqa: PLC0415
+
+    block = "\n".join(_e(line) for line in answer_lines(result))
+    links = [("figures", "model figures")]
+    links += [(s.name, f"{s.name}: plots, per-size table, caveats") for s in result.series if s.model is not None]
+    if _pattern_tables(result):
+        links.append(("tables", "pattern tables"))
+    if result.conditions:
+        links.append(("conditions", "the machine during the launches"))
+    if machine_html(result):
+        links.append(("machine", "machine"))
+    links.append(("metadata", "metadata"))
+    nav = " · ".join(f"<a href='#{_anchor(index, key)}'>{_e(words)}</a>" for key, words in links)
+    return f"<pre class='answer'>{block}</pre><nav class='details'>Details: {nav}</nav>"
+
+
 def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     main = result.main
     parts = []
     title = f"Run {index + 1}: {result.source.label}" if several else result.source.label
     parts.append(f"<h2>{_e(title)}</h2><p class='sub'>{_e(result.source.path)} — {_e(result.source.method)}</p>")
-    if result.conditions:
-        parts.append("<h3>The machine during the launches</h3>" + "".join(
-            f"<p>launch {c.launch}: {_e(c.words())}</p>" for c in result.conditions)
-            + _caveats(result.caveats))
-    parts.append("<h3>Headline figures</h3>" + headline_html(result))
-    machine = machine_html(result)
-    if machine:
-        parts.append("<h3>Machine</h3>" + machine)
+    parts.append(answer_html(result, index))
     bound = _memcpy_peak(result)
     modelled = [s for s in result.series if s.model is not None]
     # Every series gets its tables and caveats; its own figures only when the run has few series
@@ -382,7 +401,8 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
                 parts.append(f"<h3>{_e(s.name)}</h3><p>Not modelled: {_e(s.not_modelled)}</p>")
             continue
         a = s.model
-        parts.append(f"<h3>{_e(s.name)}</h3><p class='sub'>{_e(s.facts.time_words)}</p>")
+        parts.append(f"<a id='{_anchor(index, s.name)}'></a><h3>{_e(s.name)}</h3>"
+                     f"<p class='sub'>{_e(s.facts.time_words)}</p>")
         if not (detailed or s is main):
             parts.append("<details><summary>Per-size table</summary>" + _size_table(s, result.confidence) + "</details>")
             parts.append("<h4>Caveats</h4>" + _caveats(a.caveats))
@@ -415,8 +435,16 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
                           "Every ordered rank pair; lines mark host boundaries."))
     tables = _pattern_tables(result)
     if tables:
-        parts.append("<h3>Pattern tables</h3>" + tables)
-    parts.append("<h3>Metadata</h3>" + metadata_html(run))
+        parts.append(f"<a id='{_anchor(index, 'tables')}'></a><h3>Pattern tables</h3>" + tables)
+    parts.append(f"<a id='{_anchor(index, 'figures')}'></a><h3>Headline figures</h3>" + headline_html(result))
+    if result.conditions:
+        parts.append(f"<a id='{_anchor(index, 'conditions')}'></a><h3>The machine during the launches</h3>" + "".join(
+            f"<p>launch {c.launch}: {_e(c.words())}</p>" for c in result.conditions)
+            + _caveats(result.caveats))
+    machine = machine_html(result)
+    if machine:
+        parts.append(f"<a id='{_anchor(index, 'machine')}'></a><h3>Machine</h3>" + machine)
+    parts.append(f"<a id='{_anchor(index, 'metadata')}'></a><h3>Metadata</h3>" + metadata_html(run))
     return "".join(parts)
 
 

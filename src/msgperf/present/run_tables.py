@@ -36,11 +36,21 @@ def run_title(source: RunSource) -> str:
     return safe(" · ".join(p for p in parts if p))
 
 
+# Beyond this half-width the value is not known to within a factor of two: a percentage such as
+# "±81613.7 %" would only suggest a precision the interval does not have, so the table says
+# ">100%" (the absolute interval is in show --json: ci_low_s, ci_high_s).
+WIDEST_SHOWN = 1.0
+
+
 def plus_minus(table_row) -> str:
     """The ± column: half the interval of the row's time, relative; "—" for a value without one
-    (one value: never "0.0 %")."""
+    (one value: never "0.0 %"); ">100%" beyond ``WIDEST_SHOWN``."""
     half = table_row.interval.halfwidth_rel if table_row.interval is not None else None
-    return units.NO_INTERVAL if half is None else units.percent(half, decimals=1).replace(" %", "%")
+    if half is None:
+        return units.NO_INTERVAL
+    if half > WIDEST_SHOWN:
+        return ">100%"
+    return units.percent(half, decimals=1).replace(" %", "%")
 
 
 def covers(rows) -> str:
@@ -69,8 +79,46 @@ def first_message_line(first: FirstMessages | None) -> str | None:
     return text + "first message per size (cold, before warm-up, never a sample): " + " · ".join(parts)
 
 
+# Stop reasons that leave a size short of its precision (an imported value never had one)
+_SHORT_OF_PRECISION = ("time_budget", "max_samples")
+
+
+def _stopped_early(r) -> bool:
+    return not r.validated or any(reason in _SHORT_OF_PRECISION for reason in r.stop_reasons)
+
+
+def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
+    """The table of show's default view, within 80 columns: size, time, ±, MB/s, msg/s, samples
+    and p95; a size that stopped before its precision is marked * on its ± (the stop reasons, min
+    and max are in show --detail). ``hidden``: sizes left out (a refinement's, carrying no switch)."""
+    rows = [r for r in t.rows if r.bytes not in hidden]
+    several = any(r.interval is not None and r.interval.launches > 1 for r in rows)
+    who = f"ranks {':'.join(map(str, t.ranks))}" if t.ranks else "every step of the sweep"
+    early = sorted({x for r in rows if _stopped_early(r) for x in (r.stop_reasons if r.validated else ("data mismatch",))
+                    if x in _SHORT_OF_PRECISION or x == "data mismatch"})
+    left_out = len(t.rows) - len(rows)
+    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers",
+                note=(f"{_COLUMN.get(t.metric, t.metric)}: {'estimate across launches' if several else 'median'}"
+                      f" ({t.time_words}); ±: half its 95% interval ({covers(rows)})"
+                      + (f", *: stopped by {', '.join(early)} before the precision" if early else "")
+                      + "; MB/s: 10^6 B/s; samples: count × k messages; p95: of every sample"
+                      + (f"; {left_out} sizes a refinement added beside no switch are left out (--all)"
+                         if left_out else "")))
+    variants = any(r.variant for r in rows)
+    extra_columns = (["variant"] if variants else []) + (["pairs"] if t.steps else [])
+    for name in ("bytes", *extra_columns, _COLUMN.get(t.metric, t.metric), "±", "MB/s", "msg/s", "samples", "p95"):
+        grid.add_column(name, justify="left" if name == "variant" else "right")
+    for r in rows:
+        grid.add_row(units.size(r.bytes), *([printable(r.variant, FIELD_LIMIT)] if variants else []),
+                     *([str(r.extra["active_pairs"])] if t.steps else []), units.seconds(r.time_s),
+                     plus_minus(r) + ("*" if _stopped_early(r) else ""),
+                     units.mb_per_s(r.bandwidth_bytes_per_s) if r.bytes else units.MISSING,
+                     units.count(r.messages_per_s), samples_text(r), units.seconds(r.stats.p95))
+    return grid
+
+
 def row_grid(t: RowTable) -> Grid:
-    """One table of show: a row per size (and variant, or step of a sweep)."""
+    """One table of show --detail: a row per size (and variant, or step of a sweep), every column."""
     several = any(r.interval is not None and r.interval.launches > 1 for r in t.rows)
     what = ("the median of one launch's samples, or with several launches their random-effects estimate"
             if several else "median")
@@ -95,11 +143,16 @@ def row_grid(t: RowTable) -> Grid:
     return grid
 
 
-def render_table(console: Console, t: RowTable) -> None:
-    grid = row_grid(t)
+def render_table(console: Console, t: RowTable, detail: bool = True,
+                 hidden: frozenset[int] = frozenset()) -> None:
+    """A table of show: every column, the first messages and the machine's caveats with
+    ``detail``; else the compact table without the sizes in ``hidden``."""
+    grid = row_grid(t) if detail else compact_grid(t, hidden)
     console.print(f"[bold]{safe(grid.heading)}[/]")
     console.print(grid.text(), markup=False, highlight=False, soft_wrap=True)
     console.print(safe(grid.note), style="dim")
+    if not detail:
+        return
     line = first_message_line(t.first)
     if line:
         console.print(safe(line))
@@ -114,18 +167,36 @@ def heading(source: RunSource) -> str:
     return f"[bold]{TOOL_NAMES.get(source.tool, source.tool)} output[/bold] {safe(source.path)} ({safe(source.method)})"
 
 
-def render_tables(console: Console, result: RunResult) -> None:
-    console.print(heading(result.source))
-    title = run_title(result.source)
-    if title:
-        console.print(title)
+def render_machine(console: Console, result: RunResult) -> None:
+    """The Machine block and each launch's conditions (show --detail)."""
     for line in machine_lines(result.machine, result.source.tool):
         console.print(safe(line), highlight=False)
     for c in result.conditions[:MAX_CONDITION_LINES]:
         console.print(f"machine, launch {c.launch}: {safe(c.words())}")
     if len(result.conditions) > MAX_CONDITION_LINES:
         console.print(f"machine: {len(result.conditions) - MAX_CONDITION_LINES} more launches (show --json, the report)")
+
+
+def hidden_sizes(result: RunResult, pattern: str) -> frozenset[int]:
+    return frozenset(next((sizes for p, sizes in result.refined_only if p == pattern), ()))
+
+
+def render_row_tables(console: Console, result: RunResult, detail: bool = True, all_sizes: bool = True) -> None:
+    """Every table of the run; without ``detail`` the compact ones (and no eager-probe times: the
+    answer block says its limit); without ``all_sizes`` no refinement size that carries no switch."""
     for t in result.tables:
         if t.grid_only:
             continue  # its per-round tables say little on their own: the grids say it
-        render_table(console, t)
+        if not detail and t.pattern == "eager-probe":
+            continue
+        render_table(console, t, detail, frozenset() if all_sizes else hidden_sizes(result, t.pattern))
+
+
+def render_tables(console: Console, result: RunResult) -> None:
+    """What show --detail prints before the pattern tables: heading, title, machine, tables."""
+    console.print(heading(result.source))
+    title = run_title(result.source)
+    if title:
+        console.print(title)
+    render_machine(console, result)
+    render_row_tables(console, result)

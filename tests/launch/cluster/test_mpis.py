@@ -53,5 +53,5 @@ def test_debian_mpich_runs(msgperf, tmp_path):
     assert "MPICH" in run.launches[0].mpi_library
     assert "mpiexec.mpich -n 2" in run.launches[0].launcher_command_line
     assert all(m.validated and m.placement == "intra" for m in run.measurements)
-    rows = json.loads(msgperf("show", out, "--json").stdout)
+    rows = json.loads(msgperf("show", out, "--json").stdout)["rows"]
     assert all(r["placement"] == "intra" for r in rows)

@@ -41,7 +41,7 @@ def test_ranks_on_two_hosts_and_placement_both_mpich(make_cluster, tmp_path):
     # show: the side-by-side table, and a placement key on every row of --json
     shown = cluster.msgperf("show", out)
     assert "intra-node (ranks 0:1) vs inter-node (ranks 0:2)" in shown.stdout, shown.stdout
-    rows = json.loads(cluster.msgperf("show", out, "--json").stdout)
+    rows = json.loads(cluster.msgperf("show", out, "--json").stdout)["rows"]
     assert {(tuple(r["ranks"]), r["placement"]) for r in rows} == {((0, 1), "intra"), ((0, 2), "inter")}
 
 

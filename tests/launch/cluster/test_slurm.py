@@ -64,7 +64,7 @@ def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tm
     assert {(m.ranks, m.placement) for m in run.measurements} == {((0, 1), "intra"), ((0, 2), "inter")}
     imported = slurm.msgperf("import", run_file)
     assert imported.returncode == 0 and "added" in imported.stdout, imported.stderr
-    rows = json.loads(slurm.msgperf("show", run_file, "--json").stdout)
+    rows = json.loads(slurm.msgperf("show", run_file, "--json").stdout)["rows"]
     assert {r["placement"] for r in rows} == {"intra", "inter"}
 
 

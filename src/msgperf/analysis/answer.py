@@ -1,0 +1,267 @@
+"""The answer a user runs msgperf for, in a few figures: the latency (0 B, one way), the bandwidth
+(its peak, where it is reached, what the largest messages get), the eager limit and what crossing
+it costs, the switches the evidence supports with their causes, n½, and only the warnings that
+change one of these conclusions, each with the command that would fix it.
+
+Every figure carries its interval and what that interval covers, or, where the data do not
+support a value, ``why_not``: the block says "cannot tell" and why. Nothing here is new
+arithmetic on the measurements but the step at a switch (the difference of the two measured
+medians beside it); the rest is picked from the main series' model, its labels, the eager probe
+and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same numbers. Pure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from msgperf import units
+from msgperf.analysis.breakpoint_labels import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED,
+                                                BreakpointLabel)
+from msgperf.analysis.caveats import LINE_MISFIT, Caveat
+from msgperf.analysis.eager import EagerLimit
+from msgperf.analysis.points import SizePoint
+from msgperf.analysis.regimes import Term
+from msgperf.analysis.size_rows import SizeRow
+
+# A step is the difference of the medians just below and just above a switch. Only where the two
+# sizes are this close (an eighth of an octave, what the refinement aims for) is the bandwidth
+# term between them small against a protocol's step; further apart, the difference is mostly
+# β·Δb and says nothing about the switch.
+STEP_SPAN = 2 ** (1 / 8)
+
+CAUSES = {EAGER: "eager → rendezvous", SINGLE_COPY: "single-copy threshold",
+          CAPACITY: "cache/memory capacity", FLOOR: "the hardware's own knee",
+          UNEXPLAINED: "cause unknown"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A value with its interval and what the interval covers, or None and why not."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    covers: str = ""  # "within one launch", "across 3 launches", "fit of one line over 34 sizes", ...
+    bytes: int | None = None  # the size it was measured at or is reached at
+    why_not: str = ""  # when value is None: why the data cannot tell
+
+
+@dataclass(frozen=True)
+class Step:
+    """What crossing a switch costs: the medians of the two measured sizes beside it, and their
+    difference (with the interval from the two medians' intervals, conservatively)."""
+
+    below: Figure  # time at the last size before the switch
+    above: Figure  # time at the first size after it
+    step: Figure  # above - below, seconds (None with why_not when the sizes are too far apart)
+    rel: float | None  # step / below
+    # whether the step's interval excludes zero (None: no interval): False is "no measurable step"
+    measurable: bool | None = None
+
+
+@dataclass(frozen=True)
+class Switch:
+    low_bytes: int  # the switch lies in (low, high]
+    high_bytes: int
+    best_low_bytes: int  # the most likely gap between two measured sizes
+    best_high_bytes: int
+    kinds: tuple[str, ...]  # breakpoint_labels' kinds
+    cause: str  # in words
+    evidence: tuple[str, ...]  # what names it: "eager-probe", an MPI setting, "memcpy", "floor"
+    step: Step
+
+
+@dataclass(frozen=True)
+class Warning:
+    kind: str  # the caveat's kind
+    text: str  # one line
+    fix: str  # the command (or action) that would settle it
+
+
+@dataclass(frozen=True)
+class Answer:
+    series: str  # the series the figures describe ("pingpong")
+    time_words: str  # what a time is ("one-way time = half a round trip")
+    latency: Figure  # 0 B (or the smallest size), one way
+    peak_bandwidth: Figure  # bytes/s, at the size it is reached
+    large_bandwidth: Figure  # bytes/s the largest messages get
+    eager_limit: Figure  # bytes; low/high when the probe bracketed it
+    eager_step: Step | None  # what crossing the eager limit costs (None with eager_step_why)
+    eager_step_why: str
+    switches: tuple[Switch, ...]
+    switches_why_not: str  # "" when the model could look for switches
+    switches_none: str  # with no switch found: whether every size fits one line, in words
+    n_half: Figure  # bytes, α/β of the Hockney line
+    warnings: tuple[Warning, ...]
+    confidence: float = 0.95  # of every interval in the block
+
+
+def _covers(p: SizePoint | None) -> str:
+    if p is None or p.interval is None or p.ci_low_s is None:
+        return "no interval: one value per size"
+    return p.interval.covers
+
+
+def _term_figure(term: Term, points: dict[int, SizePoint], short: str = "") -> Figure:
+    if term.value is None:
+        return Figure(None, why_not=short or term.note)
+    size = term.sizes[0] if term.sizes else None
+    low, high = (float(x) for x in term.ci) if term.ci is not None else (None, None)
+    return Figure(float(term.value), low, high, _covers(points.get(size)), size)
+
+
+def row_figure(row: SizeRow) -> Figure:
+    """A row of show's table as a figure: its time, interval and what the interval covers."""
+    iv = row.interval
+    if iv is None or iv.low is None or iv.high is None:
+        return Figure(row.time_s, covers="no interval: one value per size", bytes=row.bytes)
+    return Figure(row.time_s, iv.low, iv.high, iv.covers, row.bytes)
+
+
+def step_between(below: Figure, above: Figure) -> Step:
+    """The step from ``below`` to ``above`` (the times of adjacent measured sizes around a
+    switch, as show's table lists them)."""
+    if not below.bytes or above.bytes / below.bytes > STEP_SPAN:
+        return Step(below, above, Figure(None, why_not=(
+            f"sizes beside it, {units.size(below.bytes)} and {units.size(above.bytes)}, too far apart")),
+            None)
+    value = above.value - below.value
+    low = high = None
+    if None not in (below.low, below.high, above.low, above.high):
+        low, high = above.low - below.high, above.high - below.low
+    covers = below.covers if below.covers == above.covers else f"{below.covers} / {above.covers}"
+    return Step(below, above, Figure(value, low, high, covers, above.bytes),
+                value / below.value if below.value > 0 else None,
+                None if low is None else bool(low > 0 or high < 0))
+
+
+def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
+              measured: Mapping[int, Figure]) -> tuple[Switch, ...]:
+    out = []
+    for bp, label in zip(breakpoints, list(labels) + [None] * len(breakpoints)):
+        kinds = label.kinds if label is not None else (UNEXPLAINED,)
+        cause = " and ".join(CAUSES.get(k, k) for k in kinds)
+        below, above = measured.get(bp.best_low_bytes), measured.get(bp.best_high_bytes)
+        none = Figure(None, why_not="not in the table")
+        step = (step_between(below, above) if below is not None and above is not None else
+                Step(below or none, above or none, Figure(None, why_not="a side was not measured"), None))
+        out.append(Switch(bp.low_bytes, bp.high_bytes, bp.best_low_bytes, bp.best_high_bytes, kinds, cause,
+                          label.sources if label is not None else (), step))
+    return tuple(out)
+
+
+def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
+    if eager is None:
+        why = ("not measured (run without --no-probe)"
+               if source_tool == "msgperf" else "this tool does not measure it")
+        return Figure(None, why_not=why)
+    if eager.limit_bytes is not None:
+        return Figure(float(eager.limit_bytes), covers="eager-probe, to the byte",
+                      bytes=eager.limit_bytes)
+    high = eager.high_bytes
+    return Figure(None, float(eager.low_bytes), float(high) if high is not None else None,
+                  covers="eager-probe", bytes=eager.low_bytes,
+                  why_not=(f"the probe saw {eager.low_bytes} B sent eagerly and "
+                           + (f"{high} B not" if high is not None else "no size up to its maximum wait")))
+
+
+def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
+                measured: Mapping[int, Figure]) -> tuple[Step | None, str]:
+    if eager is None:
+        return None, "no eager limit measured"
+    split = eager.split_bytes
+    for s in switches:
+        if EAGER in s.kinds and s.low_bytes <= split < s.high_bytes:
+            return s.step, ""
+    below = [measured[b] for b in sorted(measured) if b <= split]
+    above = [measured[b] for b in sorted(measured) if b > split]
+    if not below or not above:
+        return None, "the sweep does not measure both sides of the limit"
+    step = step_between(below[-1], above[0])
+    if step.step.value is None:
+        return None, step.step.why_not
+    return step, ""
+
+
+# The caveats that change a conclusion of the block, in the order they are said, each with what
+# it changes and the command that settles it. The rest (outliers, drift, anomalies, each caveat's
+# explanation) is the fine print of show --detail and the report.
+_CONCLUSIONS: tuple[tuple[str, str, str], ...] = (
+    ("not_validated", "data mismatch at {n}: not to be trusted", "msgperf run again"),
+    ("oversubscribed", "{launches}: oversubscribed", "fewer ranks (--np), or more cores"),
+    ("shared_core", "{launches}: the ranks shared a core", "pin them (mpiexec -bind-to core)"),
+    ("busy_machine", "{launches} on a busy machine", "quiet it, or msgperf run --repeat 3"),
+    ("refinement_disturbed", "a refinement launch saw another curve", "msgperf run on a quiet machine"),
+    ("no_per_size_noise", "no samples per size: intervals from the scatter", "msgperf run keeps samples"),
+    ("few_sizes", "only {sizes} sizes: too few to find switches", "msgperf run --sizes 0:64M"),
+    ("launch_spread", "the launches disagree", "msgperf show RUN --detail"),
+    ("scatter", "sizes scatter beyond their intervals", "msgperf run --repeat 3"),
+    ("one_launch", "one launch: no run-to-run spread in the intervals", "msgperf run --repeat 3"),
+)
+
+
+def _launch_words(launches: Sequence[int]) -> str:
+    if not launches:
+        return "a launch"
+    if len(launches) > 2:
+        return f"{len(launches)} launches"
+    return ("launch " if len(launches) == 1 else "launches ") + " and ".join(map(str, launches))
+
+
+def warnings_of(caveats: Sequence[Caveat], sizes: int) -> tuple[Warning, ...]:
+    """One line per kind of caveat that changes a conclusion (see ``_CONCLUSIONS``)."""
+    by_kind: dict[str, list[Caveat]] = {}
+    for c in caveats:
+        by_kind.setdefault(c.kind, []).append(c)
+    out = []
+    for kind, text, fix in _CONCLUSIONS:
+        found = by_kind.get(kind)
+        if not found:
+            continue
+        launches = sorted({c.launch for c in found if c.launch is not None})
+        bad = sorted({c.bytes for c in found if c.bytes is not None})
+        n = ", ".join(units.size(b) for b in bad[:3]) + (" …" if len(bad) > 3 else "") if bad else "some sizes"
+        out.append(Warning(kind, text.format(launches=_launch_words(launches), n=n, sizes=sizes), fix))
+    return tuple(out)
+
+
+def build_answer(series: str, time_words: str, model, labels: Sequence[BreakpointLabel],
+                 eager: EagerLimit | None, run_caveats: Sequence[Caveat], source_tool: str,
+                 rows: Sequence[SizeRow] = (), confidence: float = 0.95) -> Answer:
+    """The answer from the main series' model (``SeriesAnalysis`` or None), its breakpoints' labels,
+    the eager probe, the caveats about the run and the series' rows of show's table (the steps
+    are read from them, so the block and the table agree)."""
+    measured = {r.bytes: row_figure(r) for r in rows}
+    eager_figure = _eager(eager, source_tool)
+    if model is None:
+        none = Figure(None, why_not="no model of a ping-pong (too few sizes, or none)")
+        return Answer(series, time_words, none, none, none, eager_figure, None, "no model", (),
+                      "no model", "", none, warnings_of(run_caveats, 0), confidence)
+    sweep = model.sweep
+    points = {p.bytes: p for p in sweep.points}
+    ch = sweep.characteristics
+    latency = _term_figure(ch.zero_byte_latency, points)
+    peak = _term_figure(ch.peak_bandwidth, points)
+    large = _term_figure(ch.asymptotic_bandwidth, points,
+                         "the largest size is latency-bound" if ch.asymptotic_bandwidth.sizes else "")
+    pw = sweep.piecewise
+    switches = _switches(pw.breakpoints, labels, measured)
+    why_no_switches = "" if pw.criterion else "too few sizes to look for switches"
+    off = len(pw.off_model)
+    none_words = ("every size fits one line within its noise" if pw.fits_every_size else
+                  f"{off} size{'s' if off > 1 else ''} off the line beyond {'their' if off > 1 else 'its'} noise")
+    step, step_why = _eager_step(eager, switches, measured)
+    line = sweep.hockney.line
+    if line.alpha_s > 0 and line.beta_s_per_byte > 0 and math.isfinite(line.n_half_bytes):
+        lo, hi = (float(x) for x in line.n_half_ci_bytes) if line.n_half_ci_bytes is not None else (None, None)
+        rms = sweep.hockney.rms_rel_residual
+        misses = ("" if rms <= LINE_MISFIT else ", misses by >100 %" if rms > 1 else
+                  f", misses by {units.percent(rms, decimals=0)}")
+        n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
+    else:
+        n_half = Figure(None, why_not="α or β of the line is not positive")
+    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]
+    return Answer(series, time_words, latency, peak, large, eager_figure, step, step_why, switches,
+                  why_no_switches, none_words, n_half, warnings_of(caveats, len(sweep.points)), confidence)
