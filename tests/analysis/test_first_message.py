@@ -24,6 +24,6 @@ def test_show_json_gives_the_jobs_first_message_one_way_as_the_terminal_does(msg
 
     result = msgperf("show", RUN, "--json")
     assert result.returncode == 0, result.stderr
-    rows = [r for r in json.loads(result.stdout) if "first_message_of_job_s" in r and r["pattern"] == "pingpong"]
+    rows = [r for r in json.loads(result.stdout)["rows"] if "first_message_of_job_s" in r and r["pattern"] == "pingpong"]
     assert len(rows) == 1 and rows[0]["bytes"] == record.bytes
     assert rows[0]["first_message_of_job_s"] == rows[0]["first_s"] == pytest.approx(one_way, rel=1e-12)

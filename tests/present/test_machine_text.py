@@ -64,7 +64,7 @@ def test_an_mpich_ch4_build_shows_only_ch4_variables_as_thresholds(msgperf):
     assert sorted(machine.other_devices) == ["MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", "MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ",
                                              "MPIR_CVAR_NEMESIS_SHM_READY_EAGER_MAX_SZ"]
     assert machine.cvars["MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE"] == 131072  # still recorded
-    out = " ".join(msgperf("show", path).stdout.split())
+    out = " ".join(msgperf("show", path, "--detail").stdout.split())
     line = out[out.index("MPI_T thresholds"):]
     line = line[:line.index("use") + 3]
     assert line.startswith("MPI_T thresholds of ch4 (MPIR_CVAR_…): CH4_") and "CH3_" not in line and "NEMESIS" not in line
