@@ -75,22 +75,17 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
     """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
     several runs are overlaid and compared against the first. With --profile P, the report
     opens with the profile's section, advised from the first RUN's model."""
-    from msgperf import output_cache
-
     if not 0 < alpha < 1:
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
     if not runs and profile_arg is None:
         raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
     output = _checked_output(runs, profile_arg, output, force)
-    keys = [output_cache.run_key(r, db) for r in runs]
-    # a report with a profile is written anew each time (its key would need the profile's too)
-    key = None if None in keys or profile_arg is not None else ("report", str(output), title, alpha, *keys)
-    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg), refresh=_restamp)
+    _report(runs, output, title, alpha, db, profile_arg)
 
 
 def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None, force: bool) -> Path:
     """The report's path (-o, else beside the first run or profile when it is a file, else
-    report-<id>.html here), checked before anything is measured, read or replayed."""
+    report-<id>.html here), checked before anything is measured or read."""
     from msgperf.output_guard import check_replace
     from msgperf.present.report_stamp import is_msgperf_report
 
@@ -105,14 +100,8 @@ def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path
     return output
 
 
-def _restamp(html: bytes) -> bytes:
-    from msgperf.present.report_stamp import restamp
-
-    return restamp(html)
-
-
 def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float,
-            db: str | None, profile_arg: str | None) -> list[Path]:
+            db: str | None, profile_arg: str | None) -> None:
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
@@ -130,4 +119,3 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
     path = write_report(results, output, comparisons, title=title, profiles=profiles)
     click.echo(f"report: {path}")
-    return [Path(path)]

@@ -14,11 +14,7 @@ import click
 @click.option("--brief", is_flag=True, help="Only the tables, without the models and caveats.")
 def command(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
     """Show the results of RUN: a run file, an export, another tool's output, or a stored run id."""
-    from msgperf import output_cache
-
-    key = output_cache.run_key(run_file, db)
-    output_cache.replay_or_run(key and ("show", as_json, brief, key),
-                               lambda: _show(run_file, as_json, db, brief))
+    _show(run_file, as_json, db, brief)
 
 
 def _show(run_file: str, as_json: bool, db: str | None, brief: bool) -> None:
