@@ -3,15 +3,31 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import pickle
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
 
+import numpy as np
 import pytest
 
 import msgperf.analysis.result as result_module
-from msgperf import analysis_cache
+from msgperf import analysis_cache, plain_data
 from msgperf.loader import load_analyzed
 from msgperf.store.db import open_store
+from tests.cli_in_process import cli
 from tests.factories import pingpong_run, write_run
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """A cache directory of this test's own, turned on."""
+    monkeypatch.setenv("MSGPERF_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("MSGPERF_NO_CACHE", raising=False)
 
 
 @pytest.fixture
@@ -64,8 +80,8 @@ def test_a_stored_run_is_keyed_by_its_content(tmp_path, counted):
 def test_no_cache_when_switched_off_and_a_broken_entry_is_ignored(tmp_path, counted, monkeypatch):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
     load_analyzed(str(path))
-    for entry in analysis_cache.cache_dir().glob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    for entry in analysis_cache.cache_dir().glob("*.npz"):
+        entry.write_bytes(b"not an entry")
     load_analyzed(str(path))
     assert len(counted) == 2  # recomputed, and rewritten
     monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
@@ -80,3 +96,141 @@ def test_the_code_version_changes_with_the_analysis_sources(monkeypatch, tmp_pat
     monkeypatch.setattr(analysis_cache, "_SHAPING", ("analysis", "units.py"))
     assert analysis_cache.code_version() != before
     analysis_cache.code_version.cache_clear()
+
+
+# ---- entries that must not be trusted (issue "reliability round three": caches that run code) ----
+
+class Planted:
+    """An entry another user planted: under pickle, loading it would create ``marker``."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _entry_of(path, **kw):
+    return analysis_cache.entry_path(analysis_cache.file_key(str(path)), (kw.get("launch"), 0.01, 0.95))
+
+
+def test_a_planted_pickle_in_a_shared_cache_directory_runs_nothing(tmp_path, counted, monkeypatch, capsys):
+    shared = tmp_path / "shared-cache"  # XDG_CACHE_HOME shared by several users
+    monkeypatch.delenv("MSGPERF_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    marker = tmp_path / "code-ran"
+    planted = _entry_of(path)
+    assert planted.parent == shared / "msgperf" / "analysis"
+    planted.parent.mkdir(parents=True)
+    for name in (planted, planted.with_suffix(".pickle"), planted.parent / "other.pickle"):
+        name.write_bytes(pickle.dumps(Planted(marker)))  # at this run's own entry name, and older names
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    expected = cli(capsys, "show", path)
+    monkeypatch.delenv("MSGPERF_NO_CACHE")
+    assert cli(capsys, "show", path) == expected and expected[0] == 0
+    assert not marker.exists()
+    assert len(counted) == 2  # the planted entry was not used
+    assert analysis_cache.get(analysis_cache.file_key(str(path)), (None, 0.01, 0.95)) is not None  # replaced
+    assert sorted(p.suffix for p in planted.parent.iterdir()) == [".npz"]  # the old names are gone
+    assert stat.S_IMODE(planted.parent.stat().st_mode) == 0o700
+
+
+def test_an_entry_of_another_user_is_ignored(tmp_path, counted, monkeypatch):
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    load_analyzed(str(path))
+    entry = _entry_of(path)
+    if os.getuid() == 0:
+        os.chown(entry, 65534, 65534)  # a real other user
+    else:
+        monkeypatch.setattr(os, "getuid", lambda: os.stat(entry).st_uid + 1)
+    load_analyzed(str(path))
+    assert len(counted) == 2
+
+
+def test_a_cache_directory_others_may_write_is_not_read_and_is_made_private(tmp_path, counted):
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    load_analyzed(str(path))
+    directory = analysis_cache.cache_dir()
+    directory.chmod(0o777)
+    load_analyzed(str(path))  # not read from a directory anyone could have written; made private again
+    assert len(counted) == 2 and stat.S_IMODE(directory.stat().st_mode) == 0o700
+    load_analyzed(str(path))
+    assert len(counted) == 2
+
+
+def test_a_well_formed_entry_of_the_wrong_shape_is_ignored_and_replaced(tmp_path, counted, capsys, monkeypatch):
+    a = write_run(pingpong_run(seed=1), tmp_path / "a.jsonl")
+    b = write_run(pingpong_run(seed=2, scale=3.0), tmp_path / "b.jsonl")
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    expected = cli(capsys, "show", b)
+    monkeypatch.delenv("MSGPERF_NO_CACHE")
+    cli(capsys, "show", a)
+    entry_a, entry_b = _entry_of(a), _entry_of(b)
+    key_b = entry_b.stem
+    forged = {
+        "another run's entry": entry_a.read_bytes(),
+        "a string": plain_data.encoded("FORGED RESULT", key_b),
+        "a tuple of strings": plain_data.encoded(("FORGED", ("FORGED",), "FORGED"), key_b),
+        "notes that are not text": plain_data.encoded((None, (1, 2), None), key_b),
+    }
+    for what, data in forged.items():
+        entry_b.write_bytes(data)
+        shown = cli(capsys, "show", b)
+        assert shown == expected and "FORGED" not in shown[1] + shown[2], what
+    assert len(counted) == 2 + len(forged)  # b without the cache, a, then b again after each forgery
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path, counted, monkeypatch):
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+
+    def full_disk(value, key, out):
+        out.write(b"PK half an entry")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(plain_data, "encode", full_disk)
+    _, result = load_analyzed(str(path))
+    assert result.saphir and list(analysis_cache.cache_dir().iterdir()) == []
+
+
+def test_a_file_size_limit_leaves_no_temporary_file(tmp_path):
+    """RLIMIT_FSIZE in a fresh process: the entry's write fails (EFBIG), the command does not."""
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    cache = tmp_path / "cache"
+    script = ("import resource, sys\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))\n"
+              "from msgperf.cli import main\n"
+              "main(['show', sys.argv[1]])\n")
+    env = dict(os.environ, MSGPERF_CACHE=str(cache))
+    env.pop("MSGPERF_NO_CACHE", None)
+    done = subprocess.run([sys.executable, "-c", script, str(path)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and "pingpong" in done.stdout and "Traceback" not in done.stderr
+    assert sorted(p.name for p in (cache / "analysis").iterdir()) == []  # no entry, no temporary
+
+
+def test_a_killed_writers_old_temporary_files_are_removed(tmp_path, counted):
+    directory = analysis_cache.cache_dir()
+    directory.mkdir(parents=True, mode=0o700)
+    old, fresh = directory / "x.123.tmp", directory / "y.456.tmp"  # fresh: another process writing now
+    old.write_bytes(b"half")
+    fresh.write_bytes(b"half")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    load_analyzed(str(write_run(pingpong_run(), tmp_path / "a.jsonl")))
+    assert not old.exists() and fresh.exists()
+
+
+def test_damaged_stored_samples_are_a_new_key(tmp_path, counted):
+    db = tmp_path / "s.db"
+    with open_store(db) as store:
+        run_id, _ = store.add_run(pingpong_run())
+        before = store.content_now(run_id)
+    load_analyzed(str(run_id), str(db))
+    with sqlite3.connect(db) as conn:  # the same length, other values: only the samples differ
+        blob = conn.execute("SELECT samples FROM measurements WHERE run_id = ? AND seq = 3", (run_id,)).fetchone()[0]
+        doubled = (np.frombuffer(blob, dtype="<f8") * 2).tobytes()
+        conn.execute("UPDATE measurements SET samples = ? WHERE run_id = ? AND seq = 3", (doubled, run_id))
+    with open_store(db) as store:
+        assert store.content_now(run_id) != before
+    load_analyzed(str(run_id), str(db))
+    assert len(counted) == 2

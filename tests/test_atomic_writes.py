@@ -18,9 +18,11 @@ ALLOWED = {
     ("commands/export.py", 'with tmp.open("w", encoding="utf-8", newline="") as out:'): "atomic_path's temporary",
     ("commands/export.py", 'with table_tmp.open("w", encoding="utf-8", newline="") as table, \\'): "atomic_path's temporary",
     ("commands/export.py", 'samples_tmp.open("w", encoding="utf-8", newline="") as samples:'): "atomic_path's temporary",
-    ("output_cache.py", "tmp.write_bytes(refresh(data) if refresh else data)"): "atomic_path's temporary",
-    ("output_cache.py", 'with tmp.open("wb") as f:'): "a temporary renamed over the cache entry",
-    ("analysis_cache.py", 'with tmp.open("wb") as f:'): "a temporary renamed over the cache entry",
+    ("analysis_cache.py", 'fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)'):
+        "a new private temporary, renamed over the cache entry (removed if the write fails)",
+    ("analysis_cache.py", 'with os.fdopen(fd, "wb") as f:'): "writes that temporary",
+    ("analysis_cache.py", 'fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))'):
+        "reads an entry (opened read-only; os.open is how it refuses a link)",
     ("records/runfile_write.py", 'with path.open("a") as f:'): "a run file grows by whole records, flushed one at a time",
     ("commands/profile.py", 'output.open("x").close()'): "claims a new name exclusively; never replaces a file",
     ("launch/run_file_guard.py", 'path.open("x").close()'): "claims a new name exclusively; never replaces a file",

@@ -1,8 +1,8 @@
 """msgperf: measure, model and explain message-passing performance.
 
 The run-file types and reader are imported on first use (``msgperf.Run``), not with the
-package: every command imports ``msgperf``, and one that replays a kept output
-(output_cache.py) needs neither numpy nor the records."""
+package: every command imports ``msgperf``, and one that needs neither numpy nor the records
+(``--help``, ``runs``, ``build``) should not pay for them."""
 
 from msgperf.lazy import lazy_names
 

@@ -1,5 +1,5 @@
 """Names a package imports on first use (PEP 562), so that importing the package stays cheap: a
-command that replays a kept output (output_cache.py) needs neither numpy nor the records."""
+command imports only what it uses (``msgperf --help`` needs neither numpy nor the records)."""
 
 from __future__ import annotations
 

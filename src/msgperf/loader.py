@@ -85,8 +85,8 @@ def load(arg: str, db: str | None = None) -> Loaded:
 
 def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
                   tolerance: float | None = None, confidence: float = 0.95) -> tuple[Loaded, Any]:
-    """``load`` and ``analyze`` once, or both from the cache when this run was analysed before by
-    this code (msgperf/analysis_cache.py): (Loaded, RunResult)."""
+    """``load`` and ``analyze`` once, or both from the cache when this run, as it is now, was
+    analysed before by this code (msgperf/analysis_cache.py): (Loaded, RunResult)."""
     from msgperf import analysis_cache  # noqa: PLC0415
     from msgperf.analysis.points import TOLERANCE  # noqa: PLC0415
 
@@ -105,7 +105,7 @@ def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
             with open_store(db, create=False) as store:
                 run_id = int(match.group(1))
                 row = store.get_row(run_id)
-                key = f"store|{store.content_hash(run_id)}"
+                key = analysis_cache.stored_key(store.content_now(run_id))
     cached = analysis_cache.get(key, options)
     if cached is not None:
         run, notes, result = cached

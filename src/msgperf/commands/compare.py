@@ -63,13 +63,7 @@ def _history(runs: list, db: str | None) -> list:
 def command(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
             fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     """Compare runs A B [C...] (run files or run ids): each later run against A."""
-    from msgperf import output_cache
-
-    keys = [output_cache.run_key(r, db) for r in runs]
-    history = "no history" if no_history else output_cache.store_state(db)
-    key = None if None in keys else ("compare", pattern, alpha, min_effect, fail_above, as_json, history, *keys)
-    output_cache.replay_or_run(key, lambda: _compare(runs, pattern, alpha, min_effect, fail_above, no_history,
-                                                      as_json, db))
+    _compare(runs, pattern, alpha, min_effect, fail_above, no_history, as_json, db)
 
 
 def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,

@@ -55,12 +55,7 @@ def command(run: str, as_json: bool, pattern: str | None, variant: str | None, p
     size may repeat). The ping-pong is modelled unless --pattern names another series; the heading
     says which series and what its times are.
     """
-    from msgperf import output_cache
-
-    key = output_cache.run_key(run, db)
-    output_cache.replay_or_run(
-        key and ("fit", as_json, pattern, variant, placement, launch, tolerance, key),
-        lambda: _fit(run, as_json, pattern, variant, placement, launch, db, tolerance))
+    _fit(run, as_json, pattern, variant, placement, launch, db, tolerance)
 
 
 def _fit(run: str, as_json: bool, pattern: str | None, variant: str | None, placement: str | None,

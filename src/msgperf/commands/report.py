@@ -74,18 +74,12 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
     """Write a self-contained HTML report of RUN... (run files, other tools' outputs or run ids);
     several runs are overlaid and compared against the first. With --profile P, the report
     opens with the profile's section, advised from the first RUN's model."""
-    from msgperf import output_cache
-
     if not 0 < alpha < 1:
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
     if not runs and profile_arg is None:
         raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
     output, recheck = _checked_output(runs, profile_arg, output, force)
-    keys = [output_cache.run_key(r, db) for r in runs]
-    # a report with a profile is written anew each time (its key would need the profile's too)
-    key = None if None in keys or profile_arg is not None else ("report", str(output), title, alpha, *keys)
-    output_cache.replay_or_run(key, lambda: _report(runs, output, title, alpha, db, profile_arg, recheck),
-                               refresh=_restamp)
+    _report(runs, output, title, alpha, db, profile_arg, recheck)
 
 
 def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None,
@@ -106,14 +100,8 @@ def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path
     return output, check_replace(output, force, what="the report", ours=is_msgperf_report, chosen=chosen)
 
 
-def _restamp(html: bytes) -> bytes:
-    from msgperf.present.report_stamp import restamp
-
-    return restamp(html)
-
-
 def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float,
-            db: str | None, profile_arg: str | None, recheck: Any = None) -> list[Path]:
+            db: str | None, profile_arg: str | None, recheck: Any = None) -> None:
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
@@ -133,4 +121,3 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
     path = write_report(results, output, comparisons, title=title, profiles=profiles, recheck=recheck)
     click.echo(f"report: {path}")
-    return [Path(path)]

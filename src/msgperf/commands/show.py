@@ -24,11 +24,7 @@ def command(run_file: str, as_json: bool, db: str | None, brief: bool, detail: b
 
     The output opens with the answer (latency, bandwidth, eager limit, switches, n½, with their
     intervals), then the table of the sweep's sizes; --detail adds the fine print."""
-    from msgperf import output_cache
-
-    key = output_cache.run_key(run_file, db)
-    output_cache.replay_or_run(key and ("show", as_json, brief, detail, all_sizes, key),
-                               lambda: _show(run_file, as_json, db, brief, detail, all_sizes))
+    _show(run_file, as_json, db, brief, detail, all_sizes)
 
 
 def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: bool = False,

@@ -72,7 +72,7 @@ class SampleSpill:
         return np.frombuffer(data, dtype=_DTYPE)  # read-only: nobody may change a measurement
 
     def __reduce__(self):
-        # a spilled run is large: no cache keeps it (analysis_cache.put skips what cannot be pickled)
+        # a spilled run is large: nothing pickles it (the analysis cache does not keep it either, plain_data.py)
         raise pickle.PicklingError("samples kept in a temporary file are not pickled")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import hashlib
 import json
 import os
 import sqlite3
@@ -374,12 +375,31 @@ class Store:
         return Run(info=info, launches=launches, measurements=tuple(measurements), path=row[1])
 
     @_guarded
-    def content_hash(self, run_id: int) -> str:
-        """The hash of a stored run's records and samples (what re-reading caches are keyed by)."""
-        row = self.conn.execute("SELECT content_hash FROM runs WHERE id = ?", (run_id,)).fetchone()
+    def content_now(self, run_id: int) -> str:
+        """A SHA-256 of a stored run's records and samples as the database holds them now (what
+        the analysis cache is keyed by). Unlike ``content_hash``, written when the run was
+        added (which the store keeps to recognise a run added again), it changes when a row is
+        damaged or edited after that."""
+        row = self.conn.execute("SELECT run_record, source_path FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise self._missing(run_id)
-        return row[0]
+        h = hashlib.sha256(b"msgperf-stored-run-now-v1\0")
+
+        def add(value: object) -> None:
+            data = value if isinstance(value, bytes) else repr(value).encode()
+            h.update(len(data).to_bytes(8, "little") + data)
+
+        for value in row:
+            add(value)
+        for launch in self.conn.execute("SELECT idx, record, end_record, abort_record FROM launches "
+                                        "WHERE run_id = ? ORDER BY idx", (run_id,)):
+            for value in launch:
+                add(value)
+        for measurement in self.conn.execute("SELECT seq, record, samples FROM measurements WHERE run_id = ? "
+                                             "ORDER BY seq", (run_id,)):
+            for value in measurement:
+                add(value)
+        return h.hexdigest()
 
     @_guarded
     def get_row(self, run_id: int) -> RunRow:

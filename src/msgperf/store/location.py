@@ -1,6 +1,6 @@
 """Where the results store lives (docs/store.md): ``--db``, else ``$MSGPERF_HOME/msgperf.db``,
 else the user's data directory. Kept apart from the store itself so that finding the file does
-not import the records (output_cache.py keys on the file's state)."""
+not import the records."""
 
 from __future__ import annotations
 
