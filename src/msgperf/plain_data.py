@@ -50,6 +50,11 @@ DTYPES = frozenset(["|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8
 ALLOWED = frozenset("""
 msgperf.analysis.across_launches:Interval
 msgperf.analysis.anomalies:Anomaly
+msgperf.analysis.answer:Answer
+msgperf.analysis.answer:Figure
+msgperf.analysis.answer:Step
+msgperf.analysis.answer:Switch
+msgperf.analysis.answer:Warning
 msgperf.analysis.breakpoint_labels:BreakpointLabel
 msgperf.analysis.buffering:BufferingRow
 msgperf.analysis.catalog_view:PatternFacts
