@@ -56,10 +56,13 @@ def test_a_size_costs_at_least_its_fewest_samples_at_the_pace_measured_nearest()
     assert budget.size_floor_s(100, []) == budget.REFINE_S_PER_SIZE
 
 
-def test_the_command_start_is_the_process_start():
+def test_the_command_start_is_the_process_start_when_msgperf_is_the_process():
     age = budget.process_age_s()
     assert 0 < age < 3600  # this test process started before this test, less than an hour ago
+    budget.mark_command_start(process=True)  # msgperf's own process: from its start
     assert budget.command_start() <= time.monotonic() - age + 0.05
+    budget.mark_command_start(process=False)  # a command inside this process: from now
+    assert time.monotonic() - budget.command_start() < 0.05
 
 
 def _request(tmp_path, **changes) -> MeasureRequest:

@@ -108,6 +108,18 @@ def process_age_s() -> float:
     return age if 0.0 <= age < 3600.0 else 0.0
 
 
+_command_start: float | None = None
+
+
+def mark_command_start(process: bool) -> None:
+    """Note that a command starts now (cli.main): at the process's start when msgperf is the
+    process (``process``: its interpreter start-up and imports count), else now (a command run
+    inside a longer-lived process: a test, a notebook)."""
+    global _command_start
+    _command_start = time.monotonic() - (process_age_s() if process else 0.0)
+
+
 def command_start() -> float:
-    """The command's start on the ``time.monotonic()`` clock: the process's start where known."""
-    return time.monotonic() - process_age_s()
+    """The command's start on the ``time.monotonic()`` clock, as marked by ``mark_command_start``;
+    now when nothing marked it."""
+    return _command_start if _command_start is not None else time.monotonic()
