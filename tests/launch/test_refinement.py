@@ -50,6 +50,8 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
     (b,) = breakpoints(outcome.run)
     assert b.low_bytes < STEP_AT <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
+    # the refinement's last look is the analysis of the run as returned: msgperf run need not redo it
+    assert outcome.result is not None and outcome.result.main.model.sweep.piecewise.breakpoints == (b,)
     # what the round is for is its progress phase, not a note (nothing is printed off a terminal)
     assert notes == []
     assert [(s.label, s.detail) for s in starts if s.refining][0] == \
@@ -70,6 +72,7 @@ def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):
     assert MeasureRequest(plan=plain.plan).refine is False  # the API's default; msgperf run asks for it
     outcome = measure(plain, launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
     assert not any(l.refining for l in outcome.launches) and len(outcome.launches) == 1
+    assert outcome.result is None  # nothing analysed it: the caller does
     (b,) = breakpoints(outcome.run)
     assert (b.low_bytes, b.high_bytes) == (8192, 16384)
 

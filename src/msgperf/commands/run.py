@@ -146,7 +146,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         from msgperf.present.run_text import render_run
 
         progress.phase("analysis")
-        result = analyze(run)
+        result = outcome.result if outcome.result is not None else analyze(run)
     from msgperf import analysis_cache
     from msgperf.analysis.points import TOLERANCE
 

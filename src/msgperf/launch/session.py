@@ -177,6 +177,9 @@ class MeasureOutcome:
     launches: tuple[LaunchOutcome, ...]  # empty when a resumed file lacked nothing
     stored: StoreOutcome | None  # None when not asked to store
     notes: tuple[str, ...] = field(default=())
+    # analyze(run), when the refinement's last look at the run file was at the file as it is now
+    # (the caller need not analyse it again: a second or more of a short budget); else None
+    result: Any = None
 
 
 @dataclass(frozen=True)
@@ -339,14 +342,16 @@ def round_detail(step, again_after: int | None = None) -> str:
 
 def refine(run_file: Path, end_s: float, next_index: int,
            launch: Callable[[int, str, RunPlan, LaunchStart], None], note: Callable[[str], None], *,
-           why: str = "the refinement budget", fix: str = "", overhead_s: float = budgets.LAUNCH_OVERHEAD_S) -> int:
+           why: str = "the refinement budget", fix: str = "", overhead_s: float = budgets.LAUNCH_OVERHEAD_S,
+           last_look: list | None = None) -> int:
     """Measure extra sizes inside the main pattern's breakpoint intervals until each is at most
     an eighth of an octave wide (analysis/refinement.py), ``MAX_REFINE_ROUNDS`` launches were
     made or the time left before ``end_s`` (time.monotonic()) is too short for another round
     (launch/budget.py ``round_share``; ``why`` names that budget in the note that says what is
-    left wide, ``fix`` ends it: how to give it more); returns the launches made. Each round re-reads and re-fits the run, so a round
-    refines what the previous one left wide; a round after a disturbed one measures its sizes
-    again."""
+    left wide, ``fix`` ends it: how to give it more); returns the launches made. Each round
+    re-reads and re-fits the run, so a round refines what the previous one left wide; a round
+    after a disturbed one measures its sizes again. ``last_look`` (a list) gets the (run,
+    analysis) of the last look when no launch followed it."""
     made = 0
     previous: tuple[int, ...] = ()
     for _ in range(MAX_REFINE_ROUNDS):
@@ -366,6 +371,8 @@ def refine(run_file: Path, end_s: float, next_index: int,
         # with only far sizes beyond it cannot be told from a spike)
         step = next_step(result, {m.bytes for m in usable},
                          {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes))
+        if last_look is not None:
+            last_look[:] = [run, result]
         if step is None:
             return made
         paces = [(m.bytes, m.elapsed_s, len(m.samples_s)) for m in usable if m.pattern == step.pattern]
@@ -382,6 +389,8 @@ def refine(run_file: Path, end_s: float, next_index: int,
                               max_samples=p.max_samples, active=p.active,
                               iterations_per_sample=p.iterations_per_sample, total_time_s=share)
         again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
+        if last_look is not None:
+            last_look.clear()  # the file is about to change
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
                            expected_records=0, refining=True,
@@ -514,6 +523,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
         overheads: list[float] = []  # each launch's start-up and tear-down, measured
+        last_look: list = []  # the refinement's last (run, analysis), while the file is unchanged
 
         def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
             argv = launcher.command(plan.np, _kernel_args(launch_plan, start.sizes, run_file, index, request,
@@ -583,8 +593,9 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             fix = f" (more time locates them: --total-time {2 * (deadline - started):.3g}s)" if deadline else ""
             with _an_extra(note, "refining"):
                 refine(run_file, end, first_index + len(launches), launch, note, why=why, fix=fix,
-                       overhead_s=overhead)
-        run = read_run(run_file).run
+                       overhead_s=overhead, last_look=last_look)
+        run, result = last_look if last_look else (read_run(run_file).run, None)
     stored = store_run(run, request.db) if request.store else None
-    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes))
+    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes),
+                          result=result)
 

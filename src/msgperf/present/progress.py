@@ -41,7 +41,9 @@ class CommandProgress:
         self._progress = Progress(TextColumn("[bold]{task.description}", table_column=Column(width=11)), BarColumn(bar_width=20), CountColumn(),
                                   BudgetColumn(self), TextColumn("{task.fields[detail]}",
                                                                  table_column=Column(no_wrap=True, overflow="ellipsis")),
-                                  console=console, transient=True, disable=not console.is_terminal)
+                                  console=console, transient=True,
+                                  # quiet: no line, and no capture of stderr that would swallow warnings
+                                  disable=not console.is_terminal or console.quiet)
         self._task = self._progress.add_task("start", total=None, detail="")
 
     def __enter__(self) -> "CommandProgress":
