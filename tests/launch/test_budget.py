@@ -108,3 +108,18 @@ def test_the_automatic_budget_counts_every_launch_of_a_repeat(tmp_path):
             launcher=launcher)
     shares = [float(a[a.index("--total-time") + 1]) for a in (launcher.kernel_args(0), launcher.kernel_args(1))]
     assert shares[0] == shares[1] and 2 * shares[0] == pytest.approx(20.0 - 1.0 - 2 * budget.LAUNCH_OVERHEAD_S, abs=0.3)
+
+
+def test_what_follows_the_measurements_is_kept_aside_at_what_it_took_last_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_CACHE", str(tmp_path / "cache"))
+    assert budget.remembered_finish(report=True) == budget.FINISH_S + budget.REPORT_S  # nothing measured yet
+    assert budget.remembered_finish(report=False) == budget.FINISH_S
+    budget.remember_finish(answer_s=1.7, report_s=4.2)
+    assert budget.remembered_finish(report=True) == pytest.approx(5.9)
+    budget.remember_finish(answer_s=0.8)  # a run without a report keeps the report's last time
+    assert budget.remembered_finish(report=True) == pytest.approx(5.0)
+    assert budget.remembered_finish(report=False) == pytest.approx(0.8)
+    (tmp_path / "cache" / budget.FINISH_TIMES).write_text('{"answer_s": NaN, "report_s": "x"}')
+    assert budget.remembered_finish(report=True) == budget.FINISH_S + budget.REPORT_S  # no memory, not an error
+    (tmp_path / "cache" / budget.FINISH_TIMES).write_text("[1, 2")
+    assert budget.remembered_finish(report=False) == budget.FINISH_S

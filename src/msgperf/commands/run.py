@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -136,7 +137,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe,
         whole_budget=time_budget is None, started_s=started,
-        after_s=budgets.FINISH_S + (0.0 if no_report else budgets.REPORT_S))
+        after_s=budgets.remembered_finish(report=not no_report))
 
     progress = CommandProgress(console, started)
     with progress:
@@ -146,6 +147,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         from msgperf.present.run_text import render_run
 
         progress.phase("analysis")
+        measured = time.monotonic()
         result = outcome.result if outcome.result is not None else analyze(run)
     from msgperf import analysis_cache
     from msgperf.analysis.points import TOLERANCE
@@ -156,11 +158,16 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
     click.echo(f"run file: {run_file}")
     if outcome.stored is not None:
         click.echo(stored_message(outcome.stored, run_file))
+    answered = time.monotonic()
+    report_s = None
     if not no_report:
         with progress:
             progress.phase("report")
             written = report_next_to(run, run_file, result)
+        report_s = time.monotonic() - answered
         click.echo(written)
+    if plan is not None:  # what the end took, for the next run's --total-time (launch/budget.py)
+        budgets.remember_finish(answer_s=answered - measured, report_s=report_s)
 
 
 def stored_message(stored: StoreOutcome, run_file: Path) -> str:

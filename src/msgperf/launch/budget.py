@@ -12,10 +12,16 @@ rest, and its kernels share that among the sizes (sizes that reach the precision
 their time on). Refinement rounds get what is left of the deadline when they start: a sweep
 that finished early leaves them more; a round that would get less than its sizes need is
 not started (the caller says so in one line).
+
+What follows the measurements is kept aside at what it took the last time on this machine
+(``remembered_finish``; the defaults below before the first run): the report's plots cost 1 s on
+a quiet 2-core VM and 4 s on the same VM shared with six other jobs.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 LAUNCH_OVERHEAD_S = 0.4
 PROBE_S = 0.4  # the eager probe's own work: its bisection and six samples of 0 B
 FINISH_S = 1.0  # reading the run back, the analysis, the answer on the terminal
-REPORT_S = 2.0  # the HTML report and its three plots (matplotlib), written after the answer
+REPORT_S = 2.5  # the HTML report and its three plots (matplotlib), written after the answer
 REFINE_FRACTION = 0.2  # of the budget, kept for refinement (more when the sweep ends early)
 MIN_SWEEP_S = 1.0  # the sweep's floor when start-up and the reserves leave less (sizes then say
 # they stopped at the time budget, not at the precision)
@@ -123,3 +129,48 @@ def command_start() -> float:
     """The command's start on the ``time.monotonic()`` clock, as marked by ``mark_command_start``;
     now when nothing marked it."""
     return _command_start if _command_start is not None else time.monotonic()
+
+
+FINISH_TIMES = "finish-times.json"  # in the kernels' cache folder: what the last run's end took here
+
+
+def _finish_file():
+    from msgperf.launch.build import cache_dir
+
+    return cache_dir() / FINISH_TIMES
+
+
+def remembered_finish(report: bool) -> float:
+    """Seconds to keep aside for what follows the measurements: the analysis and the answer, and
+    the report when one is written, as the last ``msgperf run`` on this machine measured them
+    (FINISH_S and REPORT_S where it did not). A file that cannot be read is no memory."""
+    try:
+        seen = json.loads(_finish_file().read_text())
+    except (OSError, ValueError):
+        seen = {}
+
+    def get(name: str, default: float) -> float:
+        value = seen.get(name) if isinstance(seen, dict) else None
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return min(max(float(value), 0.1), 60.0) if ok else default
+
+    return get("answer_s", FINISH_S) + (get("report_s", REPORT_S) if report else 0.0)
+
+
+def remember_finish(answer_s: float | None = None, report_s: float | None = None) -> None:
+    """Keep what this run's analysis and answer (``answer_s``) and report (``report_s``) took, for
+    the next run's budget; a cache that cannot be written is skipped (the defaults serve)."""
+    from msgperf.atomic_file import atomic_write
+
+    path = _finish_file()
+    try:
+        seen = json.loads(path.read_text())
+        seen = seen if isinstance(seen, dict) else {}
+    except (OSError, ValueError):
+        seen = {}
+    seen.update({k: round(v, 3) for k, v in (("answer_s", answer_s), ("report_s", report_s)) if v is not None})
+    try:
+        with atomic_write(path, parents=True) as f:
+            json.dump(seen, f)
+    except OSError:
+        pass
