@@ -81,6 +81,8 @@ def test_the_sweep_gets_its_share_of_the_whole_budget_and_the_rest_goes_to_the_p
     assert 0 < 20.0 - 0.5 - sweep - budget.LAUNCH_OVERHEAD_S - budget.PROBE_S - budget.LAUNCH_OVERHEAD_S - \
         budget.REFINE_FRACTION * 20.0 - 1.0 < 0.5  # less only by the time measure took to start the sweep
     assert outcome.run.info.plan.total_time_s == sweep  # the run file records the sweep launch's budget
+    # the replayed sweep ends long before its budget: no overrun for the next run to keep aside
+    assert outcome.sweep_overrun_s is not None and outcome.sweep_overrun_s < 0
     assert [s.label for s in starts][:3] == ["sweep", "eager probe", "refine 1/3"]
     assert all(s.deadline_s == pytest.approx(started + 20.0) for s in starts)
     # each refinement launch got at most what was left before the deadline, less the time kept after
@@ -123,3 +125,14 @@ def test_what_follows_the_measurements_is_kept_aside_at_what_it_took_last_time(t
     assert budget.remembered_finish(report=True) == budget.FINISH_S + budget.REPORT_S  # no memory, not an error
     (tmp_path / "cache" / budget.FINISH_TIMES).write_text("[1, 2")
     assert budget.remembered_finish(report=False) == budget.FINISH_S
+
+
+def test_the_sweep_keeps_aside_what_its_kernels_went_past_their_budget_last_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_CACHE", str(tmp_path / "cache"))
+    assert budget.remembered_overrun(2**26) == 0.0
+    budget.remember_finish(sweep_overrun_s=1.8, largest=2**26)
+    budget.remember_finish(sweep_overrun_s=-0.2, largest=2**16)  # under its budget: nothing to keep aside
+    assert budget.remembered_overrun(2**26) == pytest.approx(1.8) and budget.remembered_overrun(2**16) == 0.0
+    plain = budget.split(10.0, 1.0, finish_s=2.0)
+    late = budget.split(10.0, 1.0, finish_s=2.0, overrun_s=1.8)
+    assert late.sweep_s == pytest.approx(plain.sweep_s - 1.8) and 1.0 + late.planned_s == pytest.approx(10.0)

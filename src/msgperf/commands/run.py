@@ -6,6 +6,8 @@ import shlex
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -16,7 +18,7 @@ from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import PLACEMENTS, parse_hosts
-from msgperf.launch.session import MeasureRequest, StoreOutcome, measure, parse_deadline
+from msgperf.launch.session import LaunchStart, MeasureRequest, StoreOutcome, measure, parse_deadline
 from msgperf.plan import RunPlan, parse_active, parse_fraction, parse_pair, parse_seconds, parse_sizes
 from msgperf.present.progress import CommandProgress
 from msgperf.present.terminal import console as terminal_console
@@ -137,17 +139,26 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe,
         whole_budget=time_budget is None, started_s=started,
-        after_s=budgets.remembered_finish(report=not no_report))
+        after_s=budgets.remembered_finish(report=not no_report),
+        overrun_s=budgets.remembered_overrun(max(plan.sizes)) if plan is not None else 0.0)
 
     progress = CommandProgress(console, started)
+    launched = [started]  # when the last launch ended: what follows is the answer's time
+
+    @contextmanager
+    def on_launch(start: LaunchStart) -> Iterator[None]:
+        with progress.launch(start):
+            yield
+        launched[0] = time.monotonic()
+
     with progress:
-        outcome = measure(request, on_note=warn, on_phase=progress.phase, on_launch=progress.launch, on_record=progress.record)
+        outcome = measure(request, on_note=warn, on_phase=progress.phase, on_launch=on_launch,
+                          on_record=progress.record)
         run, run_file = outcome.run, outcome.run_file
         from msgperf.analysis.result import analyze
         from msgperf.present.run_text import render_run
 
         progress.phase("analysis")
-        measured = time.monotonic()
         result = outcome.result if outcome.result is not None else analyze(run)
     from msgperf import analysis_cache
     from msgperf.analysis.points import TOLERANCE
@@ -167,7 +178,8 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         report_s = time.monotonic() - answered
         click.echo(written)
     if plan is not None:  # what the end took, for the next run's --total-time (launch/budget.py)
-        budgets.remember_finish(answer_s=answered - measured, report_s=report_s)
+        budgets.remember_finish(answer_s=answered - launched[0], report_s=report_s,
+                                sweep_overrun_s=outcome.sweep_overrun_s, largest=max(plan.sizes))
 
 
 def stored_message(stored: StoreOutcome, run_file: Path) -> str:

@@ -50,26 +50,30 @@ class Split:
     finish_s: float  # kept for what follows the measurements (analysis, answer, report)
     overhead_s: float  # each sweep launch's start-up and tear-down
     launches: int = 1  # sweep launches (--repeat)
+    overrun_s: float = 0.0  # each sweep launch's time past its own budget, expected
 
     @property
     def planned_s(self) -> float:
         """What the shares add up to (the budget less what was spent before the split)."""
-        return self.launches * (self.sweep_s + self.overhead_s) + self.probe_s + self.refine_s + self.finish_s
+        return self.launches * (self.sweep_s + self.overhead_s + self.overrun_s) + self.probe_s + self.refine_s \
+            + self.finish_s
 
 
 def split(budget_s: float, spent_s: float, *, launches: int = 1, overhead_s: float = LAUNCH_OVERHEAD_S,
-          probe: bool = True, refine: bool = True, finish_s: float = FINISH_S) -> Split:
+          probe: bool = True, refine: bool = True, finish_s: float = FINISH_S, overrun_s: float = 0.0) -> Split:
     """Share ``budget_s`` (wall clock from the command's start) among ``launches`` sweep launches,
     the eager probe and the refinement, ``spent_s`` seconds after the start, keeping ``finish_s``
-    for what follows the measurements. Where the start-up and the reserves leave less than
+    for what follows the measurements and ``overrun_s`` a sweep launch for the time its kernels
+    take past their own budget (the sizes' minimum samples: what the last run here measured).
+    Where the start-up and the reserves leave less than
     MIN_SWEEP_S a sweep launch, the sweep still gets that (the refinement then finds nothing left
     and is skipped): a sweep is the one part that cannot be left out."""
     probe_s = overhead_s + PROBE_S if probe else 0.0
     refine_s = REFINE_FRACTION * budget_s if refine else 0.0
-    left = budget_s - spent_s - finish_s - probe_s - refine_s - launches * overhead_s
+    left = budget_s - spent_s - finish_s - probe_s - refine_s - launches * (overhead_s + overrun_s)
     sweep = max(MIN_SWEEP_S, left / launches)
     return Split(sweep_s=sweep, probe_s=probe_s, refine_s=refine_s, finish_s=finish_s, overhead_s=overhead_s,
-                 launches=launches)
+                 launches=launches, overrun_s=overrun_s)
 
 
 def size_floor_s(size: int, measured: list[tuple[int, float, int]]) -> float:
@@ -140,35 +144,46 @@ def _finish_file():
     return cache_dir() / FINISH_TIMES
 
 
+def _remembered() -> dict:
+    try:
+        seen = json.loads(_finish_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return seen if isinstance(seen, dict) else {}
+
+
+def _seconds(seen: dict, name: str, default: float) -> float:
+    value = seen.get(name)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return min(max(float(value), 0.0), 60.0) if ok else default
+
+
+def remembered_overrun(largest: int) -> float:
+    """Seconds the last ``msgperf run`` here with the same largest size saw its sweep's kernels go
+    past their budget (0 where none is remembered): the largest sizes' minimum samples make most
+    of it."""
+    return _seconds(_remembered(), f"sweep_overrun_s/{largest}", 0.0)
+
+
 def remembered_finish(report: bool) -> float:
     """Seconds to keep aside for what follows the measurements: the analysis and the answer, and
     the report when one is written, as the last ``msgperf run`` on this machine measured them
     (FINISH_S and REPORT_S where it did not). A file that cannot be read is no memory."""
-    try:
-        seen = json.loads(_finish_file().read_text())
-    except (OSError, ValueError):
-        seen = {}
-
-    def get(name: str, default: float) -> float:
-        value = seen.get(name) if isinstance(seen, dict) else None
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        return min(max(float(value), 0.1), 60.0) if ok else default
-
-    return get("answer_s", FINISH_S) + (get("report_s", REPORT_S) if report else 0.0)
+    seen = _remembered()
+    return _seconds(seen, "answer_s", FINISH_S) + (_seconds(seen, "report_s", REPORT_S) if report else 0.0)
 
 
-def remember_finish(answer_s: float | None = None, report_s: float | None = None) -> None:
-    """Keep what this run's analysis and answer (``answer_s``) and report (``report_s``) took, for
-    the next run's budget; a cache that cannot be written is skipped (the defaults serve)."""
+def remember_finish(answer_s: float | None = None, report_s: float | None = None,
+                    sweep_overrun_s: float | None = None, largest: int = 0) -> None:
+    """Keep what this run's analysis and answer (``answer_s``, from the end of the last launch) and
+    report (``report_s``) took, and how far its sweep's kernels went past their budget (a sweep up
+    to ``largest`` bytes), for the next run's budget; a cache that cannot be written is skipped (the defaults serve)."""
     from msgperf.atomic_file import atomic_write
 
     path = _finish_file()
-    try:
-        seen = json.loads(path.read_text())
-        seen = seen if isinstance(seen, dict) else {}
-    except (OSError, ValueError):
-        seen = {}
-    seen.update({k: round(v, 3) for k, v in (("answer_s", answer_s), ("report_s", report_s)) if v is not None})
+    seen = _remembered()
+    seen.update({k: round(v, 3) for k, v in (("answer_s", answer_s), ("report_s", report_s),
+                                              (f"sweep_overrun_s/{largest}", sweep_overrun_s)) if v is not None})
     try:
         with atomic_write(path, parents=True) as f:
             json.dump(seen, f)

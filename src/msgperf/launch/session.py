@@ -106,6 +106,7 @@ class MeasureRequest:
     whole_budget: bool = False
     started_s: float | None = None  # the command's start, time.monotonic() clock (None: when measure is called)
     after_s: float = budgets.FINISH_S  # with whole_budget: what the caller needs after measure returns
+    overrun_s: float = 0.0  # with whole_budget: the time a sweep launch's kernels are expected past their budget
 
     def __post_init__(self) -> None:
         if (self.plan is None) == (self.resume is None):
@@ -180,6 +181,9 @@ class MeasureOutcome:
     # analyze(run), when the refinement's last look at the run file was at the file as it is now
     # (the caller need not analyse it again: a second or more of a short budget); else None
     result: Any = None
+    # with one budget for the command: how far the sweep's kernels went past their own budget, the
+    # most of its launches (first to last record, less the budget); else None
+    sweep_overrun_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -507,7 +511,8 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 budget_s = plan.total_time_s * (len(launches) if auto else 1)
                 deadline = started + budget_s
                 shares = budgets.split(budget_s, time.monotonic() - started, launches=len(launches), probe=probing,
-                                       refine=request.refine, finish_s=request.after_s)
+                                       refine=request.refine, finish_s=request.after_s,
+                                       overrun_s=request.overrun_s)
                 plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
         if request.resume is None:
             # msgperf claims the run file itself (created empty, exclusively, or emptied by
@@ -523,6 +528,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
         overheads: list[float] = []  # each launch's start-up and tear-down, measured
+        spans: list[float] = []  # each launch's time from its first record to its last
         last_look: list = []  # the refinement's last (run, analysis), while the file is unchanged
 
         def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
@@ -557,6 +563,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                             env=env, log_dir=request.log_dir)
                     if first_last[0]:  # start-up (to the first record) and tear-down (after the last)
                         overheads.append(first_last[0] - began_launch + time.monotonic() - first_last[1])
+                        spans.append(first_last[1] - first_last[0])
             except LaunchError as exc:
                 mark_aborted(run_file, index, str(exc))
                 record_host(run_file, index, started[0] or None, before, added_settings(env))
@@ -574,6 +581,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             launch(first_index + ordinal, first if ordinal == 0 else "--append", plan,
                    LaunchStart(index=first_index + ordinal, ordinal=ordinal, total=len(launches), sizes=sizes,
                                expected_records=0))
+        overrun = max(spans) - plan.total_time_s if deadline is not None and spans else None
         if probing:
             probe = probe_plan(plan)
             index = first_index + len(launches)
@@ -597,5 +605,5 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         run, result = last_look if last_look else (read_run(run_file).run, None)
     stored = store_run(run, request.db) if request.store else None
     return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes),
-                          result=result)
+                          result=result, sweep_overrun_s=overrun)
 
