@@ -15,7 +15,10 @@ not started (the caller says so in one line).
 
 What follows the measurements is kept aside at what it took the last time on this machine
 (``remembered_finish``; the defaults below before the first run): the report's plots cost 1 s on
-a quiet 2-core VM and 4 s on the same VM shared with six other jobs.
+a quiet 2-core VM and 4 s on the same VM shared with six other jobs. So is the time the sweep's
+kernels went past their own budget the last time (``remembered_overrun``, per largest size): once
+the budget is spent each size still takes its minimum samples, which on a busy machine add up
+to seconds for the largest sizes.
 """
 
 from __future__ import annotations
