@@ -28,22 +28,26 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = (("default", []), ("1K:64K", ["--sizes", "1K:64K"]))
 
 
-def timed_run(msgperf: str, args: list[str], where: Path) -> tuple[float, float]:
-    """(seconds to the printed answer, seconds to exit) of ``msgperf run ARGS`` in ``where``; the
-    answer is printed when the line naming the run file reaches stdout."""
+def timed_run(msgperf: str, args: list[str], where: Path) -> tuple[float, float] | str:
+    """(seconds to the printed answer, seconds to exit) of ``msgperf run ARGS`` in ``where``, or
+    why it failed (its exit status and last line on stderr); the answer is printed when the line
+    naming the run file reaches stdout."""
     env = {**os.environ, "MSGPERF_HOME": str(where / "home")}
-    began = time.perf_counter()
-    proc = subprocess.Popen([msgperf, "run", *args], cwd=where, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    answer = None
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if answer is None and line.startswith("run file:"):
-            answer = time.perf_counter() - began
-    code = proc.wait()
-    done = time.perf_counter() - began
+    with open(where / "stderr.txt", "w+") as err:
+        began = time.perf_counter()
+        proc = subprocess.Popen([msgperf, "run", *args], cwd=where, env=env, stdout=subprocess.PIPE, stderr=err,
+                                text=True)
+        answer = None
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if answer is None and line.startswith("run file:"):
+                answer = time.perf_counter() - began
+        code = proc.wait()
+        done = time.perf_counter() - began
+        err.seek(0)
+        said = err.read().strip().splitlines()
     if code != 0:
-        raise SystemExit(f"msgperf run {shlex.join(args)} exited with {code}")
+        return f"exit {code} after {done:.1f} s: {said[-1] if said else ''}"
     return (answer if answer is not None else done), done
 
 
@@ -58,15 +62,20 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=10.0, help="the budget the runs promise (default 10 s)")
     args = ap.parse_args()
     subprocess.run([args.msgperf, "build"], check=True, capture_output=True)
-    answer = {name: [] for name, _ in CASES}
-    exit_ = {name: [] for name, _ in CASES}
+    answer: dict[str, list[float]] = {name: [] for name, _ in CASES}
+    exit_: dict[str, list[float]] = {name: [] for name, _ in CASES}
+    failed: dict[str, list[str]] = {name: [] for name, _ in CASES}
     for i in range(args.count):
         for name, extra in CASES:
             with tempfile.TemporaryDirectory() as tmp:
-                a, e = timed_run(args.msgperf, extra, Path(tmp))
-            answer[name].append(a)
-            exit_[name].append(e)
-            print(f"{name} {i + 1}/{args.count}: answer {a:.1f} s, exit {e:.1f} s", file=sys.stderr)
+                got = timed_run(args.msgperf, extra, Path(tmp))
+            if isinstance(got, str):
+                failed[name].append(got)
+                print(f"{name} {i + 1}/{args.count}: failed, {got}", file=sys.stderr)
+                continue
+            answer[name].append(got[0])
+            exit_[name].append(got[1])
+            print(f"{name} {i + 1}/{args.count}: answer {got[0]:.1f} s, exit {got[1]:.1f} s", file=sys.stderr)
     load = os.getloadavg()
     print(f"{args.msgperf}, {args.count} runs a case, budget {args.budget:g} s, load average now "
           f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min), {os.cpu_count()} cores")
@@ -74,9 +83,15 @@ def main() -> int:
     print("|---|---|---|---|")
     for name, extra in CASES:
         command = shlex.join(["msgperf", "run", *extra])
+        if not exit_[name]:
+            print(f"| `{command}` | - | - | - |")
+            continue
         print(f"| `{command}` | {spread([v / args.budget for v in answer[name]])} "
               f"| {spread([v / args.budget for v in exit_[name]])} | {spread(exit_[name])} |")
-    print("median (min–max) over the runs")
+    print("median (min–max) over the runs that completed")
+    for name, why in failed.items():
+        for w in why:
+            print(f"failed, {name}: {w}")
     return 0
 
 
