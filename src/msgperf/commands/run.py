@@ -120,7 +120,8 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         plan = None
     else:
         if total_time is not None and time_budget is not None:
-            raise MsgperfError("--total-time and --time-budget: give one (a budget for the whole command, or one per size)")
+            raise MsgperfError("--total-time and --time-budget: give one (a budget for the whole command, or one "
+                               "per size)")
         listed = parse_sizes(sizes)
         plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=listed, np=np_,
                        pair=parse_pair(pair), buffer=buffer, precision=parse_fraction(precision),

@@ -38,9 +38,10 @@ class CommandProgress:
         self.deadline_s: float | None = None
         self._launch_detail = ""  # what the current launch is for, kept beside its last record
         self.console = console
-        self._progress = Progress(TextColumn("[bold]{task.description}", table_column=Column(width=11)), BarColumn(bar_width=20), CountColumn(),
-                                  BudgetColumn(self), TextColumn("{task.fields[detail]}",
-                                                                 table_column=Column(no_wrap=True, overflow="ellipsis")),
+        self._progress = Progress(TextColumn("[bold]{task.description}", table_column=Column(width=11)),
+                                  BarColumn(bar_width=20), CountColumn(), BudgetColumn(self),
+                                  TextColumn("{task.fields[detail]}",
+                                             table_column=Column(no_wrap=True, overflow="ellipsis")),
                                   console=console, transient=True,
                                   # quiet: no line, and no capture of stderr that would swallow warnings
                                   disable=not console.is_terminal or console.quiet)
