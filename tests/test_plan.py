@@ -36,6 +36,31 @@ def test_parse_sizes(text, expected):
     assert parse_sizes(text) == expected
 
 
+def osu_sizes(low: int, high: int) -> tuple[int, ...]:
+    """The sizes osu_latency -m LOW:HIGH measures (OSU Micro-Benchmarks 7, util/osu_util.c's loop:
+    from LOW, doubling, 0 followed by 1, while at most HIGH)."""
+    out, size = [], low
+    while size <= high:
+        out.append(size)
+        size = size * 2 if size else 1
+    return tuple(out)
+
+
+@pytest.mark.parametrize("low, high", [(1, 4194304), (0, 1048576), (3, 100), (8192, 8192), (1024, 65536)])
+def test_osu_min_max_in_bytes_means_what_it_means_to_osu(low, high):
+    """--sizes 1:4194304 as osu_latency -m 1:4194304: plain byte counts, the same doubling sizes."""
+    assert parse_sizes(f"{low}:{high}") == osu_sizes(low, high)
+    assert parse_sizes("1:4194304") == parse_sizes("1:4M")
+
+
+def test_the_run_help_names_the_osu_form():
+    from click.testing import CliRunner
+
+    from msgperf.commands.run import command
+    text = " ".join(CliRunner().invoke(command, ["--help"]).output.split())
+    assert "OSU's -m MIN:MAX in bytes means the same, e.g. 1:4194304" in text
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("8:1", "ends below"), ("1:8:1", "ratio"), ("", "no sizes"), ("1:2:3:4", "cannot read"),
     ("4G", "2\\^31-1"), ("1,-2", "negative"), ("1:2G", "2\\^31-1"),

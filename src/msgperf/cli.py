@@ -42,6 +42,9 @@ def group() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from msgperf.launch.budget import mark_command_start
+
+    mark_command_start(process=argv is None)  # msgperf run's --total-time counts from here
     args = sys.argv[1:] if argv is None else argv
     if not args:  # msgperf alone: the help, as a help, not as an error
         click.echo(group.get_help(click.Context(group, info_name="msgperf")))

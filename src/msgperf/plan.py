@@ -202,7 +202,7 @@ class RunPlan:
     def records_per_size(self, pattern: PatternInfo) -> int:
         """How many measurement records the kernels write for one size of ``pattern`` (its
         catalog entry for this plan's ranks): one per variant, only the chosen steps of a sweep
-        with --active. For progress bars and "where did it hang"."""
+        with --active. For the progress line and "where did it hang"."""
         return sum(1 for v in pattern.variants
                    if not self.active or v.active_pairs is None or v.active_pairs in self.active)
 

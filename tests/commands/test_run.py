@@ -93,3 +93,46 @@ def test_a_read_only_working_directory(msgperf, tmp_path):
             subprocess.run(["umount", str(ro)], check=False)
         else:
             ro.chmod(0o755)
+
+
+# ---- what msgperf run prints on stderr (a fake launcher: tests/launch/fake_launcher.py) -----------
+
+def _run_in_process(capsys, monkeypatch, tmp_path, *behaviours, args=()):
+    from msgperf.launch.launcher import MpiLauncher
+    from tests.cli_in_process import cli
+    from tests.launch.fake_launcher import Behaviour, FakeLauncher
+    from tests.launch.test_refinement import CURVE
+
+    launcher = FakeLauncher(*behaviours, every=Behaviour(curve=CURVE))
+    monkeypatch.setattr(MpiLauncher, "prepare", classmethod(lambda cls, **kw: launcher))
+    monkeypatch.chdir(tmp_path)
+    return cli(capsys, "run", "--sizes", "1K:1M", "--min-samples", "8", "--max-samples", "12", "--total-time", "30s",
+               "-o", tmp_path / "run.jsonl", "--db", tmp_path / "db.sqlite", "--no-report", *args)
+
+
+def test_off_a_terminal_a_run_prints_nothing_on_stderr(capsys, monkeypatch, tmp_path):
+    """The sweep, the eager probe and the refinement of a switch (8 to 16 KiB), stderr captured
+    (not a terminal): no progress, no paragraph about the refinement; the answer is on stdout."""
+    code, out, err = _run_in_process(capsys, monkeypatch, tmp_path)
+    assert code == 0 and err == ""
+    assert f"run file: {tmp_path / 'run.jsonl'}" in out
+    from msgperf.records.runfile_read import read_run
+    assert len(read_run(tmp_path / "run.jsonl").run.launches) >= 3  # the refinement did run
+
+
+def test_a_warning_is_printed_once_and_a_repeated_refinement_round_not_at_all(capsys, monkeypatch, tmp_path):
+    """A failed eager probe is a warning: one line, once. A refinement round found disturbed is
+    measured again: before, its paragraph was printed a second time; now neither round prints one."""
+    from tests.launch.fake_launcher import Behaviour
+    from tests.launch.test_refinement import CURVE
+
+    disturbed = (*CURVE, ((16384, 40.0), (4096, 3.0)))
+    code, out, err = _run_in_process(capsys, monkeypatch, tmp_path, Behaviour(curve=CURVE),
+                                     Behaviour(after=-1, code=1, log=("probe went wrong",)),
+                                     Behaviour(curve=disturbed))
+    assert code == 0
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("the eager-probe launch failed; the sweep is complete and kept")
+    from msgperf.records.runfile_read import read_run
+    launches = read_run(tmp_path / "run.jsonl").run.launches
+    assert len(launches) >= 3  # the sweep, the disturbed round and its repetition

@@ -35,8 +35,8 @@ def breakpoints(run):
 
 def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_truth(tmp_path):
     launcher = FakeLauncher(every=Behaviour(curve=CURVE))
-    notes = []
-    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append)
+    notes, starts = [], []
+    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append, on_launch=starts.append)
     refining = [l for l in outcome.launches if l.refining]
     assert refining, "no refinement launch"
     first = refining[0]
@@ -50,8 +50,12 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
     (b,) = breakpoints(outcome.run)
     assert b.low_bytes < STEP_AT <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
-    assert any(n.startswith("refining pingpong: 1 switch(es) between 8 KiB and 16 KiB; 7 more size(s), "
-                            "6 measured again beside them") for n in notes), notes
+    # the refinement's last look is the analysis of the run as returned: msgperf run need not redo it
+    assert outcome.result is not None and outcome.result.main.model.sweep.piecewise.breakpoints == (b,)
+    # what the round is for is its progress phase, not a note (nothing is printed off a terminal)
+    assert notes == []
+    assert [(s.label, s.detail) for s in starts if s.refining][0] == \
+        ("refine 1/3", "switch 8 KiB–16 KiB; 7 new size(s), 6 again beside them")
     # the plan is untouched: the run is complete, the extra sizes are additions
     assert read_run(outcome.run_file).run.missing() == []
     assert outcome.run.info.plan.sizes == SWEEP
@@ -68,6 +72,7 @@ def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):
     assert MeasureRequest(plan=plain.plan).refine is False  # the API's default; msgperf run asks for it
     outcome = measure(plain, launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
     assert not any(l.refining for l in outcome.launches) and len(outcome.launches) == 1
+    assert outcome.result is None  # nothing analysed it: the caller does
     (b,) = breakpoints(outcome.run)
     assert (b.low_bytes, b.high_bytes) == (8192, 16384)
 
@@ -100,7 +105,8 @@ def test_a_spent_budget_stops_refining_and_says_where_the_switch_is(tmp_path):
     outcome = measure(request(tmp_path, refine_budget_s=1e-9), launcher=FakeLauncher(every=Behaviour(curve=CURVE)),
                       on_note=notes.append)
     assert [l.refining for l in outcome.launches] == [False]
-    assert notes == ["stopped refining after 0 s (the refinement budget); pingpong: a switch between 8 KiB and 16 KiB"]
+    assert notes == ["not refined: the refinement budget (1e-09 s) is spent; left as measured: pingpong: a switch "
+                     "between 8 KiB and 16 KiB"]
 
 
 def test_a_switch_the_sweep_took_for_a_spike_is_found_and_located(tmp_path):
@@ -111,13 +117,12 @@ def test_a_switch_the_sweep_took_for_a_spike_is_found_and_located(tmp_path):
     wobble = ((65536, 1.07), (262144, 0.86), (1048576, 1.2))
     curve = (1e-6, 1.2e-10, 32689, 3e-6, wobble)
     plan = RunPlan(sizes=parse_sizes("4K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12)
-    notes = []
+    starts = []
     outcome = measure(request(tmp_path, plan=plan), launcher=FakeLauncher(every=Behaviour(curve=curve)),
-                      on_note=notes.append)
+                      on_launch=starts.append)
     alone = analyze_series(outcome.run, "pingpong", launch=0).sweep
     assert alone.piecewise.breakpoints == () and alone.suspects == ((16384, 131072),)
-    assert notes[0].startswith("refining pingpong: sizes off the model alone (a switch or a spike?) between "
-                               "16 KiB and 128 KiB; 7 more size(s)"), notes
+    assert [s.detail for s in starts if s.refining][0].startswith("off the model 16 KiB–128 KiB; 7 new size(s)")
     (b,) = breakpoints(outcome.run)
     assert b.low_bytes < 32689 <= b.high_bytes
     assert math.log2(b.high_bytes / b.low_bytes) <= TARGET_OCTAVES + 1e-9
@@ -193,11 +198,16 @@ def test_a_disturbed_refinement_launch_locates_nothing_and_its_sizes_are_measure
     disagree with the sweep's far beyond one level (here 16 KiB at 40x). It is named, it locates
     nothing, and the next round measures the same sizes again, which locate the switch."""
     disturbed = (*CURVE, ((16384, 40.0), (4096, 3.0)))
-    notes = []
+    notes, starts = [], []
     launcher = FakeLauncher(Behaviour(curve=CURVE), Behaviour(curve=disturbed), every=Behaviour(curve=CURVE))
-    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append)
+    outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append, on_launch=starts.append)
     refining = [l for l in outcome.launches if l.refining]
     assert len(refining) >= 2 and refining[0].sizes == refining[1].sizes, notes
+    # the same round again is not the same paragraph again (msgperf run printed it twice): no note at
+    # all, and the second round's phase says why it repeats the first
+    rounds = [(s.label, s.detail) for s in starts if s.refining]
+    assert notes == [] and len(set(rounds)) == len(rounds)
+    assert rounds[1] == ("refine 2/3", "again (refinement launch 1 was disturbed): " + rounds[0][1])
     model = analyze(outcome.run).main.model
     (bad,) = [c for c in model.caveats if c.kind == "refinement_disturbed"]
     assert bad.launch == 1 and "it locates no switch" in bad.message

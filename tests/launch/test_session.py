@@ -117,7 +117,7 @@ def test_callbacks_see_each_launch_and_each_record(req):
 
     measure(req(repeat=2), launcher=FakeLauncher(), on_launch=on_launch, on_record=records.append)
     assert [(s.index, s.ordinal, s.total, s.expected_records, s.label) for s in starts] == \
-        [(0, 0, 2, 4, "launch 1/2"), (1, 1, 2, 4, "launch 2/2")]
+        [(0, 0, 2, 4, "sweep 1/2"), (1, 1, 2, 4, "sweep 2/2")]
     assert entered == ["in", "out", "in", "out"]
     kinds = [r["type"] for r in records]
     assert kinds == ["run", "launch", *["measurement"] * 4, "launch_end", "launch", *["measurement"] * 4, "launch_end"]

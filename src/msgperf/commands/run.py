@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,10 +16,11 @@ from rich.console import Console
 
 from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
+from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import PLACEMENTS, parse_hosts
 from msgperf.launch.session import LaunchStart, MeasureRequest, StoreOutcome, measure, parse_deadline
 from msgperf.plan import RunPlan, parse_active, parse_fraction, parse_pair, parse_seconds, parse_sizes
-from msgperf.present.progress import RunProgress
+from msgperf.present.progress import CommandProgress
 from msgperf.present.terminal import console as terminal_console
 
 # What to measure comes from the run file with --resume: these options would be ignored.
@@ -47,15 +49,20 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               "(concurrent pairs 1, 2, 4 ... P/2; default all).")
 @click.option("--pair", default="0:1", show_default=True, help="Measured ranks A:B (A sends first); other ranks idle.")
 @click.option("--sizes", default="0:64M", show_default=True,
-              help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based).")
+              help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based); "
+                   "OSU's -m MIN:MAX in bytes means the same, e.g. 1:4194304.")
 @click.option("--precision", default="1%", show_default=True,
               help="Stop sampling a size when the 95% CI of its median is within ± this.")
 @click.option("--total-time", default=None, metavar="DURATION",
-              help="One time budget for the sweep (e.g. 10s, 2m): each size gets the time left divided by the "
-                   "sizes left, so sizes that reach the precision early hand their time to those that have "
-                   "not. Default: 10 s for up to 28 measurements, 0.36 s more for each one beyond.")
+              help="One wall-clock budget for the whole command (e.g. 10s, 2m), from its start to the answer "
+                   "and the report: the build check, the sweep, the eager probe, the refinement and the "
+                   "analysis. The sweep gets what is left after shares for the others, and its sizes share it "
+                   "(those that reach the precision early hand their time on); a size that cannot reach the "
+                   "precision in it says so. Default: 10 s for up to 28 measurements, 0.36 s more for each "
+                   "one beyond, times --repeat.")
 @click.option("--time-budget", default=None, metavar="DURATION",
-              help="A fixed time budget for every size instead of one for the sweep (e.g. 1s, 500ms).")
+              help="A fixed time budget for every size instead of one for the command (e.g. 1s, 500ms): the "
+                   "command then takes as long as its sizes need.")
 @click.option("--buffer", type=click.Choice(["separate", "inplace"]), default="separate", show_default=True,
               help="Separate send and receive buffers, or one buffer in place (data really crosses cores).")
 @click.option("--min-samples", type=int, default=20, show_default=True)
@@ -80,7 +87,7 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--db", type=click.Path(dir_okay=False), help="Result database the run lands in "
               "(default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db).")
 @click.option("--no-store", is_flag=True, help="Do not add the run to the result database.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
               help="Test only: that rank stops responding at that size (exercises the watchdog).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report next to the run file.")
@@ -94,13 +101,19 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="After the sweep, measure extra sizes inside each switch it found (and around a size that "
                    "stands off the model alone: switch or spike?), until each switch is located to an eighth of "
-                   "an octave, within a budget as long as the sweep (at least 10 s); see docs/statistics.md.")
+                   "an octave, within what is left of --total-time (with --time-budget: as long as the sweep, "
+                   "at least 10 s); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
             time_budget, buffer, min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc,
             deadline, db, no_store, quiet, test_stall, no_report, no_probe, detail, all_sizes, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
+    started = budgets.command_start()
     console = Console(stderr=True, quiet=quiet)
     notes = Console(stderr=True)
+
+    def warn(text: str) -> None:  # one line however long: the terminal wraps it, a log keeps it whole
+        notes.print(text, markup=False, highlight=False, soft_wrap=True)
+
     deadline = parse_deadline(deadline) if deadline is not None else None
     if resume is not None:
         given = [flag for name, flag in PLAN_OPTIONS.items()
@@ -111,7 +124,8 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         plan = None
     else:
         if total_time is not None and time_budget is not None:
-            raise MsgperfError("--total-time and --time-budget: give one (a budget for the sweep, or one per size)")
+            raise MsgperfError("--total-time and --time-budget: give one (a budget for the whole command, or one "
+                               "per size)")
         listed = parse_sizes(sizes)
         plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=listed, np=np_,
                        pair=parse_pair(pair), buffer=buffer, precision=parse_fraction(precision),
@@ -122,22 +136,35 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
                        active=parse_active(active) if active else (), iterations_per_sample=iterations_per_sample)
         twice = sorted(s for s, n in Counter(listed).items() if n > 1)
         if twice:
-            notes.print(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "
-                        "measured once", markup=False, highlight=False)
+            warn(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "
+                 "measured once")
     request = MeasureRequest(
         plan=plan, resume=resume, output=output, force=force, repeat=repeat, placement=placement,
         hosts=parse_hosts(hosts), ranks_per_node=ranks_per_node, launcher=launcher, mpicc=mpicc,
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
-        test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe)
+        test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe,
+        whole_budget=time_budget is None, started_s=started,
+        after_s=budgets.remembered_finish(report=not no_report),
+        overrun_s=budgets.remembered_overrun(max(plan.sizes)) if plan is not None else 0.0)
 
-    progress = LaunchProgress(console)
-    outcome = measure(request, on_note=lambda text: notes.print(text, markup=False, highlight=False),
-                      on_launch=progress.launch, on_record=progress.record)
-    run, run_file = outcome.run, outcome.run_file
-    from msgperf.analysis.result import analyze
-    from msgperf.present.run_text import render_run
+    progress = CommandProgress(console, started)
+    launched = [started]  # when the last launch ended: what follows is the answer's time
 
-    result = analyze(run)
+    @contextmanager
+    def on_launch(start: LaunchStart) -> Iterator[None]:
+        with progress.launch(start):
+            yield
+        launched[0] = time.monotonic()
+
+    with progress:
+        outcome = measure(request, on_note=warn, on_phase=progress.phase, on_launch=on_launch,
+                          on_record=progress.record)
+        run, run_file = outcome.run, outcome.run_file
+        from msgperf.analysis.result import analyze
+        from msgperf.present.run_text import render_run
+
+        progress.phase("analysis")
+        result = outcome.result if outcome.result is not None else analyze(run)
     from msgperf import analysis_cache
     from msgperf.analysis.points import TOLERANCE
 
@@ -147,32 +174,21 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
     click.echo(f"run file: {run_file}")
     if outcome.stored is not None:
         click.echo(stored_message(outcome.stored, run_file))
+    answered = time.monotonic()
+    report_s = None
     if not no_report:
-        click.echo(report_next_to(run, run_file, result))
+        with progress:
+            progress.phase("report")
+            written = report_next_to(run, run_file, result)
+        report_s = time.monotonic() - answered
+        click.echo(written)
+    if plan is not None:  # what the end took, for the next run's --total-time (launch/budget.py)
+        budgets.remember_finish(answer_s=answered - launched[0], report_s=report_s,
+                                sweep_overrun_s=outcome.sweep_overrun_s, largest=max(plan.sizes))
     if not detail:
         from msgperf.commands.show import MORE
 
         click.echo(MORE.replace("more: ", f"more: msgperf show {run_file} ", 1))
-
-
-class LaunchProgress:
-    """A progress bar per launch, fed with the records the kernels write."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.bar: RunProgress | None = None
-
-    @contextmanager
-    def launch(self, start: LaunchStart) -> Iterator[None]:
-        try:
-            with RunProgress(start.expected_records, self.console, start.label, start.budget_s) as self.bar:
-                yield
-        finally:
-            self.bar = None
-
-    def record(self, record: dict) -> None:
-        if self.bar is not None:
-            self.bar.record(record)
 
 
 def stored_message(stored: StoreOutcome, run_file: Path) -> str:

@@ -28,6 +28,7 @@ from msgperf.analysis import AnalysisError
 from msgperf.analysis.refinement import next_step
 from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
+from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size
 from msgperf.launch.job import LaunchError, Terminated, execute
 from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
@@ -44,8 +45,7 @@ from msgperf.units import size as format_size
 
 MAX_REPEAT = 1000
 MAX_REFINE_ROUNDS = 3
-REFINE_S_PER_SIZE = 0.05  # the least a refinement launch gives each of its sizes
-MIN_REFINE_BUDGET_S = 10.0
+MIN_REFINE_BUDGET_S = 10.0  # without one budget for the command: refinement gets as long as the sweep, >= this
 
 
 def _bracket_kind(b) -> str:
@@ -100,6 +100,13 @@ class MeasureRequest:
     refine: bool = False  # after the sweep, measure extra sizes inside wide breakpoint intervals
     probe: bool = False  # after the sweep of a new run, one short eager-probe launch (msgperf run's default)
     refine_budget_s: float | None = None  # time refinement may take (None: as long as the sweep, >= 10 s)
+    # The plan's total_time_s (given, or the automatic one times --repeat) is the wall-clock budget of
+    # the whole command from ``started_s``, shared out by launch/budget.py, not the sweep launch's own
+    # (msgperf run's --total-time). A new run only: a resumed one keeps the launch budget it recorded.
+    whole_budget: bool = False
+    started_s: float | None = None  # the command's start, time.monotonic() clock (None: when measure is called)
+    after_s: float = budgets.FINISH_S  # with whole_budget: what the caller needs after measure returns
+    overrun_s: float = 0.0  # with whole_budget: the time a sweep launch's kernels are expected past their budget
 
     def __post_init__(self) -> None:
         if (self.plan is None) == (self.resume is None):
@@ -136,14 +143,17 @@ class LaunchStart:
     refining: bool = False  # a launch of extra sizes inside breakpoint intervals
     probing: bool = False  # the short eager-probe launch after the sweep
     budget_s: float = 0.0  # the launch's one time budget (--total-time), 0 when each size has its own
+    deadline_s: float | None = None  # when the command's budget ends (time.monotonic()), if it has one
+    detail: str = ""  # what the launch is for, a few words (a refinement's switches)
 
     @property
     def label(self) -> str:
+        """The phase, as the progress line names it."""
         if self.refining:
-            return "refining"
+            return f"refine {self.ordinal + 1}/{self.total}"
         if self.probing:
-            return "eager limit"
-        return f"launch {self.ordinal + 1}/{self.total}" if self.total > 1 else "measuring"
+            return "eager probe"
+        return f"sweep {self.ordinal + 1}/{self.total}" if self.total > 1 else "sweep"
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,12 @@ class MeasureOutcome:
     launches: tuple[LaunchOutcome, ...]  # empty when a resumed file lacked nothing
     stored: StoreOutcome | None  # None when not asked to store
     notes: tuple[str, ...] = field(default=())
+    # analyze(run), when the refinement's last look at the run file was at the file as it is now
+    # (the caller need not analyse it again: a second or more of a short budget); else None
+    result: Any = None
+    # with one budget for the command: how far the sweep's kernels went past their own budget, the
+    # most of its launches (first to last record, less the budget); else None
+    sweep_overrun_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -308,14 +324,44 @@ def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: i
     return args
 
 
-def refine(run_file: Path, budget_s: float, next_index: int,
-           launch: Callable[[int, str, RunPlan, LaunchStart], None], note: Callable[[str], None]) -> int:
+def _brackets_text(brackets) -> str:
+    return "; ".join(f"{b.series}: {_bracket_kind(b)} between {format_size(b.low_bytes)} and "
+                     f"{format_size(b.high_bytes)}" for b in brackets)
+
+
+def _short_kind(b) -> str:
+    if b.threshold:
+        return "set threshold"
+    if b.probe:
+        return "eager-probe limit"
+    return "off the model" if b.suspect else "switch"
+
+
+def round_detail(step, again_after: int | None = None) -> str:
+    """A refinement round in a few words, for the progress line: the intervals it narrows by kind,
+    how many sizes it adds."""
+    kinds: dict[str, list[str]] = {}
+    for b in step.brackets:
+        kinds.setdefault(_short_kind(b), []).append(f"{format_size(b.low_bytes)}–{format_size(b.high_bytes)}")
+    again = f"again (refinement launch {again_after} was disturbed): " if again_after is not None else ""
+    return again + "; ".join(f"{kind} {', '.join(where)}" for kind, where in kinds.items()) \
+        + f"; {len(step.new)} new size(s), {len(step.context)} again beside them"
+
+
+def refine(run_file: Path, end_s: float, next_index: int,
+           launch: Callable[[int, str, RunPlan, LaunchStart], None], note: Callable[[str], None], *,
+           why: str = "the refinement budget", fix: str = "", overhead_s: float = budgets.LAUNCH_OVERHEAD_S,
+           last_look: list | None = None) -> int:
     """Measure extra sizes inside the main pattern's breakpoint intervals until each is at most
     an eighth of an octave wide (analysis/refinement.py), ``MAX_REFINE_ROUNDS`` launches were
-    made or ``budget_s`` is spent; returns the launches made. Each round re-reads and re-fits
-    the run, so a round refines what the previous one left wide."""
-    began = time.monotonic()
+    made or the time left before ``end_s`` (time.monotonic()) is too short for another round
+    (launch/budget.py ``round_share``; ``why`` names that budget in the note that says what is
+    left wide, ``fix`` ends it: how to give it more); returns the launches made. Each round
+    re-reads and re-fits the run, so a round refines what the previous one left wide; a round
+    after a disturbed one measures its sizes again. ``last_look`` (a list) gets the (run,
+    analysis) of the last look when no launch followed it."""
     made = 0
+    previous: tuple[int, ...] = ()
     for _ in range(MAX_REFINE_ROUNDS):
         run = read_run(run_file).run
         try:
@@ -333,42 +379,31 @@ def refine(run_file: Path, budget_s: float, next_index: int,
         # with only far sizes beyond it cannot be told from a spike)
         step = next_step(result, {m.bytes for m in usable},
                          {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes))
+        if last_look is not None:
+            last_look[:] = [run, result]
         if step is None:
             return made
-        if time.monotonic() - began >= budget_s:
-            note(f"stopped refining after {budget_s:.0f} s (the refinement budget); "
-                 + "; ".join(f"{b.series}: {_bracket_kind(b)} between "
-                             f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in step.brackets))
+        paces = [(m.bytes, m.elapsed_s, len(m.samples_s)) for m in usable if m.pattern == step.pattern]
+        need = sum(budgets.size_floor_s(size, paces) for size in step.sizes)
+        share = budgets.round_share(end_s - time.monotonic(), need, last=made == MAX_REFINE_ROUNDS - 1,
+                                    overhead_s=overhead_s)
+        if share is None:
+            note(f"{'not refined' if made == 0 else 'refinement stopped'}: {why} is spent; left as measured: "
+                 + _brackets_text(step.brackets) + fix)
             return made
         p = run.info.plan
-        # one budget for the launch, a round's share of the refinement's (analysis/refinement.py)
-        left = budget_s - (time.monotonic() - began)
-        share = max(REFINE_S_PER_SIZE * len(step.sizes), min(left, budget_s / MAX_REFINE_ROUNDS))
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
                               max_samples=p.max_samples, active=p.active,
                               iterations_per_sample=p.iterations_per_sample, total_time_s=share)
-        switches = [b for b in step.brackets if not b.suspect]
-        around = [b for b in step.brackets if b.suspect and not b.probe]
-        probes = [b for b in step.brackets if b.probe and not b.threshold]
-        thresholds = [b for b in step.brackets if b.threshold]
-        note(f"refining {step.pattern}: "
-             + "; ".join([f"{len(switches)} switch(es) between "
-                          + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in switches)]
-                         * bool(switches)
-                         + ["sizes off the model alone (a switch or a spike?) between "
-                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in around)]
-                         * bool(around)
-                         + ["the eager-probe's limit (a step there?) between "
-                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in probes)]
-                         * bool(probes)
-                         + ["the threshold the MPI was set to (a step there?) between "
-                            + ", ".join(f"{format_size(b.low_bytes)} and {format_size(b.high_bytes)}" for b in thresholds)]
-                         * bool(thresholds))
-             + f"; {len(step.new)} more size(s), {len(step.context)} measured again beside them")
+        again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
+        if last_look is not None:
+            last_look.clear()  # the file is about to change
         launch(next_index + made, "--append", refine_plan,
                LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
-                           expected_records=0, refining=True))
+                           expected_records=0, refining=True,
+                           detail=round_detail(step, again)))
+        previous = step.sizes
         made += 1
     return made
 
@@ -406,26 +441,32 @@ def probe_plan(plan: RunPlan) -> RunPlan:
 
 
 Note = Callable[[str], None]
+OnPhase = Callable[[str], None]
 OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
 OnRecord = Callable[[dict], None]
 
 
 def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_note: Note | None = None,
-            on_launch: OnLaunch | None = None, on_record: OnRecord | None = None) -> MeasureOutcome:
+            on_launch: OnLaunch | None = None, on_record: OnRecord | None = None,
+            on_phase: OnPhase | None = None) -> MeasureOutcome:
     """Run the request's launches into its run file; returns the run read back, the run file,
     each launch's outcome and where it was stored.
 
     ``launcher``: how the kernels are started (default: ``MpiLauncher.prepare`` from the
     request's launcher, mpicc, hosts; built only when something is to be measured).
-    ``on_note(text)``: one-line notes (nothing to resume...). ``on_launch(start)``: called
-    before each launch; a context manager it returns is held around the launch (a progress
-    bar). ``on_record(record)``: every record as the kernels write it.
+    ``on_note(text)``: one-line notes a user should read (nothing to resume, a launch after the
+    sweep that failed, switches left unrefined for lack of time). ``on_phase(name)``: a step that
+    is not a launch begins ("build": the kernels' build check and catalog). ``on_launch(start)``:
+    called before each launch (its phase, its budget, the command's deadline); a context manager
+    it returns is held around the launch (a progress line). ``on_record(record)``: every record
+    as the kernels write it.
 
     Raises MsgperfError for bad input before anything runs, LaunchError (with ``exit_code``)
     when a launch fails or is stopped: that launch is marked in the run file, whose finished
     measurements are all kept, and the message says how to ``--resume``.
     """
     notes: list[str] = []
+    started = request.started_s if request.started_s is not None else time.monotonic()
 
     def note(text: str) -> None:
         notes.append(text)
@@ -457,14 +498,28 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 check_output_directory(request.runs_dir)
         plan.check_memory()
         check_launch(plan.np, request.hosts, request.ranks_per_node, placement)
+        if launches and on_phase:
+            on_phase("build")
         if launches and launcher is None:
             launcher = MpiLauncher.prepare(launcher=request.launcher, mpicc=request.mpicc, hosts=request.hosts,
                                            ranks_per_node=request.ranks_per_node)
         catalog: tuple[PatternInfo, ...] = ()
+        deadline: float | None = None  # the end of the command's budget (time.monotonic())
+        probing = False
         if launches:
             catalog = launcher.catalog(plan.np)
             plan.validate(catalog)  # pattern names, even ranks, --active: the kernels' own facts
+            auto = plan.total_time_s is None
             plan = plan.with_total_time(len(expected_records(plan, plan.sizes, placement, catalog)))
+            probing = request.probe and request.resume is None and "eager-probe" not in plan.patterns \
+                and any(p.name == "eager-probe" for p in catalog)
+            if request.whole_budget and request.resume is None and plan.total_time_s:
+                budget_s = plan.total_time_s * (len(launches) if auto else 1)
+                deadline = started + budget_s
+                shares = budgets.split(budget_s, time.monotonic() - started, launches=len(launches), probe=probing,
+                                       refine=refining, finish_s=request.after_s,
+                                       overrun_s=request.overrun_s)
+                plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
         if request.resume is None:
             # msgperf claims the run file itself (created empty, exclusively, or emptied by
             # --force), under its lock; the kernels are told to --overwrite that empty file.
@@ -479,16 +534,24 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 lock.lock_file()  # the file claimed: now its inode too
         outcomes: list[LaunchOutcome] = []
         stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
+        overheads: list[float] = []  # each launch's start-up and tear-down, measured
+        spans: list[float] = []  # each launch's time from its first record to its last
+        last_look: list = []  # the refinement's last (run, analysis), while the file is unchanged
 
         def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
             argv = launcher.command(plan.np, _kernel_args(launch_plan, start.sizes, run_file, index, request,
                                                           placement, kind))
             expected = expected_records(launch_plan, start.sizes, placement, catalog)
-            start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0)
+            start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
+                                        deadline_s=deadline)
             seen = [0]
             started = [False]  # the kernels wrote this launch's launch record
+            first_last = [0.0, 0.0]  # when its first and its last record arrived
 
             def follow(record: dict) -> None:
+                now = time.monotonic()
+                first_last[0] = first_last[0] or now
+                first_last[1] = now
                 seen[0] += record.get("type") == "measurement"
                 started[0] |= record.get("type") == "launch" and record.get("launch") == index
                 if on_record:
@@ -502,8 +565,12 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                     if view is not None:
                         launch_stack.enter_context(view)
                     launch_stack.enter_context(sigterm_stops_the_launch())
+                    began_launch = time.monotonic()
                     execute(argv, run_file, expected=expected, stall_timeout_s=stall, on_record=follow,
                             env=env, log_dir=request.log_dir)
+                    if first_last[0]:  # start-up (to the first record) and tear-down (after the last)
+                        overheads.append(first_last[0] - began_launch + time.monotonic() - first_last[1])
+                        spans.append(first_last[1] - first_last[0])
             except LaunchError as exc:
                 mark_aborted(run_file, index, str(exc))
                 record_host(run_file, index, started[0] or None, before, added_settings(env))
@@ -521,8 +588,8 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             launch(first_index + ordinal, first if ordinal == 0 else "--append", plan,
                    LaunchStart(index=first_index + ordinal, ordinal=ordinal, total=len(launches), sizes=sizes,
                                expected_records=0))
-        if request.probe and request.resume is None and launches and "eager-probe" not in plan.patterns \
-                and any(p.name == "eager-probe" for p in catalog):
+        overrun = max(spans) - plan.total_time_s if deadline is not None and spans else None
+        if probing:
             probe = probe_plan(plan)
             index = first_index + len(launches)
             with _an_extra(note, "the eager-probe launch"):
@@ -530,12 +597,20 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                                                               expected_records=0, probing=True))
             first_index += 1
         if refining and launches:
-            budget = request.refine_budget_s
-            if budget is None:
-                budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)
+            overhead = max(overheads) if overheads else budgets.LAUNCH_OVERHEAD_S
+            if request.refine_budget_s is not None or deadline is None:
+                budget = request.refine_budget_s
+                if budget is None:
+                    budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)
+                end, why = time.monotonic() + budget, f"the refinement budget ({budget:.3g} s)"
+            else:
+                end, why = deadline - request.after_s, f"the --total-time budget ({deadline - started:.3g} s)"
+            fix = f" (more time locates them: --total-time {2 * (deadline - started):.3g}s)" if deadline else ""
             with _an_extra(note, "refining"):
-                refine(run_file, budget, first_index + len(launches), launch, note)
-        run = read_run(run_file).run
+                refine(run_file, end, first_index + len(launches), launch, note, why=why, fix=fix,
+                       overhead_s=overhead, last_look=last_look)
+        run, result = last_look if last_look else (read_run(run_file).run, None)
     stored = store_run(run, request.db) if request.store else None
-    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes))
+    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes),
+                          result=result, sweep_overrun_s=overrun)
 
