@@ -193,3 +193,12 @@ def test_advise_of_a_profile_with_a_2_to_the_91_byte_message_is_one_line(tmp_pat
     code, out, err = cli(capsys, "advise", "--profile", path)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert err.startswith(f"error: {path}, line 2: field 'messages[0].") and "is an integer of 28 digits" in err
+
+
+def test_sequences_of_more_sends_than_the_rank_made_are_refused():
+    """Found by bench/fuzz_profiles.py: a rank whose messages were emptied but whose sequences
+    stayed passed the reader, and advise --profile raised KeyError."""
+    with pytest.raises(ProfileError) as err:
+        parse_profile_text(corrupt(lambda r: r[2].update(messages=[])), "p.jsonl")
+    assert str(err.value) == ("p.jsonl, line 3: rank 1 sends 8 messages to peer 0 in sequences but 0 in all; "
+                              "the record is inconsistent")

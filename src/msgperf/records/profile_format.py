@@ -467,12 +467,21 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     ended_by = _get(obj, "ended_by", str, where)
     if ended_by not in ENDED_BY:
         raise ProfileError(f"{where}: ended_by {ended_by!r} is not one of {', '.join(ENDED_BY)}")
+    messages = tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where))
+    sequences = tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where))
+    sends: dict[int, int] = {}
+    for m in messages:
+        if m.direction == "send":
+            sends[m.peer] = sends.get(m.peer, 0) + m.count
+    for seq in sequences:  # a sequence is of sends the rank made, each counted among its messages
+        if seq.messages > sends.get(seq.peer, 0):
+            raise ProfileError(f"{where}: rank {rank} sends {seq.messages} messages to peer {seq.peer} in "
+                               f"sequences but {sends.get(seq.peer, 0)} in all; the record is inconsistent")
     return RankProfile(
         rank=rank, host=_get(obj, "host", str, where), pid=_count(obj, "pid", where, MAX_PID), ended_by=ended_by,
         wall_s=_seconds(obj, "wall_s", where), mpi_time_s=_seconds(obj, "mpi_time_s", where),
         wait_time_s=_seconds(obj, "wait_time_s", where), calls=tuple(calls),
-        messages=tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where)),
-        sequences=tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where)),
+        messages=messages, sequences=sequences,
         proc_null=_count(obj, "proc_null", where), unknown_peer=_count(obj, "unknown_peer", where),
         untracked_requests=_count(obj, "untracked_requests", where),
         clock=_decode_clock(obj, where) if version >= 2 else None)
