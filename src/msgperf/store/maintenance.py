@@ -14,7 +14,10 @@ keeping its id, label and time of adding; then the profiles. What it cannot save
 whose rows sit on a damaged page (it is skipped whole and named, never copied in part), and rows
 that no table scan reaches any more (a damaged interior page of the ``runs`` table hides every
 row below it; ids beyond the last readable one are probed one by one, up to
-``PROBE_AFTER_LAST`` of them).
+``PROBE_AFTER_LAST`` of them, and every id an index of ``runs`` or a table naming runs still
+holds is tried). What it lost is counted against what the damaged database names (``_claimed_ids``);
+when neither the ``runs`` table nor a whole index of it can be read, it says it cannot tell.
+It refuses another program's database and a newer msgperf's.
 """
 
 from __future__ import annotations
