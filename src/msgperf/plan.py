@@ -17,9 +17,9 @@ from typing import Iterable
 
 from msgperf.errors import MsgperfError
 from msgperf.records.format import PatternInfo
+from msgperf.records.limits import MAX_SIZES  # noqa: F401  (one limit for runs and imports)
 
 MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large-count support
-MAX_SIZES = 4096
 BUFFERS = ("separate", "inplace")
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,

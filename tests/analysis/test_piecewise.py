@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from msgperf.analysis import analyze_series
-from msgperf.analysis.piecewise import fit_piecewise
+from msgperf.analysis.piecewise import MAX_SEARCH_SIZES, fit_piecewise, search_sizes
 from msgperf.analysis.points import SizePoint
 from msgperf.records.runfile_read import read_run
 
@@ -230,3 +230,42 @@ def test_property_short_straight_line_has_no_breakpoint(count, la, lb, u, seed):
     sizes = ratio2(int(rng.integers(0, 27 - count)), count)
     pw = fit_piecewise(sweep_points(line(10 ** la, 10 ** -lb), sizes, 0.005, u, rng))
     assert pw.breakpoints == () and math.isclose(pw.phi, 1.0)
+
+
+# ---- many sizes: the search runs on at most MAX_SEARCH_SIZES of them --------------------------
+
+def test_search_sizes_are_evenly_spread_in_log_size_with_both_ends():
+    sizes = np.arange(1, 100_001, dtype=float)  # consecutive sizes: few candidates at the small end
+    chosen = search_sizes(sizes)
+    assert chosen.size == MAX_SEARCH_SIZES and chosen[0] == 0 and chosen[-1] == sizes.size - 1
+    assert np.all(np.diff(chosen) > 0)
+    steps = np.diff(np.log1p(sizes[chosen]))[-100:]  # where every grid point has its own size
+    assert steps.max() < 1.1 * steps.min()
+    assert np.array_equal(search_sizes(sizes[:200]), np.arange(200))  # few sizes: all of them
+
+
+def test_many_sizes_are_modelled_in_bounded_memory_and_every_size_keeps_its_residual():
+    # 1500 sizes: the exact search on all of them held three 1500 x 1500 arrays and took minutes
+    import tracemalloc
+    rng = np.random.default_rng(5)
+    sizes = np.unique(np.geomspace(64, 1 << 22, 1500).astype(int))
+    points = sweep_points(stepped(1e-6, 1e-10, 70_000, 2.0), sizes, 0.005, 0.002, rng)
+    tracemalloc.start()
+    pw = fit_piecewise(points)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 40 << 20, peak
+    assert pw.searched_sizes == MAX_SEARCH_SIZES
+    assert [r.bytes for r in pw.residuals] == [int(s) for s in sizes]
+    assert len(pw.breakpoints) == 1 and pw.breakpoints[0].low_bytes < 70_000 <= pw.breakpoints[0].high_bytes
+    assert fit_piecewise(points[:200]).searched_sizes is None
+
+
+def test_the_sweep_says_its_model_was_searched_on_fewer_sizes():
+    rng = np.random.default_rng(6)
+    sizes = np.unique(np.geomspace(64, 1 << 22, 600).astype(int))
+    from msgperf.analysis.sweep import analyze_sweep
+    sweep = analyze_sweep(sweep_points(line(1e-6, 1e-10), sizes, 0.005, 0.002, rng))
+    said = [c for c in sweep.caveats if c.kind == "model_on_fewer_sizes"]
+    assert len(said) == 1 and f"on {MAX_SEARCH_SIZES} of them" in said[0].message
+    assert f"{sizes.size} sizes" in said[0].message

@@ -155,3 +155,50 @@ def test_rank_files_of_another_run_are_refused(tmp_path):
     (tmp_path / "o.rank1").write_text(profile_text(dataclasses.replace(b, ranks=b.ranks[1:])))
     with pytest.raises(ProfileError, match="a rank file of another run"):
         merge_rank_files(rank_files(tmp_path / "o"), "o")
+
+
+def _huge_size(records):
+    """A rank sends one message of 2^91 bytes (was read, and advised as 7.7e17 s, with exit 0)."""
+    m = records[1]["messages"][0]
+    m.update(sizes=[*m["sizes"], [2 ** 91, 1]], count=m["count"] + 1, bytes=m["bytes"] + 2 ** 91,
+             log2=[*m["log2"], [2 ** 91, 1]])
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (_huge_size, "[2][0]' is an integer of 28 digits, beyond the 64-bit range"),
+    (lambda r: r[1]["messages"][0].update(sizes=[[2 ** 50, 8]], bytes=2 ** 53, log2=[[2 ** 50, 8]]),
+     "line 2: field 'sizes[0] bytes' is 1125899906842624; it must be from 0 to 281474976710656"),
+    (lambda r: r[1]["sequences"][0]["shapes"][0].update(max_bytes=2 ** 60),
+     "line 2: field 'max_bytes' is 1152921504606846976; it must be from 0 to 281474976710656"),
+    (lambda r: r[1].update(wall_s=1e300), "line 2: field 'wall_s' is 1e+300; it must be within [0, 1e+08]"),
+    (lambda r: r[1]["calls"]["MPI_Isend"].update(time_s=2e9), "line 2: field 'time_s' is 2000000000.0; it must be"),
+    (lambda r: r[1]["calls"]["MPI_Isend"].update(n=2 ** 60), "line 2: field 'n' is 1152921504606846976; it must be from 0 to 9007199254740992"),
+    (lambda r: r[1].update(clock_ticks_per_s=1e30), "line 2: field 'clock_ticks_per_s' is 1e+30; it must be within (0, 1e+15]"),
+    (lambda r: r[0].update(nranks=2 ** 40), "line 1: field 'nranks' is 1099511627776; it must be from 0 to 16777216"),
+    (lambda r: r[1].update(pid=2 ** 40), "line 2: field 'pid' is 1099511627776; it must be from 0 to 4294967295"),
+    (lambda r: r[1].update(host="h" * 70_000), "line 2: field 'host' is 70,000 characters long"),
+    (lambda r: r[0].update(argv=["\ud800"]), "line 1: field 'argv[0]' holds a lone UTF-16 surrogate"),
+])
+def test_values_beyond_the_limits_name_the_field_and_line(mutate, message):
+    with pytest.raises(ProfileError) as err:
+        parse_profile_text(corrupt(mutate), "p.jsonl")
+    assert "\n" not in str(err.value) and str(err.value).startswith("p.jsonl, line ")
+    assert message in str(err.value), str(err.value)
+
+
+def test_advise_of_a_profile_with_a_2_to_the_91_byte_message_is_one_line(tmp_path, capsys):
+    from tests.cli_in_process import cli
+    path = tmp_path / "p.jsonl"
+    path.write_text(corrupt(_huge_size))
+    code, out, err = cli(capsys, "advise", "--profile", path)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"error: {path}, line 2: field 'messages[0].") and "is an integer of 28 digits" in err
+
+
+def test_sequences_of_more_sends_than_the_rank_made_are_refused():
+    """Found by bench/fuzz_profiles.py: a rank whose messages were emptied but whose sequences
+    stayed passed the reader, and advise --profile raised KeyError."""
+    with pytest.raises(ProfileError) as err:
+        parse_profile_text(corrupt(lambda r: r[2].update(messages=[])), "p.jsonl")
+    assert str(err.value) == ("p.jsonl, line 3: rank 1 sends 8 messages to peer 0 in sequences but 0 in all; "
+                              "the record is inconsistent")

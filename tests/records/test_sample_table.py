@@ -13,6 +13,7 @@ from msgperf.commands.export import export_run
 from msgperf.records.runfile_read import read_run, stream_run
 from msgperf.records.sample_table import CSV_CHUNK_ROWS, FORMULA_PREFIXES, csv_text, write_csv
 from tests.factories import stored_run, write_run_file
+from tests.cli_in_process import cli
 from tests.records.fuzz_commands import run_one
 
 FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "\t=1", "\r=1"]
@@ -142,6 +143,8 @@ def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
     launch = run.launches[0]
     launch = dataclasses.replace(launch, ranks=tuple(dataclasses.replace(r, host="h" * 60000) for r in launch.ranks))
     run = dataclasses.replace(run, launches=(launch,))
+    import msgperf.records.sample_table as table
+    monkeypatch.setattr(table, "WIDE_CELL_CHARS", 10**6)  # whole cells, as the chunks must bear them
     writes = []
 
     class Sink(io.StringIO):
@@ -154,3 +157,51 @@ def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
     assert len(rows) == 50 * len(run.measurements) and rows[0]["hosts"] == "h" * 60000
     from msgperf.records.sample_table import CSV_CHUNK_CHARS
     assert max(writes) < CSV_CHUNK_CHARS + 61000
+
+
+def long_string_run(samples: int = 500):
+    """Hosts, MPI and timing text of 60,000 characters each, the longest strings a run file holds
+    being 65,536: the wide CSV once repeated them on every sample row (3.8 MB -> 5.5 GB)."""
+    run = stored_run(4, samples=samples)
+    launch = run.launches[0]
+    ranks = tuple(dataclasses.replace(r, host=f"node{i}-" + "h" * 60_000) for i, r in enumerate(launch.ranks))
+    launch = dataclasses.replace(launch, ranks=ranks, mpi_library="M" * 60_000)
+    ms = tuple(dataclasses.replace(m, timing="=" + "t" * 60_000) for m in run.measurements)
+    return dataclasses.replace(run, launches=(launch,), measurements=ms)
+
+
+@pytest.mark.parametrize("from_file", [True, False])
+def test_the_default_csv_of_a_run_with_long_strings_stays_near_the_run_files_size(tmp_path, capsys, from_file):
+    run = long_string_run()
+    path = write_run_file(run, tmp_path / "run.jsonl")
+    if from_file:
+        args = ["export", str(path), "-o", str(tmp_path / "x.csv")]
+    else:  # a stored run: loaded whole
+        from msgperf.store.db import open_store
+        with open_store(tmp_path / "s.db") as store:
+            run_id, _ = store.add_run(read_run(path).run)
+        args = ["export", str(run_id), "--db", str(tmp_path / "s.db"), "--format", "csv", "-o", str(tmp_path / "x.csv")]
+    code, _, err = cli(capsys, *args)
+    assert code == 0, err
+    assert err.startswith("note: the wide CSV cut the string cells of hosts, mpi, timing longer than 128 characters")
+    size, source = (tmp_path / "x.csv").stat().st_size, path.stat().st_size
+    # was 60,000 x 3 characters on each of 2,000 rows: 360 MB from a 0.4 MB run file
+    short = io.StringIO()
+    write_csv(stored_run(4, samples=500), None, short)
+    assert size < 10 * source and size < 2.5 * len(short.getvalue()), (size, source, len(short.getvalue()))
+    rows = list(csv.DictReader(open(tmp_path / "x.csv")))
+    assert len(rows) == 500 * len(run.measurements)
+    first = rows[0]
+    assert first["timing"] == "'=" + "t" * 62 + "...[cut: 60,002 characters]"
+    assert first["hosts"].startswith("node0-hhh") and first["hosts"].endswith("...[cut: 120,013 characters]")
+    assert [float(r["sample_s"]) for r in rows[:500]] == run.measurements[0].samples_s.tolist()
+    # the tidy layout writes them whole, once per measurement
+    assert run_one("export", ["export", str(path), "--csv-layout", "tidy", "-o", str(tmp_path / "t.csv")]).status == "ok"
+    table = list(csv.DictReader(open(tmp_path / "t.measurements.csv")))
+    assert table[0]["timing"] == "'=" + "t" * 60_000 and table[0]["mpi"].startswith("M" * 60_000)
+
+
+def test_short_cells_are_never_cut():
+    out = io.StringIO()
+    assert write_csv(hostile_run(), None, out) == ()
+    assert "[cut:" not in out.getvalue()

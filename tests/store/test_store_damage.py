@@ -212,3 +212,164 @@ def test_a_run_id_beyond_64_bits_is_one_line(tmp_path):
     outcome = run_one("label", ["label", str(10 ** 20), "x", "--db", str(path)])
     assert outcome.detail == ("error: run id 100000000000000000000 is out of range (ids are 1 to "
                               "9223372036854775807); 'msgperf runs' lists the stored runs")
+
+
+# ---- issue 29: recover counts what it lost, refuses what it cannot read, and leaves nothing ----
+
+def runs_leaves(path: Path) -> list[int]:
+    """The leaf pages (0-based) of the runs table, in key order."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT pageno, pagetype FROM dbstat WHERE name = 'runs' ORDER BY path").fetchall()
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no dbstat table")
+    finally:
+        conn.close()
+    return [page - 1 for page, kind in rows if kind == "leaf"]
+
+
+def test_recover_counts_the_runs_the_indexes_name_but_no_scan_reaches(tmp_path, capsys):
+    # A scrambled leaf of the runs table: the scan stops before it, and recover said "lost 0
+    # run(s)" for the runs it never saw. The indexes of runs still name them.
+    path, _ = healthy(tmp_path)
+    leaf = runs_leaves(path)[0]
+    bad = scrambled(path, range(leaf, leaf + 1))
+    result = recover_database(bad)
+    lost = RUNS - len(result.runs)
+    assert result.scan_error and lost >= 1 and result.knows_losses and result.held == RUNS
+    assert sorted(int(line.split(":")[0][4:]) for line in result.lost_runs) == sorted(
+        set(range(1, RUNS + 1)) - set(result.runs))
+    from tests.cli_in_process import cli
+    result.target.unlink()
+    code, out, _ = cli(capsys, "db", "recover", "--db", bad)
+    assert code == 0
+    assert (f"recovered {RUNS - lost} run(s) and 0 profile(s) into {result.target}; lost {lost} run(s); "
+            "lost 0 profile(s).") in out
+    assert "mv " not in out and f"use the copy with --db {result.target}" in out
+
+
+def test_recover_says_when_it_cannot_tell_how_many_runs_were_lost(tmp_path):
+    path, _ = healthy(tmp_path)
+    bad = scrambled(path, range(1, 20))  # the runs table, every index of it and the tables naming runs
+    result = recover_database(bad)
+    assert not result.knows_losses and result.held is None
+    assert result.unread[:2] == ["the runs table", "the index runs_identity"]
+    outcome = run_one("db recover", ["db", "recover", "--db", str(bad), "-o", str(tmp_path / "again.db")])
+    assert outcome.status == "ok"
+
+
+@pytest.mark.parametrize("kind", ["newer", "foreign"])
+def test_recover_refuses_a_newer_or_a_foreign_database_and_writes_nothing(tmp_path, kind):
+    path, _ = healthy(tmp_path)
+    conn = sqlite3.connect(path)
+    if kind == "newer":
+        conn.execute(f"PRAGMA user_version = {schema.LATEST_VERSION + 1}")
+        expected = (f"error: {path}: made by a newer msgperf (schema version {schema.LATEST_VERSION + 1}; this one "
+                    f"reads up to {schema.LATEST_VERSION}); recover it with that msgperf; nothing written")
+    else:
+        conn.execute("PRAGMA application_id = 42")
+        expected = f"error: {path}: not a msgperf database (application id 0x2a, not 0x6d736770); nothing to recover, nothing written"
+    conn.commit()
+    conn.close()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    outcome = run_one("db recover", ["db", "recover", "--db", str(path)])
+    assert outcome.status == "clean error" and outcome.detail == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_runs_on_a_scrambled_runs_table_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    path, _ = healthy(tmp_path)
+    bad = scrambled(path, range(1, 2))  # the root page of the runs table (was a traceback in find_runs)
+    outcome = run_one("runs", ["runs", "--db", str(bad)])
+    assert outcome.status == "clean error", outcome
+    assert outcome.detail == (f"error: {bad}: the database is damaged (database disk image is malformed); 'msgperf db "
+                              f"check --db {bad}' lists the problems and 'msgperf db recover --db {bad}' saves what "
+                              "can be read")
+
+
+FULL_DISK_COMMANDS = [["runs"], ["show", "1", "--brief"], ["label", "1", "x"], ["import", "IMPORTED"]]
+
+
+def _small_db(path: Path) -> Path:
+    with open_store(path) as store:
+        store.add_run(stored_run(1, samples=50), label="one")
+    return path
+
+
+def _under_a_file_size_limit(args: list[str]) -> subprocess.CompletedProcess:
+    import sys
+    code = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0)); from msgperf.cli import main; main(sys.argv[1:])")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "MSGPERF_NO_CACHE": "1"})
+
+
+@pytest.mark.parametrize("args", FULL_DISK_COMMANDS, ids=lambda a: a[0])
+def test_a_write_that_fails_is_not_called_damage(tmp_path, args):
+    # Opening a WAL database creates its -shm file; when that cannot be written (here a file-size
+    # limit of 0) SQLite says "disk I/O error", which was "not a usable msgperf database".
+    db = _small_db(tmp_path / "s.db")
+    (tmp_path / "osu.txt").write_text("# OSU MPI Latency Test v7.4\n# Size  Latency (us)\n1  1.5\n2  1.6\n")
+    args = [str(tmp_path / "osu.txt") if a == "IMPORTED" else a for a in args]
+    before = digest(db)
+    done = _under_a_file_size_limit([*args, "--db", str(db)])
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr == (f"error: {db}: the disk could not be written or read (disk I/O error: a file-size limit, a "
+                           "full quota or a failing disk); nothing was changed; check the disk and try again\n")
+    assert digest(db) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_full_disk_is_said_to_be_full_by_runs_show_import_and_label(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+    try:
+        db = _small_db(disk / "s.db")
+        osu = tmp_path / "osu.txt"
+        osu.write_text("# OSU MPI Latency Test v7.4\n# Size  Latency (us)\n1  1.5\n2  1.6\n")
+        fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)  # fill the disk
+        try:
+            while True:
+                os.write(fd, b"\0" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        before = digest(db)
+        for args in FULL_DISK_COMMANDS:
+            args = [str(osu) if a == "IMPORTED" else a for a in args]
+            outcome = run_one(args[0], [*args, "--db", str(db)])
+            assert outcome.status == "clean error", outcome
+            assert outcome.detail == (f"error: {db}: the disk is full (disk I/O error); nothing was changed; "
+                                      "free space and try again")
+        assert digest(db) == before
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_sigterm_during_recover_leaves_no_temporary_files(tmp_path):
+    import signal
+    import sys
+    path, _ = healthy(tmp_path)
+    # a recover slowed down after its first copied run, so that the signal lands mid-copy
+    code = ("import sys, time; from msgperf.store import db; original = db.Store.add_recovered_run\n"
+            "def slow(self, *a, **k):\n"
+            "    done = original(self, *a, **k); print('copied', flush=True); time.sleep(60); return done\n"
+            "db.Store.add_recovered_run = slow\n"
+            "from msgperf.cli import main; main(sys.argv[1:])")
+    child = subprocess.Popen([sys.executable, "-c", code, "db", "recover", "--db", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "copied\n"
+        assert any(p.name.startswith(".s.recovered.db.tmp") for p in tmp_path.iterdir())  # mid-copy
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130 and err.strip() == "interrupted"  # as Ctrl-C
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]  # no copy, no -wal, no -shm

@@ -130,6 +130,13 @@ def few_sizes(count: int) -> Caveat:
                   "measure more sizes (e.g. 0 and every power of two up to 64 MiB)")
 
 
+def searched_on_fewer(searched: int, count: int) -> Caveat:
+    return Caveat("model_on_fewer_sizes", f"{count:,} sizes: the piecewise model's breakpoints were searched "
+                  f"and its segments fitted on {searched} of them, evenly spread in log size; every size "
+                  "keeps its row and its residual", "measure fewer sizes for a switch located between "
+                  "adjacent measured sizes", brief=f"model on {searched} of {count:,} sizes")
+
+
 def no_noise_known() -> Caveat:
     return Caveat("no_per_size_noise", "no size has raw samples, so the noise of each size is "
                   "unknown; intervals, breakpoints and anomalies are judged against the scatter "

@@ -72,6 +72,12 @@ ALPHA = 0.05  # level of the test that adds a breakpoint
 SCHWARZ_PER_BREAK = 5.0  # and at least the former penalty, 5·ln n (3 parameters + 2 for location)
 ALPHA_EXCLUDED = 0.05  # level of the test that leaves a size out
 LOCATION_CONFIDENCE = 0.99
+# The exact search costs n² memory and n³ time in the number of sizes n (every run of
+# consecutive sizes, with one left out): 256 sizes take about a second and a few MiB, 10^5 would
+# take 9 GiB. Beyond this many sizes the search runs on this many of them, chosen evenly in log
+# size (``search_sizes``), and says so (``PiecewiseFit.searched_sizes``); every size still gets
+# its residual, its row and its anomaly check.
+MAX_SEARCH_SIZES = 256
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,8 @@ class PiecewiseFit:
     tolerance: float
     residuals: tuple[SizeResidual, ...] = ()  # every size, in order
     excluded_bytes: tuple[int, ...] = ()  # sizes the model leaves out (see module docstring)
+    searched_sizes: int | None = None  # the sizes the segments were searched and fitted on, when
+    # fewer than all (more than MAX_SEARCH_SIZES sizes); None: all of them
 
     def segment_for(self, size: float) -> LineFit:
         """The segment that predicts ``size``: a size inside a breakpoint's best gap is given
@@ -353,9 +361,48 @@ def _size_residuals(points, x, y, sigma, keep, phi, tolerance, model_predict):
     return tuple(out)
 
 
+def search_sizes(sizes: np.ndarray, most: int = MAX_SEARCH_SIZES) -> np.ndarray:
+    """Indices of at most ``most`` of the ascending ``sizes``, evenly spread in log(1 + size),
+    the first and the last always among them (all of them when there are no more than ``most``).
+    As many as ``most`` where that many distinct ones exist: a sweep of consecutive sizes has
+    fewer candidates near its small end than log spacing asks for, so the grid is made finer
+    (bisection on its number of points) until it yields ``most`` distinct sizes."""
+    n = sizes.size
+    if n <= most:
+        return np.arange(n)
+    logs = np.log1p(np.asarray(sizes, dtype=float))
+
+    def pick(count: int) -> np.ndarray:
+        grid = np.linspace(logs[0], logs[-1], count)
+        right = np.clip(np.searchsorted(logs, grid), 1, n - 1)
+        nearer = np.where(grid - logs[right - 1] <= logs[right] - grid, right - 1, right)
+        return np.unique(np.concatenate([[0, n - 1], nearer]))
+
+    low, high = most, n
+    best = pick(most)
+    while low < high:
+        mid = (low + high + 1) // 2
+        chosen = pick(mid)
+        if chosen.size <= most:
+            best, low = chosen, mid
+        else:
+            high = mid - 1
+    return best
+
+
 def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                   confidence: float = 0.95, max_breaks: int = MAX_BREAKS) -> PiecewiseFit:
-    """Segments and breakpoints for points sorted by distinct size (at least two)."""
+    """Segments and breakpoints for points sorted by distinct size (at least two). Beyond
+    ``MAX_SEARCH_SIZES`` sizes they are searched and fitted on that many (``search_sizes``),
+    and the residuals are those of every size."""
+    if len(points) > MAX_SEARCH_SIZES:
+        every = list(points)
+        chosen = search_sizes(np.array([p.bytes for p in every], dtype=float))
+        fit = fit_piecewise([every[i] for i in chosen], tolerance, confidence, max_breaks)
+        x, y, sigma = point_arrays(every, tolerance)
+        keep = ~np.isin(x, np.asarray(fit.excluded_bytes, dtype=float))
+        residuals = _size_residuals(every, x, y, sigma, keep, fit.phi, tolerance, fit.predict)
+        return dataclasses.replace(fit, residuals=residuals, searched_sizes=int(chosen.size))
     x, y, sigma = point_arrays(points, tolerance)
     n = x.size
     if n < 2 * MIN_POINTS:
@@ -421,7 +468,8 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
             return None
         segments.append(line_fit(fit_line(x[idx], y[idx], s[idx], confidence), x[idx], confidence))
     moved = PiecewiseFit(segments=tuple(segments), breakpoints=bps, criterion=fit.criterion,
-                         phi=fit.phi, tolerance=fit.tolerance, excluded_bytes=excluded)
+                         phi=fit.phi, tolerance=fit.tolerance, excluded_bytes=excluded,
+                         searched_sizes=fit.searched_sizes)
     every = sorted(points, key=lambda p: p.bytes)
     ax, ay, asig = point_arrays(every, fit.tolerance)
     residuals = _size_residuals(every, ax, ay, asig, ~np.isin(ax, np.asarray(excluded, dtype=float)),

@@ -43,6 +43,8 @@ def sweep_caveats(points: Sequence[SizePoint], line: HockneyFit, model: Piecewis
     found = []
     if len(points) < 2 * MIN_POINTS:
         found.append(cv.few_sizes(len(points)))
+    if model.searched_sizes is not None:
+        found.append(cv.searched_on_fewer(model.searched_sizes, len(points)))
     if all(p.rel_sd is None for p in points):
         found.append(cv.no_noise_known())
     elif model.phi > cv.SCATTER_PHI:

@@ -194,7 +194,8 @@ def suspects(fit: PiecewiseFit, sizes: Sequence[int]) -> tuple[tuple[int, int], 
     past a switch sits on a noisy bandwidth regime is read as a spike (bench/RESULTS.md §7); a
     refinement launch measures around it and tells which (``located``)."""
     sizes = sorted(sizes)
-    inner = {r.bytes: r for r in fit.residuals if r.bytes in set(sizes[1:-1])}
+    middle = set(sizes[1:-1])  # once: built per residual it made this quadratic in the sizes
+    inner = {r.bytes: r for r in fit.residuals if r.bytes in middle}
     edges = set(sizes[:MAX_EDGE]) | set(sizes[-MAX_EDGE:])
     off = [r for r in inner.values()
            if (r.off_model or (r.excluded and r.bytes not in edges))

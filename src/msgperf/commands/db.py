@@ -4,6 +4,8 @@ database")."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 from pathlib import Path
 
@@ -52,12 +54,40 @@ def recover(db: str | None, output: str | None) -> None:
     from msgperf.store.maintenance import recover_database  # noqa: PLC0415
 
     source = _path(db)
-    result = recover_database(source, output)
+    with _terminate_as_interrupt():  # SIGTERM/SIGHUP unwind like Ctrl-C: the half-written copy is removed
+        result = recover_database(source, output)
     for line in result.lost_runs + result.lost_profiles:
         click.echo(f"lost: {printable(line)}")
     if result.scan_error:
         click.echo(f"note: the runs table could not be read to its end ({printable(result.scan_error)}); "
-                   "ids after the last readable one were probed one by one")
+                   "ids after the last readable one were probed one by one, and the ids its indexes and "
+                   "other tables name were tried")
+    if result.knows_losses:
+        lost = f"lost {result.lost_count} run(s)"
+    else:
+        shown = result.unread[:4] + ([f"{len(result.unread) - 4} more"] if len(result.unread) > 4 else [])
+        lost = (f"could not tell how many runs were lost ({result.lost_count} named and unreadable; what "
+                f"would tell could not be read: {printable(', '.join(shown))})")
+    # never advice to move the copy over the original: the original is what a better tool may still read
     click.echo(f"recovered {len(result.runs)} run(s) and {result.profiles} profile(s) into {result.target}; "
-               f"lost {len(result.lost_runs)} run(s) and {len(result.lost_profiles)} profile(s). "
-               f"{source} is unchanged; to use the copy: mv {result.target} {source}")
+               f"{lost}; lost {len(result.lost_profiles)} profile(s). {source} is unchanged; use the copy "
+               f"with --db {result.target}")
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (what timeout and schedulers send) and SIGHUP raise KeyboardInterrupt, so that the
+    clean-up of an interrupted recover runs (its default action ends the process at once)."""
+    def interrupt(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, interrupt)
+        except ValueError:  # not the main thread: leave the signals alone
+            pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -20,13 +20,14 @@ from msgperf.output_guard import check_replace
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
-from msgperf.records.sample_table import tidy_measurements_path, write_csv, write_csv_tidy, write_parquet
+from msgperf.records.sample_table import (cut_note, tidy_measurements_path, write_csv, write_csv_tidy,
+                                          write_parquet)
 from msgperf.store.listing import RunRow
 from msgperf.store.resolve import resolve_run_ref
 
 FORMATS = ("json", "csv", "parquet", "run")
 
-_TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], None]] = {
+_TEXT_WRITERS: dict[str, Callable[[Run, RunRow | None, TextIO], object]] = {
     "json": write_export_json, "csv": write_csv,
     "run": lambda run, row, out: write_run_records(run, out)}
 
@@ -138,7 +139,8 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None,
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
               help="Output file (default, or -o -: standard output; a file is required for parquet).")
 @click.option("--csv-layout", type=click.Choice(["wide", "tidy"]), default="wide", show_default=True,
-              help="csv: wide (one table, every column on every sample row) or tidy (-o X.csv gets "
+              help="csv: wide (one table, every column on every sample row; string cells over 128 "
+                   "characters cut) or tidy (-o X.csv gets "
                    "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
                    "measurement; joined on measurement they are the wide table).")
 @click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
@@ -159,15 +161,20 @@ def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: 
         _export_tidy(run, fmt, output, db, (recheck, table_recheck))
         return
     streamed = _streamed_csv(run) if fmt == "csv" else None
+    cut: list[str] = []  # columns whose long cells the wide CSV cut
     if streamed is not None:
         header, measurements = streamed
         written = export_run(header.run, None, fmt, output, stdout=sys.stdout,
-                             writer=lambda out: write_csv(header.run, None, out, measurements(), header.measured),
+                             writer=lambda out: cut.extend(write_csv(header.run, None, out, measurements(),
+                                                                     header.measured)),
                              recheck=recheck)
         if header.truncated:
             click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
     else:
         loaded, row = resolve_run_ref(run, db)
-        written = export_run(loaded, row, fmt, output, stdout=sys.stdout, recheck=recheck)
+        writer = (lambda out: cut.extend(write_csv(loaded, row, out))) if fmt == "csv" else None
+        written = export_run(loaded, row, fmt, output, stdout=sys.stdout, writer=writer, recheck=recheck)
+    if cut:
+        click.echo(f"note: {cut_note(tuple(cut))}", err=True)
     if written:
         click.echo(f"wrote {written}", err=True)

@@ -8,6 +8,8 @@ The limits are far beyond anything real and far inside what the later stages com
   as doubles (< 2^53), because the analysis divides by them;
 - a time is finite and positive; a sample or a first-message time lies between one femtosecond
   per message and a million seconds (11.6 days; the time budget is at most a day);
+- an imported output has at most ``MAX_SIZES`` distinct sizes per pattern, as many as a run
+  may plan (the analysis and the tables of a series grow with its sizes);
 - a string has at most ``MAX_STRING_CHARS`` characters and no lone UTF-16 surrogate (which JSON's
   ``\\ud800`` escapes can smuggle in, and which no terminal, HTML file or database can encode).
 
@@ -29,6 +31,12 @@ MAX_RANKS = 1 << 24  # 16 M ranks (rank numbers, ranks per launch, flows)
 MAX_TIME_S = 1e6  # a sample, a first message, a time budget: at most 11.6 days
 MIN_PER_MESSAGE_S = 1e-15  # a femtosecond: light crosses a third of a micrometre
 MAX_DEPTH = 32  # nesting of JSON objects and lists inside one record
+# A profile (records/profile_format.py): what a profiled program did, over its whole life.
+MAX_MESSAGE_BYTES = 1 << 48  # one message: 256 TiB, beyond any node's memory (2^91 was read)
+MAX_PROFILE_TIME_S = 1e8  # a profiled program's wall, MPI and call times: about three years
+MAX_CLOCK_TICKS_PER_S = 1e15  # a clock's rate: a femtosecond tick (real ones: 1e6 to 1e10)
+MAX_PID = (1 << 32) - 1
+MAX_SIZES = 4096  # distinct message sizes of one pattern that a run plans, or an import reads
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.errors import MsgperfError
+from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_MESSAGE_BYTES, MAX_PID,
+                                    MAX_PROFILE_TIME_S, MAX_RANKS, check_float, check_int)
 
 FORMAT_NAME = "msgperf-profile"
 FORMAT_VERSION = 2  # 2: each rank record names its clock and its calibration
@@ -291,29 +293,42 @@ def _get(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where:
     return value
 
 
-def _count(obj: Mapping[str, Any], key: str, where: str) -> int:
+def _count(obj: Mapping[str, Any], key: str, where: str, high: int = MAX_EXACT) -> int:
+    """A count (or a total of bytes) within [0, ``high``]: the limits of records/limits.py."""
     value = _get(obj, key, int, where)
     if value < 0:
         raise ProfileError(f"{where}: field {key!r} must not be negative ({value})")
-    return value
+    return check_int(value, where, key, 0, high, ProfileError)
+
+
+def _total(obj: Mapping[str, Any], key: str, where: str) -> int:
+    """A total of bytes over many messages: within a signed 64-bit integer."""
+    return _count(obj, key, where, (1 << 63) - 1)
+
+
+def _message_bytes(obj: Mapping[str, Any], key: str, where: str) -> int:
+    """The size of one message: at most ``MAX_MESSAGE_BYTES``."""
+    return _count(obj, key, where, MAX_MESSAGE_BYTES)
 
 
 def _seconds(obj: Mapping[str, Any], key: str, where: str) -> float:
     value = _get(obj, key, float, where)
     if not math.isfinite(value) or value < 0:
         raise ProfileError(f"{where}: field {key!r} must be a non-negative time ({value})")
-    return value
+    return check_float(value, where, key, 0.0, MAX_PROFILE_TIME_S, ProfileError)
 
 
 def _pairs(value: Any, key: str, where: str) -> tuple[SizeCount, ...]:
+    """[bytes, count] pairs: a message size within ``MAX_MESSAGE_BYTES``, a count within 2^53."""
     if not isinstance(value, list):
         raise ProfileError(f"{where}: field {key!r} must be a list of [bytes, count] pairs")
     out = []
-    for pair in value:
+    for i, pair in enumerate(value):
         if (not isinstance(pair, list) or len(pair) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in pair)):
             raise ProfileError(f"{where}: field {key!r} must be a list of [bytes, count] pairs")
-        out.append(SizeCount(bytes=pair[0], count=pair[1]))
+        out.append(SizeCount(bytes=check_int(pair[0], where, f"{key}[{i}] bytes", 0, MAX_MESSAGE_BYTES, ProfileError),
+                             count=check_int(pair[1], where, f"{key}[{i}] count", 0, MAX_EXACT, ProfileError)))
     return tuple(out)
 
 
@@ -339,7 +354,7 @@ def decode_info(obj: Mapping[str, Any], where: str) -> ProfileInfo:
                            f"reads ({FORMAT_VERSION}); upgrade msgperf")
     if version < 1:
         raise ProfileError(f"{where}: profile format version {version} does not exist")
-    nranks = _count(obj, "nranks", where)
+    nranks = _count(obj, "nranks", where, MAX_RANKS)
     if nranks < 1:
         raise ProfileError(f"{where}: nranks must be at least 1")
     hosts = _strings(_get(obj, "hosts", list, where), "hosts", where)
@@ -373,10 +388,10 @@ def _decode_messages(obj: Any, nranks: int | None, where: str) -> PeerMessages:
     if kind not in (SEND_KINDS if direction == "send" else RECV_KINDS):
         raise ProfileError(f"{where}: {kind!r} is not a kind of {direction}")
     m = PeerMessages(peer=_peer(obj, nranks, where), direction=direction, kind=kind,
-                     count=_count(obj, "count", where), bytes=_count(obj, "bytes", where),
+                     count=_count(obj, "count", where), bytes=_total(obj, "bytes", where),
                      sizes=_pairs(_get(obj, "sizes", list, where), "sizes", where),
                      other_count=_count(obj, "other_count", where),
-                     other_bytes=_count(obj, "other_bytes", where),
+                     other_bytes=_total(obj, "other_bytes", where),
                      log2=_pairs(_get(obj, "log2", list, where), "log2", where))
     if sum(s.count for s in m.sizes) + m.other_count != m.count or sum(s.count for s in m.log2) != m.count:
         raise ProfileError(f"{where}: the size counts of peer {m.peer} ({kind}) do not add up to {m.count}")
@@ -393,8 +408,8 @@ def _decode_shape(obj: Any, where: str) -> SequenceShape:
     if any(k not in SEND_KINDS for k in kinds):
         raise ProfileError(f"{where}: a sequence holds sends only, not {kinds}")
     shape = SequenceShape(count=_count(obj, "count", where), length=_count(obj, "length", where),
-                          bytes=_count(obj, "bytes", where), min_bytes=_count(obj, "min_bytes", where),
-                          max_bytes=_count(obj, "max_bytes", where), kinds=kinds,
+                          bytes=_total(obj, "bytes", where), min_bytes=_message_bytes(obj, "min_bytes", where),
+                          max_bytes=_message_bytes(obj, "max_bytes", where), kinds=kinds,
                           sizes=None if sizes is None else _pairs(sizes, "sizes", where))
     if shape.length < 2:
         raise ProfileError(f"{where}: a sequence has at least 2 messages, not {shape.length}")
@@ -409,11 +424,11 @@ def _decode_sequences(obj: Any, nranks: int | None, where: str) -> PeerSequences
         raise ProfileError(f"{where}: each entry of 'sequences' must be an object")
     shapes = _get(obj, "shapes", list, where)
     seq = PeerSequences(peer=_peer(obj, nranks, where), count=_count(obj, "count", where),
-                        messages=_count(obj, "messages", where), bytes=_count(obj, "bytes", where),
+                        messages=_count(obj, "messages", where), bytes=_total(obj, "bytes", where),
                         shapes=tuple(_decode_shape(s, where) for s in shapes),
                         other_count=_count(obj, "other_count", where),
                         other_messages=_count(obj, "other_messages", where),
-                        other_bytes=_count(obj, "other_bytes", where),
+                        other_bytes=_total(obj, "other_bytes", where),
                         other_max_length=_count(obj, "other_max_length", where))
     if (sum(s.count for s in seq.shapes) + seq.other_count != seq.count
             or sum(s.count * s.length for s in seq.shapes) + seq.other_messages != seq.messages):
@@ -421,17 +436,18 @@ def _decode_sequences(obj: Any, nranks: int | None, where: str) -> PeerSequences
     return seq
 
 
-def _positive(obj: Mapping[str, Any], key: str, where: str) -> float:
+def _rate(obj: Mapping[str, Any], key: str, where: str) -> float:
+    """A clock's ticks per second: positive, at most ``MAX_CLOCK_TICKS_PER_S``."""
     value = _get(obj, key, float, where)
     if not math.isfinite(value) or value <= 0:
         raise ProfileError(f"{where}: field {key!r} must be a positive number ({value})")
-    return value
+    return check_float(value, where, key, 0.0, MAX_CLOCK_TICKS_PER_S, ProfileError, low_open=True)
 
 
 def _decode_clock(obj: Mapping[str, Any], where: str) -> RankClock:
     return RankClock(name=_get(obj, "clock", str, where),
-                     ticks_per_s=_positive(obj, "clock_ticks_per_s", where),
-                     ticks_per_s_at_init=_positive(obj, "clock_ticks_per_s_at_init", where),
+                     ticks_per_s=_rate(obj, "clock_ticks_per_s", where),
+                     ticks_per_s_at_init=_rate(obj, "clock_ticks_per_s_at_init", where),
                      calibration_s=_seconds(obj, "clock_calibration_s", where),
                      read_s=_seconds(obj, "clock_read_s", where))
 
@@ -451,12 +467,21 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     ended_by = _get(obj, "ended_by", str, where)
     if ended_by not in ENDED_BY:
         raise ProfileError(f"{where}: ended_by {ended_by!r} is not one of {', '.join(ENDED_BY)}")
+    messages = tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where))
+    sequences = tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where))
+    sends: dict[int, int] = {}
+    for m in messages:
+        if m.direction == "send":
+            sends[m.peer] = sends.get(m.peer, 0) + m.count
+    for seq in sequences:  # a sequence is of sends the rank made, each counted among its messages
+        if seq.messages > sends.get(seq.peer, 0):
+            raise ProfileError(f"{where}: rank {rank} sends {seq.messages} messages to peer {seq.peer} in "
+                               f"sequences but {sends.get(seq.peer, 0)} in all; the record is inconsistent")
     return RankProfile(
-        rank=rank, host=_get(obj, "host", str, where), pid=_count(obj, "pid", where), ended_by=ended_by,
+        rank=rank, host=_get(obj, "host", str, where), pid=_count(obj, "pid", where, MAX_PID), ended_by=ended_by,
         wall_s=_seconds(obj, "wall_s", where), mpi_time_s=_seconds(obj, "mpi_time_s", where),
         wait_time_s=_seconds(obj, "wait_time_s", where), calls=tuple(calls),
-        messages=tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where)),
-        sequences=tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where)),
+        messages=messages, sequences=sequences,
         proc_null=_count(obj, "proc_null", where), unknown_peer=_count(obj, "unknown_peer", where),
         untracked_requests=_count(obj, "untracked_requests", where),
         clock=_decode_clock(obj, where) if version >= 2 else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from msgperf.records.profile_format import (Profile, ProfileError, ProfileInfo, RankProfile,
                                             decode_info, decode_rank)
+from msgperf.records.limits import check_json_values
 from msgperf.records.textfile import read_text_file
 
 MAX_FILE_BYTES = 1 << 32  # far above any real profile (a rank's record is kilobytes per peer)
@@ -55,6 +56,9 @@ def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
             raise ProfileError(f"{where}: not valid JSON ({exc.__class__.__name__}); the file is corrupt") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise ProfileError(f"{where}: each line must be a JSON object with a 'type' field")
+        # integers within 64 bits, finite floats, bounded strings and nesting (records/limits.py);
+        # the decoders then hold each field to its own range (profile_format)
+        check_json_values(obj, where, ProfileError, skip=frozenset())
         kind = obj["type"]
         if info is None:
             if kind != "profile":

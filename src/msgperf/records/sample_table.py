@@ -123,6 +123,12 @@ def sample_table(run: Run, row: RunRow | None = None) -> dict[str, np.ndarray]:
 # A spreadsheet reads a cell that starts with one of these as a formula (=HYPERLINK(...),
 # +cmd|..., @SUM, a tab or carriage return before one): OWASP's "CSV injection".
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# The wide layout repeats every per-measurement cell on every sample row: a string longer than
+# this is cut there (its start, then how long it was), so that a run file's long strings (a
+# 65,536-character host list, timing text) do not grow the CSV by their length times the samples
+# (a 3.8 MB run file once gave 5.5 GB). The tidy layout writes them whole, once per measurement.
+WIDE_CELL_CHARS = 128
+WIDE_CELL_KEEP = 64  # characters of a cut cell kept before the mark
 CSV_CHUNK_ROWS = 8192  # sample rows formatted and written at a time, at most ...
 CSV_CHUNK_CHARS = 1 << 20  # ... and about this many characters (a long prefix makes fewer rows)
 
@@ -141,6 +147,14 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, str):
         return csv_text(value)
     return value  # numbers stay numbers (a negative number is not a formula)
+
+
+def wide_cell(value: str) -> str:
+    """A string cell of the wide layout: whole up to ``WIDE_CELL_CHARS`` characters, else its
+    first ``WIDE_CELL_KEEP`` and a mark that says it was cut and how long it is."""
+    if len(value) <= WIDE_CELL_CHARS:
+        return value
+    return f"{value[:WIDE_CELL_KEEP]}...[cut: {len(value):,} characters]"
 
 
 def measurement_prefix(run: Run, row: RunRow | None,
@@ -162,20 +176,28 @@ def measurement_prefix(run: Run, row: RunRow | None,
 
 
 def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[Measurement] | None = None,
-              measured: Iterable[tuple[str, int]] | None = None) -> None:
+              measured: Iterable[tuple[str, int]] | None = None) -> tuple[str, ...]:
     """Stream the CSV: one measurement at a time, its sample rows written in chunks of at most
     ``CSV_CHUNK_ROWS`` rows and about ``CSV_CHUNK_CHARS`` characters; the per-measurement prefix
-    is formatted once per measurement. Memory: one chunk, never the table or the file. ``measurements`` (with ``measured``, their
-    (pattern, bytes)): an iterator that replaces ``run.measurements`` (records.runfile_read.stream_run)."""
+    is formatted once per measurement, its string cells cut to ``WIDE_CELL_CHARS`` (``wide_cell``).
+    Memory: one chunk, never the table or the file. ``measurements`` (with ``measured``, their
+    (pattern, bytes)): an iterator that replaces ``run.measurements`` (records.runfile_read.stream_run).
+    Returns the names of the columns that had a cell cut, in column order."""
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMN_NAMES)
     prefix_buffer = io.StringIO()
     prefix_writer = csv.writer(prefix_buffer, lineterminator="")
     cells = measurement_prefix(run, row, measured)
+    cut: set[str] = set()
     for index, m in enumerate(run.measurements if measurements is None else measurements):
         prefix_buffer.seek(0)
         prefix_buffer.truncate()
-        prefix_writer.writerow([_csv_cell(v) for v in cells(index, m)])
+        values = [_csv_cell(v) for v in cells(index, m)]
+        for i, value in enumerate(values):
+            if isinstance(value, str) and len(value) > WIDE_CELL_CHARS:
+                values[i] = wide_cell(value)
+                cut.add(PER_MEASUREMENT[i])
+        prefix_writer.writerow(values)
         prefix = prefix_buffer.getvalue()
         samples = m.samples_s
         rows = max(1, min(CSV_CHUNK_ROWS, CSV_CHUNK_CHARS // (len(prefix) + 64)))
@@ -183,6 +205,13 @@ def write_csv(run: Run, row: RunRow | None, out: TextIO, measurements: Iterable[
             chunk = samples[start:start + rows]
             out.write("".join(f"{prefix},{i},{s!r},{p!r}\n" for i, s, p in zip(
                 range(start, start + chunk.size), chunk.tolist(), (chunk / m.divisor).tolist())))
+    return tuple(name for name in PER_MEASUREMENT if name in cut)
+
+
+def cut_note(columns: tuple[str, ...]) -> str:
+    """What the export says when the wide layout cut cells (``write_csv``'s answer)."""
+    return (f"the wide CSV cut the string cells of {', '.join(columns)} longer than {WIDE_CELL_CHARS} "
+            "characters, which it repeats on every sample row; --csv-layout tidy -o FILE.csv writes them whole")
 
 
 TIDY_SAMPLE_COLUMNS = ("measurement", "sample", "sample_s", "per_message_s")
@@ -195,7 +224,8 @@ def write_csv_tidy(run: Run, row: RunRow | None, samples_out: TextIO, measuremen
     """The tidy layout (``export --csv-layout tidy``): two tables joined on ``measurement``:
     ``samples_out`` has one row per raw sample with TIDY_SAMPLE_COLUMNS only, ``measurements_out``
     one row per measurement with TIDY_MEASUREMENT_COLUMNS. Nothing is repeated per sample; joined,
-    they are the wide table cell for cell. Streamed like ``write_csv``."""
+    they are the wide table cell for cell, but for the wide table's cut cells (whole here). Streamed
+    like ``write_csv``."""
     samples_writer = csv.writer(samples_out, lineterminator="\n")
     samples_writer.writerow(TIDY_SAMPLE_COLUMNS)
     table = csv.writer(measurements_out, lineterminator="\n")

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from msgperf.errors import MsgperfError
-from msgperf.records.limits import MAX_EXACT, MAX_TIME_S, MIN_PER_MESSAGE_S
+from msgperf.records.limits import MAX_EXACT, MAX_SIZES, MAX_TIME_S, MIN_PER_MESSAGE_S
 from msgperf.records.textfile import read_text_file
 
 _SPLIT = re.compile(r"[,\s]+")
@@ -75,6 +75,7 @@ def parse_samples_text(text: str, name: str = "<samples>") -> SamplesText:
     sizes: list[int] = []
     seconds: list[float] = []
     lines: list[int] = []
+    distinct: set[int] = set()
     header_allowed = True
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
@@ -92,6 +93,10 @@ def parse_samples_text(text: str, name: str = "<samples>") -> SamplesText:
             raise SamplesTextError(f"{where}: expected two columns, bytes and seconds, found "
                                    f"{len(tokens)}{hint}")
         sizes.append(_size(tokens[0], where))
+        distinct.add(sizes[-1])
+        if len(distinct) > MAX_SIZES:
+            raise SamplesTextError(f"{where}: more than {MAX_SIZES:,} distinct message sizes; msgperf reads "
+                                   f"at most {MAX_SIZES:,} (as many as a run measures): keep fewer sizes")
         seconds.append(_seconds(tokens[1], where))
         lines.append(number)
     if not sizes:

@@ -125,9 +125,17 @@ def database_error(path: str, exc: sqlite3.Error, doing: str = "use") -> StoreEr
     """One line for an SQLite error: a full disk, a read-only database, a busy one, a damaged
     one (with the commands that check and recover it), or the error itself."""
     code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None  # SQLITE_IOERR_SHMSIZE -> SQLITE_IOERR
     text = str(exc)
-    if code == sqlite3.SQLITE_FULL or "disk is full" in text:
+    if primary == sqlite3.SQLITE_FULL or "disk is full" in text:
         return StoreError(f"{path}: the disk is full ({text}); nothing was stored; free space and try again")
+    if primary == sqlite3.SQLITE_IOERR or "disk I/O error" in text:
+        # Opening a WAL database creates its -wal and -shm files: on a full disk that is an I/O
+        # error, which is not damage (it was called "not a usable msgperf database").
+        if disk_full(Path(path).parent):
+            return StoreError(f"{path}: the disk is full ({text}); nothing was changed; free space and try again")
+        return StoreError(f"{path}: the disk could not be written or read ({text}: a file-size limit, a "
+                          "full quota or a failing disk); nothing was changed; check the disk and try again")
     if code == sqlite3.SQLITE_READONLY or "readonly" in text:
         return StoreError(f"{path}: the database is read-only here ({text}); nothing was stored; "
                           "pass a writable --db")
@@ -140,6 +148,18 @@ def database_error(path: str, exc: sqlite3.Error, doing: str = "use") -> StoreEr
     if doing == "open":
         return StoreError(f"{path}: not a usable msgperf database ({text}); pass another --db")
     return StoreError(f"{path}: database error ({text})")
+
+
+DISK_FULL_BYTES = 1 << 20  # less free than this beside a database: SQLite cannot grow its -wal
+
+
+def disk_full(directory: Path) -> bool:
+    """Whether the file system of ``directory`` has (about) no space left for this user."""
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < DISK_FULL_BYTES
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -413,6 +433,7 @@ class Store:
         """Stored runs matching ``filters``, oldest id first."""
         return self.find_runs(filters)[0]
 
+    @_guarded  # 'runs' calls it directly: a damaged page here was a traceback
     def find_runs(self, filters: RunFilter | None = None, newest: int | None = None) -> tuple[list[RunRow], int]:
         """(the runs matching ``filters``, oldest id first; how many match). With ``newest``, only
         the ``newest`` highest ids are returned (and read): the count still covers every match.

@@ -14,7 +14,10 @@ keeping its id, label and time of adding; then the profiles. What it cannot save
 whose rows sit on a damaged page (it is skipped whole and named, never copied in part), and rows
 that no table scan reaches any more (a damaged interior page of the ``runs`` table hides every
 row below it; ids beyond the last readable one are probed one by one, up to
-``PROBE_AFTER_LAST`` of them).
+``PROBE_AFTER_LAST`` of them, and every id an index of ``runs`` or a table naming runs still
+holds is tried). What it lost is counted against what the damaged database names (``_claimed_ids``);
+when neither the ``runs`` table nor a whole index of it can be read, it says it cannot tell.
+It refuses another program's database and a newer msgperf's.
 """
 
 from __future__ import annotations
@@ -170,6 +173,38 @@ def _run_ids(conn: sqlite3.Connection) -> tuple[list[int], str]:
     return ids, error
 
 
+def _claimed_ids(conn: sqlite3.Connection) -> tuple[set[int], int | None, list[str], bool]:
+    """What the damaged database says about its runs, beyond a scan of ``runs``: the ids its
+    indexes on ``runs`` hold (an index scan reads the index's own pages, not the table's), the
+    run ids its other tables refer to, and ``count(*)``. Returns (ids, count or None, what could
+    not be read, whether a whole index of ``runs`` was read: then the ids are every run it held)."""
+    ids: set[int] = set()
+    unread: list[str] = []
+    whole_index = False
+    try:
+        indexes = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL "
+            "AND sql NOT LIKE '% WHERE %'")]  # a partial index holds some runs only
+        children = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN "
+            "('launches', 'measurements', 'run_patterns', 'run_hosts')")]
+    except sqlite3.DatabaseError:
+        return ids, None, ["the schema"], False
+    queries = [(f"the index {name}", f'SELECT id FROM runs INDEXED BY "{name}"') for name in indexes]
+    queries += [(f"the table {name}", f'SELECT DISTINCT run_id FROM "{name}"') for name in children]
+    for what, sql in queries:
+        try:
+            ids.update(r[0] for r in conn.execute(sql))
+            whole_index = whole_index or what.startswith("the index")
+        except sqlite3.DatabaseError:
+            unread.append(what)
+    try:
+        count = int(conn.execute("SELECT count(*) FROM runs").fetchone()[0])
+    except sqlite3.DatabaseError:
+        count = None
+    return ids, count, unread, whole_index
+
+
 @dataclass
 class Recovery:
     target: Path
@@ -178,6 +213,34 @@ class Recovery:
     profiles: int = 0
     lost_profiles: list[str] = field(default_factory=list)
     scan_error: str = ""
+    unread: list[str] = field(default_factory=list)  # why it cannot tell how many runs there were (empty: it can)
+    held: int | None = None  # runs the damaged database held, as far as it tells (None: it cannot tell)
+
+    @property
+    def lost_count(self) -> int:
+        """Runs known to be lost: named in ``lost_runs`` (an id whose run does not read back)."""
+        return len(self.lost_runs)
+
+    @property
+    def knows_losses(self) -> bool:
+        """Whether ``lost_count`` is every run lost: the runs table or a whole index of it was read."""
+        return self.held is not None
+
+
+def _refuse_foreign(conn: sqlite3.Connection, p: Path) -> None:
+    """Recover only what this msgperf can read: not another program's SQLite database, nor one a
+    newer msgperf made (whose runs it would count as lost). One line, nothing written."""
+    try:
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = schema.user_version(conn)
+    except sqlite3.DatabaseError as exc:
+        raise database_error(str(p), exc, "open") from None
+    if app != schema.APPLICATION_ID:
+        raise StoreError(f"{p}: not a msgperf database (application id {app:#x}, not {schema.APPLICATION_ID:#x}); "
+                         "nothing to recover, nothing written")
+    if version > schema.LATEST_VERSION:
+        raise StoreError(f"{p}: made by a newer msgperf (schema version {version}; this one reads up to "
+                         f"{schema.LATEST_VERSION}); recover it with that msgperf; nothing written")
 
 
 def default_target(path: Path) -> Path:
@@ -190,12 +253,17 @@ def recover_database(path: str | os.PathLike, target: str | os.PathLike | None =
     original is opened read-only and never changed. ``target`` must not exist."""
     p = Path(path)
     out = Path(target) if target else default_target(p)
-    if out.exists():
+    if out.exists() or out.is_symlink():
         raise StoreError(f"{out}: exists already; move it away or pass another --output (recover never "
                          "replaces a file)")
     if out.resolve() == p.resolve():
         raise StoreError(f"{out}: the output must be a new file, not the database being recovered")
     source = _open(p)
+    try:
+        _refuse_foreign(source, p)
+    except BaseException:
+        source.close()
+        raise
     tmp = out.with_name(f".{out.name}.tmp")
     for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
         leftover.unlink(missing_ok=True)
@@ -203,6 +271,17 @@ def recover_database(path: str | os.PathLike, target: str | os.PathLike | None =
     try:
         old = Store(source, str(p), readonly=True)
         ids, recovery.scan_error = _run_ids(source)
+        claimed, count, unread, whole_index = _claimed_ids(source)
+        # every id the database names, read or not: one it names but cannot read back is lost
+        ids = sorted(set(ids) | claimed)
+        known = whole_index or not recovery.scan_error  # a whole index, or the table itself, was read
+        if recovery.scan_error:
+            unread.insert(0, "the runs table")
+        if count is not None and count > len(ids):
+            known = False
+            unread.append(f"{count - len(ids)} run(s) that count(*) finds and no index names")
+        recovery.unread = [] if known else unread
+        recovery.held = len(ids) if known else None
         with open_store(tmp) as new:
             for run_id in ids:
                 try:

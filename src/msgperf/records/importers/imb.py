@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from msgperf.records.importers.peer_run import ImportResult, Point, build_run
+from msgperf.records.importers.peer_run import ImportResult, Point, Points, build_run
 from msgperf.records.importers.text import (ForeignFormatError, OutputLines, count, decimal, excerpt,
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)
@@ -153,7 +153,7 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
     start_time = ""
     section: _Section | None = None
     seen_any = False
-    points: list[Point] = []
+    points = Points(name)
     output = OutputLines(text)
     notes: list[str] = output.notes
     nranks = 2

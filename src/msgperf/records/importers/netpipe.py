@@ -18,7 +18,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from msgperf.records.importers.peer_run import ImportResult, Point, build_run
+from msgperf.records.importers.peer_run import ImportResult, Point, Points, build_run
 from msgperf.records.importers.text import (ForeignFormatError, OutputLines, decimal, excerpt, seconds, size,
                                             significant_digits)
 
@@ -102,7 +102,7 @@ def parse_netpipe(text: str, name: str = "<netpipe output>") -> ImportResult:
     rows = _rows(text, name, notes)
     layout = _layout(rows, name)
     rate_col, unit, time_col, scale, statistic = LAYOUTS[layout]
-    points: list[Point] = []
+    points = Points(name)
     for number, tokens in rows:
         nbytes = int(tokens[0])
         rate, time = Decimal(tokens[rate_col]), Decimal(tokens[time_col])

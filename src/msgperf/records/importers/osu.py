@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from msgperf.records.importers.peer_run import ImportResult, Point, build_run
+from msgperf.records.importers.peer_run import ImportResult, Point, Points, build_run
 from msgperf.records.importers.text import (ForeignFormatError, OutputLines, count, decimal, excerpt,
                                             per_message_from_msg_rate, per_message_from_rate,
                                             seconds, size)
@@ -183,7 +183,7 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
     """Parse one or more OSU point-to-point outputs (``name`` is used in messages)."""
     sections: list[_Section] = []
     section: _Section | None = None
-    points: list[Point] = []
+    points = Points(name)
     output = OutputLines(text)
     notes: list[str] = output.notes
     nranks = 2

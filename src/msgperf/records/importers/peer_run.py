@@ -14,7 +14,8 @@ import numpy as np
 from msgperf import __version__
 from msgperf.records.format import FORMAT_VERSION, Measurement, Plan, Run, RunInfo
 from msgperf.records.importers.text import ForeignFormatError
-from msgperf.records.limits import MAX_EXACT, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_json_values
+from msgperf.records.limits import (MAX_EXACT, MAX_RANKS, MAX_SIZES, MAX_TIME_S, MIN_PER_MESSAGE_S,
+                                    check_json_values)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,26 @@ class Point:
     ranks: tuple[int, ...] = (0, 1)
     validated: bool = True  # False only when the tool itself reported a failed check
     info: dict[str, Any] = field(default_factory=dict)  # -> extra["imported"]
+
+
+class Points(list):
+    """The points of one output as they are parsed, refused at the line that gives a pattern
+    more distinct sizes than ``MAX_SIZES`` (before the rest of a huge output is read)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+        self._sizes: dict[str, set[int]] = {}
+
+    def append(self, point: Point) -> None:  # type: ignore[override]
+        sizes = self._sizes.setdefault(point.pattern, set())
+        sizes.add(point.bytes)
+        if len(sizes) > MAX_SIZES:
+            raise ForeignFormatError(
+                f"{self.name}, line {point.line}: more than {MAX_SIZES:,} message sizes of {point.pattern}; "
+                f"msgperf reads at most {MAX_SIZES:,} per pattern (as many as a run measures): "
+                "split the output or keep fewer sizes")
+        super().append(point)
 
 
 @dataclass(frozen=True)
