@@ -1,0 +1,43 @@
+"""What a stopped msgperf may leave behind, for the tests that stop one: the processes of its
+job (by pid, noted before the stop) and the MPI shared-memory segments that appeared meanwhile
+and that no live process uses (other people's live jobs use theirs)."""
+
+from __future__ import annotations
+
+import time
+
+from msgperf.launch.children import descendants
+from msgperf.launch.shm_leftovers import paths_in_use, segments, SHM_DIR
+
+
+def job_of(pid: int) -> dict[int, tuple[int, str]]:
+    """The processes below ``pid`` now: pid -> (ppid, start time)."""
+    return descendants(pid)
+
+
+def still_running(tree: dict[int, tuple[int, str]], timeout: float = 10.0) -> list[int]:
+    """Those of ``tree`` still running after up to ``timeout`` s (the same process, not a
+    zombie: a process given a reused pid does not count)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = []
+        for pid, (_, started) in tree.items():
+            try:
+                stat = open(f"/proc/{pid}/stat").read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2:].split()
+            if fields[19] == started and fields[0] not in ("Z", "X"):
+                alive.append(pid)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def unused_new_segments(before: set[str]) -> set[str]:
+    """Segments that appeared since ``before`` and that no live process maps or holds open."""
+    new = segments() - before
+    if not new:
+        return set()
+    in_use, _ = paths_in_use()
+    return {name for name in new if str(SHM_DIR / name) not in in_use}
