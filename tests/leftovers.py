@@ -4,6 +4,8 @@ and that no live process uses (other people's live jobs use theirs)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 
 from msgperf.launch.children import descendants
@@ -32,6 +34,14 @@ def still_running(tree: dict[int, tuple[int, str]], timeout: float = 10.0) -> li
         if not alive or time.monotonic() > deadline:
             return alive
         time.sleep(0.05)
+
+
+def left_running(tree: dict[int, tuple[int, str]], timeout: float = 10.0) -> list[int]:
+    """``still_running``, and those are killed, not to be left to the rest of the suite."""
+    alive = still_running(tree, timeout)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    return alive
 
 
 def unused_new_segments(before: set[str]) -> set[str]:

@@ -17,7 +17,7 @@ from msgperf.launch.shm_leftovers import SHM_DIR, segments
 from msgperf.records.runfile_read import read_run
 from tests.factories import pingpong_run, write_run
 from tests.kernels.waiting import wait_for_measurements
-from tests.leftovers import job_of, still_running, unused_new_segments
+from tests.leftovers import job_of, left_running, unused_new_segments
 
 pytestmark = pytest.mark.mpi
 # --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
@@ -58,7 +58,7 @@ def test_sigterm_stops_cleanly_and_marks_the_launch(msgperf, tmp_path, sig):
     name = signal.Signals(sig).name
     assert proc.returncode == 128 + sig, stderr
     assert f"terminated ({name}) while measuring pingpong 64 B" in stderr and f"msgperf run --resume {out}" in stderr
-    assert still_running(job) == []
+    assert left_running(job) == []
     assert unused_new_segments(before) == set()
     run = read_run(out).run
     assert [m.bytes for m in run.measurements] == [0, 1, 2]
@@ -80,7 +80,7 @@ def test_kill_9_takes_the_job_along_and_the_next_launch_cleans_what_it_left(msgp
     job = job_of(proc.pid)
     proc.kill()
     proc.wait()
-    assert still_running(job) == []
+    assert left_running(job) == []
     # a dead job's segment (as MPICH names them; nothing maps it) and one a live process holds
     dead = SHM_DIR / f"mpich_shm_{secrets.token_hex(4)}_0"
     held = SHM_DIR / f"mpich_shm_{secrets.token_hex(4)}_0"

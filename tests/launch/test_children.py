@@ -15,7 +15,7 @@ import pytest
 
 from msgperf.launch import children
 from msgperf.launch.children import Terminated, stop_signals
-from tests.leftovers import job_of, still_running
+from tests.leftovers import job_of, left_running
 
 # Ranks that take a while to write what they recorded when SIGTERM comes (as the profiler's
 # signal handler does; rank 1 0.5 s longer than rank 0), under a launcher that, like Hydra,
@@ -54,7 +54,7 @@ def test_stop_lets_every_rank_end_before_the_launcher_kills_them(tmp_path):
     assert len(tree) == 2
     children.stop(proc)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.rank0", "p.rank1"]  # each rank wrote its part
-    assert still_running(tree, timeout=2) == []
+    assert left_running(tree, timeout=2) == []
 
 
 def test_a_launcher_that_ignores_sigterm_is_killed_with_its_ranks(tmp_path):
@@ -69,7 +69,7 @@ def test_a_launcher_that_ignores_sigterm_is_killed_with_its_ranks(tmp_path):
     tree = job_of(proc.pid)
     began = time.monotonic()
     children.stop(proc, grace_s=0.5)
-    assert still_running(tree, timeout=0) == [] and proc.returncode == -signal.SIGKILL
+    assert left_running(tree, timeout=0) == [] and proc.returncode == -signal.SIGKILL
     assert time.monotonic() - began < 5
 
 
@@ -86,10 +86,7 @@ def test_a_killed_parent_takes_its_job_with_it(tmp_path):
     assert len(tree) == 3, tree  # the launcher and 2 ranks
     proc.kill()
     proc.wait()
-    left = still_running(tree)
-    for pid in left:  # not to leave them to the rest of the suite
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
+    assert left_running(tree) == []
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
