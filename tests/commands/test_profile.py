@@ -228,7 +228,7 @@ def sent_sizes(rank):
 @pytest.mark.mpi
 @pytest.mark.parametrize("how, code, ending, said", [
     ("--segv", 11, "signal SIGSEGV", "a rank died (Segmentation fault (signal 11)"),
-    ("--sigterm", 15, "signal SIGTERM", "a rank died (Terminated (signal 15)")])
+    ("--sigterm", 15, "signal SIGTERM", "a rank died (Terminated (signal 15)")], ids=["SIGSEGV", "SIGTERM"])
 def test_a_rank_killed_by_a_signal_keeps_what_it_recorded(msgperf, tmp_path, apps, how, code, ending, said):
     """Rank 1 receives 5 messages of 64 B, then dies of a signal: its record is written first
     (the profiler's signal handler). Hydra kills rank 0 with SIGKILL: it may leave nothing."""
@@ -257,7 +257,7 @@ def wait_for_lines(proc, line: str, count: int) -> None:
 
 
 @pytest.mark.mpi
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 def test_stopping_msgperf_profile_stops_the_program_and_keeps_what_it_recorded(tmp_path, apps, sig):
     """timeout and schedulers send SIGTERM, a closed terminal SIGHUP, Ctrl-C SIGINT: the ranks
     are stopped (with SIGTERM, so each writes what it recorded), nothing is left running or in

@@ -41,7 +41,7 @@ def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):
     assert "incomplete" not in msgperf("show", out).stderr
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_sigterm_stops_cleanly_and_marks_the_launch(msgperf, tmp_path, sig):
     """SIGTERM (timeout, schedulers) and SIGHUP (a closed terminal) mid-sweep: no process of the
     job and no shared-memory segment left, the finished measurements kept and resumed."""

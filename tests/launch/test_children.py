@@ -89,7 +89,7 @@ def test_a_killed_parent_takes_its_job_with_it(tmp_path):
     assert left_running(tree) == []
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_stop_signals_raise_terminated_and_restore_the_handlers(sig):
     class NotStopped(Exception):
         pass

@@ -240,7 +240,7 @@ def test_ctrl_c_stops_the_job_and_marks_the_launch(req, tmp_path, logs):
     assert _fake_kernels_running(tmp_path / "run.jsonl") == []
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
 def test_sigterm_stops_the_job_and_marks_the_launch_like_ctrl_c(req, tmp_path, sig):
     """SIGTERM (timeout, a scheduler) and SIGHUP (a closed terminal) stop the job as Ctrl-C does."""
     class NotStopped(Exception):
