@@ -60,14 +60,22 @@ def stop_exit_code(stop: BaseException) -> int:
     return stop.exit_code if isinstance(stop, Terminated) else 128 + signal.SIGINT
 
 
-def _dies_with(parent: int):
+def _prctl():
+    """libc's prctl, looked up in msgperf (not in the child: between fork and exec only
+    what needs no lock may run, and a lookup may take the loader's), or None off Linux."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _dies_with(parent: int, prctl):
     def in_the_child() -> None:
         os.setsid()
-        try:
-            import ctypes
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            return  # not Linux: stop() and stop_signals still cover every stop but kill -9
+        if prctl is None:
+            return  # stop() and stop_signals still cover every stop but kill -9
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # msgperf died before the request took effect
             os.kill(os.getpid(), signal.SIGTERM)
     return in_the_child
@@ -75,7 +83,7 @@ def _dies_with(parent: int):
 
 def start(argv: list[str], **popen: Any) -> subprocess.Popen:
     """``subprocess.Popen(argv, **popen)`` in a session of its own that dies with msgperf."""
-    return subprocess.Popen(argv, preexec_fn=_dies_with(os.getpid()), **popen)
+    return subprocess.Popen(argv, preexec_fn=_dies_with(os.getpid(), _prctl()), **popen)
 
 
 def _stat(pid: int, proc: Path = Path("/proc")) -> list[str] | None:
