@@ -296,7 +296,10 @@ def test_a_profile_stopped_before_any_record_leaves_no_file(msgperf, tmp_path):
 
 
 @pytest.mark.mpi
-def test_kill_9_of_msgperf_profile_takes_the_program_with_it(tmp_path, apps):
+def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, apps):
+    """... and the segments its ranks leave (nothing of msgperf ran after the kill) are removed
+    when the next profile starts."""
+    before = segments()
     proc, out = start_profile(tmp_path, MPIEXEC, "-n", "2", apps["dies"], "--wait")
     wait_for_lines(proc, "sent", 2)
     job = job_of(proc.pid)
@@ -304,6 +307,9 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(tmp_path, apps):
     proc.kill()
     proc.communicate(timeout=60)
     assert left_running(job) == []
+    result, _ = profile_of(msgperf, tmp_path, "/bin/true", name="next.jsonl")
+    assert "never called MPI_Init" in result.stderr
+    assert unused_new_segments(before) == set()
 
 
 @pytest.mark.mpi
