@@ -307,9 +307,31 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, 
     proc.kill()
     proc.communicate(timeout=60)
     assert left_running(job) == []
-    result, _ = profile_of(msgperf, tmp_path, "/bin/true", name="next.jsonl")
-    assert "never called MPI_Init" in result.stderr
+    assert out.read_bytes() == b""  # the claim nothing of msgperf ran to remove
+    result, _ = profile_of(msgperf, tmp_path, "/bin/true")  # the same -o
+    assert result.stderr.splitlines() == [
+        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again",
+        "error: no profile written: true never called MPI_Init under the profiler (not an MPI program, or one "
+        "linked statically)"]
     assert unused_new_segments(before) == set()
+
+
+def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
+    out = tmp_path / "p.jsonl"
+    out.touch()
+    assert not profile_command.take_over(out)  # no mark: a claim just made, or not msgperf's
+    profile_command.claim_mark(out, os.getpid()).touch()  # a live msgperf's claim
+    assert not profile_command.take_over(out)
+    profile_command.claim_mark(out, os.getpid()).unlink()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    profile_command.claim_mark(out, dead.pid).touch()
+    out.write_text("x")  # not empty: never
+    assert not profile_command.take_over(out)
+    out.write_text("")
+    assert profile_command.take_over(out)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
+        profile_command.claim_mark(out).name]
 
 
 @pytest.mark.mpi

@@ -78,15 +78,62 @@ def default_output(program: str) -> Path:
 
 
 def claim(output: Path) -> Path:
-    """-o FILE, created empty now so nothing else takes it; an existing file is never replaced."""
+    """-o FILE, created empty now so nothing else takes it, and marked as this msgperf's
+    (``claim_mark``); an existing file is never replaced, but for the empty one a killed
+    msgperf profile left (``take_over``)."""
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.open("x").close()
+        claim_mark(output).touch()
     except FileExistsError:
-        raise MsgperfError(f"-o {output}: the file exists; msgperf never replaces a file, choose another name") from None
+        if not take_over(output):
+            raise MsgperfError(f"-o {output}: the file exists; msgperf never replaces a file, "
+                               "choose another name") from None
     except OSError as exc:
         raise MsgperfError(f"-o {output}: cannot create it ({exc.strerror})") from None
     return output
+
+
+def claim_mark(output: Path, pid: int | None = None) -> Path:
+    """``.FILE.PID.part.claim``: FILE is the (empty) claim of the msgperf profile PID."""
+    return output.absolute().parent / f".{output.name}.{pid or os.getpid()}.part.claim"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: alive
+    return True
+
+
+def take_over(output: Path) -> bool:
+    """Whether ``output`` is the empty claim of a msgperf profile that was killed (``kill -9``
+    runs nothing of msgperf afterwards) and is now this one's: it is empty, and its claim marks
+    name dead processes only. The takeover renames a dead mark to this process's, which only
+    one msgperf can do; what the dead run's ranks wrote (``.FILE.PID.part.rank<N>``) stays."""
+    try:
+        if output.is_symlink() or not output.is_file() or output.stat().st_size:
+            return False
+    except OSError:
+        return False
+    prefix = f".{output.name}."
+    marks = [(m, m.name[len(prefix):-len(".part.claim")]) for m in output.absolute().parent.iterdir()
+             if m.name.startswith(prefix) and m.name.endswith(".part.claim")]
+    pids = [int(pid) for _, pid in marks if pid.isdigit()]
+    if not pids or len(pids) != len(marks) or any(_alive(pid) for pid in pids):
+        return False
+    try:
+        os.rename(marks[0][0], claim_mark(output))
+    except OSError:
+        return False  # another msgperf took it first
+    for mark, _ in marks[1:]:
+        mark.unlink(missing_ok=True)
+    click.echo(f"note: -o {output} was left empty by a msgperf profile that was killed (pid {pids[0]}); "
+               "it is used again", err=True)
+    return True
 
 
 def with_preload_flags(argv: tuple[str, ...], built_for: str) -> list[str]:
@@ -277,6 +324,9 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
             if claimed is not None and _is_empty(claimed):
                 claimed.unlink(missing_ok=True)  # an empty file would only block the next -o
             raise ProgramError(f"stopped by {stop_name(stop)}", stop_exit_code(stop)) from None
+        finally:
+            if claimed is not None:
+                claim_mark(claimed).unlink(missing_ok=True)
 
 
 def _is_empty(path: Path) -> bool:
