@@ -9,7 +9,7 @@ import signal
 import time
 
 from msgperf.launch.children import descendants
-from msgperf.launch.shm_leftovers import paths_in_use, segments, SHM_DIR
+from msgperf.launch.shm_leftovers import SHM_DIR, files_in_use, segments
 
 
 def job_of(pid: int) -> dict[int, tuple[int, str]]:
@@ -49,5 +49,13 @@ def unused_new_segments(before: set[str]) -> set[str]:
     new = segments() - before
     if not new:
         return set()
-    in_use, _ = paths_in_use()
-    return {name for name in new if str(SHM_DIR / name) not in in_use}
+    in_use, _ = files_in_use()
+    unused = set()
+    for name in new:
+        try:
+            st = (SHM_DIR / name).lstat()
+        except OSError:
+            continue  # removed meanwhile
+        if (st.st_dev, st.st_ino) not in in_use:
+            unused.add(name)
+    return unused

@@ -70,24 +70,33 @@ def _hold(path, how):
     return holder
 
 
-def test_segments_of_dead_jobs_are_removed_whenever_they_appeared_but_never_one_in_use(tmp_path):
+@pytest.mark.parametrize("through_a_link", [False, True], ids=["dir", "link to the dir"])
+def test_segments_of_dead_jobs_are_removed_whenever_they_appeared_but_never_one_in_use(tmp_path, through_a_link):
     """What kill -9 of msgperf leaves: nothing ran after it, so the next launch removes every
-    segment of this user that no live process maps or holds open, however old."""
-    dead = tmp_path / "mpich_shm_dead_0"
-    mapped = tmp_path / "mpich_shm_mapped_0"
-    opened = tmp_path / "vader_segment.open.0"
-    unrelated = tmp_path / "postgres-segment"
+    segment of this user that no live process maps or holds open, however old. A segment is
+    known by its inode, not its path: /proc shows the path a process sees (another mount
+    namespace, or /dev/shm a link to /run/shm, shows another)."""
+    real = tmp_path / "shm"
+    real.mkdir()
+    shm = real
+    if through_a_link:
+        shm = tmp_path / "link"
+        shm.symlink_to(real)
+    dead = shm / "mpich_shm_dead_0"
+    mapped = shm / "mpich_shm_mapped_0"
+    opened = shm / "vader_segment.open.0"
+    unrelated = shm / "postgres-segment"
     for path in (dead, mapped, opened, unrelated):
         path.write_bytes(b"x" * 4096)
-    holders = [_hold(mapped, "maps"), _hold(opened, "opens")]
+    holders = [_hold(real / mapped.name, "maps"), _hold(real / opened.name, "opens")]
     try:
-        assert shm_leftovers.remove_dead_jobs_segments(tmp_path) == ["mpich_shm_dead_0"]
+        assert shm_leftovers.remove_dead_jobs_segments(shm) == ["mpich_shm_dead_0"]
         assert mapped.exists() and opened.exists() and unrelated.exists() and not dead.exists()
     finally:
         for holder in holders:
             holder.kill()
             holder.wait()
-    assert shm_leftovers.remove_dead_jobs_segments(tmp_path) == ["mpich_shm_mapped_0", "vader_segment.open.0"]
+    assert shm_leftovers.remove_dead_jobs_segments(shm) == ["mpich_shm_mapped_0", "vader_segment.open.0"]
 
 
 def _fake_proc(root, processes):
@@ -110,7 +119,7 @@ def test_a_process_that_cannot_be_read_keeps_what_it_may_use(tmp_path, monkeypat
     def unreadable(pid):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(shm_leftovers, "_paths_of", unreadable)
+    monkeypatch.setattr(shm_leftovers, "_files_of", unreadable)
     names = {private.name, shared.name}
     # a process of this user that cannot be read (not dumpable): it may map any of them
     mine = _fake_proc(tmp_path / "p1", {"101": (os.getuid(), 0x3)})

@@ -33,6 +33,7 @@ PR_SET_PDEATHSIG = 1
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 GRACE_S = 3.0  # for the launcher's own cleanup (Hydra: well under a second for a few ranks)
 HOLD_S = 2.0  # the longest the launcher is held while its ranks end (a killed msgperf would leave it stopped)
+SELF_END_S = 1.0  # for a launcher whose ranks have ended to end by itself
 
 
 class Terminated(BaseException):
@@ -141,13 +142,14 @@ def stop(proc: subprocess.Popen, grace_s: float = GRACE_S) -> None:
 
     The ranks (the tree's leaves) get SIGTERM first while the launcher and its proxies are
     held (SIGSTOP): a launcher that sees one rank die kills the others at once with SIGKILL,
-    before they could write what they recorded (the profiler does, on SIGTERM). Then the
-    launcher gets SIGTERM and ``grace_s`` for its own cleanup; whatever of the tree is still
-    alive after that gets SIGTERM, then SIGKILL."""
+    before they could write what they recorded (the profiler does, on SIGTERM). A launcher
+    whose ranks have ended ends by itself; otherwise it gets SIGTERM and ``grace_s`` for its
+    own cleanup; whatever of the tree is still alive after that gets SIGTERM, then SIGKILL."""
     tree = descendants(proc.pid)
     parents = {parent for parent, _ in tree.values()}
     leaves = [pid for pid in tree if pid not in parents]
     held = [proc.pid, *(pid for pid in tree if pid in parents)]
+    ended = False
     if leaves:
         _signal(held, signal.SIGSTOP)
         try:
@@ -155,14 +157,20 @@ def stop(proc: subprocess.Popen, grace_s: float = GRACE_S) -> None:
             _wait_until_gone(tree, leaves, min(grace_s, HOLD_S))
         finally:
             _signal(held, signal.SIGCONT)
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:
+        try:  # a launcher whose ranks are gone ends by itself (a SIGTERM then races its cleanup)
+            proc.wait(timeout=min(grace_s, SELF_END_S))
+            ended = True
+        except subprocess.TimeoutExpired:
+            pass
+    if not ended:
         with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         left = _alive(tree, tree)
         if not left:

@@ -47,21 +47,28 @@ class CannotTell(Exception):
     """A live process of this user whose maps or open files cannot be read."""
 
 
-def _paths_of(pid: Path) -> set[str]:
-    """The files ``pid`` has open, then the files it maps. In this order: a process that
-    creates a segment holds it open until it has mapped it, so reading the open files first
-    cannot miss a segment being created between the two reads."""
-    paths = set()
+FileId = tuple[int, int]  # (st_dev, st_ino): a file, whatever path a process reaches it by
+
+
+def _files_of(pid: Path) -> set[FileId]:
+    """The files ``pid`` has open, then the files it maps, by device and inode (a path would
+    differ in another mount namespace, or through a link to /dev/shm). In this order: a
+    process that creates a segment holds it open until it has mapped it, so reading the open
+    files first cannot miss a segment being created between the two reads."""
+    files = set()
     for fd in os.scandir(pid / "fd"):
         try:
-            paths.add(os.readlink(fd.path).removesuffix(" (deleted)"))
+            if os.readlink(fd.path).startswith("/"):  # not a socket, pipe or anonymous inode
+                st = os.stat(fd.path)
+                files.add((st.st_dev, st.st_ino))
         except OSError:
             continue  # closed meanwhile
     for line in (pid / "maps").read_text(errors="replace").splitlines():
-        slash = line.find("/")
-        if slash >= 0:
-            paths.add(line[slash:].removesuffix(" (deleted)"))
-    return paths
+        fields = line.split(maxsplit=5)  # address perms offset dev inode [path]
+        if len(fields) >= 5 and fields[4] != "0":
+            major, _, minor = fields[3].partition(":")
+            files.add((os.makedev(int(major, 16), int(minor, 16)), int(fields[4])))
+    return files
 
 
 def _status(pid: Path) -> tuple[int, int]:
@@ -75,14 +82,14 @@ def _status(pid: Path) -> tuple[int, int]:
     return uid, caps
 
 
-def paths_in_use(proc: Path = Path("/proc")) -> tuple[set[str], bool]:
-    """Every file path a live process has open or maps, and whether a process of another
-    user could not be read (it may use a segment that gives other users access).
+def files_in_use(proc: Path = Path("/proc")) -> tuple[set[FileId], bool]:
+    """Every file a live process has open or maps, and whether a process of another user
+    could not be read (it may use a segment that gives other users access).
 
     A process of this user that cannot be read raises ``CannotTell``, unless it holds
     capabilities msgperf lacks: then its privilege explains it (the system's init, a daemon),
     and an MPI rank of this user's jobs runs with the user's own privileges."""
-    paths: set[str] = set()
+    files: set[FileId] = set()
     foreign_unread = False
     uid = os.getuid()
     own_caps = _status(proc / "self")[1] if (proc / "self").exists() else 0
@@ -90,7 +97,7 @@ def paths_in_use(proc: Path = Path("/proc")) -> tuple[set[str], bool]:
         if not pid.name.isdigit():
             continue
         try:
-            paths |= _paths_of(pid)
+            files |= _files_of(pid)
         except FileNotFoundError:
             continue  # it ended meanwhile
         except OSError:
@@ -102,7 +109,7 @@ def paths_in_use(proc: Path = Path("/proc")) -> tuple[set[str], bool]:
                 foreign_unread = True
             elif caps & ~own_caps == 0:
                 raise CannotTell(f"cannot read the open files of process {pid.name}") from None
-    return paths, foreign_unread
+    return files, foreign_unread
 
 
 def remove_unused(names: set[str], shm_dir: Path = SHM_DIR, proc: Path = Path("/proc")) -> list[str]:
@@ -112,16 +119,15 @@ def remove_unused(names: set[str], shm_dir: Path = SHM_DIR, proc: Path = Path("/
     if not names:
         return []
     try:
-        in_use, foreign_unread = paths_in_use(proc)
+        in_use, foreign_unread = files_in_use(proc)
     except CannotTell:
         return []
     removed = []
     for name in sorted(names):
         path = shm_dir / name
-        if str(path) in in_use:
-            continue
         try:
-            if foreign_unread and path.lstat().st_mode & 0o077:
+            st = path.lstat()
+            if (st.st_dev, st.st_ino) in in_use or (foreign_unread and st.st_mode & 0o077):
                 continue
             path.unlink()
             removed.append(name)
