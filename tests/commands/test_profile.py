@@ -243,12 +243,25 @@ def test_a_rank_killed_by_a_signal_keeps_what_it_recorded(msgperf, tmp_path, app
     assert not list(tmp_path.glob(".p.jsonl*"))
 
 
-def start_profile(tmp_path, *command):
-    out = tmp_path / "p.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "msgperf", "profile", "-o", str(out), "--no-store", "--", *command],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            env={**os.environ, **YIELD})
-    return proc, out
+@pytest.fixture
+def start_profile(tmp_path):
+    """start_profile(*command) -> (msgperf profile's process, its -o); a run a failed test left
+    is killed at the end (kill -9: its job goes with it), never left running."""
+    started = []
+
+    def start(*command):
+        out = tmp_path / "p.jsonl"
+        proc = subprocess.Popen([sys.executable, "-m", "msgperf", "profile", "-o", str(out), "--no-store", "--",
+                                 *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                env={**os.environ, **YIELD})
+        started.append(proc)
+        return proc, out
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def wait_for_lines(proc, word: str, count: int) -> None:
@@ -262,12 +275,12 @@ def wait_for_lines(proc, word: str, count: int) -> None:
 
 @pytest.mark.mpi
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
-def test_stopping_msgperf_profile_stops_the_program_and_keeps_what_it_recorded(tmp_path, apps, sig):
+def test_stopping_msgperf_profile_stops_the_program_and_keeps_what_it_recorded(tmp_path, apps, sig, start_profile):
     """timeout and schedulers send SIGTERM, a closed terminal SIGHUP, Ctrl-C SIGINT: the ranks
     are stopped (with SIGTERM, so each writes what it recorded), nothing is left running or in
     /dev/shm, and the profile keeps both ranks' messages."""
     before = segments()
-    proc, out = start_profile(tmp_path, MPIEXEC, "-n", "2", apps["dies"], "--wait")
+    proc, out = start_profile(MPIEXEC, "-n", "2", apps["dies"], "--wait")
     wait_for_lines(proc, "sent", 2)
     job = job_of(proc.pid)
     proc.send_signal(sig)
@@ -285,10 +298,10 @@ def test_stopping_msgperf_profile_stops_the_program_and_keeps_what_it_recorded(t
     assert not list(tmp_path.glob(".p.jsonl*"))
 
 
-def test_a_profile_stopped_before_any_record_leaves_no_file(msgperf, tmp_path):
+def test_a_profile_stopped_before_any_record_leaves_no_file(msgperf, tmp_path, start_profile):
     """Was: SIGTERM killed msgperf silently, left the program running and a 0-byte -o file that
     the next msgperf profile -o refused."""
-    proc, out = start_profile(tmp_path, "/bin/sh", "-c", "echo started; exec sleep 60")
+    proc, out = start_profile("/bin/sh", "-c", "echo started; exec sleep 60")
     wait_for_lines(proc, "started", 1)
     job = job_of(proc.pid)
     proc.send_signal(signal.SIGTERM)
@@ -302,11 +315,11 @@ def test_a_profile_stopped_before_any_record_leaves_no_file(msgperf, tmp_path):
 
 
 @pytest.mark.mpi
-def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, apps):
+def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, apps, start_profile):
     """... and the segments its ranks leave (nothing of msgperf ran after the kill) are removed
     when the next profile starts."""
     before = segments()
-    proc, out = start_profile(tmp_path, MPIEXEC, "-n", "2", apps["dies"], "--wait")
+    proc, out = start_profile(MPIEXEC, "-n", "2", apps["dies"], "--wait")
     wait_for_lines(proc, "sent", 2)
     job = job_of(proc.pid)
     assert len(job) >= 4  # mpiexec, its proxy, 2 ranks
