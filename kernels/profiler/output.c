@@ -2,8 +2,13 @@
  * rank, JSON Lines. At MPI_Finalize every rank turns its tables into its record, the records
  * are gathered on world rank 0 (PMPI calls on the profiler's own communicator) and rank 0
  * writes the file to a temporary name and links it to its place, so that an existing file is
- * never replaced. A rank that ends without MPI_Finalize (exit, MPI_Abort) writes its own
- * record to <output>.rank<N>, with libc only. */
+ * never replaced. A rank that ends without MPI_Finalize (exit, MPI_Abort, a signal: signals.c)
+ * writes its own record to <output>.rank<N>.
+ *
+ * That last path runs in a signal handler, so the records are formatted here by hand, with
+ * async-signal-safe calls only (no printf family, no stdio, no allocation: a partial record
+ * streams to its file through a fixed buffer); whatever the header needs from MPI or /proc is
+ * gathered at MPI_Init (output_start). */
 #include "prof.h"
 
 #include <errno.h>
@@ -18,12 +23,46 @@ struct buf {
     char *p;
     size_t n, cap;
     int failed;
+    int stream;  /* 1: p is a fixed buffer, written to fd whenever it is full */
+    int fd;
 };
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return 1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
 
 static void put(struct buf *b, const char *s, size_t len)
 {
     if (b->failed)
         return;
+    if (b->stream) {
+        while (len) {
+            if (b->n == b->cap) {
+                if (write_all(b->fd, b->p, b->n)) {
+                    b->failed = 1;
+                    return;
+                }
+                b->n = 0;
+            }
+            size_t k = len < b->cap - b->n ? len : b->cap - b->n;
+            memcpy(b->p + b->n, s, k);
+            b->n += k;
+            s += k;
+            len -= k;
+        }
+        return;
+    }
     if (b->n + len + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (b->n + len + 1 > cap)
@@ -43,15 +82,79 @@ static void put(struct buf *b, const char *s, size_t len)
 
 #define PUT(b, literal) put((b), literal, sizeof(literal) - 1)
 
+/* `v` in `base`, at least `width` digits */
+static void put_unsigned(struct buf *b, unsigned long long v, int width, unsigned base)
+{
+    char digits[64];
+    int n = 0;
+    do {
+        digits[sizeof digits - 1 - n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v && n < (int)sizeof digits);
+    while (n < width && n < (int)sizeof digits)
+        digits[sizeof digits - 1 - n++] = '0';
+    put(b, digits + sizeof digits - n, (size_t)n);
+}
+
+static void put_signed(struct buf *b, long long v)
+{
+    if (v < 0) {
+        PUT(b, "-");
+        put_unsigned(b, 0ull - (unsigned long long)v, 0, 10);
+    } else {
+        put_unsigned(b, (unsigned long long)v, 0, 10);
+    }
+}
+
+/* printf's %d, %ld, %lld, %u, %lu, %llu, %s, %c and %0Nx/%0Nu, without the printf family
+ * (not async-signal-safe: it may allocate or take locks). */
 static void putf(struct buf *b, const char *fmt, ...)
 {
-    char tmp[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    for (const char *f = fmt; *f; f++) {
+        if (*f != '%') {
+            const char *text = f;
+            while (f[1] && f[1] != '%')
+                f++;
+            put(b, text, (size_t)(f - text + 1));
+            continue;
+        }
+        int width = 0, longs = 0;
+        if (*++f == '0')
+            while (*++f >= '0' && *f <= '9')
+                width = width * 10 + (*f - '0');
+        while (*f == 'l') {
+            longs++;
+            f++;
+        }
+        switch (*f) {
+        case 'd':
+            put_signed(b, longs == 2 ? va_arg(ap, long long) : longs ? va_arg(ap, long) : va_arg(ap, int));
+            break;
+        case 'u':
+        case 'x':
+            put_unsigned(b, longs == 2 ? va_arg(ap, unsigned long long)
+                            : longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned),
+                         width, *f == 'x' ? 16 : 10);
+            break;
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            put(b, s, strlen(s));
+            break;
+        }
+        case 'c': {
+            char c = (char)va_arg(ap, int);
+            put(b, &c, 1);
+            break;
+        }
+        default:  /* '%' */
+            put(b, f, 1);
+        }
+        if (!*f)
+            break;
+    }
     va_end(ap);
-    if (n > 0)
-        put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static void put_string(struct buf *b, const char *s)
@@ -68,16 +171,62 @@ static void put_string(struct buf *b, const char *s)
     PUT(b, "\"");
 }
 
-static void put_seconds(struct buf *b, const char *name, int64_t ns)
+/* Whole units, then up to 9 decimals without trailing zeros (at least one): ns nanoseconds
+ * print as the exact decimal of ns / 1e9, which a reader parses to the same double. */
+static void put_fixed9(struct buf *b, unsigned long long whole, unsigned long long nano)
 {
-    putf(b, ",\"%s\":%.17g", name, (double)ns / 1e9);  /* division: 1000 ns prints as 1e-06 */
+    put_unsigned(b, whole, 0, 10);
+    PUT(b, ".");
+    int digits = 9;
+    while (digits > 1 && nano % 10 == 0) {
+        nano /= 10;
+        digits--;
+    }
+    put_unsigned(b, nano, digits, 10);
 }
 
-static void iso_time(const struct timespec *t, char *out, size_t len)
+static void put_seconds(struct buf *b, const char *name, int64_t ns)
 {
-    struct tm tm;
-    gmtime_r(&t->tv_sec, &tm);
-    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    putf(b, ",\"%s\":", name);
+    unsigned long long magnitude = ns < 0 ? 0ull - (unsigned long long)ns : (unsigned long long)ns;
+    if (ns < 0)
+        PUT(b, "-");
+    put_fixed9(b, magnitude / 1000000000ull, magnitude % 1000000000ull);
+}
+
+/* A clock rate (ticks per second: 5e7 to 2e10), to 1e-9 of a tick per second. */
+static void put_rate(struct buf *b, const char *name, double per_s)
+{
+    putf(b, ",\"%s\":", name);
+    if (!(per_s >= 0 && per_s < 1e18))
+        per_s = 0;
+    unsigned long long whole = (unsigned long long)per_s;
+    unsigned long long nano = (unsigned long long)((per_s - (double)whole) * 1e9 + 0.5);
+    if (nano >= 1000000000ull) {
+        whole++;
+        nano -= 1000000000ull;
+    }
+    put_fixed9(b, whole, nano);
+}
+
+/* "2026-11-27T18:10:00Z" without gmtime_r (which takes a lock): days to a civil date as in
+ * H. Hinnant, "chrono-Compatible Low-Level Date Algorithms". */
+static void put_iso_time(struct buf *b, const struct timespec *t)
+{
+    long long s = t->tv_sec, days = s / 86400, sec = s % 86400;
+    if (sec < 0) {
+        sec += 86400;
+        days--;
+    }
+    long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    unsigned day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+    long long year = (long long)yoe + era * 400 + (month <= 2);
+    putf(b, "\"%04llu-%02u-%02uT%02u:%02u:%02uZ\"", (unsigned long long)year, month, day,
+         (unsigned)(sec / 3600), (unsigned)(sec / 60 % 60), (unsigned)(sec % 60));
 }
 
 /* This rank's clock: which, its calibration (the header's clock is rank 0's). */
@@ -85,8 +234,8 @@ static void put_clock(struct buf *b)
 {
     PUT(b, ",\"clock\":");
     put_string(b, ticks_clock_name());
-    putf(b, ",\"clock_ticks_per_s\":%.17g,\"clock_ticks_per_s_at_init\":%.17g",
-         P.ticks_per_ns * 1e9, P.ticks_per_ns_init * 1e9);
+    put_rate(b, "clock_ticks_per_s", P.ticks_per_ns * 1e9);
+    put_rate(b, "clock_ticks_per_s_at_init", P.ticks_per_ns_init * 1e9);
     put_seconds(b, "clock_calibration_s", P.cal_span_ns);
     put_seconds(b, "clock_read_s", P.clock_read_ns);
 }
@@ -223,6 +372,12 @@ static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
 
 /* ---- the header ------------------------------------------------------------------------ */
 
+/* What the header needs from MPI and /proc, gathered at MPI_Init (see the top of the file). */
+static char library[16384];
+static int mpi_version, mpi_subversion;
+static struct buf argv_json;
+static char part_path[4200], part_tmp[4300];
+
 static void put_argv(struct buf *b)
 {
     PUT(b, "[");
@@ -241,6 +396,25 @@ static void put_argv(struct buf *b)
     PUT(b, "]");
 }
 
+void output_start(void)
+{
+    int len = 0;
+    PMPI_Get_library_version(library, &len);
+    PMPI_Get_version(&mpi_version, &mpi_subversion);
+    while (len > 0 && (library[len - 1] == '\n' || library[len - 1] == ' ' || library[len - 1] == '\0'))
+        library[--len] = '\0';
+    put_argv(&argv_json);
+    snprintf(part_path, sizeof part_path, "%s.rank%d", P.output, P.rank);
+    snprintf(part_tmp, sizeof part_tmp, "%s.tmp.%ld", part_path, (long)getpid());
+    /* <output>.started tells msgperf that the program reached MPI_Init under the profiler, so
+     * that a run without any record is told apart from one that never started recording. */
+    char started[4200];
+    snprintf(started, sizeof started, "%s.started", P.output);
+    int fd = open(started, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+}
+
 static const char *thread_level_name(int level)
 {
     return level == MPI_THREAD_MULTIPLE ? "multiple"
@@ -251,29 +425,26 @@ static const char *thread_level_name(int level)
 /* hosts: nranks names of stride `stride`, or NULL (a rank's own file: its host only) */
 static void header(struct buf *b, const char *hosts, int stride, const struct timespec *end, int complete)
 {
-    static char library[16384];
-    int len = 0, version = 0, subversion = 0;
-    PMPI_Get_library_version(library, &len);
-    PMPI_Get_version(&version, &subversion);
-    while (len > 0 && (library[len - 1] == '\n' || library[len - 1] == ' ' || library[len - 1] == '\0'))
-        library[--len] = '\0';
-    char start_s[64], end_s[64];
-    iso_time(&P.real_start, start_s, sizeof start_s);
-    iso_time(end, end_s, sizeof end_s);
     PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":2,\"profiler_version\":");
     put_string(b, MSGPERF_VERSION);
     PUT(b, ",\"argv\":");
-    put_argv(b);
+    if (argv_json.failed || !argv_json.n)
+        PUT(b, "[]");
+    else
+        put(b, argv_json.p, argv_json.n);
     PUT(b, ",\"mpi_library\":");
     put_string(b, library);
-    putf(b, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"hosts\":[", version, subversion, P.size);
+    putf(b, ",\"mpi_version\":\"%d.%d\",\"nranks\":%d,\"hosts\":[", mpi_version, mpi_subversion, P.size);
     for (int r = 0; hosts && r < P.size; r++) {
         if (r)
             PUT(b, ",");
         put_string(b, hosts + (size_t)r * (size_t)stride);
     }
-    putf(b, "],\"start_time\":\"%s\",\"end_time\":\"%s\",\"thread_level\":\"%s\"", start_s, end_s,
-         thread_level_name(P.thread_level));
+    PUT(b, "],\"start_time\":");
+    put_iso_time(b, &P.real_start);
+    PUT(b, ",\"end_time\":");
+    put_iso_time(b, end);
+    putf(b, ",\"thread_level\":\"%s\"", thread_level_name(P.thread_level));
     PUT(b, ",\"clock\":");
     put_string(b, ticks_clock_name());
     put_seconds(b, "clock_read_s", P.clock_read_ns);
@@ -282,21 +453,6 @@ static void header(struct buf *b, const char *hosts, int stride, const struct ti
 }
 
 /* ---- writing --------------------------------------------------------------------------- */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return 1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Write `text` to a temporary file beside `path`, then link it there: a file that exists
  * already is never replaced (the next free "<path>.<n>" is used, and said). */
@@ -375,6 +531,15 @@ void output_finalize(void)
     P.done = 1;
 }
 
+/* libc's strerror is not async-signal-safe: these lines name the file only. */
+static void say(const char *a, const char *b, const char *c)
+{
+    struct buf line = {.p = (char[512]){0}, .cap = 512, .stream = 1, .fd = 2};
+    putf(&line, "msgperf profile: %s%s%s\n", a, b, c);
+    if (!line.failed)
+        write_all(2, line.p, line.n);
+}
+
 void output_partial(const char *ended_by)
 {
     if (P.done)
@@ -384,13 +549,25 @@ void output_partial(const char *ended_by)
     ticks_end();
     struct timespec end;
     clock_gettime(CLOCK_REALTIME, &end);
-    struct buf b = {0};
+    static char chunk[1 << 16];
+    int fd = open(part_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        say("cannot create ", part_tmp, "; this rank's part is lost");
+        return;
+    }
+    struct buf b = {.p = chunk, .cap = sizeof chunk, .stream = 1, .fd = fd};
     header(&b, NULL, 0, &end, 0);
     rank_record(&b, ended_by, t_end);
-    if (b.failed)
+    if (!b.failed && b.n && write_all(fd, b.p, b.n))
+        b.failed = 1;
+    if (b.failed | fsync(fd) | close(fd)) {
+        say("cannot write ", part_tmp, "; this rank's part is lost");
+        unlink(part_tmp);
         return;
-    char path[4200];
-    snprintf(path, sizeof path, "%s.rank%d", P.output, P.rank);
-    publish(path, b.p, b.n);
-    free(b.p);
+    }
+    if (link(part_tmp, part_path) != 0) {  /* never replaces a file */
+        say("cannot create ", part_path, "; this rank's part is left in its .tmp file");
+        return;
+    }
+    unlink(part_tmp);
 }

@@ -4,7 +4,7 @@
  * recorder (record.c): size tables per (peer, kind), the time inside MPI, and the
  * back-to-back sequences. ticks.c is the clock (the TSC where it can), requests.c remembers
  * what a pending request is, comms.c turns a communicator's rank into a world rank, output.c
- * writes the profile file.
+ * writes the profile file, signals.c has a rank killed by a signal write its part first.
  * MPI and libc only; nothing here allocates on the path of an ordinary call (tables grow by
  * doubling, so allocation happens a logarithmic number of times). docs/profile.md. */
 #ifndef MSGPERF_PROF_H
@@ -160,6 +160,7 @@ uint64_t prof_type_size(MPI_Datatype type);
 void prof_recv_status(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
 void prof_defer_recv(enum msg_kind kind, MPI_Comm comm, const MPI_Status *status);
 void prof_flush_recv(void);
+void prof_flush_recv_in_signal(void);           /* no allocation: see record.c */
 uint64_t prof_status_bytes(const MPI_Status *status);
 int prof_init(void);
 
@@ -258,8 +259,12 @@ void req_put(MPI_Request request, const struct req *r);
 void req_drop(MPI_Request request);
 
 /* output.c */
+void output_start(void);                     /* at MPI_Init: what the header needs later */
 void output_finalize(void);                  /* collective: gather, rank 0 writes */
-void output_partial(const char *ended_by);   /* this rank alone, no MPI: <output>.rank<N> */
+void output_partial(const char *ended_by);   /* this rank alone, async-signal-safe: <output>.rank<N> */
+
+/* signals.c */
+void signals_start(void);                    /* a fatal signal writes this rank's part first */
 
 #pragma GCC visibility pop
 

@@ -259,6 +259,19 @@ void prof_flush_recv(void)
     prof_recv(P.deferred_kind, P.deferred_world, prof_status_bytes(&P.deferred_status));
 }
 
+/* The same from a signal handler (signals.c), where nothing may allocate: counted when its
+ * peer and kind have their table already (always but for the first such message); the
+ * sequences it ends stay open, as finishing one may allocate. PMPI_Get_count only reads the
+ * status. */
+void prof_flush_recv_in_signal(void)
+{
+    int w = P.deferred_world;
+    if (!P.deferred || w < 0 || w >= P.size || !P.peers[w] || !P.peers[w]->kind[P.deferred_kind])
+        return;
+    P.deferred = 0;
+    count_size(P.peers[w]->kind[P.deferred_kind], prof_status_bytes(&P.deferred_status));
+}
+
 /* Bytes received: the count in MPI_BYTE (both MPICH and Open MPI keep it in bytes). */
 uint64_t prof_status_bytes(const MPI_Status *status)
 {

@@ -1,6 +1,7 @@
 /* Start and end: MPI_Init/MPI_Init_thread start recording, MPI_Finalize writes the profile,
- * MPI_Abort and an exit without MPI_Finalize write this rank's part alone. Also the two
- * calls after which a handle may be reused: MPI_Comm_free, MPI_Request_free, MPI_Type_free. */
+ * MPI_Abort, an exit without MPI_Finalize and a fatal signal (signals.c) write this rank's
+ * part alone. Also the calls after which a handle may be reused: MPI_Comm_free,
+ * MPI_Request_free, MPI_Type_free. */
 #include "prof.h"
 
 #include <fcntl.h>
@@ -65,8 +66,10 @@ static void start(int thread_level)
         fprintf(stderr, "msgperf profile: out of memory at MPI_Init; this run is not profiled\n");
         return;
     }
+    output_start();
     P.active = 1;
     atexit(at_exit);
+    signals_start();
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +17,11 @@ import pytest
 from msgperf.commands import profile as profile_command
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_profiler, find_mpicc
+from msgperf.launch.shm_leftovers import segments
 from msgperf.records.profile_format import profile_text
 from msgperf.records.profile_read import read_profile
 from tests.factories import sample_profile
+from tests.leftovers import job_of, left_running, unused_new_segments
 
 APPS = Path(__file__).resolve().parents[1] / "apps"
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
@@ -33,7 +36,7 @@ WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact
 def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     built = {}
-    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait"):
+    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait", "dies"):
         target = out / name
         subprocess.run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
@@ -212,6 +215,166 @@ def test_exit_without_finalize_keeps_a_partial_profile(msgperf, tmp_path, apps):
         assert {s.bytes: s.count for s in sent.sizes} == {b: 2 * n * STEPS for b, n in per_step.items()}
     assert not list(tmp_path.glob(".p.jsonl*"))  # no rank file or temporary file left behind
     assert "ended without MPI_Finalize" in result.stdout
+
+
+def received_sizes(rank):
+    return {s.bytes: s.count for m in rank.messages if m.direction == "recv" for s in m.sizes}
+
+
+def sent_sizes(rank):
+    return {s.bytes: s.count for m in rank.messages if m.direction == "send" for s in m.sizes}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("how, code, ending, said", [
+    ("--segv", 11, "signal SIGSEGV", "a rank died (Segmentation fault (signal 11)"),
+    ("--sigterm", 15, "signal SIGTERM", "a rank died (Terminated (signal 15)")], ids=["SIGSEGV", "SIGTERM"])
+def test_a_rank_killed_by_a_signal_keeps_what_it_recorded(msgperf, tmp_path, apps, how, code, ending, said):
+    """Rank 1 receives 5 messages of 64 B, then dies of a signal: its record is written first
+    (the profiler's signal handler). Hydra kills rank 0 with SIGKILL: it may leave nothing."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["dies"], how, "1")
+    assert result.returncode == code, result.stderr  # Hydra passes the signal's number on
+    profile = read_profile(out).profile
+    assert not profile.info.complete
+    rank = {r.rank: r for r in profile.ranks}[1]
+    assert rank.ended_by == ending and received_sizes(rank) == {64: 5}
+    assert f"*: ended without MPI_Finalize ({ending}: rank(s) 1" in result.stdout
+    assert f"note: the program failed: {said}" in result.stdout
+    assert not list(tmp_path.glob(".p.jsonl*"))
+
+
+@pytest.fixture
+def start_profile(tmp_path):
+    """start_profile(*command) -> (msgperf profile's process, its -o); a run a failed test left
+    is killed at the end (kill -9: its job goes with it), never left running."""
+    started = []
+
+    def start(*command):
+        out = tmp_path / "p.jsonl"
+        proc = subprocess.Popen([sys.executable, "-m", "msgperf", "profile", "-o", str(out), "--no-store", "--",
+                                 *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                env={**os.environ, **YIELD})
+        started.append(proc)
+        return proc, out
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def wait_for_lines(proc, word: str, count: int) -> None:
+    """Until the program printed ``word`` ``count`` times (the ranks' lines may interleave)."""
+    seen = ""
+    while seen.count(word) < count:
+        line = proc.stdout.readline()
+        assert line, f"the program ended before printing {word!r} {count} times: {seen!r}"
+        seen += line
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_stopping_msgperf_profile_stops_the_program_and_keeps_what_it_recorded(tmp_path, apps, sig, start_profile):
+    """timeout and schedulers send SIGTERM, a closed terminal SIGHUP, Ctrl-C SIGINT: the ranks
+    are stopped (with SIGTERM, so each writes what it recorded), nothing is left running or in
+    /dev/shm, and the profile keeps both ranks' messages."""
+    before = segments()
+    proc, out = start_profile(MPIEXEC, "-n", "2", apps["dies"], "--wait")
+    wait_for_lines(proc, "sent", 2)
+    job = job_of(proc.pid)
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    name = signal.Signals(sig).name
+    assert proc.returncode == 128 + sig
+    # the last line, and the only error (the launcher may say what it saw before)
+    assert [l for l in stderr.splitlines() if l.startswith("error:")] == stderr.splitlines()[-1:] == [
+        f"error: stopped by {name}; what 2 of 2 rank(s) recorded until then is kept in {out}"]
+    assert left_running(job) == []
+    assert unused_new_segments(before) == set()
+    ranks = read_profile(out).profile.ranks
+    assert [r.ended_by for r in ranks] == ["signal SIGTERM"] * 2
+    assert sent_sizes(ranks[0]) == {64: 5} and received_sizes(ranks[1]) == {64: 5}
+    assert not list(tmp_path.glob(".p.jsonl*"))
+
+
+def test_a_profile_stopped_before_any_record_leaves_no_file(msgperf, tmp_path, start_profile):
+    """Was: SIGTERM killed msgperf silently, left the program running and a 0-byte -o file that
+    the next msgperf profile -o refused."""
+    proc, out = start_profile("/bin/sh", "-c", "echo started; exec sleep 60")
+    wait_for_lines(proc, "started", 1)
+    job = job_of(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    assert stderr.splitlines() == ["error: stopped by SIGTERM before any rank wrote what it recorded; no profile kept"]
+    assert left_running(job) == [] and len(job) == 1
+    assert not out.exists() and not list(tmp_path.glob(".p.jsonl*"))
+    result, _ = profile_of(msgperf, tmp_path, "/bin/true")  # the name is free for the next run
+    assert "never called MPI_Init" in result.stderr
+
+
+@pytest.mark.mpi
+def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, apps, start_profile):
+    """... and the segments its ranks leave (nothing of msgperf ran after the kill) are removed
+    when the next profile starts."""
+    before = segments()
+    proc, out = start_profile(MPIEXEC, "-n", "2", apps["dies"], "--wait")
+    wait_for_lines(proc, "sent", 2)
+    job = job_of(proc.pid)
+    assert len(job) >= 4  # mpiexec, its proxy, 2 ranks
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert left_running(job) == []
+    assert out.read_bytes() == b""  # the claim nothing of msgperf ran to remove
+    result, _ = profile_of(msgperf, tmp_path, "/bin/true")  # the same -o
+    assert result.stderr.splitlines() == [
+        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again",
+        "error: no profile written: true never called MPI_Init under the profiler (not an MPI program, or one "
+        "linked statically)"]
+    assert unused_new_segments(before) == set()
+
+
+def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
+    out = tmp_path / "p.jsonl"
+    out.touch()
+    assert not profile_command.take_over(out)  # no mark: a claim just made, or not msgperf's
+    profile_command.claim_mark(out, os.getpid()).touch()  # a live msgperf's claim
+    assert not profile_command.take_over(out)
+    profile_command.claim_mark(out, os.getpid()).unlink()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    profile_command.claim_mark(out, dead.pid).touch()
+    out.write_text("x")  # not empty: never
+    assert not profile_command.take_over(out)
+    out.write_text("")
+    assert profile_command.take_over(out)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
+        profile_command.claim_mark(out).name]
+
+
+@pytest.mark.mpi
+def test_a_program_the_launcher_cannot_start_is_named(msgperf, tmp_path):
+    missing = tmp_path / "nosuch"
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", missing)
+    assert result.returncode == 255
+    assert result.stderr.splitlines()[-1] == (f"error: no profile written: the program did not start: execvp error on "
+                                              f"file {missing} (No such file or directory)")
+    assert not out.exists()
+
+
+def test_a_program_that_died_before_or_after_mpi_init_is_told_apart(msgperf, tmp_path):
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", "kill -SEGV $$")
+    assert result.returncode == 139
+    assert result.stderr.splitlines() == [
+        "error: no profile written: sh died of SIGSEGV before calling MPI_Init under the profiler"]
+    # the library marks MPI_Init (<output>.started); a rank killed with SIGKILL cannot write its part
+    result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'touch "$MSGPERF_PROFILE_OUTPUT.started"; kill -KILL $$')
+    assert result.returncode == 137
+    assert result.stderr.splitlines() == [
+        "error: no profile written: sh called MPI_Init under the profiler, but no rank wrote what it recorded: "
+        "killed by SIGKILL"]
+    assert not out.exists() and not list(tmp_path.glob(".p.jsonl*"))
 
 
 def test_a_program_that_is_not_an_mpi_program_gets_one_line(msgperf, tmp_path):

@@ -262,18 +262,31 @@ def test_ctrl_c_stops_the_job_and_marks_the_launch(req, tmp_path, logs):
     assert _fake_kernels_running(tmp_path / "run.jsonl") == []
 
 
-def test_sigterm_stops_the_job_and_marks_the_launch_like_ctrl_c(req, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_sigterm_stops_the_job_and_marks_the_launch_like_ctrl_c(req, tmp_path, sig):
+    """SIGTERM (timeout, a scheduler) and SIGHUP (a closed terminal) stop the job as Ctrl-C does."""
+    class NotStopped(Exception):
+        pass
+
     def terminate(record):
         if record.get("type") == "measurement":
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), sig)
 
-    previous = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(LaunchError) as failed:
-        measure(req(), launcher=FakeLauncher(Behaviour(pace_s=0.2)), on_record=terminate)
-    assert failed.value.exit_code == 143
-    assert str(failed.value).startswith("terminated (SIGTERM) while measuring pingpong 8 B")
-    assert read_run(tmp_path / "run.jsonl").run.launches[0].aborted.startswith("terminated (SIGTERM)")
-    assert signal.getsignal(signal.SIGTERM) is previous  # the handler is msgperf's only during a launch
+    def outside(signum, frame):  # what the signal does when msgperf does not catch it
+        raise NotStopped()
+
+    previous = signal.signal(sig, outside)
+    try:
+        with pytest.raises(LaunchError) as failed:
+            measure(req(), launcher=FakeLauncher(Behaviour(pace_s=0.2)), on_record=terminate)
+        name = signal.Signals(sig).name
+        assert failed.value.exit_code == 128 + sig
+        assert str(failed.value).startswith(f"terminated ({name}) while measuring pingpong 8 B")
+        assert read_run(tmp_path / "run.jsonl").run.launches[0].aborted.startswith(f"terminated ({name})")
+        assert signal.getsignal(sig) is outside  # the handler is msgperf's only during a launch
+        assert _fake_kernels_running(tmp_path / "run.jsonl") == []
+    finally:
+        signal.signal(sig, previous)
 
 
 def test_a_launch_that_stops_after_its_last_measurement_is_marked(req, tmp_path):

@@ -8,6 +8,9 @@ import json
 
 import pytest
 
+from rich.console import Console
+
+from msgperf.present.profile_summary import render_profile
 from msgperf.records.profile_format import (SizeCount, ProfileError, encode_profile, profile_text)
 from msgperf.records.profile_merge import merge_rank_files, rank_files, temporary_files
 from msgperf.records.profile_read import parse_profile_text, read_profile
@@ -82,6 +85,19 @@ def test_a_cut_off_last_line_is_dropped_and_said():
     assert not result.profile.info.complete and result.profile.missing_ranks == (2,)
 
 
+def test_a_rank_killed_by_a_signal_is_read_as_a_partial_record_and_said():
+    """What the profiler's signal handler writes: the rank's record, ended by the signal."""
+    records = lines(sample_profile(nranks=2))
+    records[2].update(ended_by="signal SIGSEGV")
+    profile = parse_profile_text(text_of(records), "p.jsonl").profile
+    assert [r.finalized for r in profile.ranks] == [True, False] and profile.ranks[1].ended_by == "signal SIGSEGV"
+    console = Console(record=True, width=200)
+    render_profile(console, profile)
+    shown = console.export_text()
+    assert "1*" in shown
+    assert "*: ended without MPI_Finalize (signal SIGSEGV: rank(s) 1); each such record stops there" in shown
+
+
 def corrupt(mutate) -> str:
     records = lines(sample_profile(nranks=2))
     mutate(records)
@@ -109,6 +125,7 @@ def corrupt(mutate) -> str:
     (lambda r: r[1]["sequences"][0]["shapes"][0].update(length=1), "at least 2 messages"),
     (lambda r: r[1]["sequences"][0].update(count=99), "do not add up to its totals"),
     (lambda r: r[1].update(ended_by="crash"), "ended_by 'crash'"),
+    (lambda r: r[1].update(ended_by="signal SIGKILL"), "ended_by 'signal SIGKILL'"),  # cannot be caught
     (lambda r: r[0].update(hosts=["a"]), "1 hosts for 2 ranks"),
 ])
 def test_a_broken_profile_gets_one_line(mutate, message):

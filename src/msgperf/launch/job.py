@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import time
@@ -17,21 +16,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from msgperf.errors import MsgperfError
-from msgperf.launch.shm_leftovers import remove_leftovers, segments
+from msgperf.launch import children
+from msgperf.launch.children import Terminated, stop_exit_code, stop_name
+from msgperf.launch.shm_leftovers import remove_dead_jobs_segments, remove_leftovers, segments
 
 POLL_SECONDS = 0.1
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In the child: a new session (Ctrl-C reaches msgperf, which stops the job itself) and,
-    on Linux, SIGKILL when msgperf dies, so a killed msgperf never leaves ranks spinning."""
-    os.setsid()
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 class LaunchError(MsgperfError):
@@ -40,11 +29,6 @@ class LaunchError(MsgperfError):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-
-
-class Terminated(BaseException):
-    """SIGTERM reached msgperf while a job ran (raised by the handler the session installs),
-    so the job is stopped and marked like Ctrl-C stops and marks it."""
 
 
 # Launch logs are kept when a launch fails (their path is in the message); kept ones older than
@@ -114,8 +98,9 @@ _OMPI_EXECUTABLE = re.compile(r"Executable:\s*(\S+)")
 _ERRORISH = re.compile(r"error|cannot|can't|could not|unable|failed|denied|refused|not found|no such", re.I)
 
 
-def launcher_cause(lines: list[str]) -> str | None:
-    """The line of a launcher's output that names why it failed, not its last line."""
+def launcher_cause(lines: list[str], guess: bool = True) -> str | None:
+    """The line of a launcher's output that names why it failed, not its last line; with
+    ``guess`` false, only a cause it is known to print (a program's own errors are not one)."""
     text = "\n".join(lines)
     for pattern in _LAUNCHER_CAUSES:
         found = pattern.search(text)
@@ -126,6 +111,8 @@ def launcher_cause(lines: list[str]) -> str | None:
             exe = _OMPI_EXECUTABLE.search(text)
             return f"cannot execute {exe.group(1) if exe else 'the program'} (could not access or execute it)"
         return cause
+    if not guess:
+        return None
     for line in lines:  # the first line that reads like an error and is not Hydra's call chain
         if _ERRORISH.search(line) and not _HYDRA_FRAME.match(line) and not set(line) <= set("-*= "):
             return line
@@ -166,8 +153,8 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
     ``expected`` lists the (pattern, size, participating ranks) of each record in the order the
     kernels write them, so a failure can say where it happened. Raises
     LaunchError when the job fails or makes no progress for ``stall_timeout_s``, or when
-    Ctrl-C (exit 130) or SIGTERM (``Terminated``, exit 143) stops it; the run file keeps every
-    record finished before that. The launcher's output goes to a log in ``log_dir`` (the
+    Ctrl-C (exit 130), SIGTERM or SIGHUP (``Terminated``, exit 128 + the signal) stops it; the
+    run file keeps every record finished before that. The launcher's output goes to a log in ``log_dir`` (the
     temporary directory): removed when the launch succeeds or is interrupted, kept and named in
     the message when it fails.
     """
@@ -183,6 +170,7 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
                           "free space there or set TMPDIR to a writable directory") from None
     os.close(log_fd)
     log_path = Path(log_name)
+    remove_dead_jobs_segments()  # a killed msgperf could not clean after its job
     segments_before = segments()
     try:
         _run(argv, run_file, expected, env, stall_timeout_s, on_record, log_path, offset, start_offset)
@@ -209,8 +197,8 @@ def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], 
 
     with log_path.open("w+") as log:
         try:
-            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=dict(env) if env is not None else None, preexec_fn=_die_with_parent)
+            proc = children.start(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                  env=dict(env) if env is not None else None)
         except OSError as exc:
             log_path.unlink(missing_ok=True)
             raise LaunchError(f"cannot start {argv[0]}: {exc.strerror}; check --launcher") from None
@@ -232,17 +220,18 @@ def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], 
                 if finished:
                     break
                 if time.monotonic() - last_progress > stall_timeout_s:
-                    _kill(proc)
+                    children.stop(proc)
                     drain()
                     raise LaunchError(f"hung: no progress for {stall_timeout_s:g} s {where()}; "
                                       f"the job was stopped; {kept()} [launcher output: {log_path}]")
                 time.sleep(POLL_SECONDS)
         except (KeyboardInterrupt, Terminated) as stop:
-            _kill(proc)
+            children.stop(proc)
             drain()
             log_path.unlink(missing_ok=True)  # the user stopped it: the launcher has nothing to say
             if isinstance(stop, Terminated):
-                raise LaunchError(f"terminated (SIGTERM) {where()}; {kept()}", exit_code=143) from None
+                raise LaunchError(f"terminated ({stop_name(stop)}) {where()}; {kept()}",
+                                  exit_code=stop_exit_code(stop)) from None
             raise LaunchError(f"interrupted {where()}; {kept()}", exit_code=130) from None
         log.seek(0)
         output = log.read()
@@ -260,16 +249,3 @@ def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], 
                           f"check the launcher and the MPI {logged}")
     raise LaunchError(f"the MPI job failed {where()}: {explain_failure(output)}; {kept()} {logged}")
 
-
-def _kill(proc: subprocess.Popen) -> None:
-    """Stop the launcher and every rank it started (they share its process group)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=3)
-            return
-        except subprocess.TimeoutExpired:
-            continue

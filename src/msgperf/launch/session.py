@@ -14,9 +14,7 @@ import contextlib
 import dataclasses
 import math
 import os
-import signal
 import sqlite3
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -30,7 +28,8 @@ from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size
-from msgperf.launch.job import LaunchError, Terminated, execute
+from msgperf.launch.children import Terminated, stop_signals
+from msgperf.launch.job import LaunchError, execute
 from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
 from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
                                            default_output, make_parent)
@@ -283,24 +282,6 @@ def store_run(run: Run, db: str | None) -> StoreOutcome:
     except (MsgperfError, OSError, sqlite3.Error) as exc:
         return StoreOutcome(error=str(exc))
     return StoreOutcome(run_id=run_id, added=added)
-
-
-@contextlib.contextmanager
-def sigterm_stops_the_launch() -> Iterator[None]:
-    """While a launch runs, SIGTERM raises ``Terminated`` in msgperf (as Ctrl-C raises
-    KeyboardInterrupt), so the job is stopped and the launch marked, not left unmarked."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _raise(signum: int, frame: Any) -> None:
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, _raise)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: int, request: MeasureRequest,
@@ -564,7 +545,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                     view = on_launch(start) if on_launch else None
                     if view is not None:
                         launch_stack.enter_context(view)
-                    launch_stack.enter_context(sigterm_stops_the_launch())
+                    launch_stack.enter_context(stop_signals())
                     began_launch = time.monotonic()
                     execute(argv, run_file, expected=expected, stall_timeout_s=stall, on_record=follow,
                             env=env, log_dir=request.log_dir)
@@ -575,9 +556,9 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 mark_aborted(run_file, index, str(exc))
                 record_host(run_file, index, started[0] or None, before, added_settings(env))
                 raise
-            except Terminated:  # SIGTERM outside the job's own loop (before it started)
-                exc = LaunchError(f"terminated (SIGTERM) before launch {index} started; "
-                                  f"continue with: msgperf run --resume {run_file}", exit_code=143)
+            except Terminated as stop:  # SIGTERM or SIGHUP outside the job's own loop (before it started)
+                exc = LaunchError(f"terminated ({stop.name}) before launch {index} started; "
+                                  f"continue with: msgperf run --resume {run_file}", exit_code=stop.exit_code)
                 mark_aborted(run_file, index, str(exc))
                 raise exc from None
             record_host(run_file, index, started[0], before, added_settings(env))

@@ -30,6 +30,10 @@ def _shape(shape: SequenceShape) -> str:
     return f"{units.count(shape.count)} × {shape.length} messages ({sizes}; {units.volume(shape.bytes)} together)"
 
 
+def _rank_list(ranks: list[int]) -> str:
+    return ", ".join(map(str, ranks[:10])) + (" …" if len(ranks) > 10 else "")
+
+
 def rank_table(profile: Profile) -> Table:
     table = Table(box=None, header_style="bold", pad_edge=False)
     for name in ("rank", "host", "sent", "bytes sent", "received", "in MPI", "waiting",
@@ -61,8 +65,11 @@ def render_profile(console: Console, profile: Profile) -> None:
     if profile.missing_ranks:
         shown = ", ".join(map(str, profile.missing_ranks[:10])) + (" …" if len(profile.missing_ranks) > 10 else "")
         notes.append(f"no record from rank(s) {shown}: killed before they could write their part")
-    if any(not r.finalized for r in profile.ranks):
-        notes.append("*: the rank ended without MPI_Finalize (exit or MPI_Abort); its record stops there")
+    ended_early = [r for r in profile.ranks if not r.finalized]
+    if ended_early:
+        how = "; ".join(f"{ending}: rank(s) {_rank_list([r.rank for r in ended_early if r.ended_by == ending])}"
+                        for ending in dict.fromkeys(r.ended_by for r in ended_early))
+        notes.append(f"*: ended without MPI_Finalize ({how}); each such record stops there")
     notes.append("in MPI: time inside the wrapped point-to-point calls, waits and tests included "
                  "(share of the rank's time from MPI_Init to MPI_Finalize)")
     notes.append(f"back-to-back: sends to one peer with no completed receive between them and no gap "

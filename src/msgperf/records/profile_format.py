@@ -38,7 +38,10 @@ DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
               "send_init", "ssend_init", "rsend_init", "bsend_init", "sendrecv", "sendrecv_replace")
 RECV_KINDS = ("recv", "irecv", "recv_init", "sendrecv", "sendrecv_replace")
-ENDED_BY = ("MPI_Finalize", "MPI_Abort", "exit without MPI_Finalize")
+# A rank killed by one of these signals wrote its record first (the profiler's signals.c).
+SIGNAL_ENDINGS = tuple(f"signal {name}" for name in
+                       ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTERM", "SIGINT", "SIGHUP"))
+ENDED_BY = ("MPI_Finalize", "MPI_Abort", "exit without MPI_Finalize", *SIGNAL_ENDINGS)
 
 
 class ProfileError(MsgperfError):
@@ -181,7 +184,7 @@ class RankProfile:
     rank: int
     host: str
     pid: int
-    ended_by: str  # MPI_Finalize; MPI_Abort or "exit without MPI_Finalize": a partial record
+    ended_by: str  # MPI_Finalize; MPI_Abort, "exit without MPI_Finalize", "signal SIGSEGV"...: a partial record
     wall_s: float  # from the return of MPI_Init to the entry of MPI_Finalize (or the end)
     mpi_time_s: float  # inside the wrapped point-to-point calls, waits and tests included
     wait_time_s: float  # inside MPI_Wait*/MPI_Test* alone
