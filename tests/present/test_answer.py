@@ -78,7 +78,7 @@ def test_every_number_in_the_block_is_a_field_of_show_json(path, capsys, monkeyp
 
 
 def test_the_json_answer_holds_what_the_block_says(capsys, monkeypatch):
-    path = RECORDED[0]
+    path = RECORDED[4]  # its eager step is read from two sizes of one refinement launch
     answer = json.loads(_show(capsys, monkeypatch, path, "--json"))["answer"]
     block = _show(capsys, monkeypatch, path, "--brief")
     assert units.seconds(answer["latency"]["value"]) in block and answer["latency"]["covers"] in block
@@ -202,3 +202,28 @@ def test_every_link_of_the_reports_answer_has_its_section(path):
     page = build_report([(result, loaded.run)])
     targets = re.findall(r"<a href='#([^']+)'>", page)
     assert targets and all(f"id='{t}'" in page for t in targets), targets
+
+
+def test_a_step_across_two_launches_cannot_be_told(capsys, monkeypatch):
+    """32067 B and 32765 B of this run come from two launches, each at a level of its own: their
+    difference is not the switch's step, and no interval of one launch covers it."""
+    answer = json.loads(_show(capsys, monkeypatch, RECORDED[0], "--json"))["answer"]
+    step = answer["eager_step"] or next(s["step"] for s in answer["switches"] if "eager_rendezvous" in s["kinds"])
+    assert step["below"]["launches"] != step["above"]["launches"]
+    assert step["step"]["value"] is None and "two launches" in step["step"]["why_not"]
+    assert "crossing it cannot tell" in " ".join(_show(capsys, monkeypatch, RECORDED[0], "--brief").split())
+
+
+def test_the_eager_step_is_read_across_the_limit_not_beside_it():
+    """A switch whose bracket holds the limit but whose most likely gap lies below it gives no
+    step of its own: the step is read from the sizes either side of the limit."""
+    from msgperf.analysis.answer import Figure, Switch, _eager_step, step_between
+    from msgperf.analysis.eager import EagerLimit
+
+    sizes = {31256: 5.0e-6, 32067: 5.1e-6, 32688: 5.2e-6, 32689: 7.0e-6}
+    measured = {b: Figure(t, t * 0.99, t * 1.01, "within one launch", b, launches=(1,)) for b, t in sizes.items()}
+    wrong = Switch(16384, 65536, 31256, 32067, ("eager_rendezvous",), "eager → rendezvous", (),
+                   step_between(measured[31256], measured[32067]))
+    eager = EagerLimit(limit_bytes=32688, low_bytes=32688, high_bytes=32689, probe_max_bytes=None, rows=())
+    step, why = _eager_step(eager, [wrong], measured)
+    assert why == "" and (step.below.bytes, step.above.bytes) == (32688, 32689)

@@ -46,6 +46,7 @@ class Figure:
     covers: str = ""  # "within one launch", "across 3 launches", "fit of one line over 34 sizes", ...
     bytes: int | None = None  # the size it was measured at or is reached at
     why_not: str = ""  # when value is None: why the data cannot tell
+    launches: tuple[int, ...] = ()  # the launches whose samples it comes from (a row's), () when not one row's
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,9 @@ def row_figure(row: SizeRow) -> Figure:
     """A row of show's table as a figure: its time, interval and what the interval covers."""
     iv = row.interval
     if iv is None or iv.low is None or iv.high is None:
-        return Figure(row.time_s, covers="no interval: one value per size", bytes=row.bytes)
-    return Figure(row.time_s, iv.low, iv.high, iv.covers, row.bytes)
+        return Figure(row.time_s, covers="no interval: one value per size", bytes=row.bytes,
+                      launches=tuple(row.launch_ids))
+    return Figure(row.time_s, iv.low, iv.high, iv.covers, row.bytes, launches=tuple(row.launch_ids))
 
 
 def step_between(below: Figure, above: Figure) -> Step:
@@ -126,6 +128,12 @@ def step_between(below: Figure, above: Figure) -> Step:
     if not below.bytes or above.bytes / below.bytes > STEP_SPAN:
         return Step(below, above, Figure(None, why_not=(
             f"sizes beside it, {units.size(below.bytes)} and {units.size(above.bytes)}, too far apart")),
+            None)
+    if below.launches and above.launches and set(below.launches) != set(above.launches):
+        # Launches run at levels of their own (launch_alignment.py): a difference across two of
+        # them holds their offset too, which neither size's interval covers.
+        return Step(below, above, Figure(None, why_not=(
+            f"{units.size(below.bytes)} and {units.size(above.bytes)} are from two launches")),
             None)
     value = above.value - below.value
     low = high = None
@@ -173,7 +181,9 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
         return None, "no eager limit measured"
     split = eager.split_bytes
     for s in switches:
-        if EAGER in s.kinds and s.low_bytes <= split < s.high_bytes:
+        # the switch's own step only where its most likely gap holds the limit: read across a
+        # wider bracket, both sizes could lie on one side of it
+        if EAGER in s.kinds and s.best_low_bytes <= split < s.best_high_bytes:
             return s.step, ""
     below = [measured[b] for b in sorted(measured) if b <= split]
     above = [measured[b] for b in sorted(measured) if b > split]
@@ -257,9 +267,11 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     if line.alpha_s > 0 and line.beta_s_per_byte > 0 and math.isfinite(line.n_half_bytes):
         lo, hi = (float(x) for x in line.n_half_ci_bytes) if line.n_half_ci_bytes is not None else (None, None)
         rms = sweep.hockney.rms_rel_residual
-        misses = ("" if rms <= LINE_MISFIT else ", misses by >100 %" if rms > 1 else
-                  f", misses by {units.percent(rms, decimals=0)}")
-        n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
+        misses = "" if rms <= LINE_MISFIT else f", misses by {units.percent(rms, decimals=0)}"
+        if rms > 1:  # a line that misses the sizes by more than their own times has no n½ to give
+            n_half = Figure(None, why_not="one line misses the sizes by >100 % (rms)")
+        else:
+            n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
     else:
         n_half = Figure(None, why_not="α or β of the line is not positive")
     caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]

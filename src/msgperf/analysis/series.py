@@ -150,9 +150,10 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
             pooled = sample_stats(np.concatenate([m.per_message_s for m in merged]), confidence)
         per_launch = [a.stats for a in analyses] if len(analyses) > 1 else ()
         sizes.append(SizeAnalysis(size, pooled, analyses, point_from_stats(size, pooled, per_launch)))
+    rescaled = frozenset(b for a in alignments if a.factor != 1.0 for b in a.added_bytes)
     sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence,
                           model_sizes=planned if refinements or disturbed else None, refinements=refinements,
-                          anchor=anchor, thresholds=thresholds)
+                          anchor=anchor, thresholds=thresholds, rescaled=rescaled)
     launches = tuple(sorted({m.launch for s in sizes for m in s.measurements}))
     per_launch_models: list[LaunchModel] = []
     comparison = None
@@ -185,7 +186,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                        launch_comparison=comparison, caveats=tuple(found),
                        tolerance=tolerance, confidence=confidence,
                        parameters_across_launches=_parameters_across(per_launch_models, confidence),
-                       aligned_bytes=tuple(sorted({b for a in alignments if a.factor != 1.0 for b in a.added_bytes})))
+                       aligned_bytes=tuple(sorted(rescaled)))
 
 
 def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozenset[int] | None,

@@ -127,13 +127,16 @@ def _alone_in(size: int, bp, sizes: Sequence[int]) -> bool:
 def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                   confidence: float = 0.95, model_sizes: frozenset[int] | None = None,
                   refinements: Sequence[Sequence[SizePoint]] = (), anchor: int | None = None,
-                  thresholds: Sequence[int] = ()) -> SweepAnalysis:
+                  thresholds: Sequence[int] = (), rescaled: frozenset[int] = frozenset()) -> SweepAnalysis:
     """Fit and characterise one sweep: one point per distinct size. ``model_sizes``: the sizes
     the models are fitted to (the sweep's, when a refinement added others; default: all);
     ``refinements``: each refinement launch's own points, which locate the model's breakpoints
     inside their intervals (switch_location.py) but add none; ``anchor``: the eager limit the
     run's eager-probe measured, where a refinement launch may show a step (``step_at``);
-    ``thresholds``: the last size before each switch the run's MPI settings name, likewise."""
+    ``thresholds``: the last size before each switch the run's MPI settings name, likewise;
+    ``rescaled``: sizes whose points were put on the sweep's level (launch_alignment.py): the
+    model takes them so, but the measured characteristics (latency, peak and largest-size
+    bandwidth) are read from the sizes as measured only."""
     pts = tuple(sorted(points, key=lambda p: p.bytes))
     if len({p.bytes for p in pts}) != len(pts):
         raise AnalysisError("each message size must appear once in a sweep")
@@ -156,7 +159,7 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
         around = suspects(model, [p.bytes for p in pts])
         provenance = tuple(Provenance() for _ in model.breakpoints)
     anomalies = find_anomalies(pts, model)
-    terms = characteristics(pts, model)
+    terms = characteristics([p for p in pts if p.bytes not in rescaled] or pts, model)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
         regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth),
