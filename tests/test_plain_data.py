@@ -141,3 +141,13 @@ def test_what_one_object_is_in_two_places_stays_one_object(value):
     assert back[0] is back[1] is back[4][0] and back[2] is back[3]
     with pytest.raises(plain_data.EntryError):
         decode(entry({**GOOD, "classes": [], "tree": ["t", ["r", 0]]}))  # a reference to nothing
+
+
+def test_a_number_its_numpy_type_cannot_hold_is_refused_not_raised():
+    """["n", "|i1", 1000] is well formed but 1000 is no int8: OverflowError reached show as a traceback."""
+    out = io.BytesIO()
+    header = plain_data._json({"format": plain_data.FORMAT, "version": plain_data.VERSION, "key": "k", "classes": []})
+    np.savez(out, header=header, tree=plain_data._json(["n", "|i1", 1000]))
+    out.seek(0)
+    with pytest.raises(plain_data.EntryError):
+        plain_data.decode(out, "k")

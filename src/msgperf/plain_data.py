@@ -360,7 +360,8 @@ def decode(data: BinaryIO, key: str) -> Any:
         return _decoder(head.get("classes"), members)(json.loads(tree, object_pairs_hook=_no_objects))
     except RecursionError:
         raise EntryError("nested too deep") from None
-    except (TypeError, ValueError, IndexError) as exc:  # not JSON, a value its class refuses, an unhashable key
+    except (TypeError, ValueError, IndexError, ArithmeticError) as exc:  # not JSON, a value its class
+        # refuses, an unhashable key, a number its numpy type cannot hold
         if isinstance(exc, EntryError):
             raise
         raise EntryError(f"a malformed tree ({type(exc).__name__})") from None
