@@ -274,6 +274,7 @@ def test_compare_against_an_osu_mean_uses_msgperfs_mean_and_says_which_each_side
         assert s.value_a_s > 1.2 * np.mean([np.median(x) for x in launches])  # not the median
     out = comparison_to_dict(c)
     assert out["statistic"] == "mean" and out["value_b_is"] == "the mean the tool printed"
+    assert out["method"]["sizes"].startswith("ratio of the geometric means of the launch means;")
 
     with_p50 = load(str(PEER / "osu_latency_custom_percentiles.txt")).run
     c = compare_runs(run, with_p50)

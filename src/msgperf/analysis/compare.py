@@ -183,6 +183,8 @@ class Gate:
 
 # ---- statistics ----------------------------------------------------------------------------
 
+_PLURAL = {"median": "medians", "mean": "means", "min": "minima"}
+
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (Holm 1979); None stays None (untested)."""
@@ -630,7 +632,7 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
         "a": c.label_a, "b": c.label_b, "series": c.series, "alpha": c.alpha,
         "statistic": c.statistic, "value_a_is": c.side_a, "value_b_is": c.side_b,
         "min_effect": c.min_effect, "history_runs": c.history_runs,
-        "method": {"sizes": "ratio of the geometric means of the launch medians; launch-level "
+        "method": {"sizes": f"ratio of the geometric means of the launch {_PLURAL.get(c.statistic, c.statistic)}; launch-level "
                             "t test on the noise floor (between launches and between stored runs "
                             "of the configuration), Satterthwaite df; Holm across sizes",
                    "parameters": "with two or more launches each: Welch t on each launch's own "

@@ -90,11 +90,12 @@ class ModelChoice:
 def choose(candidates: Sequence[tuple[Any, Sequence[LaunchConditions] | None]], wanted: Wanted
            ) -> tuple[ModelChoice | None, list[tuple[int, str]]]:
     """``candidates``: (row, its launches' conditions, or None when not looked at because the
-    listing already rules the run out), newest first. The first that fits, and every run set
+    listing already rules the run out, or it could not be read: never chosen unseen), newest first. The first that fits, and every run set
     aside before it with the reason."""
     skipped: list[tuple[int, str]] = []
     for row, conditions in candidates:
-        reason = listing_misfit(row, wanted) or conditions_misfit(conditions or ())
+        reason = listing_misfit(row, wanted) or (
+            "its launches not read" if conditions is None else conditions_misfit(conditions))
         if reason:
             skipped.append((row.id, reason))
             continue

@@ -62,9 +62,12 @@ def default_model(profile: Any, db: str | None) -> Any:
                     candidates.append((row, None))
                     continue
                 loaded += 1
-                candidates.append((row, run_conditions(store.load_run(row.id))))
-    except MsgperfError:
-        candidates = []
+                try:  # one damaged run is set aside, not every candidate with it
+                    candidates.append((row, run_conditions(store.load_run(row.id))))
+                except MsgperfError:
+                    candidates.append((row, None))
+    except MsgperfError:  # no database, or one that cannot be listed: nothing to choose from
+        pass
     # runs of other MPIs or hosts are not worth naming as set aside: only the near misses are
     near = [(r, c) for r, c in candidates if r.mpi == wanted.mpi and set(r.hosts) == wanted.hosts]
     choice, skipped = choose(near, wanted)
