@@ -7,7 +7,7 @@ An entry is keyed by what the result depends on and nothing else:
   samples as they are in the database now (store/db.py ``content_now``: a damaged sample is a
   new key, and the run is read, and its damage reported, anew);
 - the analysis options (launch, tolerance, confidence);
-- the code: a hash of msgperf's own sources that shape the result (analysis, records, the loader,
+- the code: a hash of msgperf's own sources that shape the result (analysis, records, the store that builds stored runs, the loader,
   units, this cache and its format), numpy's version and scipy's version file (read, not
   imported: importing scipy, or asking importlib.metadata, would cost more than the cache saves).
 
@@ -38,7 +38,7 @@ from msgperf import __version__
 MAX_ENTRIES = 64
 STALE_TMP_S = 600.0
 SUFFIX = ".npz"
-_SHAPING = ("analysis", "records", "loader.py", "units.py", "analysis_cache.py", "plain_data.py")
+_SHAPING = ("analysis", "records", "store", "loader.py", "units.py", "analysis_cache.py", "plain_data.py")
 
 
 def cache_dir() -> Path:
