@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from msgperf.errors import MsgperfError  # noqa: E402
 from msgperf.records.profile_read import parse_profile_text  # noqa: E402
+from bench.fuzz_readers import mutate_bytes  # noqa: E402
 
 TOKENS = ['"', "{", "}", "[", "]", ",", ":", "-", "NaN", "1e308", "-1", "0", "null", "true", "\n", "\\ud800",
           '"type":"rank"', '"sizes":[[', "9" * 30, "2475880078570760549798248448"]
@@ -101,18 +102,7 @@ def mutate(text: str, rng: random.Random) -> tuple[str, bool]:
         if changed is not None:
             return changed[0], any(changed[1] is v or changed[1] == v and type(changed[1]) is type(v)
                                    for v in BEYOND)
-    for _ in range(rng.randint(1, 4)):
-        at = rng.randrange(len(text) + 1)
-        op = rng.random()
-        if op < 0.3:
-            text = text[:at] + text[at + rng.randint(1, 50):]
-        elif op < 0.6:
-            text = text[:at] + rng.choice(TOKENS) + text[at:]
-        elif op < 0.8:
-            text = text[:at] + chr(rng.randrange(0, 0x250)) + text[at + 1:]
-        else:
-            text = text[:rng.randrange(len(text) + 1)]
-    return text, False
+    return mutate_bytes(text, rng, TOKENS), False
 
 
 def new_tally() -> dict:

@@ -107,24 +107,30 @@ def mutate_field(text: str, rng: random.Random) -> str | None:
     return "".join(json.dumps(r) + "\n" for r in records)
 
 
-def mutate(text: str, rng: random.Random, fields: float = 0.0) -> str:
-    if fields and rng.random() < fields:
-        changed = mutate_field(text, rng)
-        if changed is not None:
-            return changed
+def mutate_bytes(text: str, rng: random.Random, tokens: list[str]) -> str:
+    """One to four edits: a span cut, a token inserted, a character replaced, the tail cut off
+    (bench/fuzz_profiles.py uses it too, with the tokens of a profile)."""
     for _ in range(rng.randint(1, 4)):
         at = rng.randrange(len(text) + 1)
         op = rng.random()
         if op < 0.3:
             text = text[:at] + text[at + rng.randint(1, 50):]
         elif op < 0.6:
-            text = text[:at] + rng.choice(TOKENS) + text[at:]
+            text = text[:at] + rng.choice(tokens) + text[at:]
         elif op < 0.8:
             text = text[:at] + chr(rng.randrange(0, 0x250)) + text[at + 1:]
         else:
             cut = rng.randrange(len(text) + 1)
             text = text[:cut]
     return text
+
+
+def mutate(text: str, rng: random.Random, fields: float = 0.0) -> str:
+    if fields and rng.random() < fields:
+        changed = mutate_field(text, rng)
+        if changed is not None:
+            return changed
+    return mutate_bytes(text, rng, TOKENS)
 
 
 COMMANDS = ("show", "show --json", "fit", "export csv", "export json", "export run", "import", "report")
