@@ -47,13 +47,17 @@ MAX_REFINE_ROUNDS = 3
 MIN_REFINE_BUDGET_S = 10.0  # without one budget for the command: refinement gets as long as the sweep, >= this
 
 
-def _bracket_kind(b) -> str:
-    """What a refinement bracket is, for the note that says where the refinement stopped."""
-    if b.threshold:
-        return "the threshold the MPI was set to"
-    if b.probe:
-        return "the eager-probe limit"
-    return "a size off the model alone" if b.suspect else "a switch"
+# What a refinement bracket is: in the note that says where the refinement stopped, and in a few
+# words on the progress line.
+_BRACKET_KINDS = {"threshold": ("the threshold the MPI was set to", "set threshold"),
+                  "probe": ("the eager-probe limit", "eager-probe limit"),
+                  "suspect": ("a size off the model alone", "off the model"),
+                  "switch": ("a switch", "switch")}
+
+
+def _bracket_kind(b, short: bool = False) -> str:
+    kind = "threshold" if b.threshold else "probe" if b.probe else "suspect" if b.suspect else "switch"
+    return _BRACKET_KINDS[kind][short]
 
 
 def check_deadline(seconds: float, text: str | None = None) -> float:
@@ -310,20 +314,12 @@ def _brackets_text(brackets) -> str:
                      f"{format_size(b.high_bytes)}" for b in brackets)
 
 
-def _short_kind(b) -> str:
-    if b.threshold:
-        return "set threshold"
-    if b.probe:
-        return "eager-probe limit"
-    return "off the model" if b.suspect else "switch"
-
-
 def round_detail(step, again_after: int | None = None) -> str:
     """A refinement round in a few words, for the progress line: the intervals it narrows by kind,
     how many sizes it adds."""
     kinds: dict[str, list[str]] = {}
     for b in step.brackets:
-        kinds.setdefault(_short_kind(b), []).append(f"{format_size(b.low_bytes)}–{format_size(b.high_bytes)}")
+        kinds.setdefault(_bracket_kind(b, short=True), []).append(f"{format_size(b.low_bytes)}–{format_size(b.high_bytes)}")
     again = f"again (refinement launch {again_after} was disturbed): " if again_after is not None else ""
     return again + "; ".join(f"{kind} {', '.join(where)}" for kind, where in kinds.items()) \
         + f"; {len(step.new)} new size(s), {len(step.context)} again beside them"
