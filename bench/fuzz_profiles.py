@@ -179,19 +179,29 @@ def main(argv: list[str] | None = None) -> int:
 
     deadline = time.monotonic() + 60 * args.minutes if args.minutes else 0.0
     started, cpu = time.monotonic(), time.process_time()
+    saved = {name: os.environ.get(name) for name in ("MSGPERF_HOME", "MSGPERF_CACHE")}
     with tempfile.TemporaryDirectory(prefix="msgperf-fuzz-profiles-") as tmp:
         work = Path(tmp)
+        # the commands' home and cache are the fuzzer's while it runs (the model run is analysed
+        # once), and the caller's again after: a test that calls it in process keeps its own
         os.environ["MSGPERF_HOME"] = str(work / "home")
-        os.environ["MSGPERF_CACHE"] = str(work / "cache")  # the model run is analysed once
-        from tests.factories import rich_run, write_run  # noqa: PLC0415
-        model = write_run(rich_run(), work / "model.jsonl")
-        inputs = [args.input] if args.input is not None else range(args.inputs)
-        for i in inputs:
-            if deadline and time.monotonic() > deadline:
-                break
-            one_input(i, args, targets, work, model, tally, say)
-            if args.progress and tally["inputs"] % args.progress == 0:
-                print(json.dumps(tally), file=sys.stderr, flush=True)
+        os.environ["MSGPERF_CACHE"] = str(work / "cache")
+        try:
+            from tests.factories import rich_run, write_run  # noqa: PLC0415
+            model = write_run(rich_run(), work / "model.jsonl")
+            inputs = [args.input] if args.input is not None else range(args.inputs)
+            for i in inputs:
+                if deadline and time.monotonic() > deadline:
+                    break
+                one_input(i, args, targets, work, model, tally, say)
+                if args.progress and tally["inputs"] % args.progress == 0:
+                    print(json.dumps(tally), file=sys.stderr, flush=True)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     tally["wall s"] = round(time.monotonic() - started, 1)
     tally["CPU s"] = round(time.process_time() - cpu, 1)
     hangs = sum(c["HANG"] for c in tally["driven"].values())
