@@ -151,7 +151,10 @@ def floor(result: RunResult) -> Grid | None:
                "(MPI_Win_allocate_shared, a flag per cache line, memcpy) vs the MPI ping-pong",
                ["bytes", "floor", "pingpong", "MPI / floor"])
     for r in result.floor:
-        t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s), units.ratio(r.ratio))
+        t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s),
+                  "cannot tell" if r.cannot_tell else units.ratio(r.ratio))
+        if r.cannot_tell:
+            t.note += f"; MPI / floor at {units.size(r.bytes)}: cannot tell ({r.cannot_tell})"
     return t
 
 
