@@ -168,3 +168,14 @@ def test_a_floor_above_the_mpi_time_is_cannot_tell_in_every_output(msgperf, tmp_
     (good,) = saphir_rows(full_run(0))
     assert good.floor_cannot_tell == "" and good.floor_ratio > 1
     assert all(f.cannot_tell == "" and f.ratio > 1 for f in analyze(full_run(0)).floor)
+
+
+def test_floor_rule_without_intervals_compares_the_values():
+    """A file with one value per size has no interval: the floor's rule compares the values."""
+    from msgperf.analysis.saphir import saphir_row
+    from msgperf.analysis.side_by_side import FloorRow
+
+    high = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 4e-3, 2e-6, None)], (0, 2e-6))
+    assert high.floor_ratio is None and "is above the zero-byte latency" in high.floor_cannot_tell
+    low = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 2e-7, 2e-6, 10.0)], (0, 2e-6))
+    assert low.floor_ratio == pytest.approx(10.0) and low.floor_cannot_tell == ""

@@ -83,7 +83,8 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
     if floors and zero is not None:
         by_size = {f.bytes: f for f in floors}
         f = by_size.get(zero_size, min(floors, key=lambda r: r.bytes))
-        zero_high = main.sweep.characteristics.zero_byte_latency_ci_s[1] if main is not None else None
+        zero_ci = main.sweep.characteristics.zero_byte_latency_ci_s if main is not None else None
+        zero_high = zero_ci[1] if zero_ci is not None else None
         why = floor_above(f.floor_s, f.floor_low_s, zero, zero_high, "the zero-byte latency")
         ratio = zero / f.floor_s if f.floor_s > 0 and not why else None
     return SaphirRow(run=name, series=main.series if main is not None else "", mpi_library=mpi_library,
