@@ -146,3 +146,18 @@ def test_the_loggp_table_says_cannot_tell_not_no_wire():
     assert "-29.2" not in bad and "−29.2" not in bad
     good = text(TRUE)
     assert "cannot tell" not in good and "800 ns" in good
+
+
+def test_advice_does_not_pipeline_by_a_gap_that_cannot_be_told():
+    """A negative g is no gap between messages: result.gap (what advise uses) is None then."""
+    from types import SimpleNamespace
+
+    from msgperf.analysis.result import LogGPResult, RunResult
+
+    def gap(params: dict):
+        pts = tuple(synth(**params))
+        return RunResult.gap.fget(SimpleNamespace(loggp=LogGPResult(pts, analyze_loggp(pts))))
+
+    assert gap({**TRUE, "g": -0.5e-6}) is None
+    good = gap(TRUE)
+    assert good is not None and good.g_s == pytest.approx(TRUE["g"], rel=1e-6)
