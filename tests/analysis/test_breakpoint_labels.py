@@ -72,16 +72,31 @@ def test_open_mpi_mca_and_switched_off_mechanisms():
     assert known_thresholds({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "auto"}) == ()
 
 
-def test_memcpy_and_floor_knees_within_an_octave():
-    memcpy = (bp(524288, 1048576),)
+def test_memcpy_and_floor_knees_name_a_cause_only_inside_the_same_interval():
+    memcpy = (bp(393216, 1048576),)
     floor = (bp(2097152, 4194304),)
     ev = BreakpointEvidence(memcpy_breakpoints=memcpy, floor_breakpoints=floor)
-    labels = label_breakpoints([bp(262144, 524288), bp(4096, 8192), bp(4194304, 8388608)], ev)
-    assert labels[0].kinds == (CAPACITY,)  # one octave below memcpy's knee
+    labels = label_breakpoints([bp(262144, 524288), bp(4096, 8192), bp(4194304, 8388608), bp(1048576, 4194304)], ev)
+    assert labels[0].kinds == (CAPACITY,)  # memcpy's knee overlaps the interval
     assert labels[0].text == "cache/memory capacity (memcpy shows the same knee)"
-    assert "512 KiB and 1 MiB" in labels[0].evidence[0]
+    assert "384 KiB and 1 MiB" in labels[0].evidence[0]
     assert labels[1].kinds == (UNEXPLAINED,)  # six octaves away from both
-    assert labels[2].kinds == (FLOOR,)
+    assert labels[2].kinds == (UNEXPLAINED,)  # the floor's knee ends where this one begins: no overlap
+    assert labels[2].text == "unexplained (cause unknown: the floor pattern's knee, 2 MiB–4 MiB, lies outside it)"
+    assert labels[3].kinds == (FLOOR,)  # the floor's knee inside the interval
+
+
+def test_a_knee_an_octave_from_the_copys_is_cause_unknown():
+    """Seen: a 32–64 B knee labelled "cache/memory capacity ... and hardware" from knees beside it."""
+    ev = BreakpointEvidence(memcpy_breakpoints=(bp(64, 128),), floor_breakpoints=(bp(16, 32),))
+    (label,) = label_breakpoints([bp(32, 64)], ev)
+    assert label.kinds == (UNEXPLAINED,) and "capacity" not in label.text and "hardware" not in label.text
+    assert "memcpy's knee, 64 B–128 B, lies outside it" in label.text
+    assert "the floor pattern's knee, 16 B–32 B, lies outside it" in label.text
+    # the same evidence where the knees overlap the interval still names both causes
+    (label,) = label_breakpoints([bp(32, 64)], BreakpointEvidence(memcpy_breakpoints=(bp(48, 96),),
+                                                                   floor_breakpoints=(bp(16, 40),)))
+    assert label.kinds == (CAPACITY, FLOOR)
 
 
 @pytest.mark.parametrize("name, expected", [

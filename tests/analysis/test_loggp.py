@@ -108,3 +108,56 @@ def test_point_from_record_fields():
     # the command fuzzer (seed 41, input 219299): n = 1 divided by zero in show's LogGP table
     assert point_from_fields(0, {**fields, "n": 1}) is None and point_from_fields(0, {**fields, "n": 2.5}) is None
     assert math.isnan(point_from_fields(0, {k: v for k, v in fields.items() if k != "recv_call_s"}).recv_call_s)
+
+
+# ---- validity: L, o_s, o_r, g, G >= 0 and o_s + o_r within the one-way time -------------------
+
+LOADED = dict(L=-29.2e-6, o_s=17.2e-6, o_r=19e-6, g=1.2e-6, G=1 / 5e9)  # seen under load
+
+
+def test_overheads_beyond_the_one_way_time_cannot_be_told():
+    p = fit_loggp(synth(**LOADED))
+    assert p.L == pytest.approx(LOADED["L"], rel=1e-6)
+    for name in ("L", "o_s", "o_r"):
+        assert "exceeds the one-way time" in p.reason(name)
+    assert p.reason("g") is None and p.reason("G") is None
+
+
+def test_a_negative_gap_cannot_be_told_and_good_values_pass():
+    assert fit_loggp(synth(**TRUE)).cannot_tell == ()
+    p = fit_loggp(synth(**{**TRUE, "g": -0.5e-6}))
+    assert p.reason("g").startswith("g = ") and "below 0" in p.reason("g")
+    assert p.reason("L") is None and p.reason("G") is None
+
+
+def test_the_loggp_table_says_cannot_tell_not_no_wire():
+    from types import SimpleNamespace
+
+    from msgperf.analysis.result import LogGPResult
+    from msgperf.present.pattern_tables import loggp as loggp_table
+
+    def text(params: dict) -> str:
+        pts = tuple(synth(**params))
+        grid = loggp_table(SimpleNamespace(loggp=LogGPResult(pts, analyze_loggp(pts))))
+        return repr(vars(grid))
+
+    bad = text(LOADED)
+    assert "no wire" not in bad and "cannot tell" in bad and "exceeds the one-way time" in bad
+    assert "-29.2" not in bad and "−29.2" not in bad
+    good = text(TRUE)
+    assert "cannot tell" not in good and "800 ns" in good
+
+
+def test_advice_does_not_pipeline_by_a_gap_that_cannot_be_told():
+    """A negative g is no gap between messages: result.gap (what advise uses) is None then."""
+    from types import SimpleNamespace
+
+    from msgperf.analysis.result import LogGPResult, RunResult
+
+    def gap(params: dict):
+        pts = tuple(synth(**params))
+        return RunResult.gap.fget(SimpleNamespace(loggp=LogGPResult(pts, analyze_loggp(pts))))
+
+    assert gap({**TRUE, "g": -0.5e-6}) is None
+    good = gap(TRUE)
+    assert good is not None and good.g_s == pytest.approx(TRUE["g"], rel=1e-6)

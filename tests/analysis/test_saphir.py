@@ -33,12 +33,12 @@ def _m(pattern, size, per_message, rng, extra=None, divisor=2):
                        extra=extra or {})
 
 
-def full_run(seed=0):
+def full_run(seed=0, floor_s=2e-7):
     rng = np.random.default_rng(seed)
     base = stored_run(seed, patterns=("pingpong",), sizes=SIZES)
     ms = list(base.measurements)
     ms += [_m("memcpy", s, 1e-7 + s / 3e10, rng, divisor=1) for s in SIZES]
-    ms += [_m("floor", s, 2e-7 + s / 2e10, rng) for s in SIZES]
+    ms += [_m("floor", s, floor_s + s / 2e10, rng) for s in SIZES]
     ms += [_m("eager-probe", s, 1e-6, rng, {"eager": s < 8192, "eager_limit_bytes": 8112}, divisor=1)
            for s in SIZES]
     return dataclasses.replace(base, measurements=tuple(ms), path="full.jsonl")
@@ -145,3 +145,37 @@ def test_summary_to_a_file_keeps_whole_run_names_and_columns(msgperf, tmp_path):
         cells = saphir_cells(row)
         assert len(line) > 120 and line.rstrip().endswith(cells[-1])
         assert all(cell in line for cell in cells)
+
+
+def test_a_floor_above_the_mpi_time_is_cannot_tell_in_every_output(msgperf, tmp_path):
+    """The pair sharing a core: the floor reads 4 ms against a 2.2 µs ping-pong. Its ratio is no finding."""
+    from msgperf.present.pattern_tables import floor as floor_table
+
+    run = full_run(0, floor_s=4e-3)
+    (row,) = saphir_rows(run)
+    assert row.floor_ratio is None and "is above the zero-byte latency" in row.floor_cannot_tell
+    assert saphir_cells(row)[SAPHIR_COLUMNS.index("÷ floor")] == "cannot tell"
+    result = analyze(run)
+    assert all(f.ratio is None and "is above the MPI time" in f.cannot_tell for f in result.floor)
+    grid = floor_table(result)
+    assert [r[-1] for r in grid.rows] == ["cannot tell"] * len(SIZES) and "is above the MPI time" in grid.note
+    path = write_run_file(run, tmp_path / "shared.jsonl")
+    text = msgperf("summary", path)
+    assert text.returncode == 0 and "÷ floor: cannot tell (the floor, 4" in text.stdout and "0.000" not in text.stdout
+    got = json.loads(msgperf("summary", path, "--json").stdout)
+    assert got[0]["floor_ratio"] is None and "above the zero-byte latency" in got[0]["floor_cannot_tell"]
+    # a good floor, below the MPI time, still gives its ratio
+    (good,) = saphir_rows(full_run(0))
+    assert good.floor_cannot_tell == "" and good.floor_ratio > 1
+    assert all(f.cannot_tell == "" and f.ratio > 1 for f in analyze(full_run(0)).floor)
+
+
+def test_floor_rule_without_intervals_compares_the_values():
+    """A file with one value per size has no interval: the floor's rule compares the values."""
+    from msgperf.analysis.saphir import saphir_row
+    from msgperf.analysis.side_by_side import FloorRow
+
+    high = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 4e-3, 2e-6, None)], (0, 2e-6))
+    assert high.floor_ratio is None and "is above the zero-byte latency" in high.floor_cannot_tell
+    low = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 2e-7, 2e-6, 10.0)], (0, 2e-6))
+    assert low.floor_ratio == pytest.approx(10.0) and low.floor_cannot_tell == ""

@@ -174,3 +174,26 @@ def test_advise_says_when_its_run_was_not_measured_on_a_quiet_machine(capsys, tm
     assert code == 0 and "launch 0 oversubscribed (2 ranks on 1 usable cores)" in " ".join(out.split())
     code, out, _ = run_cli(capsys, "advise", str(quiet), "-k", "8", "-s", "1K", "--json")
     assert code == 0 and json.loads(out)["model_conditions"] is None
+
+
+def _falling(b):
+    """Times that fall with size between 4 KiB and 32 KiB: a segment whose β lies wholly below 0."""
+    if b < 4096:
+        return 2e-6 + 1e-9 * b
+    return 40e-6 - 1.2e-9 * b if b < 32768 else 1e-6 + 1e-9 * b
+
+
+def test_a_segment_whose_slope_lies_below_zero_is_cannot_tell(capsys, tmp_path):
+    sizes = sorted({int(round(2 ** (i / 4))) for i in range(81)})  # 1 B to 1 MiB, 4 sizes an octave
+    path = write_run(sweep_run([_falling], n=100, noise=0.02, sizes=sizes), tmp_path / "fall.jsonl")
+    _, out, _ = run_cli(capsys, "fit", str(path))
+    lines = [l for l in out.splitlines() if l.startswith("  4 KiB – ")]
+    assert len(lines) == 1 and "β and 1/β: cannot tell (β's interval lies below 0" in lines[0]
+    assert "-1.2 ns/B" not in out and "−1.2 ns/B" not in out
+    # the segments either side keep their β: a good value still passes
+    assert "1 B – 3444 B: α 2 µs" in out and "β 1 ns/B" in out
+    _, out, _ = run_cli(capsys, "fit", str(path), "--json")
+    segs = json.loads(out)["segments"]
+    assert [s["cannot_tell"] is not None for s in segs] == [False, True, False]
+    assert segs[1]["beta_s_per_byte"] is None and segs[1]["bandwidth_bytes_per_s"] is None
+    assert segs[0]["beta_s_per_byte"] == pytest.approx(1e-9, rel=0.02)

@@ -13,9 +13,12 @@ switch lies in that interval:
   shared-memory cell size and Open MPI's btl eager limits bound the eager payload, which
   is the value less a header, so their switch lies within ``HEADER_ALLOWANCE`` below it;
 - the breakpoints of the memcpy pattern (a cache or memory-capacity knee shows in a plain
-  copy too) and of the floor pattern (the hardware's own shared-memory round trip), matched
-  within a factor ``KNEE_FACTOR`` either way: a message's working set is not the copy's
-  (two buffers, a cell in between), so the same cache boundary appears at a nearby size.
+  copy too) and of the floor pattern (the hardware's own shared-memory round trip). The rule
+  for these labels: a knee is named by a cause only if the cause's own measurement shows a
+  knee inside the same interval (the two intervals overlap). A knee of the copy an octave
+  away may be the same cache boundary seen through a different working set, or may not: the
+  data do not tell, so such a breakpoint is "unexplained" and its label says where the
+  nearby knee lies (within ``NEAR_FACTOR``) and that it is outside.
 
 Pure function, plain data in and out; the caller passes what the run measured.
 """
@@ -28,7 +31,7 @@ from typing import Iterable, Mapping, Sequence
 from msgperf.analysis.piecewise import Breakpoint
 
 HEADER_ALLOWANCE = 1024  # bytes: an eager limit set as a buffer size carries a header below it
-KNEE_FACTOR = 2.0  # a cache knee of memcpy may sit up to one octave from the message's
+NEAR_FACTOR = 2.0  # a knee of memcpy or the floor this close (either way) is named as near, not as the cause
 
 EAGER = "eager_rendezvous"
 SINGLE_COPY = "single_copy"
@@ -144,11 +147,22 @@ def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
     return max(bp.low_bytes, low) < min(bp.high_bytes, high)
 
 
-def _knee(bp: Breakpoint, others: Iterable[Breakpoint]) -> Breakpoint | None:
+def _knee(bp: Breakpoint, others: Iterable[Breakpoint], widen: float = 1.0) -> Breakpoint | None:
+    """The first of ``others`` whose interval (widened by ``widen`` either way) meets the breakpoint's."""
     for o in others:
-        if _overlaps(bp, o.low_bytes / KNEE_FACTOR, o.high_bytes * KNEE_FACTOR):
+        if _overlaps(bp, o.low_bytes / widen, o.high_bytes * widen):
             return o
     return None
+
+
+def _near_misses(bp: Breakpoint, ev: BreakpointEvidence) -> list[str]:
+    """Knees of memcpy and the floor close to the breakpoint but outside its interval: said, not used."""
+    out = []
+    for name, knees in (("memcpy", ev.memcpy_breakpoints), ("the floor pattern", ev.floor_breakpoints)):
+        near = _knee(bp, knees, NEAR_FACTOR)
+        if near is not None and _knee(bp, (near,)) is None:
+            out.append(f"{name}'s knee, {_bytes(near.low_bytes)}–{_bytes(near.high_bytes)}, lies outside it")
+    return out
 
 
 def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
@@ -181,6 +195,9 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
                       f"the floor pattern has a knee between {_bytes(floor.low_bytes)} and "
                       f"{_bytes(floor.high_bytes)}", "floor pattern"))
     if not parts:
+        near = _near_misses(bp, ev)
+        if near:
+            return BreakpointLabel(bp, (UNEXPLAINED,), f"unexplained (cause unknown: {'; '.join(near)})", ())
         return BreakpointLabel(bp, (UNEXPLAINED,),
                                "unexplained (nothing the run measured or recorded matches it)", ())
     kinds = tuple(dict.fromkeys(k for k, _, _, _ in parts))

@@ -81,7 +81,7 @@ class CombiningPrediction:
         return ("piecewise model of the ping-pong; separate messages pipelined by the LogGP gap "
                 "g + G·s (loggp pattern)" if self.pipelined else
                 "piecewise model of the ping-pong; separate messages one after the other, k·T(s) "
-                "(no loggp measurement: pipelining unknown)")
+                "(no loggp measurement, or its gap cannot be told: pipelining unknown)")
 
     @property
     def measured_speedup(self) -> float | None:

@@ -30,6 +30,12 @@ squares weighted by 1/value (relative misfit), because our sizes grow geometrica
 Netgauge's step linearly by 1 KiB; and L is the model's L (Netgauge prints PRTT(1,0,0)/2, the
 one-way time L + o_s + o_r, which we report as ``half_round_trip_s``).
 
+Validity (``cannot_tell``): every parameter is a time or a time per byte, so L, o_s, o_r, g and G
+are ≥ 0; and the overheads are parts of the one-way time, so o_s + o_r ≤ the one-way time at the
+size they come from (s₀). A parameter that breaks its rule is not a finding: the outputs show
+"cannot tell" with the reason. A negative L means the overheads measured more than the one-way
+time (on a busy machine, waiting for the CPU counts as overhead), not that there is no wire.
+
 Which model fits better: both predict the one-way time T(s) of the plain ping-pong: Hockney
 (Hockney, Parallel Computing 20:389, 1994) as α + β·s, fitted to those very times by weighted
 least squares; LogGP as L + o_s + o_r + G·s from parameters measured on *other* series (the
@@ -104,6 +110,11 @@ class LogGP:
     gap_rms_rel: float                  # relative RMS misfit of the (g, G) line
     half_round_trip_s: float            # PRTT(1,0,s₀)/2: what Netgauge prints as L
     d_too_small: tuple[int, ...]        # sizes where d < g + G·s (o_s there is unreliable)
+    cannot_tell: tuple[tuple[str, str], ...] = ()  # (parameter, why): values that break their rule
+
+    def reason(self, name: str) -> str | None:
+        """Why parameter ``name`` ("L", "o_s", "o_r", "g", "G") cannot be told, or None when it is valid."""
+        return next((why for n, why in self.cannot_tell if n == name), None)
 
     @property
     def bandwidth_bytes_per_s(self) -> float:
@@ -162,6 +173,29 @@ def fit_line(sizes: Sequence[float], times: Sequence[float]) -> Line:
     return Line(float(a), float(b))
 
 
+def _fmt_us(x: float) -> str:
+    return f"{x * 1e6:.3g} µs"
+
+
+def validity(L: float, o_s: float, o_r: float, g: float, G: float, one_way_s: float,
+             size: int) -> tuple[tuple[str, str], ...]:
+    """The parameters that break their physical rule (module docstring), each with its reason."""
+    out: dict[str, str] = {}
+    over = o_s + o_r
+    if math.isfinite(one_way_s) and over > one_way_s:
+        why = (f"o_s + o_r = {_fmt_us(over)} exceeds the one-way time {_fmt_us(one_way_s)} at {size} B "
+               "they come from: the overheads hold waiting, not only the CPU's work")
+        for name in ("o_s", "o_r", "L"):
+            out[name] = why
+    for name, value in (("L", L), ("o_s", o_s), ("o_r", o_r), ("g", g), ("G", G)):
+        if not math.isfinite(value):
+            out.setdefault(name, f"{name} is not a number")
+        elif value < 0:
+            out.setdefault(name, f"{name} = {_fmt_us(value) if name != 'G' else f'{value:.3g} s/B'} is below 0, "
+                                 "which no time can be: noise or load the series cannot separate")
+    return tuple(out.items())
+
+
 def fit_loggp(points: Sequence[LogGPPoint]) -> LogGP:
     """L, o_s, o_r, g, G by Netgauge's method (module docstring) from two or more sizes."""
     pts = sorted(points, key=lambda p: p.bytes)
@@ -196,6 +230,8 @@ def fit_loggp(points: Sequence[LogGPPoint]) -> LogGP:
         gap_rms_rel=rms,
         half_round_trip_s=first.prtt_1_0_s / 2,
         d_too_small=tuple(p.bytes for p, gp in zip(pts, pred) if p.d_s < gp),
+        cannot_tell=validity(float(L), float(o_s0), float(o_r0), line.alpha, line.beta, first.one_way_s,
+                             first.bytes),
     )
 
 

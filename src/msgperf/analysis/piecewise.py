@@ -91,6 +91,21 @@ class Breakpoint:
     confidence: float
 
 
+BELOW_ZERO = ("β's interval lies below 0: times fall with size here — noise or a regime the data "
+              "cannot resolve")
+
+
+def slope_cannot_tell(segment: LineFit) -> str:
+    """A segment's rule: its slope β is a time per byte, so > 0. Why its β (and 1/β) cannot be told
+    when the fitted β is below 0 and its whole interval with it (or it has no interval); "" when it can.
+    A negative α alone is fine: an intercept of a segment that starts beyond 0 B, not a latency."""
+    beta = segment.beta_s_per_byte
+    hi = segment.beta_ci_s_per_byte[1]
+    if beta < 0 and (not math.isfinite(hi) or hi < 0):
+        return BELOW_ZERO
+    return ""
+
+
 @dataclass(frozen=True)
 class SizeResidual:
     """One size against the model: how far off, and whether beyond its own interval."""
@@ -146,6 +161,11 @@ class PiecewiseFit:
 
     def predict(self, size: float) -> float:
         return float(self.segment_for(size).predict(size))
+
+    @property
+    def segments_cannot_tell(self) -> tuple[str, ...]:
+        """Per segment, why its β cannot be told (slope_cannot_tell), "" where it can."""
+        return tuple(slope_cannot_tell(seg) for seg in self.segments)
 
     @property
     def off_model(self) -> tuple[SizeResidual, ...]:

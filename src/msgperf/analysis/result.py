@@ -215,7 +215,7 @@ class RunResult:
         if self.loggp is None or self.loggp.analysis is None:
             return None
         p = self.loggp.analysis.params
-        return Gap(p.g, p.G) if math.isfinite(p.g) and math.isfinite(p.G) else None
+        return Gap(p.g, p.G) if p.reason("g") is None and p.reason("G") is None else None
 
 
 # ---- building it ---------------------------------------------------------------------------
@@ -369,7 +369,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     gap = None
     if loggp is not None and loggp.analysis is not None:
         p = loggp.analysis.params
-        gap = Gap(p.g, p.G) if math.isfinite(p.g) and math.isfinite(p.G) else None
+        gap = Gap(p.g, p.G) if p.reason("g") is None and p.reason("G") is None else None
     floors = floor_rows(rows)
     source = describe_source(run)
     memcpy = [(r.bytes, r.time_s) for r in rows if r.pattern == "memcpy" and not r.variant]

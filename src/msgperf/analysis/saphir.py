@@ -10,7 +10,9 @@ shows exactly what ``show``, ``fit`` and the report show:
 - eager limit: what ``eager-probe`` measured;
 - n½ = α/β of the main series' Hockney line (the value ``fit`` prints under the Hockney model);
 - floor ratio: zero-byte latency / the ``floor`` pattern's median at the same size (its smallest
-  size when it lacks that one): how far MPI sits above a shared-memory round trip.
+  size when it lacks that one): how far MPI sits above a shared-memory round trip. A floor must lie
+  below the latency it divides (side_by_side.floor_above, within both intervals); when it does not,
+  the ratio is None and ``floor_cannot_tell`` says why.
 
 None where the run does not hold what a value needs. Pure: no I/O.
 """
@@ -24,7 +26,7 @@ from typing import Any, Sequence
 from msgperf.analysis.buffering import copy_speed, effective_bandwidth
 from msgperf.analysis.eager import EagerLimit
 from msgperf.analysis.series import SeriesAnalysis
-from msgperf.analysis.side_by_side import FloorRow
+from msgperf.analysis.side_by_side import FloorRow, floor_above
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class SaphirRow:
     eager_limit_bytes: int | None
     n_half_bytes: float | None
     floor_ratio: float | None
+    floor_cannot_tell: str = ""    # why the floor ratio is not a finding (the floor is not below the latency)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,11 +79,14 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
     copy = copy_speed(memcpy)
     bc, bc_size = copy if copy is not None else (None, None)
     be = effective_bandwidth(bc, bn) if bc is not None and bn is not None and bn > 0 else None
-    ratio = None
+    ratio, why = None, ""
     if floors and zero is not None:
         by_size = {f.bytes: f for f in floors}
         f = by_size.get(zero_size, min(floors, key=lambda r: r.bytes))
-        ratio = zero / f.floor_s if f.floor_s > 0 else None
+        zero_ci = main.sweep.characteristics.zero_byte_latency_ci_s if main is not None else None
+        zero_high = zero_ci[1] if zero_ci is not None else None
+        why = floor_above(f.floor_s, f.floor_low_s, zero, zero_high, "the zero-byte latency")
+        ratio = zero / f.floor_s if f.floor_s > 0 and not why else None
     return SaphirRow(run=name, series=main.series if main is not None else "", mpi_library=mpi_library,
                      mpi_version=mpi_version, placement=placement, zero_byte_size=zero_size,
                      zero_byte_latency_s=zero, asymptotic_latency_s=alpha, bandwidth_bytes_per_s=bn,
@@ -88,4 +94,4 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
                      copy_speed_bytes_per_s=bc, copy_speed_size=bc_size,
                      effective_buffered_bandwidth_bytes_per_s=be,
                      eager_limit_bytes=eager.limit_bytes if eager is not None else None,
-                     n_half_bytes=n_half, floor_ratio=ratio)
+                     n_half_bytes=n_half, floor_ratio=ratio, floor_cannot_tell=why)

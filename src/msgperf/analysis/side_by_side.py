@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from msgperf import units
 from msgperf.analysis.catalog_view import PatternFacts
 from msgperf.analysis.size_rows import SizeRow
 
@@ -108,7 +109,21 @@ class FloorRow:
     bytes: int
     floor_s: float
     pingpong_s: float | None
-    ratio: float | None  # MPI / floor
+    ratio: float | None  # MPI / floor; None when the floor breaks its rule (cannot_tell)
+    floor_low_s: float | None = None  # the floor's interval, lower end (None: no interval)
+    cannot_tell: str = ""  # why the ratio is not a finding: the floor is not below the MPI time
+
+
+def floor_above(floor_s: float, floor_low_s: float | None, mpi_s: float, mpi_high_s: float | None,
+                what: str = "the MPI time") -> str:
+    """The floor's rule: a floor lies below the MPI time it divides, within both intervals. The
+    reason it cannot be told when the floor's lower end is above the MPI time's upper end; "" when it holds."""
+    low = floor_low_s if floor_low_s is not None and math.isfinite(floor_low_s) else floor_s
+    high = mpi_high_s if mpi_high_s is not None and math.isfinite(mpi_high_s) else mpi_s
+    if not low > high:
+        return ""
+    return (f"the floor, {units.seconds(floor_s)}, is above {what}, {units.seconds(mpi_s)}, beyond their intervals: "
+            "a floor measured while the pair was disturbed (sharing a core, a busy machine)")
 
 
 @dataclass(frozen=True)
@@ -248,8 +263,10 @@ def floor_rows(rows: Sequence[SizeRow]) -> tuple[FloorRow, ...]:
         f, p = idx.get(("floor", "", size)), idx.get(("pingpong", "", size))
         if f is None:
             continue
+        low = f.interval.low if f.interval is not None else None
+        why = floor_above(f.time_s, low, p.time_s, p.interval.high if p.interval is not None else None) if p else ""
         out.append(FloorRow(size, f.time_s, p.time_s if p else None,
-                            _ratio(p.time_s, f.time_s) if p else None))
+                            _ratio(p.time_s, f.time_s) if p and not why else None, low, why))
     return tuple(out)
 
 

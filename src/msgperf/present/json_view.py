@@ -48,6 +48,16 @@ def _line(line: LineFit) -> dict[str, Any]:
     }
 
 
+def _segment(line: LineFit, cannot_tell: str) -> dict[str, Any]:
+    """One segment of the piecewise model; a β that breaks its rule (piecewise.slope_cannot_tell) is
+    null, with its 1/β and n½, and ``cannot_tell`` says why."""
+    out = {**_line(line), "cannot_tell": cannot_tell or None}
+    if cannot_tell:
+        out.update({k: None for k in ("beta_s_per_byte", "beta_ci_s_per_byte", "bandwidth_bytes_per_s",
+                                      "bandwidth_ci_bytes_per_s", "n_half_bytes", "n_half_ci_bytes")})
+    return out
+
+
 def _caveat(c: Caveat) -> dict[str, Any]:
     return {"kind": c.kind, "message": c.message, "advice": c.advice, "bytes": c.bytes,
             "launch": c.launch}
@@ -77,7 +87,7 @@ def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
                          "located_at_set_threshold": bool(origin and origin.at_threshold)}
                         for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
         "suspects_bytes": [list(s) for s in sweep.suspects],
-        "segments": [_line(s) for s in pw.segments],
+        "segments": [_segment(s, why) for s, why in zip(pw.segments, pw.segments_cannot_tell)],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
         "anomalies_bytes": [a.bytes for a in sweep.anomalies],
         "anomalies": [{"bytes": a.bytes, "kind": a.kind, "time_s": _num(a.time_s),

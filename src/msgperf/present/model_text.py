@@ -118,12 +118,12 @@ def _piecewise(console: Console, s: SeriesResult) -> None:
         return
     console.print(f"[bold]Piecewise model[/]: {_count(len(pw.segments), 'segment')}, each breakpoint kept by an "
                   f"F test at 5 %; {_fit_words(pw, s.model.sweep.points)}")
-    for seg in pw.segments:
-        n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) else ""
+    for seg, why in zip(pw.segments, pw.segments_cannot_tell):
+        n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) and not why else ""
+        slope = (f"β and 1/β: cannot tell ({why})" if why else f"β {units.beta(seg.beta_s_per_byte)} "
+                 f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}")
         console.print(f"  {units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}: α {units.seconds(seg.alpha_s)} "
-                      f"{_ci(seg.alpha_ci_s, 's')}, β {units.beta(seg.beta_s_per_byte)} "
-                      f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}{n_half}",
-                      markup=False)
+                      f"{_ci(seg.alpha_ci_s, 's')}, {slope}{n_half}", markup=False)
     labels = list(s.labels) + [None] * (len(pw.breakpoints) - len(s.labels))  # one per breakpoint, in order
     origins = list(s.model.sweep.provenance) + [None] * (len(pw.breakpoints) - len(s.model.sweep.provenance))
     for bp, label, origin in zip(pw.breakpoints, labels, origins):

@@ -151,7 +151,10 @@ def floor(result: RunResult) -> Grid | None:
                "(MPI_Win_allocate_shared, a flag per cache line, memcpy) vs the MPI ping-pong",
                ["bytes", "floor", "pingpong", "MPI / floor"])
     for r in result.floor:
-        t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s), units.ratio(r.ratio))
+        t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s),
+                  "cannot tell" if r.cannot_tell else units.ratio(r.ratio))
+        if r.cannot_tell:
+            t.note += f"; MPI / floor at {units.size(r.bytes)}: cannot tell ({r.cannot_tell})"
     return t
 
 
@@ -313,13 +316,19 @@ def loggp(result: RunResult) -> Grid | None:
                "these times, LogGP predicts them from the other series)")
     if p.d_too_small:
         caption += f"; d < g + G·s at {', '.join(map(units.size, p.d_too_small))}"
-    if p.L <= 0:
-        caption += "; L ≤ 0: no wire to cross (shared memory: the overheads hold the copy that is the transfer)"
+    reasons = list(dict.fromkeys(why for _, why in p.cannot_tell))
+    if reasons:
+        caption += "; cannot tell " + ", ".join(n for n, _ in p.cannot_tell) + ": " + "; ".join(reasons)
+
+    def cell(name: str, text: str) -> str:
+        return text if p.reason(name) is None else "cannot tell"
+
     t = _table("LogGP (Netgauge's PRTT method, docs/loggp.md) beside Hockney α + β·s", caption,
                ["L", "o_s", "o_r", "g", "G (1/G)", "α (one-way)", "β (1/β)", "n½"],
                detail=("α (one-way)", "β (1/β)", "n½"))
-    t.add_row(units.seconds(p.L), units.seconds(p.o_s), units.seconds(p.o_r), units.seconds(p.g),
-              f"{units.beta(p.G)} ({units.rate(p.bandwidth_bytes_per_s)})", units.seconds(h.alpha),
+    t.add_row(cell("L", units.seconds(p.L)), cell("o_s", units.seconds(p.o_s)), cell("o_r", units.seconds(p.o_r)),
+              cell("g", units.seconds(p.g)), cell("G", f"{units.beta(p.G)} ({units.rate(p.bandwidth_bytes_per_s)})"),
+              units.seconds(h.alpha),
               f"{units.beta(h.beta)} ({units.rate(h.bandwidth_bytes_per_s)})",
               units.size(h.n_half) if h.n_half >= 0 else units.MISSING)
     return t

@@ -157,7 +157,9 @@ def headline_html(result: RunResult) -> str:
     if result.floor:
         f = result.floor[0]
         text = f"{units.seconds(f.floor_s)} one-way at {units.size(f.bytes)} (shared-memory round trip, no MPI)"
-        if f.pingpong_s is not None:
+        if f.pingpong_s is not None and f.cannot_tell:
+            text += f"; the MPI ping-pong takes {units.seconds(f.pingpong_s)}; MPI / floor: cannot tell ({f.cannot_tell})"
+        elif f.pingpong_s is not None:
             text += f"; the MPI ping-pong takes {units.seconds(f.pingpong_s)}, {units.ratio(f.ratio)} the floor"
         items.append(("hardware floor", _e(text)))
     else:

@@ -36,7 +36,8 @@ def saphir_cells(row: SaphirRow) -> list[str]:
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
             units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else units.MISSING,
             units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
-            units.ratio(row.floor_ratio) if row.floor_ratio is not None else units.MISSING]
+            units.ratio(row.floor_ratio) if row.floor_ratio is not None else
+            "cannot tell" if row.floor_cannot_tell else units.MISSING]
 
 
 CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the smallest size; asym. lat.: "
@@ -65,3 +66,6 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
         natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum
         console.width = max(console.width, natural)
     console.print(t)
+    for row in rows:
+        if row.floor_cannot_tell:
+            console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)
