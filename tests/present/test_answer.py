@@ -227,3 +227,20 @@ def test_the_eager_step_is_read_across_the_limit_not_beside_it():
     eager = EagerLimit(limit_bytes=32688, low_bytes=32688, high_bytes=32689, probe_max_bytes=None, rows=())
     step, why = _eager_step(eager, [wrong], measured)
     assert why == "" and (step.below.bytes, step.above.bytes) == (32688, 32689)
+
+
+def test_the_peak_bandwidth_is_a_measured_one_not_a_rescaled_refinement_size():
+    """This run's refinement launch ran at 0.86x the sweep's level; its sizes enter the model on the
+    sweep's level, but a bandwidth read there is the model's, not a measurement (it gave 20.3 GB/s
+    at 597051 B where no size measured more than 17.7 GB/s)."""
+    from msgperf.analysis.result import analyze
+    from msgperf.records.runfile_read import read_run
+
+    result = analyze(read_run(RECORDED[4]).run)
+    main = next(s for s in result.series if s.key.pattern == "pingpong")
+    rescaled = set(main.model.aligned_bytes)
+    assert rescaled  # the case this test is about
+    peak = result.answer.peak_bandwidth
+    assert peak.bytes not in rescaled
+    measured = [p.bytes / p.time_s for p in main.model.sweep.points if p.bytes and p.bytes not in rescaled]
+    assert peak.value == pytest.approx(max(measured), rel=1e-12)
