@@ -246,3 +246,34 @@ def test_a_resume_does_after_the_sweep_what_the_run_was_asked_to(tmp_path):
             assert refined, "a run made to refine is refined when resumed"
         else:
             assert not refined and len(resumed.launches) == 1 and len(launcher.commands) == 1
+
+
+def test_a_round_short_of_time_refines_the_intervals_that_fit_small_sizes_first(tmp_path, monkeypatch):
+    """A switch at 12000 B and a size off the model at 256 KiB; the time left covers the small
+    sizes' floors but not the large ones': the switch is located, the large interval is left as
+    measured and said so once (a default run on a busy machine refined nothing: 'not refined',
+    and its eager switch stayed 'cause unknown')."""
+    from msgperf.launch import budget as budgets
+
+    monkeypatch.setattr(budgets, "size_floor_s", lambda size, paces: 5.0 if size >= 100_000 else 0.001)
+    curve = (1e-6, 1e-10, STEP_AT, 4e-6, ((262144, 1.3),))
+    notes = []
+    outcome = measure(request(tmp_path, refine_budget_s=3.0), launcher=FakeLauncher(every=Behaviour(curve=curve)),
+                      on_note=notes.append)
+    refined = [l for l in outcome.launches if l.refining]
+    assert refined and all(max(l.sizes) < 100_000 for l in refined)
+    switch = next(b for b in breakpoints(outcome.run) if b.low_bytes < STEP_AT <= b.high_bytes)
+    assert math.log2(switch.high_bytes / switch.low_bytes) <= TARGET_OCTAVES + 1e-9
+    assert notes == ["not refined in part: the refinement budget (3 s) is spent; left as measured: pingpong: "
+                     "a size off the model alone between 128 KiB and 512 KiB"]
+
+
+def test_intervals_that_hold_a_measured_limit_come_first_then_the_smallest():
+    from types import SimpleNamespace
+
+    from msgperf.analysis.refinement import Bracket, by_priority
+
+    small, held, large = (Bracket("pingpong", 512, 1024), Bracket("pingpong", 4096, 8192, suspect=True),
+                          Bracket("pingpong", 4 << 20, 8 << 20))
+    result = SimpleNamespace(eager=SimpleNamespace(switch_bytes=8112), thresholds=())
+    assert by_priority(result, [large, small, held]) == [held, small, large]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.switch_location import SIDE
@@ -141,12 +142,14 @@ def context_sizes(bracket: Bracket, sweep: set[int]) -> list[int]:
     return below + above
 
 
-def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = None) -> RefinementStep | None:
+def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = None,
+              keep: Sequence[Bracket] | None = None) -> RefinementStep | None:
     """The launch that narrows the main pattern's wide breakpoint intervals, or None when every
     one is located (or there are none, or nothing new fits inside them). ``measured``: every size
     measured so far; ``sweep``: the sizes the anchors are taken from, measured again beside each
-    interval (the plan's and the main pattern's refined ones; default: ``measured``)."""
-    wide = tuple(b for b in brackets(result) if b.suspect or not b.located)
+    interval (the plan's and the main pattern's refined ones; default: ``measured``); ``keep``:
+    only these intervals (a round with time for part of them: ``by_priority``)."""
+    wide = tuple(b for b in brackets(result) if (b.suspect or not b.located) and (keep is None or b in keep))
     inside = {s for b in wide for s in sizes_inside(b.low_bytes, b.high_bytes)}
     for anchor in anchors(result):
         if any(b.low_bytes <= anchor < b.high_bytes for b in wide):
@@ -158,3 +161,12 @@ def next_step(result: RunResult, measured: set[int], sweep: set[int] | None = No
     context = sorted({s for b in wide for s in context_sizes(b, measured if sweep is None else sweep)})
     return RefinementStep(pattern=result.main.key.pattern, brackets=wide, sizes=tuple(sorted(set(new) | set(context))),
                           new=tuple(new), context=tuple(context))
+
+
+def by_priority(result: RunResult, wide: Sequence[Bracket]) -> list[Bracket]:
+    """The order in which a round short of time takes intervals: those that hold a limit the run
+    measured or was set to (the eager-probe's, a threshold: located to the byte by a few small
+    sizes, and what the answer names), then the smallest (small sizes cost microseconds, the
+    largest milliseconds a sample)."""
+    held = anchors(result)
+    return sorted(wide, key=lambda b: (not any(b.low_bytes <= a < b.high_bytes for a in held), b.low_bytes))

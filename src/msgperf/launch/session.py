@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, ContextManager
 
 from msgperf.analysis import AnalysisError
-from msgperf.analysis.refinement import next_step
+from msgperf.analysis.refinement import by_priority, next_step
 from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
@@ -339,6 +339,7 @@ def refine(run_file: Path, end_s: float, next_index: int,
     analysis) of the last look when no launch followed it."""
     made = 0
     previous: tuple[int, ...] = ()
+    said: set = set()  # intervals a note already left as measured
     for _ in range(MAX_REFINE_ROUNDS):
         run = read_run(run_file).run
         try:
@@ -361,13 +362,30 @@ def refine(run_file: Path, end_s: float, next_index: int,
         if step is None:
             return made
         paces = [(m.bytes, m.elapsed_s, len(m.samples_s)) for m in usable if m.pattern == step.pattern]
-        need = sum(budgets.size_floor_s(size, paces) for size in step.sizes)
-        share = budgets.round_share(end_s - time.monotonic(), need, last=made == MAX_REFINE_ROUNDS - 1,
-                                    overhead_s=overhead_s)
-        if share is None:
-            note(f"{'not refined' if made == 0 else 'refinement stopped'}: {why} is spent; left as measured: "
-                 + _brackets_text(step.brackets) + fix)
-            return made
+        last = made == MAX_REFINE_ROUNDS - 1
+
+        def share_of(sizes: tuple[int, ...]) -> float | None:
+            need = sum(budgets.size_floor_s(size, paces) for size in sizes)
+            return budgets.round_share(end_s - time.monotonic(), need, last=last, overhead_s=overhead_s)
+
+        share = share_of(step.sizes)
+        if share is None:  # too little time for every interval: those that fit, in order of priority
+            whole, kept = step, []
+            for bracket in by_priority(result, whole.brackets):
+                trial = next_step(result, {m.bytes for m in usable},
+                                  {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes),
+                                  keep=kept + [bracket])
+                trial_share = share_of(trial.sizes) if trial is not None else None
+                if trial_share is not None:
+                    kept.append(bracket)
+                    step, share = trial, trial_share
+            left = [b for b in whole.brackets if b not in kept and b not in said]
+            said.update(left)  # a later round short of time for them too says nothing again
+            if left:
+                note(f"{'not refined' if made == 0 else 'refinement stopped'}" + (" in part" if kept else "")
+                     + f": {why} is spent; left as measured: " + _brackets_text(left) + fix)
+            if not kept:
+                return made
         p = run.info.plan
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
