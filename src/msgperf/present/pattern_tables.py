@@ -55,18 +55,35 @@ def send_modes(result: RunResult) -> Grid | None:
     return out
 
 
+def _ratio_interval(ci: tuple[float, float] | None) -> str:
+    return units.MISSING if ci is None else f"[{units.ratio(ci[0])[:-1]}–{units.ratio(ci[1])}]"
+
+
 def bidirectional(result: RunResult) -> Grid | None:
     t = result.bidirectional
     if t is None:
         return None
+    others = [i for i in range(len(t.columns)) if i != t.reference]
+    intervals = [f"{t.columns[i]} (×) interval" for i in others] if t.reference is not None else []
     out = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
-                 "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong",
-                 ["bytes", *t.columns])
+                 "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong, "
+                 "its interval from both medians' 95 % intervals; two directions give at most 2×",
+                 ["bytes", *t.columns, *intervals], detail=tuple(intervals))
+    refused = []
     for row in t.rows:
-        out.add_row(units.size(row.bytes), *[
-            units.MISSING if c.value is None else
-            units.mb_per_s(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else "")
-            for c in row.cells])
+        cells = []
+        for c in row.cells:
+            if c.value is None:
+                cells.append(units.MISSING)
+            elif c.why_not:
+                cells.append(units.mb_per_s(c.value) + " (cannot tell)")
+                refused.append(f"{units.size(row.bytes)}: {c.why_not}")
+            else:
+                cells.append(units.mb_per_s(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else ""))
+        ranges = [units.MISSING if row.cells[i].why_not else _ratio_interval(row.cells[i].ratio_ci) for i in others]
+        out.add_row(units.size(row.bytes), *cells, *(ranges if intervals else []))
+    if refused:
+        out.note += "; cannot tell (beyond the physical bound: a disturbed measurement): " + "; ".join(refused)
     return out
 
 
@@ -279,7 +296,9 @@ def barrier(result: RunResult) -> Grid | None:
                ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain"])
     for r in result.barrier:
         cost = _difference(r.cost)
-        if r.cost.measurable is False:
+        if r.why_not:
+            cost = f"cannot tell ({r.why_not})"
+        elif r.cost.measurable is False:
             cost += " no measurable cost"
         t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio))
     return t
