@@ -190,9 +190,11 @@ def eager(result: RunResult) -> Grid | None:
     if e is None:
         return None
     interval = f"[{e.low_bytes}, {e.high_bytes if e.high_bytes is not None else '∞'})"
+    found = (f"cannot tell ({e.disagreement})" if not e.agreed else
+             units.exact_bytes(e.limit_bytes) if e.limit_bytes is not None else interval)
     t = _table("eager limit (Blaisdell's network buffer size), measured directly",
                "eager: MPI_Send of this size returned before any receive was posted; limit: the largest such "
-               f"size found by bisection, {units.exact_bytes(e.limit_bytes) if e.limit_bytes is not None else interval}; "
+               f"size found by bisection, {found}; "
                "capacity: unexpected eager messages of this size accepted before a sender blocked",
                ["bytes", "eager", "capacity"])
     for r in e.rows:

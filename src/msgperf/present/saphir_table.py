@@ -34,7 +34,8 @@ def saphir_cells(row: SaphirRow) -> list[str]:
             units.seconds(row.asymptotic_latency_s), units.mb_per_s(row.peak_bandwidth_bytes_per_s),
             units.mb_per_s(row.bandwidth_bytes_per_s), units.mb_per_s(row.copy_speed_bytes_per_s),
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
-            units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else units.MISSING,
+            units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
+            "cannot tell" if row.eager_limit_why_not else units.MISSING,
             units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
             units.ratio(row.floor_ratio) if row.floor_ratio is not None else units.MISSING]
 
@@ -65,3 +66,6 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
         natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum
         console.width = max(console.width, natural)
     console.print(t)
+    for row in rows:
+        if row.eager_limit_why_not:
+            console.print(f"{row.run}: eager limit {row.eager_limit_why_not}", markup=False, highlight=False)
