@@ -22,7 +22,7 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
 from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
                                                 label_breakpoints)
-from msgperf.analysis.buffering import BufferingRow, buffering_row
+from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
@@ -279,7 +279,21 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
     return tuple(out)
 
 
-def _buffering(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[BufferingRow, ...]:
+def _buffering(rows: Sequence[SizeRow], eager: EagerLimit | None,
+               launches: Sequence[Sequence[SizeRow]] = ()) -> tuple[BufferingRow, ...]:
+    """Saphir's buffering check per size, each verdict checked against its neighbours and, with
+    ``launches`` (each launch's own rows, when several measured the unexpected pattern), against
+    each launch's own verdict (buffering.agreement)."""
+    by_launch: dict[int, dict[int, str]] = {}
+    for own in launches:
+        ids = {i for r in own for i in r.launch_ids}
+        for r in _buffering_rows(own, eager):
+            if r.verdict and len(ids) == 1:
+                by_launch.setdefault(r.bytes, {})[next(iter(ids))] = r.verdict
+    return agreement(_buffering_rows(rows, eager), by_launch)
+
+
+def _buffering_rows(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[BufferingRow, ...]:
     idx = index(rows)
     out = []
     for (pattern, variant, size), copy in sorted(idx.items(), key=lambda kv: kv[0][2]):
@@ -391,7 +405,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
         variant_pairs=variant_pairs(rows, facts, eager.split_bytes if eager is not None else None),
         compat=compat(rows, facts), floor=floors, overlap=overlap_rows(rows), barrier=barrier_rows(rows),
-        buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=probe,
+        buffering=_buffering(rows, eager, _launch_rows(measured, "unexpected")), combine=_combine(rows, main, gap, eager), eager=probe,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
@@ -500,6 +514,12 @@ def _combining_cases(result: RunResult) -> tuple[CombiningPrediction, ...]:
         return ()
     largest = main.model.sweep.piecewise.segments[-1].to_bytes
     return tuple(result.advise(k, s) for k, s in COMBINING_CASES if k * s <= largest)
+
+
+def _launch_rows(run: Any, pattern: str) -> tuple[tuple[SizeRow, ...], ...]:
+    """Each launch's own rows, when more than one launch measured ``pattern`` (else none)."""
+    ids = sorted({m.launch for m in run.measurements if m.pattern == pattern})
+    return tuple(tuple(size_rows(_one_launch(run, l))) for l in ids) if len(ids) > 1 else ()
 
 
 def _one_launch(run: Any, launch: int) -> Any:

@@ -149,7 +149,8 @@ def buffering(result: RunResult) -> Grid | None:
                "b_c·b_n/(b_c+b_n), one extra copy; measured: the unexpected receive's extra time (late − preposted) "
                "against that copy's time s/b_c; verdict: agrees when the interval of measured/predicted lies within "
                "0.5–2×, costs less or more when it lies below or above, cannot tell when it is wider; no copy seen "
-               "when the late receive was faster (no ratio: a negative time is not a fraction of a copy)",
+               "when the late receive was faster (no ratio: a negative time is not a fraction of a copy); a verdict its "
+               "neighbouring sizes or another launch contradict is cannot tell",
                ["bytes", "b_c\nMB/s", "b_n\nMB/s", "b_e MB/s\npredicted", "b_e MB/s\nmeasured", "measured /\npredicted",
                 "interval", "verdict"], wrap_last=True, detail=("b_c\nMB/s", "b_n\nMB/s", "interval"))
     for r in result.buffering:
@@ -157,7 +158,8 @@ def buffering(result: RunResult) -> Grid | None:
         t.add_row(units.size(r.bytes), units.mb_per_s(r.copy_bandwidth_bytes_per_s),
                   units.mb_per_s(r.network_bandwidth_bytes_per_s), units.mb_per_s(r.predicted_effective_bytes_per_s),
                   units.mb_per_s(r.measured_effective_bytes_per_s), units.ratio(r.ratio),
-                  interval if r.ratio_ci is not None else units.MISSING, r.verdict or units.MISSING)
+                  interval if r.ratio_ci is not None else units.MISSING,
+                  f"cannot tell ({r.why_not})" if r.why_not else r.verdict or units.MISSING)
     return t
 
 
