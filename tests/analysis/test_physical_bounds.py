@@ -61,3 +61,11 @@ def test_a_negative_barrier_cost_beyond_its_interval_is_cannot_tell():
     assert "cannot tell (the synchronised exchange measured faster" in text
     good = [r for r in result.barrier if r.bytes != MIB]
     assert good and all(r.why_not == "" and r.cost.value_s > 0 for r in good)
+
+
+def test_every_side_by_side_ratio_carries_its_interval():
+    result = analyze(every_family_run())
+    cells = [c for r in result.send_modes.rows for c in r.cells if c.ratio is not None]
+    cells += [c for r in result.bidirectional.rows for c in r.cells if c.ratio is not None]
+    assert cells and all(c.ratio_ci[0] <= c.ratio <= c.ratio_ci[1] for c in cells)
+    assert result.barrier and all(r.ratio_ci[0] <= r.ratio <= r.ratio_ci[1] for r in result.barrier)

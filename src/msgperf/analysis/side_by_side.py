@@ -160,6 +160,7 @@ class BarrierRow:
     synchronised_s: float
     cost: Difference  # synchronised - plain: what the barrier costs
     ratio: float
+    ratio_ci: tuple[float, float] | None  # of synchronised / plain, from both medians' intervals
     # why the cost is no finding ("" when it is one): a barrier added to the same exchange cannot
     # save time, so a cost below 0 beyond its interval (or without one) is a disturbed measurement
     why_not: str = ""
@@ -212,7 +213,8 @@ def send_modes(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Colum
         for p in present:
             r = idx.get((p, "", size))
             value = r.time_s if r else None
-            cells.append(Cell(value, None if p == "pingpong" or base is None else _ratio(value, base.time_s)))
+            ratio = None if p == "pingpong" or base is None else _ratio(value, base.time_s)
+            cells.append(Cell(value, ratio, ratio_interval(r, base) if ratio is not None and r is not None else None))
         out.append(ColumnsRow(size, tuple(cells)))
     return ColumnsTable("send_modes", "time", tuple(present), ref, tuple(out))
 
@@ -336,5 +338,5 @@ def barrier_rows(rows: Sequence[SizeRow]) -> tuple[BarrierRow, ...]:
             continue
         cost = difference(a, b)
         out.append(BarrierRow(size, a.time_s, b.time_s, cost, _ratio(b.time_s, a.time_s) or math.nan,
-                              barrier_why_not(cost)))
+                              ratio_interval(b, a), barrier_why_not(cost)))
     return tuple(out)

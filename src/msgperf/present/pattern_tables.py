@@ -41,9 +41,12 @@ def send_modes(result: RunResult) -> Grid | None:
     t = result.send_modes
     if t is None:
         return None
+    others = [i for i in range(len(t.columns)) if i != t.reference]
+    intervals = [f"{t.columns[i]} (×) interval" for i in others] if t.reference is not None else []
     out = _table("ping-pong: blocking vs non-blocking and each send mode",
-                 "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong",
-                 ["bytes", *t.columns])
+                 "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong, its "
+                 "interval from both medians' 95 % intervals",
+                 ["bytes", *t.columns, *intervals], detail=tuple(intervals))
     for row in t.rows:
         cells = []
         for c in row.cells:
@@ -51,7 +54,8 @@ def send_modes(result: RunResult) -> Grid | None:
                 cells.append(units.MISSING)
             else:
                 cells.append(units.seconds(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else ""))
-        out.add_row(units.size(row.bytes), *cells)
+        ranges = [_ratio_interval(row.cells[i].ratio_ci) for i in others] if intervals else []
+        out.add_row(units.size(row.bytes), *cells, *ranges)
     return out
 
 
@@ -297,14 +301,16 @@ def barrier(result: RunResult) -> Grid | None:
                "message ever arrives before its receive: the MPI never buffers it as unexpected. The cost is the "
                "barrier: the difference of the medians, with the interval from both medians' 95 % intervals "
                "(no measurable cost when it contains 0)",
-               ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain"])
+               ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain", "sync / plain interval"],
+               detail=("sync / plain interval",))
     for r in result.barrier:
         cost = _difference(r.cost)
         if r.why_not:
             cost = f"cannot tell ({r.why_not})"
         elif r.cost.measurable is False:
             cost += " no measurable cost"
-        t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio))
+        t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio),
+                  units.MISSING if r.why_not else _ratio_interval(r.ratio_ci))
     return t
 
 
