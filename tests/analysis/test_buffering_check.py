@@ -60,3 +60,76 @@ def test_a_buffered_bandwidth_needs_a_positive_extra_time():
     slower = buffering_row(4096, COPY_S, PING_S, (1e-7, 0.9e-7, 1.1e-7), eager=True)
     assert slower.measured_effective_bytes_per_s == pytest.approx(4096 / (PING_S + 1e-7))
     assert slower.measured_effective_bytes_per_s < slower.network_bandwidth_bytes_per_s
+
+
+# ---- agreement where the data repeat (buffering.agreement) ------------------------------------
+
+def _rows(extras: dict[int, tuple[float, float, float]], eager_up_to: int | None = None):
+    # copy time per size = COPY_S x size/4096: an extra of one copy agrees, of 277 copies costs more
+    return [buffering_row(s, COPY_S * s / 4096, PING_S, tuple(v * s / 4096 for v in e),
+                          None if eager_up_to is None else s <= eager_up_to) for s, e in sorted(extras.items())]
+
+
+AGREE = (1.0e-7, 0.9e-7, 1.1e-7)
+SPIKE = (277e-7, 271e-7, 279e-7)  # the loaded run's "costs more, 277x [271-279x]"
+
+
+def test_a_verdict_both_neighbours_contradict_is_cannot_tell():
+    from msgperf.analysis.buffering import agreement
+    rows = agreement(_rows({1024: AGREE, 2048: AGREE, 4096: SPIKE, 8192: AGREE, 16384: AGREE}))
+    spike = next(r for r in rows if r.bytes == 4096)
+    assert spike.verdict == "cannot tell" and spike.ratio == pytest.approx(277)
+    assert spike.why_not == "costs more here, but 2048 B says agrees and 8192 B says agrees: a disturbance at one size"
+    assert [r.verdict for r in rows if r.bytes != 4096] == ["agrees"] * 4  # the neighbours keep theirs
+
+
+def test_verdicts_that_change_once_and_stay_changed_are_kept():
+    from msgperf.analysis.buffering import agreement
+    rows = agreement(_rows({1024: AGREE, 2048: AGREE, 4096: SPIKE, 8192: SPIKE, 16384: SPIKE}))
+    assert [r.verdict for r in rows] == ["agrees"] * 2 + ["costs more"] * 3 and not any(r.why_not for r in rows)
+
+
+def test_neighbours_are_taken_within_the_regime_and_an_end_has_one():
+    from msgperf.analysis.buffering import agreement
+    # 16 KiB is sent by rendezvous: the eager sizes' last one, 8 KiB, has 4 KiB as its only neighbour
+    rows = agreement(_rows({2048: AGREE, 4096: AGREE, 8192: SPIKE, 16384: AGREE}, eager_up_to=8192))
+    assert [r.verdict for r in rows] == ["agrees", "agrees", "cannot tell", "not buffered (rendezvous)"]
+
+
+def test_a_verdict_another_launch_contradicts_is_cannot_tell():
+    from msgperf.analysis.buffering import agreement
+    rows = _rows({2048: SPIKE, 4096: SPIKE, 8192: SPIKE})
+    kept = agreement(rows, {4096: {0: "costs more", 1: "costs more"}})
+    assert [r.verdict for r in kept] == ["costs more"] * 3
+    told = agreement(rows, {4096: {0: "costs more", 1: NO_COPY_SEEN}})
+    assert told[1].verdict == "cannot tell"
+    assert told[1].why_not == "costs more pooled, but launch 1 alone says no copy seen: the launches disagree"
+
+
+def test_the_run_s_table_says_cannot_tell_for_a_single_spike():
+    """End to end: a run whose unexpected receive spikes at one size prints it as cannot tell."""
+    import dataclasses
+
+    import numpy as np
+
+    from msgperf.analysis.result import analyze
+    from msgperf.present.pattern_tables import buffering
+    from tests.factories import factors, make_run, measurement
+
+    rng = np.random.default_rng(3)
+    ms = []
+    for s in (1024, 2048, 4096, 8192, 16384):
+        copy = s / 1e10
+        ms.append(dataclasses.replace(measurement("memcpy", s, copy * factors(60, 0.01, rng), divisor=1), metric="copy"))
+        ms.append(measurement("pingpong", s, 2 * (1e-6 + s / 5e9) * factors(60, 0.01, rng)))
+        early = 2e-6 + s / 5e9
+        late = early + (277 if s == 4096 else 1) * copy
+        for variant, t in (("preposted", early), ("late", late)):
+            ms.append(dataclasses.replace(measurement("unexpected", s, t * factors(60, 0.005, rng), divisor=1),
+                                          variant=variant, metric="per_iteration"))
+    result = analyze(make_run(ms))
+    verdicts = {r.bytes: r.verdict for r in result.buffering}
+    assert verdicts == {1024: "agrees", 2048: "agrees", 4096: "cannot tell", 8192: "agrees", 16384: "agrees"}
+    text = buffering(result).text()
+    assert "cannot tell (costs more here, but 2048 B says agrees and 8192 B says agrees" in text
+    assert "costs more" not in text.replace("cannot tell (costs more here", "")

@@ -61,7 +61,7 @@ def model_result(eager: int | None = 8192, copy: bool = True, gap: Gap | None = 
     found = [ping] + ([series("memcpy", COPY, COPY.segments[0])] if copy else [])
     return SimpleNamespace(
         series=tuple(found), find=lambda: ping, gap=gap,
-        eager=None if eager is None else SimpleNamespace(split_bytes=eager),
+        eager=None if eager is None else SimpleNamespace(split_bytes=eager, agreed=True),
         source=SimpleNamespace(path="model.jsonl", label="vm · MPICH", mpi="MPICH 5.0.2", hosts=("vm",)))
 
 

@@ -165,6 +165,8 @@ def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
         why = ("not measured (run without --no-probe)"
                if source_tool == "msgperf" else "this tool does not measure it")
         return Figure(None, why_not=why)
+    if not eager.agreed:
+        return Figure(None, covers="eager-probe", why_not=eager.disagreement)
     if eager.limit_bytes is not None:
         return Figure(float(eager.limit_bytes), covers="eager-probe, to the byte",
                       bytes=eager.limit_bytes)
@@ -179,6 +181,8 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
                 measured: Mapping[int, Figure]) -> tuple[Step | None, str]:
     if eager is None:
         return None, "no eager limit measured"
+    if not eager.agreed:
+        return None, f"no eager limit to cross ({eager.disagreement})"
     split = eager.split_bytes
     for s in switches:
         # the switch's own step only where its most likely gap holds the limit: read across a

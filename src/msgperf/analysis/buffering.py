@@ -12,9 +12,10 @@ whose unbuffered time is T(b) takes T(b) + b/b_c buffered (the copy adds no late
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from msgperf.analysis.inputs import AnalysisError
 
@@ -73,6 +74,9 @@ class BufferingRow:
     # "agrees", "costs more", "costs less", "no copy seen (the late receive was faster)",
     # "not buffered (rendezvous)", "cannot tell", ""
     verdict: str
+    # why the verdict is "cannot tell" although its own interval gave one (``agreement``): the
+    # neighbouring sizes or the other launches contradict it ("" otherwise)
+    why_not: str = ""
 
 
 # The relation is "confirmed" at a size when the interval of measured/predicted extra time lies
@@ -139,3 +143,48 @@ def buffering_row(size: int, copy_s: float, unbuffered_s: float,
         effective = size / (unbuffered_s + measured) if measured > 0 else None
         verdict = buffering_verdict(ratio_ci, eager, ci)
     return BufferingRow(size, b_c, b_n, predicted, copy_s, measured, ci, effective, ratio, ratio_ci, verdict)
+
+
+# ---- agreement where the data repeat --------------------------------------------------------
+
+# What a verdict says about the copy: "costs less" and "no copy seen" both find less than a copy.
+_FINDS = {"agrees": "a copy", "costs more": "more than a copy", "costs less": "less than a copy",
+          NO_COPY_SEEN: "less than a copy"}
+
+
+def _said(verdict: str) -> str:
+    return verdict.split(" (")[0]
+
+
+def agreement(rows: Sequence[BufferingRow],
+              by_launch: Mapping[int, Mapping[int, str]] | None = None) -> tuple[BufferingRow, ...]:
+    """Each verdict checked where the data repeat. A verdict at one size is "cannot tell" when its
+    neighbouring sizes in the same regime (the rows in size order, rendezvous sizes apart) both say
+    something else (one neighbour at either end of the regime), or when another launch's own verdict
+    at that size says something else (``by_launch``: size -> launch -> that launch's verdict). A
+    single disturbed spike ("costs more, 277x" between two sizes that agree, and called "no copy
+    seen" by a re-measurement) is then no finding. ``rows`` in size order; the verdicts compared
+    are the rows' own, before this check."""
+    out = []
+    regime = [r for r in rows if r.verdict != "not buffered (rendezvous)"]
+    place = {r.bytes: i for i, r in enumerate(regime)}
+    for r in rows:
+        found = _FINDS.get(r.verdict)
+        if found is None or r.bytes not in place:
+            out.append(r)
+            continue
+        i = place[r.bytes]
+        sides = [regime[j] for j in (i - 1, i + 1) if 0 <= j < len(regime)]
+        why = ""
+        if sides and all(_FINDS.get(n.verdict, found) != found for n in sides) \
+                and all(n.verdict in _FINDS for n in sides):
+            why = (f"{_said(r.verdict)} here, but "
+                   + " and ".join(f"{n.bytes} B says {_said(n.verdict)}" for n in sides) + ": a disturbance at one size")
+        others = {l: v for l, v in (by_launch or {}).get(r.bytes, {}).items()
+                  if _FINDS.get(v) is not None and _FINDS[v] != found}
+        if not why and others:
+            why = (f"{_said(r.verdict)} pooled, but "
+                   + ", ".join(f"launch {l} alone says {_said(v)}" for l, v in sorted(others.items()))
+                   + ": the launches disagree")
+        out.append(dataclasses.replace(r, verdict="cannot tell", why_not=why) if why else r)
+    return tuple(out)

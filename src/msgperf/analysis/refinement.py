@@ -96,7 +96,7 @@ def anchored_sizes(anchor: int, low: int, high: int) -> list[int]:
 
 def probe_anchor(result: RunResult) -> int | None:
     """The largest size the eager-probe saw sent eagerly, when it also saw one wait (a limit exists)."""
-    return result.eager.switch_bytes if result.eager is not None else None
+    return result.eager.switch_bytes if result.eager is not None and result.eager.agreed else None
 
 
 def anchors(result: RunResult) -> tuple[int, ...]:

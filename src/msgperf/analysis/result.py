@@ -22,7 +22,7 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
 from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
                                                 label_breakpoints)
-from msgperf.analysis.buffering import BufferingRow, buffering_row
+from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
@@ -137,7 +137,7 @@ class RunResult:
     barrier: tuple[BarrierRow, ...]
     buffering: tuple[BufferingRow, ...]
     combine: tuple[CombineRow, ...]
-    eager: EagerLimit | None
+    eager: EagerLimit | None  # as the probe measured it: "cannot tell" when not eager.agreed
     loggp: LogGPResult | None
     contention: Contention | None
     matrices: tuple[MatrixGrid, ...]
@@ -207,7 +207,7 @@ class RunResult:
                      if c.messages == messages and c.bytes == size), None)
         return predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
                                  min_gain, measured, self.gap, case,
-                                 self.eager.split_bytes if self.eager is not None else None)
+                                 self.eager.split_bytes if self.eager is not None and self.eager.agreed else None)
 
     @property
     def gap(self) -> Gap | None:
@@ -279,7 +279,21 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
     return tuple(out)
 
 
-def _buffering(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[BufferingRow, ...]:
+def _buffering(rows: Sequence[SizeRow], eager: EagerLimit | None,
+               launches: Sequence[Sequence[SizeRow]] = ()) -> tuple[BufferingRow, ...]:
+    """Saphir's buffering check per size, each verdict checked against its neighbours and, with
+    ``launches`` (each launch's own rows, when several measured the unexpected pattern), against
+    each launch's own verdict (buffering.agreement)."""
+    by_launch: dict[int, dict[int, str]] = {}
+    for own in launches:
+        ids = {i for r in own for i in r.launch_ids}
+        for r in _buffering_rows(own, eager):
+            if r.verdict and len(ids) == 1:
+                by_launch.setdefault(r.bytes, {})[next(iter(ids))] = r.verdict
+    return agreement(_buffering_rows(rows, eager), by_launch)
+
+
+def _buffering_rows(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[BufferingRow, ...]:
     idx = index(rows)
     out = []
     for (pattern, variant, size), copy in sorted(idx.items(), key=lambda kv: kv[0][2]):
@@ -354,7 +368,10 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     rows = size_rows(measured)
     patterns = list(dict.fromkeys(m.pattern for m in measured.measurements))
     facts = {p: pattern_facts(run, p) for p in patterns}
-    eager = eager_limit(rows)
+    # every record of the probe (each launch's), checked for agreement; a limit they disagree on is
+    # "cannot tell" (result.eager keeps it, with the reason) and nothing below is derived from it
+    probe = eager_limit(rows, [(m.bytes, m.extra) for m in measured.measurements if m.pattern == "eager-probe"])
+    eager = probe if probe is not None and probe.agreed else None
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
     anchor = eager.switch_bytes if eager is not None else None
     # ... and where the launch environment set a threshold to the byte (a single-copy threshold)
@@ -381,19 +398,19 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement = s.key.placement if s is not None and s.key.placement else (
             "" if source.pair_shares_node is None else "intra" if source.pair_shares_node else "inter")
         saphir.append(saphir_row(run.path or "", source.mpi_library, source.mpi_version, placement,
-                                 s.model if s is not None else None, memcpy, eager, floors,
+                                 s.model if s is not None else None, memcpy, probe, floors,
                                  ping[0] if ping and s is None else None))
     partial = RunResult(
         source=source, tables=_tables(rows, facts, conditions), series=series, main=main, saphir=tuple(saphir),
         send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
         variant_pairs=variant_pairs(rows, facts, eager.split_bytes if eager is not None else None),
         compat=compat(rows, facts), floor=floors, overlap=overlap_rows(rows), barrier=barrier_rows(rows),
-        buffering=_buffering(rows, eager), combine=_combine(rows, main, gap, eager), eager=eager,
+        buffering=_buffering(rows, eager, _launch_rows(measured, "unexpected")), combine=_combine(rows, main, gap, eager), eager=probe,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds)
-    answer = _answer(main, eager, partial.caveats, source, rows, confidence)
+    answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer))
 
@@ -497,6 +514,12 @@ def _combining_cases(result: RunResult) -> tuple[CombiningPrediction, ...]:
         return ()
     largest = main.model.sweep.piecewise.segments[-1].to_bytes
     return tuple(result.advise(k, s) for k, s in COMBINING_CASES if k * s <= largest)
+
+
+def _launch_rows(run: Any, pattern: str) -> tuple[tuple[SizeRow, ...], ...]:
+    """Each launch's own rows, when more than one launch measured ``pattern`` (else none)."""
+    ids = sorted({m.launch for m in run.measurements if m.pattern == pattern})
+    return tuple(tuple(size_rows(_one_launch(run, l))) for l in ids) if len(ids) > 1 else ()
 
 
 def _one_launch(run: Any, launch: int) -> Any:

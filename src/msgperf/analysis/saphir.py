@@ -49,6 +49,8 @@ class SaphirRow:
     n_half_bytes: float | None
     floor_ratio: float | None
     floor_cannot_tell: str = ""    # why the floor ratio is not a finding (the floor is not below the latency)
+    # why the eager limit is not given although the probe ran ("" when it is, or was not measured)
+    eager_limit_why_not: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,5 +95,7 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
                      peak_bandwidth_bytes_per_s=peak, peak_bandwidth_size=peak_size,
                      copy_speed_bytes_per_s=bc, copy_speed_size=bc_size,
                      effective_buffered_bandwidth_bytes_per_s=be,
-                     eager_limit_bytes=eager.limit_bytes if eager is not None else None,
-                     n_half_bytes=n_half, floor_ratio=ratio, floor_cannot_tell=why)
+                     eager_limit_bytes=eager.limit_bytes if eager is not None and eager.agreed else None,
+                     n_half_bytes=n_half, floor_ratio=ratio, floor_cannot_tell=why,
+                     eager_limit_why_not=f"cannot tell ({eager.disagreement})" if eager is not None and not eager.agreed
+                     else "")

@@ -23,6 +23,39 @@ from msgperf.analysis.size_rows import SizeRow
 class Cell:
     value: float | None  # seconds or bytes/s; None when the size was not measured
     ratio: float | None  # value / the reference column's value at the same size
+    # the ratio's interval from the two medians' own intervals (conservative: low/high against
+    # high/low); None when either side has none
+    ratio_ci: tuple[float, float] | None = None
+    # why the ratio is no finding ("" when it is one): it breaks a physical bound (BIDIRECTIONAL_BOUND)
+    why_not: str = ""
+
+
+# Two directions at once move at most twice what one direction moves: a bidirectional pattern's
+# bandwidth is at most 2x the one-way ping-pong's at the same size. A ratio whose whole interval
+# lies above this (or, without an interval, whose value does) is "cannot tell", not a finding.
+BIDIRECTIONAL_BOUND = 2.0
+
+
+def ratio_interval(a: SizeRow, ref: SizeRow, scale: float = 1.0) -> tuple[float, float] | None:
+    """The interval of scale·a/ref from both rows' intervals (low over high, high over low: each
+    95 %, so the ratio's covers at least 90 %, no independence assumed)."""
+    ia, ir = a.interval, ref.interval
+    if ia is None or ir is None or None in (ia.low, ia.high, ir.low, ir.high) or not (ir.low > 0 and ia.low > 0):
+        return None
+    return scale * ia.low / ir.high, scale * ia.high / ir.low
+
+
+def bound_breach(ratio: float | None, ratio_ci: tuple[float, float] | None, bound: float, what: str) -> str:
+    """"" when ``ratio`` may lie within ``bound``, else the reason it cannot be a finding."""
+    if ratio is None or not math.isfinite(ratio):
+        return ""
+    if ratio_ci is not None:
+        if ratio_ci[0] <= bound:
+            return ""
+        return f"{what} at {ratio:.3g}× [{ratio_ci[0]:.3g}–{ratio_ci[1]:.3g}×], above the {bound:g}× two directions allow"
+    if ratio <= bound:
+        return ""
+    return f"{what} at {ratio:.3g}× with no interval, above the {bound:g}× two directions allow"
 
 
 @dataclass(frozen=True)
@@ -142,6 +175,20 @@ class BarrierRow:
     synchronised_s: float
     cost: Difference  # synchronised - plain: what the barrier costs
     ratio: float
+    ratio_ci: tuple[float, float] | None  # of synchronised / plain, from both medians' intervals
+    # why the cost is no finding ("" when it is one): a barrier added to the same exchange cannot
+    # save time, so a cost below 0 beyond its interval (or without one) is a disturbed measurement
+    why_not: str = ""
+
+
+def barrier_why_not(cost: Difference) -> str:
+    """"" unless the barrier's cost is negative beyond its interval (or negative with none)."""
+    below = cost.high_s < 0 if cost.high_s is not None and cost.low_s is not None else cost.value_s < 0
+    if not below:
+        return ""
+    return ("the synchronised exchange measured faster than the plain one"
+            + (" beyond its interval" if cost.high_s is not None else " (no interval)")
+            + ": a barrier cannot save time, so one of the two was disturbed")
 
 
 def index(rows: Sequence[SizeRow]) -> dict[tuple[str, str, int], SizeRow]:
@@ -181,7 +228,8 @@ def send_modes(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Colum
         for p in present:
             r = idx.get((p, "", size))
             value = r.time_s if r else None
-            cells.append(Cell(value, None if p == "pingpong" or base is None else _ratio(value, base.time_s)))
+            ratio = None if p == "pingpong" or base is None else _ratio(value, base.time_s)
+            cells.append(Cell(value, ratio, ratio_interval(r, base) if ratio is not None and r is not None else None))
         out.append(ColumnsRow(size, tuple(cells)))
     return ColumnsTable("send_modes", "time", tuple(present), ref, tuple(out))
 
@@ -203,8 +251,14 @@ def bidirectional(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Co
         for p in present:
             r = idx.get((p, "", size))
             value = r.bandwidth_bytes_per_s if r else None
-            cells.append(Cell(value, None if p == "pingpong" or base is None
-                              else _ratio(value, base.bandwidth_bytes_per_s)))
+            if p == "pingpong" or base is None or r is None:
+                cells.append(Cell(value, None))
+                continue
+            ratio = _ratio(value, base.bandwidth_bytes_per_s)
+            # bandwidth ratio = flows x t_pingpong / t_pattern (per message of the same bytes)
+            ci = ratio_interval(base, r, scale=r.flows / base.flows) if ratio is not None else None
+            cells.append(Cell(value, ratio, ci, bound_breach(ratio, ci, BIDIRECTIONAL_BOUND,
+                                                             f"{p} against the one-way ping-pong")))
         out.append(ColumnsRow(size, tuple(cells)))
     return ColumnsTable("bidirectional", "bandwidth", tuple(present),
                         0 if present[0] == "pingpong" else None, tuple(out))
@@ -299,6 +353,7 @@ def barrier_rows(rows: Sequence[SizeRow]) -> tuple[BarrierRow, ...]:
         a, b = idx.get(("exchange", "", size)), idx.get(("exchange-sync", "", size))
         if a is None or b is None:
             continue
-        out.append(BarrierRow(size, a.time_s, b.time_s, difference(a, b),
-                              _ratio(b.time_s, a.time_s) or math.nan))
+        cost = difference(a, b)
+        out.append(BarrierRow(size, a.time_s, b.time_s, cost, _ratio(b.time_s, a.time_s) or math.nan,
+                              ratio_interval(b, a), barrier_why_not(cost)))
     return tuple(out)

@@ -41,9 +41,12 @@ def send_modes(result: RunResult) -> Grid | None:
     t = result.send_modes
     if t is None:
         return None
+    others = [i for i in range(len(t.columns)) if i != t.reference]
+    intervals = [f"{t.columns[i]} (×) interval" for i in others] if t.reference is not None else []
     out = _table("ping-pong: blocking vs non-blocking and each send mode",
-                 "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong",
-                 ["bytes", *t.columns])
+                 "one-way time (half the round trip), median; (×) relative to the blocking MPI_Send ping-pong, its "
+                 "interval from both medians' 95 % intervals",
+                 ["bytes", *t.columns, *intervals], detail=tuple(intervals))
     for row in t.rows:
         cells = []
         for c in row.cells:
@@ -51,22 +54,40 @@ def send_modes(result: RunResult) -> Grid | None:
                 cells.append(units.MISSING)
             else:
                 cells.append(units.seconds(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else ""))
-        out.add_row(units.size(row.bytes), *cells)
+        ranges = [_ratio_interval(row.cells[i].ratio_ci) for i in others] if intervals else []
+        out.add_row(units.size(row.bytes), *cells, *ranges)
     return out
+
+
+def _ratio_interval(ci: tuple[float, float] | None) -> str:
+    return units.MISSING if ci is None else f"[{units.ratio(ci[0])[:-1]}–{units.ratio(ci[1])}]"
 
 
 def bidirectional(result: RunResult) -> Grid | None:
     t = result.bidirectional
     if t is None:
         return None
+    others = [i for i in range(len(t.columns)) if i != t.reference]
+    intervals = [f"{t.columns[i]} (×) interval" for i in others] if t.reference is not None else []
     out = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
-                 "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong",
-                 ["bytes", *t.columns])
+                 "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong, "
+                 "its interval from both medians' 95 % intervals; two directions give at most 2×",
+                 ["bytes", *t.columns, *intervals], detail=tuple(intervals))
+    refused = []
     for row in t.rows:
-        out.add_row(units.size(row.bytes), *[
-            units.MISSING if c.value is None else
-            units.mb_per_s(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else "")
-            for c in row.cells])
+        cells = []
+        for c in row.cells:
+            if c.value is None:
+                cells.append(units.MISSING)
+            elif c.why_not:
+                cells.append(units.mb_per_s(c.value) + " (cannot tell)")
+                refused.append(f"{units.size(row.bytes)}: {c.why_not}")
+            else:
+                cells.append(units.mb_per_s(c.value) + (f" ({units.ratio(c.ratio, 3)})" if c.ratio is not None else ""))
+        ranges = [units.MISSING if row.cells[i].why_not else _ratio_interval(row.cells[i].ratio_ci) for i in others]
+        out.add_row(units.size(row.bytes), *cells, *(ranges if intervals else []))
+    if refused:
+        out.note += "; cannot tell (beyond the physical bound: a disturbed measurement): " + "; ".join(refused)
     return out
 
 
@@ -132,7 +153,8 @@ def buffering(result: RunResult) -> Grid | None:
                "b_c·b_n/(b_c+b_n), one extra copy; measured: the unexpected receive's extra time (late − preposted) "
                "against that copy's time s/b_c; verdict: agrees when the interval of measured/predicted lies within "
                "0.5–2×, costs less or more when it lies below or above, cannot tell when it is wider; no copy seen "
-               "when the late receive was faster (no ratio: a negative time is not a fraction of a copy)",
+               "when the late receive was faster (no ratio: a negative time is not a fraction of a copy); a verdict its "
+               "neighbouring sizes or another launch contradict is cannot tell",
                ["bytes", "b_c\nMB/s", "b_n\nMB/s", "b_e MB/s\npredicted", "b_e MB/s\nmeasured", "measured /\npredicted",
                 "interval", "verdict"], wrap_last=True, detail=("b_c\nMB/s", "b_n\nMB/s", "interval"))
     for r in result.buffering:
@@ -140,7 +162,8 @@ def buffering(result: RunResult) -> Grid | None:
         t.add_row(units.size(r.bytes), units.mb_per_s(r.copy_bandwidth_bytes_per_s),
                   units.mb_per_s(r.network_bandwidth_bytes_per_s), units.mb_per_s(r.predicted_effective_bytes_per_s),
                   units.mb_per_s(r.measured_effective_bytes_per_s), units.ratio(r.ratio),
-                  interval if r.ratio_ci is not None else units.MISSING, r.verdict or units.MISSING)
+                  interval if r.ratio_ci is not None else units.MISSING,
+                  f"cannot tell ({r.why_not})" if r.why_not else r.verdict or units.MISSING)
     return t
 
 
@@ -176,9 +199,11 @@ def eager(result: RunResult) -> Grid | None:
     if e is None:
         return None
     interval = f"[{e.low_bytes}, {e.high_bytes if e.high_bytes is not None else '∞'})"
+    found = (f"cannot tell ({e.disagreement})" if not e.agreed else
+             units.exact_bytes(e.limit_bytes) if e.limit_bytes is not None else interval)
     t = _table("eager limit (Blaisdell's network buffer size), measured directly",
                "eager: MPI_Send of this size returned before any receive was posted; limit: the largest such "
-               f"size found by bisection, {units.exact_bytes(e.limit_bytes) if e.limit_bytes is not None else interval}; "
+               f"size found by bisection, {found}; "
                "capacity: unexpected eager messages of this size accepted before a sender blocked",
                ["bytes", "eager", "capacity"])
     for r in e.rows:
@@ -279,12 +304,16 @@ def barrier(result: RunResult) -> Grid | None:
                "message ever arrives before its receive: the MPI never buffers it as unexpected. The cost is the "
                "barrier: the difference of the medians, with the interval from both medians' 95 % intervals "
                "(no measurable cost when it contains 0)",
-               ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain"])
+               ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain", "sync / plain interval"],
+               detail=("sync / plain interval",))
     for r in result.barrier:
         cost = _difference(r.cost)
-        if r.cost.measurable is False:
+        if r.why_not:
+            cost = f"cannot tell ({r.why_not})"
+        elif r.cost.measurable is False:
             cost += " no measurable cost"
-        t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio))
+        t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio),
+                  units.MISSING if r.why_not else _ratio_interval(r.ratio_ci))
     return t
 
 

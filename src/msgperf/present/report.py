@@ -138,7 +138,8 @@ def headline_html(result: RunResult) -> str:
                                             "beyond its own interval")))
     e = result.eager
     if e is not None:
-        eager = (f"{units.exact_bytes(e.limit_bytes)} (measured directly by the eager probe)" if e.limit_bytes is not None
+        eager = (f"cannot tell ({e.disagreement})" if not e.agreed else
+                 f"{units.exact_bytes(e.limit_bytes)} (measured directly by the eager probe)" if e.limit_bytes is not None
                  else f"between {e.low_bytes} B and {e.high_bytes if e.high_bytes is not None else 'beyond the probe'} "
                       "(eager probe)")
         items.append(("eager limit", _e(eager)))

@@ -34,7 +34,8 @@ def saphir_cells(row: SaphirRow) -> list[str]:
             units.seconds(row.asymptotic_latency_s), units.mb_per_s(row.peak_bandwidth_bytes_per_s),
             units.mb_per_s(row.bandwidth_bytes_per_s), units.mb_per_s(row.copy_speed_bytes_per_s),
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
-            units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else units.MISSING,
+            units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
+            "cannot tell" if row.eager_limit_why_not else units.MISSING,
             units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
             units.ratio(row.floor_ratio) if row.floor_ratio is not None else
             "cannot tell" if row.floor_cannot_tell else units.MISSING]
@@ -69,3 +70,5 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
     for row in rows:
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)
+        if row.eager_limit_why_not:
+            console.print(f"{row.run}: eager limit {row.eager_limit_why_not}", markup=False, highlight=False)
