@@ -275,5 +275,5 @@ def test_intervals_that_hold_a_measured_limit_come_first_then_the_smallest():
 
     small, held, large = (Bracket("pingpong", 512, 1024), Bracket("pingpong", 4096, 8192, suspect=True),
                           Bracket("pingpong", 4 << 20, 8 << 20))
-    result = SimpleNamespace(eager=SimpleNamespace(switch_bytes=8112), thresholds=())
+    result = SimpleNamespace(eager=SimpleNamespace(switch_bytes=8112, agreed=True), thresholds=())
     assert by_priority(result, [large, small, held]) == [held, small, large]
