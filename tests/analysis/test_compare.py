@@ -290,3 +290,119 @@ def test_two_msgperf_runs_compare_medians():
     from msgperf.analysis.compare import compare_runs
     c = compare_runs(_osu_run(0), _osu_run(1))
     assert c.statistic == "median" and c.side_a == c.side_b == "the geometric mean of its launch medians"
+
+
+# ---- what would tell: launches per side ----------------------------------------------------
+
+
+def _spread_launches(sd: float, launches: int = 3, center: float = 0.0):
+    """One size, ``launches`` launches whose medians lie exactly at exp(center ± ...) with sample
+    sd ``sd`` on the log scale (tight samples inside each launch)."""
+    z = np.linspace(-1.0, 1.0, launches)
+    z = z / np.std(z, ddof=1)
+    within = np.array([0.999, 0.9995, 1.0, 1.0005, 1.001])
+    return {8: tuple(1e-6 * math.exp(center + sd * v) * within for v in z)}
+
+
+def _closed_form_launches(sd: float, threshold: float, alpha: float = 0.05) -> int:
+    """Two sides of n launches with between-launch sd ``sd``: Var(d) = 2 sd² / n on 2(n − 1) df;
+    the smallest n whose t margin is below log(1 + threshold)."""
+    n = 2
+    while stats.t.ppf(1 - alpha / 2, 2 * (n - 1)) * sd * math.sqrt(2 / n) >= math.log1p(threshold):
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("sd, threshold", [(0.08, 0.10), (0.05, 0.05), (0.12, 0.10)])
+def test_cannot_tell_says_how_many_launches_per_side_would_tell(sd, threshold):
+    sizes, _ = compare_launch_samples(_spread_launches(sd), _spread_launches(sd))
+    s = sizes[0]
+    assert s.floor_a.within_var == pytest.approx(sd ** 2)  # the spread the test used is the known one
+    decision = gate([_wrap(sizes)], threshold)
+    assert decision.outcome == CANNOT_TELL
+    expected = _closed_form_launches(sd, threshold)
+    assert 3 < expected <= 50
+    assert decision.sizes[0].launches_needed.launches == expected
+    assert decision.launches_needed.launches == expected
+    assert (f"about {expected} launches per side would resolve a {100 * threshold:g} % slowdown: "
+            f"msgperf run --repeat {expected}") in decision.reason
+
+
+def test_the_count_resolves_the_threshold_when_measured_again():
+    """Runs of the count's launches per side, drawn with the same launch spread and nothing
+    changed: the gate passes in about half of them (the margin at the count is below the
+    threshold for the expected spread; 0.53 of 400 at seed 27), and with a third of the launches
+    in about one in ten."""
+    sd, threshold = 0.08, 0.10
+    rng = np.random.default_rng(27)
+    sizes, _ = compare_launch_samples(_spread_launches(sd), _spread_launches(sd))
+    n = gate([_wrap(sizes)], threshold).launches_needed.launches
+
+    def passes(launches: int) -> float:
+        ok = 0
+        for _ in range(200):
+            side = lambda: {8: tuple(1e-6 * math.exp(sd * rng.standard_normal())  # noqa: E731
+                                     * np.array([0.999, 1.0, 1.001]) for _ in range(launches))}
+            ok += gate([_wrap(compare_launch_samples(side(), side())[0])], threshold).outcome == PASS
+        return ok / 200
+
+    assert passes(n) >= 0.4
+    assert passes(max(2, n // 3)) < 0.2
+
+
+def test_different_configurations_use_each_sides_own_spread():
+    a, b = _spread_launches(0.03), _spread_launches(0.09)
+    sizes, _ = compare_launch_samples(a, b, history_a=(), history_b=())
+    s = sizes[0]
+    assert s.floor_b is not None
+    decision = gate([_wrap(sizes)], 0.10)
+    n = decision.launches_needed.launches
+    # Welch-Satterthwaite with n launches a side: Var = (0.03² + 0.09²) / n,
+    # df = Var² / ((0.03²/n)²/(n-1) + (0.09²/n)²/(n-1))
+    def margin(k):
+        va, vb = 0.03 ** 2 / k, 0.09 ** 2 / k
+        df = (va + vb) ** 2 / (va ** 2 / (k - 1) + vb ** 2 / (k - 1))
+        return stats.t.ppf(0.975, df) * math.sqrt(va + vb)
+    assert margin(n) < math.log(1.1) <= margin(n - 1)
+
+
+def test_one_launch_per_side_cannot_tell_how_many():
+    a = {8: (1e-6 * np.array([0.99, 1.0, 1.01]),)}
+    b = {8: (1.02e-6 * np.array([0.99, 1.0, 1.01]),)}
+    sizes, _ = compare_launch_samples(a, b, min_effect=0.1)
+    assert sizes[0].verdict == CANNOT_TELL
+    words = "cannot tell how many: one launch per side measures no spread"
+    assert sizes[0].launches_needed.launches is None and sizes[0].launches_needed.words == words
+    decision = gate([_wrap(sizes)], 0.10)
+    assert decision.outcome == CANNOT_TELL and decision.reason.endswith(words)
+    plain = comparison_to_dict(_wrap(sizes), 0.10)
+    assert plain["sizes"][0]["launches_needed"]["words"] == words
+    assert plain["gate"]["launches_needed"]["launches_per_side"] is None
+
+
+def test_a_spread_too_wide_for_the_threshold_says_more_than_the_cap():
+    sizes, _ = compare_launch_samples(_spread_launches(0.4), _spread_launches(0.4))
+    decision = gate([_wrap(sizes)], 0.02)
+    needed = decision.launches_needed
+    assert needed.launches is None and needed.more_than == 50
+    assert "more than 50 launches per side" in decision.reason
+    assert comparison_to_dict(_wrap(sizes), 0.02)["gate"]["launches_needed"]["more_than"] == 50
+
+
+def test_a_passing_gate_and_a_failing_one_say_nothing_of_launches():
+    sizes, _ = compare_launch_samples(_spread_launches(0.01), _spread_launches(0.01))
+    decision = gate([_wrap(sizes)], 0.10)
+    assert decision.outcome == PASS and decision.launches_needed is None
+    assert "launches_needed" not in comparison_to_dict(_wrap(sizes), 0.10)["gate"]
+
+
+def test_a_ratio_near_the_threshold_is_not_blamed_on_the_spread():
+    """Launches 1 % apart, B 9.5 % slower, threshold 10 %: the interval reaches past +10 %
+    because of where the ratio lies; three launches already give the width, so no count is asked."""
+    sizes, _ = compare_launch_samples(_spread_launches(0.01), _spread_launches(0.01, center=math.log(1.095)))
+    decision = gate([_wrap(sizes)], 0.10)
+    assert decision.outcome == CANNOT_TELL
+    needed = decision.launches_needed
+    assert needed.already and needed.launches <= 3
+    assert "the ratio itself lies near the threshold" in decision.reason
+    assert "msgperf run --repeat" not in decision.reason

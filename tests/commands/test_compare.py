@@ -4,6 +4,7 @@ above the threshold shown, 3: a slowdown shown, 4: cannot tell, with a one-line 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -123,3 +124,37 @@ def test_compare_says_how_the_machines_differ(msgperf, tmp_path):
     assert "Machines: the same recorded facts" in same and "Machines differ" not in same
     old = write_run(pingpong_run(seed=3, launches=2), tmp_path / "old.jsonl")  # before msgperf recorded them
     assert "Machines: not recorded in B" in msgperf("compare", a, old, "--no-history").stdout
+
+
+def test_cannot_tell_says_how_many_launches_would_tell(msgperf, tmp_path):
+    """Three launches a side, 5 % apart: a 5 % threshold cannot be told; the reason names the
+    launches per side that would tell, the same count in the text, on stderr and in --json."""
+    a = write_run(launches_run(seed=1, launches=3, launch_sd=0.05), tmp_path / "a.jsonl")
+    b = write_run(launches_run(seed=2, launches=3, launch_sd=0.05), tmp_path / "b.jsonl")
+    done = msgperf("compare", a, b, "--fail-above", "5")
+    assert done.returncode == 4, done.stdout + done.stderr
+    reason = done.stderr.strip().splitlines()
+    assert len(reason) == 1
+    found = re.search(r"about (\d+) launches per side would resolve a 5 % slowdown: "
+                      r"msgperf run --repeat (\d+)$", reason[0])
+    assert found and found.group(1) == found.group(2) and int(found.group(1)) > 3
+    assert found.group(0) in " ".join(done.stdout.split())
+    data = json.loads(msgperf("compare", a, b, "--fail-above", "5", "--json").stdout)[0]
+    n = int(found.group(1))
+    assert data["gate"]["launches_needed"]["launches_per_side"] == n
+    per_size = [s["gate_launches_needed"]["launches_per_side"] for s in data["sizes"]
+                if s["gate"] == "cannot tell"]
+    assert per_size and max(per_size) == n
+
+
+def test_one_launch_each_cannot_tell_how_many_launches(msgperf, tmp_path):
+    a = write_run(launches_run(seed=1, launches=1, launch_sd=0.0, noise=0.01, n=3000),
+                  tmp_path / "a.jsonl")
+    b = write_run(launches_run(seed=2, launches=1, launch_sd=0.0, noise=0.01, n=3000, scale=1.08),
+                  tmp_path / "b.jsonl")
+    done = msgperf("compare", a, b, "--min-effect", "10")
+    assert done.returncode == 0, done.stderr
+    assert "cannot tell how many: one launch per side measures no spread" in " ".join(done.stdout.split())
+    data = json.loads(msgperf("compare", a, b, "--json").stdout)[0]
+    assert all(s["launches_needed"]["launches_per_side"] is None for s in data["sizes"]
+               if s["verdict"] == "cannot tell")

@@ -11,7 +11,7 @@ from msgperf.present import report
 def build_report(runs):
     return report.build_report(*analyze_runs(list(runs)))
 from tests.factories import write_run
-from tests.factories import HOSTILE, pingpong_run, rich_run
+from tests.factories import HOSTILE, launches_run, pingpong_run, rich_run
 
 
 def _external_refs(html: str) -> list[str]:
@@ -197,3 +197,14 @@ def test_a_profile_section_shows_the_histogram_against_the_regimes_and_the_advic
     assert result.returncode == 1 and "no profile file or profile id" in result.stderr
     result = msgperf("report")
     assert result.returncode == 2 and "give RUN..." in result.stderr
+
+
+def test_compare_section_says_what_would_tell_a_cannot_tell():
+    from msgperf.analysis.compare import compare_runs
+    from msgperf.present.report import comparison_html
+    a = launches_run(seed=1, launches=1, launch_sd=0.0, noise=0.01, n=500)
+    b = launches_run(seed=2, launches=1, launch_sd=0.0, noise=0.01, n=500, scale=1.08)
+    c = compare_runs(a, b, parameters=False, min_effect=0.1)
+    assert any(s.verdict == "cannot tell" for s in c.sizes)
+    html = comparison_html(c)
+    assert "cannot tell how many: one launch per side measures no spread" in html

@@ -31,6 +31,12 @@ launch the fits' intervals cover one launch only, so the ratio is shown and the 
 ``gate`` turns a comparison into the three outcomes of ``--fail-above P``: "fail" when some size
 is significantly slower and by more than P; "pass" when every size's interval stays at or below
 +P; otherwise "cannot tell", with the reason.
+
+A "cannot tell" says what would tell (``launches_needed``): from the between-launch spread the
+test used, the launches per side at which the same interval (t on the Satterthwaite df those
+launches give, at the same alpha) is narrower than the threshold asked for (``--fail-above``,
+or ``min_effect``); more than ``MAX_LAUNCHES``, or "cannot tell how many" when one launch per
+side measured no spread.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from msgperf.analysis.series import SeriesAnalysis, analyze_series, series_of
 
 ALPHA = 0.05
 ASSUMED_RERUN_SD = 0.10  # relative sd of one run when nothing measured it (see the docstring)
+MAX_LAUNCHES = 50  # launches per side beyond which "more than" is said: hours of a default run
 
 # Each side's value per launch. msgperf's own runs: the median. Beside an imported summary, which
 # printed one statistic per size (OSU's and IMB's mean, NetPIPE's minimum), msgperf's side gives
@@ -65,6 +72,32 @@ _PRINTED = {"mean": "the mean the tool printed", "min": "the minimum the tool pr
 SLOWER, FASTER, WITHIN_NOISE = "slower", "faster", "within noise"
 UNTESTED, CANNOT_TELL = "untested", "cannot tell"
 PASS, FAIL = "pass", "fail"
+
+
+@dataclass(frozen=True)
+class LaunchesNeeded:
+    """How many launches per side would resolve a slowdown of ``threshold``: the smallest n at
+    which the ratio's interval half-width on the log scale, t(1 − alpha/2, df at n) · sqrt(Var
+    at n), is below log(1 + threshold), Var at n being the noise floor of n launches a side
+    (the measured between-launch variance / n, plus any run-to-run part, which does not shrink)."""
+
+    threshold: float  # the slowdown to resolve, a fraction (0.1 = 10 %)
+    launches: int | None  # per side; None: more than MAX_LAUNCHES, or no spread to tell from
+    reason: str  # "" when ``launches`` is a count; else why there is no count
+    already: bool = False  # the launches compared already give that width (the ratio lies near
+    # the threshold, not the spread too wide)
+    more_than: int | None = None  # MAX_LAUNCHES when even that many would not resolve it
+
+    @property
+    def words(self) -> str:
+        pct = f"{100 * self.threshold:g} %"
+        if self.launches is None:
+            return self.reason
+        if self.already:
+            return (f"the launch spread already resolves a {pct} slowdown with {self.launches} "
+                    "launches per side; the ratio itself lies near the threshold")
+        return (f"about {self.launches} launches per side would resolve a {pct} slowdown: "
+                f"msgperf run --repeat {self.launches}")
 
 
 @dataclass(frozen=True)
@@ -86,6 +119,10 @@ class SizeComparison:
     basis: str = ""  # the same, short: "3+3 launches, 5 runs", "assumed 10 %", "1 value"
     df: float | None = None  # degrees of freedom of the interval (inf: assumed, normal)
     assumed: bool = False  # the run-to-run spread was assumed, not measured
+    floor_a: NoiseFloor | None = None  # the noise floor the test used (None: untested)
+    floor_b: NoiseFloor | None = None  # B's own floor; None when B shares A's configuration
+    launches_needed: LaunchesNeeded | None = None  # set when the verdict is "cannot tell", for
+    # the comparison's min_effect (the gate's threshold: SizeGate.launches_needed)
 
     @property
     def significant(self) -> bool:
@@ -168,6 +205,7 @@ class SizeGate:
     bytes: int
     outcome: str  # "pass", "fail", "cannot tell"
     reason: str  # why, in a few words ("" for a pass)
+    launches_needed: LaunchesNeeded | None = None  # a "cannot tell" with samples: what would tell
 
 
 @dataclass(frozen=True)
@@ -179,6 +217,7 @@ class Gate:
     outcome: str
     reason: str
     sizes: tuple[SizeGate, ...]
+    launches_needed: LaunchesNeeded | None = None  # "cannot tell": what would tell every size
 
 
 # ---- statistics ----------------------------------------------------------------------------
@@ -208,6 +247,46 @@ def _t_test(d: float, variance: float, df: float, confidence: float
     if se == 0:
         return (math.exp(d), math.exp(d)), (1.0 if d == 0 else 0.0)
     return (math.exp(d - q * se), math.exp(d + q * se)), float(2 * dist.sf(abs(d) / se))
+
+
+def _own_df(launches: int) -> int:
+    return max(0, launches - 1)
+
+
+def _terms_at(floor: NoiseFloor, n: int, sides: int, own_df: int, tag: str = ""
+              ) -> tuple[VarianceTerm, ...]:
+    """The floor's terms for ``n`` launches on each of ``sides`` sides, the launch variance's df
+    those launches would give (the compared runs' own launches replaced by n each)."""
+    df = floor.df_within - own_df + sides * (n - 1)
+    return tuple(dataclasses.replace(t, source=tag + t.source,
+                                     df=df if t.source == "launches" else t.df)
+                 for t in floor.terms(n) * sides)
+
+
+def launches_needed(s: SizeComparison, threshold: float, alpha: float) -> LaunchesNeeded:
+    """The launches per side that would resolve a slowdown of ``threshold`` at this size (see
+    ``LaunchesNeeded``), from the between-launch spread of the floor the test used."""
+    floors = [f for f in (s.floor_a, s.floor_b) if f is not None]
+    if not floors or any(f.within_var is None for f in floors):
+        return LaunchesNeeded(threshold, None, "cannot tell how many: one launch per side "
+                              "measures no spread")
+    if not (threshold > 0 and math.isfinite(threshold)):
+        return LaunchesNeeded(threshold, None, "cannot tell how many: no slowdown threshold "
+                              "asked for (--fail-above or --min-effect)")
+    target = math.log1p(threshold)
+    for n in range(2, MAX_LAUNCHES + 1):
+        if s.floor_b is None:
+            terms = _terms_at(s.floor_a, n, 2, _own_df(s.launches_a) + _own_df(s.launches_b))
+        else:
+            terms = (_terms_at(s.floor_a, n, 1, _own_df(s.launches_a), "a:")
+                     + _terms_at(s.floor_b, n, 1, _own_df(s.launches_b), "b:"))
+        variance, df = satterthwaite(terms)
+        dist = stats.norm if not math.isfinite(df) else stats.t(df)
+        if float(dist.ppf(1 - alpha / 2)) * math.sqrt(variance) < target:
+            return LaunchesNeeded(threshold, n, "", n <= min(s.launches_a, s.launches_b))
+    return LaunchesNeeded(threshold, None, f"more than {MAX_LAUNCHES} launches per side would be "
+                          f"needed to resolve a {100 * threshold:g} % slowdown: the spread is too "
+                          "wide (a quieter machine, or a larger threshold)", more_than=MAX_LAUNCHES)
 
 
 def _side_terms(floor: NoiseFloor, launches: int, tag: str) -> tuple[VarianceTerm, ...]:
@@ -269,7 +348,7 @@ def compare_size(size: int, a: Sequence[np.ndarray], b: Sequence[np.ndarray],
     ci, p = _t_test(float(yb.mean() - ya.mean()), variance, df, confidence)
     covers, basis = _basis(la, lb, floors, not known)
     return SizeComparison(size, na, nb, va, vb, ratio, ci, p, None, WITHIN_NOISE, la, lb,
-                          covers, basis, df, not known)
+                          covers, basis, df, not known, floor_a, floor_b)
 
 
 def _verdict(ratio: float, ci: tuple[float, float] | None, p_adj: float | None, alpha: float,
@@ -323,6 +402,8 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
         c, p_adjusted=p_adj,
         verdict=_verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, assumed=c.assumed))
         for c, p_adj in zip(raw, adjusted))
+    out = tuple(dataclasses.replace(c, launches_needed=launches_needed(c, min_effect, alpha))
+                if c.verdict == CANNOT_TELL else c for c in out)
     untested = [c.bytes for c in out if c.verdict == UNTESTED]
     if untested:
         notes.append(f"{len(untested)} size(s) have a single value in a run (an imported summary "
@@ -561,8 +642,9 @@ def _pct(x: float) -> str:
     return f"{100 * x:+.1f} %"
 
 
-def size_gate(s: SizeComparison, fail_above: float) -> SizeGate:
-    """One size against the threshold (a fraction)."""
+def size_gate(s: SizeComparison, fail_above: float, alpha: float = ALPHA) -> SizeGate:
+    """One size against the threshold (a fraction); a "cannot tell" with samples says how many
+    launches per side would tell (``launches_needed`` at ``alpha``)."""
     limit = 1.0 + fail_above
     if s.verdict == UNTESTED:
         return SizeGate(s.bytes, CANNOT_TELL, "1 value per size (no samples): compared by value only")
@@ -571,11 +653,24 @@ def size_gate(s: SizeComparison, fail_above: float) -> SizeGate:
                         f"{_pct(s.ratio_ci[1] - 1)}")
     if s.assumed:
         return SizeGate(s.bytes, CANNOT_TELL, "one launch each and no stored history: run-to-run "
-                        "spread unknown")
+                        "spread unknown", launches_needed(s, fail_above, alpha))
     if s.ratio_ci is not None and s.ratio_ci[1] <= limit:
         return SizeGate(s.bytes, PASS, "")
     upper = s.ratio_ci[1] - 1 if s.ratio_ci else math.nan
-    return SizeGate(s.bytes, CANNOT_TELL, f"interval reaches {_pct(upper)}")
+    return SizeGate(s.bytes, CANNOT_TELL, f"interval reaches {_pct(upper)}",
+                    launches_needed(s, fail_above, alpha))
+
+
+def _most_needed(needs: Sequence[LaunchesNeeded], threshold: float) -> LaunchesNeeded | None:
+    """What would tell every one of these sizes: the largest count, or why there is none."""
+    if not needs:
+        return None
+    missing = [n for n in needs if n.launches is None]
+    if missing:
+        spreadless = [n for n in missing if n.more_than is None]
+        return (spreadless or missing)[0]
+    most = max(needs, key=lambda n: n.launches)  # type: ignore[arg-type, return-value]
+    return LaunchesNeeded(threshold, most.launches, "", all(n.already for n in needs))
 
 
 def gate(comparisons: Sequence[RunComparison], fail_above: float) -> Gate:
@@ -583,7 +678,7 @@ def gate(comparisons: Sequence[RunComparison], fail_above: float) -> Gate:
     size of any of them fails, else "cannot tell" when any size cannot tell, else "pass"."""
     if not (math.isfinite(fail_above) and fail_above >= 0):
         raise AnalysisError(f"the threshold must be a finite fraction >= 0, not {fail_above}")
-    per = [(c, s, size_gate(s, fail_above)) for c in comparisons for s in c.sizes]
+    per = [(c, s, size_gate(s, fail_above, c.alpha)) for c in comparisons for s in c.sizes]
     sizes = tuple(g for _, _, g in per)
     several = len(comparisons) > 1
     limit = f"{100 * fail_above:g} %"
@@ -606,11 +701,14 @@ def gate(comparisons: Sequence[RunComparison], fail_above: float) -> Gate:
             listed = ", ".join(at[:4]) + (f" and {len(at) - 4} more" if len(at) > 4 else "")
             if kind == "interval":
                 widest = max(s.ratio_ci[1] - 1 for _, s, g in unsure if "reaches" in g.reason)
-                parts.append(f"intervals reach past +{limit} at {listed} (up to {_pct(widest)}); "
-                             "more launches (--repeat) narrow them")
+                parts.append(f"intervals reach past +{limit} at {listed} (up to {_pct(widest)})")
             else:
                 parts.append(f"{kind} at {listed}")
-        return Gate(fail_above, CANNOT_TELL, "; ".join(parts) or "no size compared", sizes)
+        needed = _most_needed([g.launches_needed for _, _, g in unsure
+                               if g.launches_needed is not None], fail_above)
+        if needed is not None:
+            parts.append(needed.words)
+        return Gate(fail_above, CANNOT_TELL, "; ".join(parts) or "no size compared", sizes, needed)
     return Gate(fail_above, PASS, f"no slowdown above {limit} at any of {len(per)} size(s)", sizes)
 
 
@@ -645,8 +743,13 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
                    "p_value": num(s.p_value), "p_adjusted": num(s.p_adjusted),
                    "df": num(s.df), "verdict": s.verdict, "covers": s.covers,
                    "assumed_spread": s.assumed,
+                   **({"launches_needed": needed_to_dict(s.launches_needed)}
+                      if s.launches_needed is not None else {}),
                    **({"gate": gates[s.bytes].outcome, "gate_reason": gates[s.bytes].reason}
-                      if s.bytes in gates else {})} for s in c.sizes],
+                      if s.bytes in gates else {}),
+                   **({"gate_launches_needed": needed_to_dict(gates[s.bytes].launches_needed)}
+                      if s.bytes in gates and gates[s.bytes].launches_needed is not None else {})}
+                  for s in c.sizes],
         "parameters": [{"name": p.name, "label": p.label, "unit": p.unit, "a": num(p.value_a),
                         "b": num(p.value_b), "ratio": num(p.ratio), "ratio_ci": num(p.ratio_ci),
                         "p_value": num(p.p_value), "p_adjusted": num(p.p_adjusted),
@@ -654,8 +757,19 @@ def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dic
         "notes": list(c.notes),
         **({"machines": machines_to_dict(c.machines)} if c.machines is not None else {}),
         **({"gate": {"fail_above": fail_above, "outcome": decision.outcome,
-                     "reason": decision.reason}} if decision is not None else {}),
+                     "reason": decision.reason,
+                     **({"launches_needed": needed_to_dict(decision.launches_needed)}
+                        if decision.launches_needed is not None else {})}}
+           if decision is not None else {}),
     }
+
+
+def needed_to_dict(n: LaunchesNeeded) -> dict[str, Any]:
+    """``compare --json``: launches per side that would resolve the threshold (None: no count,
+    ``reason`` says why), the threshold as a fraction, and the sentence the terminal prints."""
+    return {"launches_per_side": n.launches, "threshold": n.threshold, "already": n.already,
+            "more_than": n.more_than,
+            "words": n.words}
 
 
 def machines_to_dict(d: MachineDiff) -> dict[str, Any]:

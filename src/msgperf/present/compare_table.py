@@ -83,6 +83,8 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
                       f"{q.ratio:.3f}" if math.isfinite(q.ratio) else "—", _ci(q.ratio_ci),
                       _p(q.p_adjusted), _styled(q.verdict, _STYLE))
         console.print(p)
+    for line in needed_lines(c):
+        console.print(f"  {safe(line)}", highlight=False)
     for note in c.notes:
         console.print(f"  note: {safe(note)}", highlight=False)
     counts = {v: sum(s.verdict == v for s in c.sizes)
@@ -90,6 +92,16 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
     console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
                   + f"; worst significant slowdown {100 * c.worst_slowdown():+.1f} %",
                   highlight=False)
+
+
+def needed_lines(c: RunComparison) -> list[str]:
+    """One line per distinct "what would tell" of the sizes that cannot tell (min_effect's)."""
+    by: dict[str, list[int]] = {}
+    for s in c.sizes:
+        if s.verdict == "cannot tell" and s.launches_needed is not None:
+            by.setdefault(s.launches_needed.words, []).append(s.bytes)
+    return [f"cannot tell ({', '.join(units.size(b) for b in at[:4])}"
+            f"{f' and {len(at) - 4} more' if len(at) > 4 else ''}); {words}" for words, at in by.items()]
 
 
 def render_gate(console: Console, decision: Gate) -> None:

@@ -26,6 +26,7 @@ from msgperf.output_guard import REPORT_MARK
 from msgperf.present import plots
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
+from msgperf.present.compare_table import needed_lines
 from msgperf.present.text import printable
 
 CSS = """
@@ -326,7 +327,7 @@ def comparison_html(c: RunComparison) -> str:
     prow = [[_e(p.label), _e(fmt[p.unit](p.value_a)), _e(fmt[p.unit](p.value_b)),
              f"{p.ratio:.3f}" if math.isfinite(p.ratio) else "-", ci(p.ratio_ci), pv(p.p_adjusted),
              verdict(p.verdict)] for p in c.parameters]
-    notes = "".join(f"<p class='noise'>{_e(n)}</p>" for n in c.notes)
+    notes = "".join(f"<p class='noise'>{_e(n)}</p>" for n in (*needed_lines(c), *c.notes))
     machines = f"<p>{_e(diff_line(c.machines))}</p>" if c.machines is not None else ""
     return (f"<h3>{_e(c.label_b)} against {_e(c.label_a)} ({_e(c.series)})</h3>" + machines +
             f"<p>Ratio = B / A (above 1: B slower). A is {_e(c.side_a)}; B is {_e(c.side_b)}. "
