@@ -83,15 +83,17 @@ def test_segments_of_dead_jobs_are_removed_whenever_they_appeared_but_never_one_
         shm = tmp_path / "link"
         shm.symlink_to(real)
     dead = shm / "mpich_shm_dead_0"
+    dead_shared = shm / "mpich_shar_tmpAbC123"  # MPL's segment of a job killed before every rank attached
     mapped = shm / "mpich_shm_mapped_0"
     opened = shm / "vader_segment.open.0"
     unrelated = shm / "postgres-segment"
-    for path in (dead, mapped, opened, unrelated):
+    for path in (dead, dead_shared, mapped, opened, unrelated):
         path.write_bytes(b"x" * 4096)
     holders = [_hold(real / mapped.name, "maps"), _hold(real / opened.name, "opens")]
     try:
-        assert shm_leftovers.remove_dead_jobs_segments(shm) == ["mpich_shm_dead_0"]
+        assert shm_leftovers.remove_dead_jobs_segments(shm) == ["mpich_shar_tmpAbC123", "mpich_shm_dead_0"]
         assert mapped.exists() and opened.exists() and unrelated.exists() and not dead.exists()
+        assert not dead_shared.exists()
     finally:
         for holder in holders:
             holder.kill()

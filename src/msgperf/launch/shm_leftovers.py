@@ -1,7 +1,7 @@
 """Shared-memory segments that a job which did not finish leaves in /dev/shm.
 
 MPICH's ranks share a node's memory through files in /dev/shm (``mpich_shm_*``, about 2 MiB for
-two ranks) and unlink them in MPI_Finalize; Open MPI's shared-memory transport does the same with
+two ranks, and ``mpich_shar_tmp*``) and unlink them in MPI_Finalize or once every rank has attached; Open MPI's shared-memory transport does the same with
 ``vader_segment.*`` / ``sm_segment.*``. A job that is killed (the watchdog, Ctrl-C, a rank that
 dies) never finalizes, and its segments stay until reboot. A handful of hung launches fill a
 container's 64 MiB /dev/shm, and the next MPI_Init on that node fails with "Out of memory".
@@ -21,7 +21,10 @@ import os
 from pathlib import Path
 
 SHM_DIR = Path("/dev/shm")
-PREFIXES = ("mpich_shm_", "vader_segment.", "sm_segment.")
+# MPICH's ch4 shared memory, MPL's shared segments (MPL_shm_seg_create_attach: created from
+# mkstemp("/dev/shm/mpich_shar_tmpXXXXXX"), unlinked once every rank has attached, so a job killed
+# in between leaves one), Open MPI's vader and sm transports.
+PREFIXES = ("mpich_shm_", "mpich_shar_tmp", "vader_segment.", "sm_segment.")
 
 
 def segments(shm_dir: Path = SHM_DIR) -> set[str]:
