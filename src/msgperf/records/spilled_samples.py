@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pickle
 import tempfile
 from dataclasses import dataclass
 
@@ -73,7 +72,7 @@ class SampleSpill:
 
     def __reduce__(self):
         # a spilled run is large: nothing pickles it (the analysis cache does not keep it either, plain_data.py)
-        raise pickle.PicklingError("samples kept in a temporary file are not pickled")
+        raise TypeError("samples kept in a temporary file are not pickled")
 
 
 @dataclass(frozen=True, eq=False)
