@@ -32,7 +32,7 @@ from dataclasses import dataclass
 # An MPI launch's start-up and tear-down (mpiexec, MPI_Init, the barrier, MPI_Finalize) before one
 # is measured: 0.3 s for MPICH's hydra on the 2-core VM (bench/RESULTS.md, time to the answer).
 LAUNCH_OVERHEAD_S = 0.4
-PROBE_S = 0.4  # the eager probe's own work: its bisection and six samples of 0 B
+PROBE_S = 0.8  # the eager probe's own work: its two bisections (0 B and 1 B, session.PROBE_SIZES) and their samples
 FINISH_S = 1.0  # reading the run back, the analysis, the answer on the terminal
 REPORT_S = 2.5  # the HTML report and its three plots (matplotlib), written after the answer
 REFINE_FRACTION = 0.2  # of the budget, kept for refinement (more when the sweep ends early)
