@@ -419,14 +419,19 @@ def test_a_read_only_directory_is_a_one_line_error_before_anything_runs(req, tmp
 
 # ---- --resume ----------------------------------------------------------------------------------
 
+def _lock_holder(path):
+    """Another process that holds ``path``'s run-file lock for a minute; it prints "locked" once it does."""
+    return subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from msgperf.launch.run_file_guard import RunFileLock\n"
+        "with RunFileLock(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(60)"), str(path)],
+        stdout=subprocess.PIPE, text=True)
+
+
 def test_a_second_resume_of_the_same_file_fails_at_once_naming_the_holder(req, tmp_path, logs):
     with pytest.raises(LaunchError):
         measure(req(), launcher=FakeLauncher(Behaviour(after=1, then="die")))
     out = tmp_path / "run.jsonl"
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from msgperf.launch.run_file_guard import RunFileLock\n"
-        "with RunFileLock(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(60)"), str(out)],
-        stdout=subprocess.PIPE, text=True)
+    holder = _lock_holder(out)
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = out.read_bytes()
@@ -452,10 +457,7 @@ def test_a_resume_through_another_name_of_the_file_is_refused_too(req, tmp_path,
     other = tmp_path / "elsewhere" / "other-name.jsonl"
     other.parent.mkdir()
     other.symlink_to(out) if link == "symlink" else os.link(out, other)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from msgperf.launch.run_file_guard import RunFileLock\n"
-        "with RunFileLock(Path(sys.argv[1])):\n    print('locked', flush=True); time.sleep(60)"), str(out)],
-        stdout=subprocess.PIPE, text=True)
+    holder = _lock_holder(out)
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = out.read_bytes()
