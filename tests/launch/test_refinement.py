@@ -10,8 +10,8 @@ import math
 
 from msgperf.analysis.refinement import TARGET_OCTAVES
 from msgperf.analysis.result import analyze
-from msgperf.analysis.series import analyze_series
-from msgperf.analysis.size_rows import size_rows
+from msgperf.analysis.model.series import analyze_series
+from msgperf.analysis.tables.size_rows import size_rows
 from msgperf.launch.session import MeasureRequest, measure
 from msgperf.plan import RunPlan, parse_sizes
 from msgperf.records.runfile_read import read_run

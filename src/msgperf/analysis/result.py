@@ -20,28 +20,28 @@ from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
-from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
+from msgperf.analysis.model.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
                                                 label_breakpoints)
-from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
-from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
-from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
-from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
+from msgperf.analysis.tables.buffering import BufferingRow, agreement, buffering_row
+from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
+from msgperf.analysis.launches.conditions import LaunchConditions, caveats_of, run_conditions
+from msgperf.analysis.tables.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
-from msgperf.analysis.contention import Contention, MatrixGrid, contention, matrices
-from msgperf.analysis.eager import EagerLimit, eager_limit
-from msgperf.analysis.first_message import FirstMessages, first_messages
-from msgperf.analysis.inputs import AnalysisError
-from msgperf.analysis.machine import Machine, run_machine
-from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
-from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
-from msgperf.analysis.points import TOLERANCE
-from msgperf.analysis.run_source import RunSource, describe_source
-from msgperf.analysis.saphir import SaphirRow, saphir_row
-from msgperf.analysis.series import SeriesAnalysis, analyze_series
-from msgperf.analysis.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
+from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
+from msgperf.analysis.tables.eager import EagerLimit, eager_limit
+from msgperf.analysis.tables.first_message import FirstMessages, first_messages
+from msgperf.analysis.samples.inputs import AnalysisError
+from msgperf.analysis.tables.machine import Machine, run_machine
+from msgperf.analysis.model.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
+from msgperf.analysis.tables.placement import PlacementModel, PlacementPair, placement_pairs
+from msgperf.analysis.model.points import TOLERANCE
+from msgperf.analysis.tables.run_source import RunSource, describe_source
+from msgperf.analysis.tables.saphir import SaphirRow, saphir_row
+from msgperf.analysis.model.series import SeriesAnalysis, analyze_series
+from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
                                            VariantPair, barrier_rows, bidirectional, compat, difference,
                                            floor_rows, index, overlap_rows, send_modes, variant_pairs)
-from msgperf.analysis.size_rows import SizeRow, size_rows
+from msgperf.analysis.tables.size_rows import SizeRow, size_rows
 
 
 # The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,

@@ -1,0 +1,1 @@
+"""Samples: one measurement's statistics (its median and interval, outliers, drift, modality)."""
