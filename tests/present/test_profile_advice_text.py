@@ -9,7 +9,7 @@ from rich.console import Console
 
 from msgperf.analysis.advice.profile_advice import advise_profile
 from msgperf.present.profile_advice_text import advice_sections, render_profile_advice
-from tests.analysis.test_profile_advice import app_profile, model_result
+from tests.analysis.advice.test_profile_advice import app_profile, model_result
 
 
 def text_of(advice) -> str:
