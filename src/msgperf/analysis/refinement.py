@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.result import RunResult
-from msgperf.analysis.model.switch_location import SIDE
+from msgperf.analysis.model import SIDE
 
 TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low <= 2^(1/8)
 POINTS = 7  # sizes per interval and round: eighths of an octave across one octave

@@ -20,28 +20,19 @@ from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
-from msgperf.analysis.model.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
-                                                label_breakpoints)
-from msgperf.analysis.tables.buffering import BufferingRow, agreement, buffering_row
-from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
-from msgperf.analysis.launches.conditions import LaunchConditions, caveats_of, run_conditions
-from msgperf.analysis.tables.combining import (MIN_GAIN, CombiningPrediction, Gap,
-                                        predict_combining)
-from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
-from msgperf.analysis.tables.eager import EagerLimit, eager_limit
-from msgperf.analysis.tables.first_message import FirstMessages, first_messages
-from msgperf.analysis.samples.inputs import AnalysisError
-from msgperf.analysis.tables.machine import Machine, run_machine
-from msgperf.analysis.model.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
-from msgperf.analysis.tables.placement import PlacementModel, PlacementPair, placement_pairs
-from msgperf.analysis.model.points import TOLERANCE
-from msgperf.analysis.tables.run_source import RunSource, describe_source
-from msgperf.analysis.tables.saphir import SaphirRow, saphir_row
-from msgperf.analysis.model.series import SeriesAnalysis, analyze_series
-from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
-                                           VariantPair, barrier_rows, bidirectional, compat, difference,
-                                           floor_rows, index, overlap_rows, send_modes, variant_pairs)
-from msgperf.analysis.tables.size_rows import SizeRow, size_rows
+from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, LogGPAnalysis, LogGPError,
+                                    LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
+                                    known_thresholds, label_breakpoints, points_from_rows)
+from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, ColumnsTable, CombiningPrediction,
+                                     CompatRow, Contention, EagerLimit, FirstMessages, FloorRow, Gap, Machine,
+                                     MatrixGrid, OverlapRow, PatternFacts, PlacementModel, PlacementPair,
+                                     RunSource, SaphirRow, SizeRow, VariantPair, agreement, barrier_rows,
+                                     bidirectional, buffering_row, compat, contention, describe_source,
+                                     difference, eager_limit, first_messages, floor_rows, index, matrices,
+                                     overlap_rows, pattern_facts, placement_pairs, predict_combining,
+                                     run_machine, saphir_row, send_modes, size_rows, variant_pairs)
+from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
+from msgperf.analysis.samples import AnalysisError
 
 
 # The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,

@@ -13,7 +13,7 @@ import json
 
 import click
 
-from msgperf.analysis.tables.combining import MIN_GAIN
+from msgperf.analysis.tables import MIN_GAIN
 from msgperf.commands.fit import load_series, series_options
 from msgperf.errors import MsgperfError
 
@@ -58,7 +58,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
-    from msgperf.analysis.tables.buffering import copy_speed, estimate_buffering
+    from msgperf.analysis.tables import copy_speed, estimate_buffering
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice
     from msgperf.present.json_view import advice_dict
@@ -92,7 +92,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
                                                                  "did not reach bandwidth-bound sizes)")
     if copy is not None:
         buffering = estimate_buffering(copy, network, messages * nbytes, advice.combined_s)
-    from msgperf.analysis.advice.model_choice import conditions_misfit
+    from msgperf.analysis.advice import conditions_misfit
     bad = conditions_misfit(result.conditions)
     warning = (f"{run}: {bad}: its times may not be this machine's; measure on a quiet machine (msgperf run)"
                if bad else None)

@@ -11,13 +11,9 @@ import math
 from typing import Any
 
 from msgperf.analysis.caveats import Caveat
-from msgperf.analysis.tables.combining import CombiningPrediction
-from msgperf.analysis.model.hockney import LineFit
+from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
+from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
 from msgperf.analysis.result import RunResult, SeriesResult
-from msgperf.analysis.tables.saphir import SaphirRow
-from msgperf.analysis.model.series import SeriesAnalysis, SizeAnalysis
-from msgperf.analysis.tables.size_rows import SizeRow
-from msgperf.analysis.model.sweep import SweepAnalysis
 
 
 def number(value: Any) -> Any:

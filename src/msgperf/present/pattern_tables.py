@@ -14,7 +14,7 @@ from rich.console import Console
 
 from msgperf import units
 from msgperf.analysis.result import RunResult
-from msgperf.analysis.tables.side_by_side import Difference
+from msgperf.analysis.tables import Difference
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice
+from msgperf.analysis.advice import CombineAdvice, Estimate, ProfileAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5

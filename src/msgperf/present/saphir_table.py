@@ -12,7 +12,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from msgperf import units
-from msgperf.analysis.tables.saphir import SaphirRow
+from msgperf.analysis.tables import SaphirRow
 from msgperf.present.text import safe
 
 SAPHIR_COLUMNS = ("run", "MPI library", "place", "0 B lat.", "asym. lat.", "peak MB/s", "asym. MB/s",

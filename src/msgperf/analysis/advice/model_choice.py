@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from msgperf.analysis.launches.conditions import LaunchConditions
+from msgperf.analysis.launches import LaunchConditions
 
 
 @dataclass(frozen=True)

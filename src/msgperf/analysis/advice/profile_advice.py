@@ -58,11 +58,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from msgperf.analysis.tables.combining import Gap
-from msgperf.analysis.model.hockney import LineFit
-from msgperf.analysis.samples.inputs import AnalysisError
-from msgperf.analysis.model.piecewise import PiecewiseFit
-from msgperf.analysis.model.regimes import dominant_term
+from msgperf.analysis.tables import Gap
+from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
+from msgperf.analysis.samples import AnalysisError
 
 JUST_ABOVE = 2.0  # sizes up to this factor above the eager limit sit "just above" it
 PHASE_SHARE = 0.5  # of T(s): the peer's last message in flight when an exchange phase waits (o_s + L)

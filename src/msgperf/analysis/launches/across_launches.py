@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import median_ci_ranks, stats
 
-from msgperf.analysis.samples.sample_stats import median_ci_ranks
 
 WITHIN_ONE_LAUNCH = "within one launch"
 ONE_VALUE = "1 value"

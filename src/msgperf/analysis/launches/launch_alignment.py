@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from msgperf.analysis.samples.inputs import SampleSet
+from msgperf.analysis.samples import SampleSet
 
 MIN_SHARED = 3
 

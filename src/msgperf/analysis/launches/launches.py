@@ -23,8 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from msgperf.analysis.samples.outliers import THRESHOLD, modified_z
-from msgperf.analysis.samples.sample_stats import SampleStats
+from msgperf.analysis.samples import THRESHOLD, SampleStats, modified_z
 
 MAD_TO_SIGMA = 1.4826
 IQR_TO_SIGMA = 1.349

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import stats
 
 from msgperf.analysis.launches.across_launches import Interval
 

@@ -58,7 +58,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import stats
 
 from msgperf.analysis.model.hockney import LineFit, line_fit
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays

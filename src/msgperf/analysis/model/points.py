@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import SampleStats, stats
 
-from msgperf.analysis.launches.across_launches import (Interval, interval_of_launches,
-                                              interval_within_launch, log_se_from_interval)
-from msgperf.analysis.samples.sample_stats import SampleStats
+from msgperf.analysis.launches import (Interval, interval_of_launches, interval_within_launch,
+                                       log_se_from_interval)
 from msgperf.analysis.model.tolerance import TOLERANCE  # noqa: F401 (the name users of points know)
 
 

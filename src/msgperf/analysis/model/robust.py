@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import stats
 
 HUBER_C = 1.345
 

@@ -23,13 +23,11 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from msgperf.analysis import caveats as cv
-from msgperf.analysis.launches.across_launches import Interval, parameter_across_launches
-from msgperf.analysis.samples.inputs import AnalysisError, SampleSet, check_times
-from msgperf.analysis.launches.launch_alignment import align, disturbed_launches, measuring_launches
-from msgperf.analysis.launches.launches import LaunchComparison, compare_launches
-from msgperf.analysis.samples.measurement import MeasurementAnalysis, analyze_measurement
+from msgperf.analysis.launches import (Interval, LaunchComparison, align, compare_launches,
+                                       disturbed_launches, measuring_launches, parameter_across_launches)
+from msgperf.analysis.samples import (AnalysisError, MeasurementAnalysis, SampleSet, SampleStats,
+                                      analyze_measurement, check_times, sample_stats)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_from_stats
-from msgperf.analysis.samples.sample_stats import SampleStats, sample_stats
 from msgperf.analysis.model.sweep import SweepAnalysis, analyze_sweep
 
 ALIGNMENT_WORTH_SAYING = 0.02  # a supplement launch more than 2 % off the sweep's level is named

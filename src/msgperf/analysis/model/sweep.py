@@ -9,7 +9,7 @@ from typing import Sequence
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.model.anomalies import Anomaly, find_anomalies
 from msgperf.analysis.model.hockney import HockneyFit, fit_hockney
-from msgperf.analysis.samples.inputs import AnalysisError
+from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.model.piecewise import MIN_POINTS, PiecewiseFit, fit_piecewise, relocated
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays
 from msgperf.analysis.model.regimes import (Characteristics, SizeRegime, characteristics, regime_support,

@@ -34,7 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
-from msgperf.analysis.samples.distributions import stats
+from msgperf.analysis.samples import stats
 from msgperf.analysis.model.piecewise import (ALPHA, ALPHA_EXCLUDED, LOCATION_CONFIDENCE, MAX_EDGE, MIN_POINTS, Breakpoint,
                                         PiecewiseFit, _FIELDS, _rss, _terms, _threshold)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays

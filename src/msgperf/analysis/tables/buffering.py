@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from msgperf.analysis.samples.inputs import AnalysisError
+from msgperf.analysis.samples import AnalysisError
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from msgperf.analysis import caveats as cv
-from msgperf.analysis.model.hockney import LineFit
-from msgperf.analysis.samples.inputs import AnalysisError
-from msgperf.analysis.model.piecewise import PiecewiseFit
+from msgperf.analysis.model import LineFit, PiecewiseFit
+from msgperf.analysis.samples import AnalysisError
 
 MIN_GAIN = 0.10
 _GRID = np.geomspace(1.0, 2.0 ** 40, 2049)

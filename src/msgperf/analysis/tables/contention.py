@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from msgperf.analysis.samples.pair_spread import PairSpread
+from msgperf.analysis.samples import PairSpread
 from msgperf.analysis.tables.size_rows import SizeRow
 
 SLOWEST_LISTED = 3  # the slowest pairs a matrix names per size

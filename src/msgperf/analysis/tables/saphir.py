@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from msgperf.analysis.tables.buffering import copy_speed, effective_bandwidth
 from msgperf.analysis.tables.eager import EagerLimit
-from msgperf.analysis.model.series import SeriesAnalysis
+from msgperf.analysis.model import SeriesAnalysis
 from msgperf.analysis.tables.side_by_side import FloorRow, floor_above
 
 

@@ -11,11 +11,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from msgperf.analysis.launches.across_launches import Interval
-from msgperf.analysis.launches.launch_alignment import disturbed_launches, measuring_launches
-from msgperf.analysis.samples.pair_spread import PairSpread, pair_spreads
-from msgperf.analysis.model.points import point_from_stats
-from msgperf.analysis.samples.sample_stats import SampleStats, sample_stats
+from msgperf.analysis.launches import Interval, disturbed_launches, measuring_launches
+from msgperf.analysis.samples import PairSpread, SampleStats, pair_spreads, sample_stats
+from msgperf.analysis.model import point_from_stats
 from msgperf.records.format import Measurement, Run
 
 
