@@ -185,10 +185,10 @@ class PiecewiseFit:
 
 # ---- residual sums in closed form ---------------------------------------------------------
 
-_FIELDS = 7  # sums of w, w·x, w·y, w·x², w·x·y, w·y², count
+SUM_FIELDS = 7  # sums of w, w·x, w·y, w·x², w·x·y, w·y², count
 
 
-def _terms(x: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+def sum_terms(x: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """Per-size terms of the sums, in units where the residual sum is sum(((y - fit)/sigma)²):
     x and y divided by their largest and median value (conditioning only), weights to match."""
     ym = float(np.median(y)) or 1.0
@@ -198,7 +198,7 @@ def _terms(x: np.ndarray, y: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     return np.stack([w, w * xs, w * ys, w * xs * xs, w * xs * ys, w * ys * ys, np.ones_like(w)])
 
 
-def _rss(sums: np.ndarray) -> np.ndarray:
+def line_rss(sums: np.ndarray) -> np.ndarray:
     """Weighted least-squares residual sum of one line from its sums (inf below MIN_POINTS)."""
     sw, sx, sy, sxx, sxy, syy, count = sums
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -215,16 +215,16 @@ def _segment_costs(x, y, sigma):
     a left-out size at a segment's end would hide where its regime ends), which1[i, j] that
     size (-1 where there is none)."""
     n = x.size
-    terms = _terms(x, y, sigma)
-    cum = np.concatenate([np.zeros((_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
+    terms = sum_terms(x, y, sigma)
+    cum = np.concatenate([np.zeros((SUM_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
     i, j = np.triu_indices(n)
     sums = cum[:, j + 1] - cum[:, i]
     cost = np.full((n, n), np.inf)
-    cost[i, j] = _rss(sums)
+    cost[i, j] = line_rss(sums)
     cost1 = np.full((n, n), np.inf)
     which1 = np.full((n, n), -1, dtype=np.int64)
     for m in range(1, n - 1):  # the block i < m < j of the pairs, as a rectangle (no mask over all pairs)
-        r = _rss((cum[:, None, m + 2:] - cum[:, :m, None]) - terms[:, m, None, None])
+        r = line_rss((cum[:, None, m + 2:] - cum[:, :m, None]) - terms[:, m, None, None])
         block, chosen = cost1[:m, m + 1:], which1[:m, m + 1:]
         better = r < block
         block[better] = r[better]
@@ -275,7 +275,7 @@ def _bounds_of(start, used, k: int, a: int, m: int, lo: int) -> list[tuple[int, 
 
 
 @lru_cache(maxsize=4096)
-def _threshold(n: int, dof: int, q: int, level: float) -> float:
+def f_threshold(n: int, dof: int, q: int, level: float) -> float:
     """The drop in n·ln(RSS) that an F test of q more parameters needs at ``level``."""
     if dof < 1:
         return math.inf
@@ -289,14 +289,14 @@ def _penalty(n: int, breaks: int, edges: int, excused: int) -> float:
     total, p = 0.0, 2
     for _ in range(breaks):
         p += 2
-        total += max(_threshold(n, n - p, 2, ALPHA / (n - 2 * MIN_POINTS + 1)),
+        total += max(f_threshold(n, n - p, 2, ALPHA / (n - 2 * MIN_POINTS + 1)),
                      SCHWARZ_PER_BREAK * math.log(n) if n - p >= 1 else math.inf)
     for _ in range(edges):
         p += 1
-        total += _threshold(n, n - p, 1, ALPHA_EXCLUDED / 2)
+        total += f_threshold(n, n - p, 1, ALPHA_EXCLUDED / 2)
     for _ in range(excused):
         p += 1
-        total += _threshold(n, n - p, 1, ALPHA_EXCLUDED / n)
+        total += f_threshold(n, n - p, 1, ALPHA_EXCLUDED / n)
     return total
 
 
@@ -354,12 +354,12 @@ def _locate(x, y, sigma, keep, first: int, last: int, threshold: float) -> tuple
     first..last (kept sizes only): (best, low, high) as indices of the kept sizes just below
     the gap; each gap leaves at least MIN_POINTS kept sizes on either side."""
     idx = np.flatnonzero(keep[first:last + 1]) + first
-    terms = _terms(x[idx], y[idx], sigma[idx])
-    cum = np.concatenate([np.zeros((_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
+    terms = sum_terms(x[idx], y[idx], sigma[idx])
+    cum = np.concatenate([np.zeros((SUM_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
     q = idx.size
     gaps = np.arange(MIN_POINTS - 1, q - MIN_POINTS)
-    left = _rss(cum[:, gaps + 1] - cum[:, :1])
-    right = _rss(cum[:, q:q + 1] - cum[:, gaps + 1])
+    left = line_rss(cum[:, gaps + 1] - cum[:, :1])
+    right = line_rss(cum[:, q:q + 1] - cum[:, gaps + 1])
     totals = left + right
     g = int(np.argmin(totals))
     plausible = gaps[totals <= totals[g] + threshold]
@@ -428,7 +428,7 @@ def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     if n < 2 * MIN_POINTS:
         keep = np.ones(n, dtype=bool)
         bounds: list[tuple[int, int]] = [(0, n - 1)]
-        rss = float(_rss(_terms(x, y, sigma).sum(axis=1))) if n >= MIN_POINTS else 0.0
+        rss = float(line_rss(sum_terms(x, y, sigma).sum(axis=1))) if n >= MIN_POINTS else 0.0
         dof, criterion = n - 2, ()
     else:
         choice, per_k = _choose(x, y, sigma, max_breaks)

@@ -34,10 +34,10 @@ from typing import Sequence
 
 import numpy as np
 
-from msgperf.analysis.samples import stats
-from msgperf.analysis.model.piecewise import (ALPHA, ALPHA_EXCLUDED, LOCATION_CONFIDENCE, MAX_EDGE, MIN_POINTS, Breakpoint,
-                                        PiecewiseFit, _FIELDS, _rss, _terms, _threshold)
+from msgperf.analysis.model.piecewise import (ALPHA, ALPHA_EXCLUDED, LOCATION_CONFIDENCE, MAX_EDGE, MIN_POINTS,
+                                              SUM_FIELDS, Breakpoint, PiecewiseFit, f_threshold, line_rss, sum_terms)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays
+from msgperf.analysis.samples import stats
 
 MAX_SUSPECTS = 2  # sizes off the model that a refinement looks around, per series
 SIDE = 3  # sizes either side of an interval that locate a switch in it (refinement.CONTEXT)
@@ -54,23 +54,23 @@ def locate_switch(points: Sequence[SizePoint], low_bytes: int, high_bytes: int,
     if n < 2 * MIN_POINTS:
         return None
     x, y, sigma = point_arrays(pts, tolerance)
-    terms = _terms(x, y, sigma)
-    cum = np.concatenate([np.zeros((_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
+    terms = sum_terms(x, y, sigma)
+    cum = np.concatenate([np.zeros((SUM_FIELDS, 1)), np.cumsum(terms, axis=1)], axis=1)
     # gap j, (size j, size j + 1], is tried where it meets the interval (the launch need not have
     # measured its ends), with MIN_POINTS sizes on each side
     gaps = np.array([j for j in range(MIN_POINTS - 1, n - MIN_POINTS)
                      if x[j] < high_bytes and x[j + 1] > low_bytes], dtype=np.int64)
     if gaps.size == 0:
         return None
-    totals = _rss(cum[:, gaps + 1] - cum[:, :1]) + _rss(cum[:, n:n + 1] - cum[:, gaps + 1])
+    totals = line_rss(cum[:, gaps + 1] - cum[:, :1]) + line_rss(cum[:, n:n + 1] - cum[:, gaps + 1])
     g = int(np.argmin(totals))
     two = float(totals[g])
-    one = float(_rss(cum[:, n]))
+    one = float(line_rss(cum[:, n]))
     if not (math.isfinite(two) and math.isfinite(one)):
         return None
     dof = n - 4
-    if _score(two, n, dof, _threshold(n, dof, 2, ALPHA / gaps.size)) >= min(
-            _score(one, n, n - 2, 0.0), _score(_one_spared(cum, terms), n, n - 3, _threshold(n, n - 3, 1, ALPHA_EXCLUDED / n))):
+    if _score(two, n, dof, f_threshold(n, dof, 2, ALPHA / gaps.size)) >= min(
+            _score(one, n, n - 2, 0.0), _score(_one_spared(cum, terms), n, n - 3, f_threshold(n, n - 3, 1, ALPHA_EXCLUDED / n))):
         return None
     phi_two = max(1.0, two / dof)
     threshold = phi_two * float(stats.f.isf(1 - LOCATION_CONFIDENCE, 1, dof))
@@ -126,8 +126,8 @@ def probe_step(points: Sequence[SizePoint], anchor: int, tolerance: float = TOLE
     one = rss(line, every)
     spared = min((rss(line, np.arange(n) != m) for m in range(1, n - 1)), default=math.inf)
     dof = n - 3
-    shows = _score(two, n, dof, _threshold(n, dof, 1, ALPHA)) < min(
-        _score(one, n, n - 2, 0.0), _score(spared, n, n - 3, _threshold(n, n - 3, 1, ALPHA_EXCLUDED / n)))
+    shows = _score(two, n, dof, f_threshold(n, dof, 1, ALPHA)) < min(
+        _score(one, n, n - 2, 0.0), _score(spared, n, n - 3, f_threshold(n, n - 3, 1, ALPHA_EXCLUDED / n)))
     low, high = int(below[-1].bytes), int(above[0].bytes)
     found = Breakpoint(low_bytes=low, high_bytes=high, best_low_bytes=low, best_high_bytes=high,
                        confidence=LOCATION_CONFIDENCE) if shows else None
@@ -183,7 +183,7 @@ def _one_spared(cum: np.ndarray, terms: np.ndarray) -> float:
     """The residual sum of one line with the one inner size left out that lowers it most: a
     size that stands off alone (a spike) is not a switch."""
     n = terms.shape[1]
-    return min((float(_rss(cum[:, n] - terms[:, m])) for m in range(1, n - 1)), default=math.inf)
+    return min((float(line_rss(cum[:, n] - terms[:, m])) for m in range(1, n - 1)), default=math.inf)
 
 
 def suspects(fit: PiecewiseFit, sizes: Sequence[int]) -> tuple[tuple[int, int], ...]:
@@ -226,6 +226,69 @@ class Location:
     at_threshold: tuple[bool, ...] = ()  # per breakpoint: located by a step at a threshold the run recorded
 
 
+# the kinds of bracket: where a switch may lie, and who said so
+SWEEP = "sweep"  # a breakpoint of the sweep
+SUSPECT = "suspect"  # a size the sweep saw off the model alone (``suspects``)
+PROBE = "probe"  # the eager-probe's limit: a step is tested there
+THRESHOLD = "threshold"  # a threshold the run's MPI settings name: likewise
+BESIDE = "beside"  # another switch found beside a step at the limit, in a sweep interval that held both
+
+
+@dataclass
+class Bracket:
+    """One interval a switch may lie in, narrowed launch by launch."""
+
+    kind: str
+    given: Breakpoint  # as the sweep, the suspect, the probe or the threshold gave it
+    limit: int | None = None  # PROBE, THRESHOLD: the last size before the switch, where a step is tested
+    now: Breakpoint | None = None  # as the launches so far left it
+    narrowed: int = 0  # how many launches narrowed it
+    measured: bool = False  # a launch measured inside it
+    at_probe: bool = False  # narrowed by a step at the eager-probe's limit
+    at_threshold: bool = False  # narrowed by a step at a recorded threshold
+    step_launch: list[SizePoint] | None = None  # THRESHOLD: the launch that showed the step
+    absorbed: bool = False  # SUSPECT: its step is the one at the probe's limit
+    held: bool = False  # THRESHOLD: its step narrowed a switch that holds it
+
+    def __post_init__(self) -> None:
+        if self.now is None:
+            self.now = self.given
+
+    @classmethod
+    def at(cls, kind: str, low: int, high: int, limit: int | None = None) -> "Bracket":
+        return cls(kind, Breakpoint(low, high, low, high, LOCATION_CONFIDENCE), limit)
+
+    @property
+    def suspected(self) -> bool:
+        """Not one of the sweep's breakpoints: it stands only once a launch shows its switch."""
+        return self.kind != SWEEP
+
+    @property
+    def stands(self) -> bool:
+        """A switch either side of which others are judged: the sweep's, or one a launch confirmed."""
+        return not self.suspected or bool(self.narrowed)
+
+    @property
+    def holds_a_step_test(self) -> bool:
+        return self.kind in (PROBE, THRESHOLD)
+
+    def holds(self, size: int) -> bool:
+        return self.now.low_bytes <= size < self.now.high_bytes
+
+    def narrow(self, found: Breakpoint) -> None:
+        self.now = found
+        self.narrowed += 1
+
+    def narrow_to_step(self, step: "Bracket") -> bool:
+        """This switch narrowed to the step ``step`` showed inside it; False when no narrower."""
+        narrower = _within(step.now, self.now)
+        if narrower is None or narrower == self.now:
+            return False
+        self.now = narrower
+        self.narrowed = max(self.narrowed, 1)
+        return True
+
+
 def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizePoint]],
             tolerance: float = TOLERANCE, around: Sequence[tuple[int, int]] = (),
             anchor: int | None = None, thresholds: Sequence[int] = ()) -> Location:
@@ -238,124 +301,130 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
     ``thresholds``: the last size before each switch the run's MPI settings name (a single-copy
     threshold set by a CVAR): a launch that measured both sides of one is tested for a step
     there, as at the probe's limit; a step becomes a switch, or narrows the one that holds it."""
-    items = sorted([(b, False) for b in breakpoints]
-                   + [(Breakpoint(low, high, low, high, LOCATION_CONFIDENCE), True) for low, high in around],
-                   key=lambda item: (item[0].low_bytes, item[0].high_bytes))
-    probe_item = None  # the eager-probe's limit: a switch the sweep may have merged with another, or missed
+    brackets = sorted([Bracket(SWEEP, b) for b in breakpoints] + [Bracket.at(SUSPECT, low, high) for low, high in around],
+                      key=lambda k: (k.given.low_bytes, k.given.high_bytes))
+    probe = None  # the eager-probe's limit: a switch the sweep may have merged with another, or missed
     if anchor is not None:
-        probe_item = len(items)
-        items.append((Breakpoint(anchor, anchor + 1, anchor, anchor + 1, LOCATION_CONFIDENCE), True))
-    threshold_items: dict[int, int] = {}  # item index -> the threshold's last size before the switch
-    for t in sorted(set(thresholds) - {anchor}):
-        threshold_items[len(items)] = t
-        items.append((Breakpoint(t, t + 1, t, t + 1, LOCATION_CONFIDENCE), True))
-    at_threshold = [False] * len(items)
-    threshold_launch: dict[int, list[SizePoint]] = {}  # the launch that showed the step at a threshold
+        probe = Bracket.at(PROBE, anchor, anchor + 1, anchor)
+        brackets.append(probe)
+    brackets += [Bracket.at(THRESHOLD, t, t + 1, t) for t in sorted(set(thresholds) - {anchor})]
     seen: ProbeStep | None = None
-    absorbed: set[int] = set()  # suspects whose step is the probe's
-    extra: list[Breakpoint] = []  # switches found beside the probe's step in a sweep interval that held both
-    current = [b for b, _ in items]
-    narrowed = [0] * len(items)
-    measured = [False] * len(items)
-    at_probe = [False] * len(items)
+    beside: list[Breakpoint] = []  # switches found beside a step at a limit
     for pts in launches:
-        for i, b in enumerate(current):
-            # bounded by the neighbouring switches, not by suspects no launch has confirmed
-            real = [j for j in range(len(items)) if (not items[j][1] or narrowed[j]) and j != probe_item
-                    and j not in threshold_items]
-            if i == probe_item or i in threshold_items:  # the sweep's switches on either side of the limit
-                limit = anchor if i == probe_item else threshold_items[i]
-                sweeps = [j for j in real if not items[j][1]]
-                floor = max((current[j].best_high_bytes for j in sweeps if current[j].best_high_bytes <= limit),
-                            default=-1)
-                ceiling = min((current[j].best_low_bytes for j in sweeps if current[j].best_low_bytes > limit),
-                              default=math.inf)
+        for i, bracket in enumerate(brackets):
+            near = _near(brackets, i, pts)
+            if bracket.holds_a_step_test:
+                seen = _test_the_step(bracket, near, pts, tolerance) or seen
             else:
-                floor = max((current[j].best_high_bytes for j in real if j < i), default=-1)
-                ceiling = min((current[j].best_low_bytes for j in real if j > i), default=math.inf)
-            near = sorted((p for p in pts if floor <= p.bytes <= ceiling), key=lambda p: p.bytes)
-            if i == probe_item:  # judged by a step at the limit alone, once it has one
-                if not narrowed[i] and (check := probe_step(near, anchor, tolerance)) is not None:
-                    seen, measured[i] = check, True
-                    if check.breakpoint is not None:
-                        current[i], narrowed[i], at_probe[i] = check.breakpoint, 1, True
-                continue
-            if i in threshold_items:  # likewise at a threshold the run recorded
-                if not narrowed[i] and (check := probe_step(near, threshold_items[i], tolerance)) is not None:
-                    measured[i] = True
-                    if check.breakpoint is not None:
-                        current[i], narrowed[i], at_threshold[i] = check.breakpoint, 1, True
-                        threshold_launch[i] = sorted(pts, key=lambda p: p.bytes)
-                continue
-            inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
-            if not inside:
-                continue
-            # the interval and SIDE sizes either side (the sizes the launch measured again beside
-            # it): a knee farther off must not pass for a step inside
-            window = ([p for p in near if p.bytes <= b.low_bytes][-SIDE:] + inside
-                      + [p for p in near if p.bytes >= b.high_bytes][:SIDE])
-            measured[i] = True
-            # clipped: a later launch narrows what the earlier ones (or the sweep) said
-            found = _within(locate_switch(window, b.low_bytes, b.high_bytes, tolerance), b)
-            if found is None and anchor is not None and b.low_bytes <= anchor < b.high_bytes:
-                found = _within(step_at(near, anchor, tolerance), b)
-                at_probe[i] = at_probe[i] or found is not None
-                if found is not None:  # the probe's step is one switch: the rest of the interval may hold another
-                    extra += _beside_the_limit(near, b, anchor, tolerance)
-            if found is not None:
-                current[i] = found
-                narrowed[i] += 1
-    if probe_item is not None and narrowed[probe_item]:
-        # a suspect whose step was clipped at its interval's end next to the probe's step is that step
-        near_lo, near_hi = anchor * 2 ** -NEAR_OCTAVES, (anchor + 1) * 2 ** NEAR_OCTAVES
-        for j, (first, suspect) in enumerate(items):
-            if not suspect or j == probe_item or not narrowed[j]:
-                continue
-            if ((current[j].low_bytes == first.low_bytes and anchor < first.low_bytes <= near_hi)
-                    or (current[j].high_bytes == first.high_bytes and near_lo <= first.high_bytes <= anchor)):
-                narrowed[j] = 0
-                absorbed.add(j)
-    held: set[int] = set()  # threshold items whose step narrowed a switch that held it
-    for t_item, t in threshold_items.items():  # a switch that holds the threshold: its step is where in it
-        if not narrowed[t_item]:
-            continue
-        for j in range(len(items)):
-            if (j == t_item or j in threshold_items or j == probe_item or (items[j][1] and not narrowed[j])
-                    or not current[j].low_bytes <= t < current[j].high_bytes):
-                continue
-            held.add(t_item)
-            narrower = _within(current[t_item], current[j])
-            if narrower is not None and narrower != current[j]:
-                # the step at the threshold is one switch: the rest of the interval, each side alone, may hold another
-                extra += _beside_the_limit(threshold_launch[t_item], current[j], t, tolerance)
-                current[j], at_threshold[j] = narrower, True
-                narrowed[j] = max(narrowed[j], 1)
-    for bp in extra:
-        if not any(current[j].low_bytes < bp.high_bytes and bp.low_bytes < current[j].high_bytes
-                   for j in range(len(items)) if narrowed[j] or not items[j][1]):
-            items.append((bp, True))
-            current.append(bp)
-            narrowed.append(1)
-            measured.append(True)
-            at_probe.append(False)
-            at_threshold.append(False)
-    keep = [i for i, (_, suspect) in enumerate(items) if (not suspect or narrowed[i]) and i not in held]
-    if probe_item is not None and probe_item in keep:
-        holding = [j for j in keep if j != probe_item and current[j].low_bytes <= anchor < current[j].high_bytes]
+                beside += _narrow(bracket, near, anchor, tolerance)
+    if probe is not None and probe.narrowed:
+        _absorb_into_the_probe(brackets, anchor)
+    for step in (k for k in brackets if k.kind == THRESHOLD and k.narrowed):
+        beside += _narrow_at_threshold(brackets, step, tolerance)
+    for bp in beside:
+        if not any(k.now.low_bytes < bp.high_bytes and bp.low_bytes < k.now.high_bytes for k in brackets if k.stands):
+            brackets.append(Bracket(BESIDE, bp, narrowed=1, measured=True))
+    kept = [k for k in brackets if k.stands and not k.held]
+    if probe is not None and probe in kept:
+        holding = [k for k in kept if k is not probe and k.holds(anchor)]
         if holding:  # the same switch, kept already: the step at the limit is where in it
-            for j in holding:
-                narrower = _within(current[probe_item], current[j])
-                if narrower is not None and narrower != current[j]:
-                    current[j], at_probe[j] = narrower, True
-                    narrowed[j] = max(narrowed[j], 1)
-            keep.remove(probe_item)
-    keep = sorted(keep, key=lambda j: (current[j].best_high_bytes, current[j].low_bytes))
-    return Location(breakpoints=tuple(current[i] for i in keep), narrowed=tuple(narrowed[i] for i in keep),
-                    found=tuple(items[i][1] for i in keep), at_probe=tuple(at_probe[i] for i in keep),
-                    examined=tuple(current[i] for i in keep if measured[i] and not narrowed[i]),
-                    spikes=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in range(len(items))
-                                 if items[i][1] and measured[i] and not narrowed[i] and i != probe_item
-                                 and i not in absorbed and i not in threshold_items),
+            for k in holding:
+                if k.narrow_to_step(probe):
+                    k.at_probe = True
+            kept.remove(probe)
+    kept.sort(key=lambda k: (k.now.best_high_bytes, k.now.low_bytes))
+    return Location(breakpoints=tuple(k.now for k in kept), narrowed=tuple(k.narrowed for k in kept),
+                    found=tuple(k.suspected for k in kept), at_probe=tuple(k.at_probe for k in kept),
+                    examined=tuple(k.now for k in kept if k.measured and not k.narrowed),
+                    spikes=tuple((k.given.low_bytes, k.given.high_bytes) for k in brackets
+                                 if k.kind in (SUSPECT, BESIDE) and k.measured and not k.narrowed and not k.absorbed),
                     probe=seen,
-                    absorbed=tuple((items[i][0].low_bytes, items[i][0].high_bytes) for i in sorted(absorbed)),
-                    at_threshold=tuple(at_threshold[i] for i in keep))
+                    absorbed=tuple((k.given.low_bytes, k.given.high_bytes) for k in brackets if k.absorbed),
+                    at_threshold=tuple(k.at_threshold for k in kept))
+
+
+def _near(brackets: list[Bracket], i: int, pts: Sequence[SizePoint]) -> list[SizePoint]:
+    """The launch's points a bracket is judged with: between the neighbouring switches' best
+    gaps (not suspects no launch has confirmed; for a step test, the sweep's switches on either
+    side of its limit), so that one switch's step never moves another."""
+    bracket = brackets[i]
+    standing = [(j, k) for j, k in enumerate(brackets) if k.stands and not k.holds_a_step_test]
+    if bracket.holds_a_step_test:
+        sweeps = [k.now for _, k in standing if not k.suspected]
+        floor = max((b.best_high_bytes for b in sweeps if b.best_high_bytes <= bracket.limit), default=-1)
+        ceiling = min((b.best_low_bytes for b in sweeps if b.best_low_bytes > bracket.limit), default=math.inf)
+    else:
+        floor = max((k.now.best_high_bytes for j, k in standing if j < i), default=-1)
+        ceiling = min((k.now.best_low_bytes for j, k in standing if j > i), default=math.inf)
+    return sorted((p for p in pts if floor <= p.bytes <= ceiling), key=lambda p: p.bytes)
+
+
+def _test_the_step(bracket: Bracket, near: list[SizePoint], pts: Sequence[SizePoint],
+                   tolerance: float) -> ProbeStep | None:
+    """A step at a probe's or threshold's limit, judged from one launch once (until it has one);
+    what the launch showed at the probe's limit (None otherwise)."""
+    if bracket.narrowed or (check := probe_step(near, bracket.limit, tolerance)) is None:
+        return None
+    bracket.measured = True
+    if check.breakpoint is not None:
+        bracket.narrow(check.breakpoint)
+        if bracket.kind == PROBE:
+            bracket.at_probe = True
+        else:
+            bracket.at_threshold = True
+            bracket.step_launch = sorted(pts, key=lambda p: p.bytes)
+    return check if bracket.kind == PROBE else None
+
+
+def _narrow(bracket: Bracket, near: list[SizePoint], anchor: int | None, tolerance: float) -> list[Breakpoint]:
+    """One launch's points inside a sweep's or suspect's interval: the switch located there (or,
+    failing that, a step at the eager-probe's limit inside it), clipped to what earlier launches
+    left. Returns other switches found beside such a step."""
+    b = bracket.now
+    inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
+    if not inside:
+        return []
+    # the interval and SIDE sizes either side (the sizes the launch measured again beside
+    # it): a knee farther off must not pass for a step inside
+    window = ([p for p in near if p.bytes <= b.low_bytes][-SIDE:] + inside
+              + [p for p in near if p.bytes >= b.high_bytes][:SIDE])
+    bracket.measured = True
+    beside: list[Breakpoint] = []
+    # clipped: a later launch narrows what the earlier ones (or the sweep) said
+    found = _within(locate_switch(window, b.low_bytes, b.high_bytes, tolerance), b)
+    if found is None and anchor is not None and b.low_bytes <= anchor < b.high_bytes:
+        found = _within(step_at(near, anchor, tolerance), b)
+        bracket.at_probe = bracket.at_probe or found is not None
+        if found is not None:  # the probe's step is one switch: the rest of the interval may hold another
+            beside = _beside_the_limit(near, b, anchor, tolerance)
+    if found is not None:
+        bracket.narrow(found)
+    return beside
+
+
+def _absorb_into_the_probe(brackets: list[Bracket], anchor: int) -> None:
+    """A suspect whose step was clipped at its interval's end next to the probe's step is that step."""
+    near_lo, near_hi = anchor * 2 ** -NEAR_OCTAVES, (anchor + 1) * 2 ** NEAR_OCTAVES
+    for k in brackets:
+        if not k.suspected or k.kind == PROBE or not k.narrowed:
+            continue
+        if ((k.now.low_bytes == k.given.low_bytes and anchor < k.given.low_bytes <= near_hi)
+                or (k.now.high_bytes == k.given.high_bytes and near_lo <= k.given.high_bytes <= anchor)):
+            k.narrowed = 0
+            k.absorbed = True
+
+
+def _narrow_at_threshold(brackets: list[Bracket], step: Bracket, tolerance: float) -> list[Breakpoint]:
+    """Each standing switch that holds a threshold whose step a launch showed: the step is where
+    in it (and the threshold is no switch of its own). Returns other switches found beside the
+    step, each side of it judged alone."""
+    beside: list[Breakpoint] = []
+    for k in brackets:
+        if k.holds_a_step_test or not k.stands or not k.holds(step.limit):
+            continue
+        step.held = True
+        before = k.now
+        if k.narrow_to_step(step):
+            beside += _beside_the_limit(step.step_launch, before, step.limit, tolerance)
+            k.at_threshold = True
+    return beside
