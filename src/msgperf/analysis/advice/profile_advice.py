@@ -349,7 +349,9 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                    model_label: str = "", model_choice: str = "") -> ProfileAdvice:
     """The advice for ``profile`` (records.profile_format.Profile) from the model of ``series``
     (default: the main series) of ``result`` (analysis.result.RunResult). The labels name the
-    profile and the run in the advice (a file, or a stored id)."""
+    profile and the run in the advice (a file, or a stored id). One builder per kind of advice:
+    the prediction per rank, combining, the eager limit, buffering, latency- against
+    bandwidth-bound."""
     if not profile.ranks:
         raise AnalysisError(f"{profile_label or 'the profile'}: no rank left a record "
                             f"({'the program never reached MPI_Init under the profiler' if not profile.info.nranks else 'every rank was killed before writing'}); "
@@ -357,56 +359,87 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     chosen = series or result.find()
     if chosen.model is None:
         raise AnalysisError(f"{chosen.name}: no model to predict from ({chosen.not_modelled})")
-    sweep = chosen.model.sweep
-    model: PiecewiseFit = sweep.piecewise
-    segs = model.segments
-    line = sweep.hockney.line
+    model: PiecewiseFit = chosen.model.sweep.piecewise
+    line = chosen.model.sweep.hockney.line
     copy_model, copy_from = _copy_model(result)
-    eager = result.eager.split_bytes if result.eager is not None and result.eager.agreed else None
-    gap = result.gap
-    n_half = line.n_half_bytes if math.isfinite(line.n_half_bytes) else None
-    basis = ModelBasis(
+    basis = _model_basis(result, chosen, model, line, copy_from, model_label)
+    eager, gap, n_half = basis.eager_limit_bytes, basis.gap, basis.n_half_bytes
+    notes: list[str] = []
+
+    one_way = _one_way_shares(profile)
+    traffic = _traffic(profile, model, gap, one_way)
+    if traffic.approximated:
+        notes.append(f"{traffic.approximated:,} messages of sizes the profiler did not count exactly (more than 16 "
+                     "distinct sizes per peer and call): each taken at the middle of its power-of-two bucket")
+    combining = _combine_advice(profile, model, gap, one_way, copy_model, traffic)
+    waiting, lockstep_note = _lockstep_waiting(profile)
+    if lockstep_note:
+        notes.append(lockstep_note)
+    ranks, after = _rank_times(profile, model, one_way, traffic, combining, waiting)
+    slowest = max(ranks, key=lambda t: t.predicted.value_s)
+    measured = max(ranks, key=lambda t: t.measured_s)
+
+    eager_rows = _eager_advice(model, eager, traffic.sizes_sent, traffic.ranks_at) if eager is not None else ()
+    if eager is None:
+        notes.append("the run did not measure the eager limit (no eager-probe): no advice about it")
+    buffering = _buffering_advice(model, copy_model, traffic.sizes_sent) if copy_model is not None else ()
+    if copy_model is None:
+        notes.append("the run has no memcpy measurement: the cost of a copy (buffering, packing) is unknown")
+    shares = _bound_advice(profile, model, line)
+    notes += _profile_notes(profile)
+    return ProfileAdvice(
+        program=profile.program, profile=profile_label or profile.path, nranks=profile.info.nranks,
+        complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
+        predicted=slowest.predicted, predicted_rank=slowest.rank, measured_s=measured.measured_s,
+        measured_rank=measured.rank, combine=combining.advice, predicted_combined_s=after,
+        eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
+        histogram=_histogram(_sent_log2(profile), eager, n_half), actions=_actions(combining.advice, eager_rows, buffering),
+        notes=tuple(notes), model_choice=model_choice)
+
+
+def _model_basis(result: Any, chosen: Any, model: PiecewiseFit, line: LineFit, copy_from: str,
+                 model_label: str) -> ModelBasis:
+    segs = model.segments
+    return ModelBasis(
         run=model_label or result.source.path or result.source.label, series=chosen.name,
         time_words=chosen.facts.time_words, mpi=result.source.mpi, hosts=tuple(result.source.hosts),
         segments=segs, line_alpha_s=line.alpha_s, line_beta_s_per_byte=line.beta_s_per_byte,
-        n_half_bytes=n_half, eager_limit_bytes=eager, copy_from=copy_from, gap=gap,
-        confidence=segs[0].confidence)
-    notes: list[str] = []
+        n_half_bytes=line.n_half_bytes if math.isfinite(line.n_half_bytes) else None,
+        eager_limit_bytes=result.eager.split_bytes if result.eager is not None and result.eager.agreed else None,
+        copy_from=copy_from, gap=result.gap, confidence=segs[0].confidence)
 
-    # per rank and direction: the cost of every message, and of the back-to-back ones pipelined
-    sent: dict[int, _Cost] = defaultdict(_Cost)
-    received: dict[int, _Cost] = defaultdict(_Cost)
-    approximated = 0
-    sizes_sent: dict[int, dict[str, int]] = defaultdict(lambda: {"all": 0, "buffered": 0})
-    ranks_at: dict[int, set[int]] = defaultdict(set)
-    bound = {"latency-bound": [0, 0, 0.0], "bandwidth-bound": [0, 0, 0.0]}
-    histogram: dict[int, int] = defaultdict(int)
+
+# ---- the prediction ------------------------------------------------------------------------------
+
+@dataclass
+class _Traffic:
+    """The profile's messages as the model's costs, per rank and direction (back-to-back sends
+    pipelined when the run measured the gap), and the sizes sent exactly."""
+
+    sent: dict[int, _Cost]
+    received: dict[int, _Cost]
+    sizes_sent: dict[int, dict[str, int]]  # exact size -> {"all": messages, "buffered": of which buffered}
+    ranks_at: dict[int, set[int]]  # exact size -> the ranks that send it
+    approximated: int  # messages taken at the middle of their power-of-two bucket
+
+
+def _traffic(profile: Any, model: PiecewiseFit, gap: Gap | None, one_way: dict[tuple[int, int], float]) -> _Traffic:
+    t = _Traffic(defaultdict(_Cost), defaultdict(_Cost), defaultdict(lambda: {"all": 0, "buffered": 0}),
+                 defaultdict(set), 0)
     for r in profile.ranks:
         for m in r.messages:
             for size, n, exact in _sizes(m):
-                approximated += 0 if exact else n
+                t.approximated += 0 if exact else n
                 cost = _one(model, size, n)
-                if m.direction == "send":
-                    sent[r.rank].plus(cost)
-                    if exact:
-                        entry = sizes_sent[int(size)]
-                        entry["all"] += n
-                        entry["buffered"] += n if m.mode == "buffered" else 0
-                        ranks_at[int(size)].add(r.rank)
-                    term = dominant_term(line.alpha_s, line.beta_s_per_byte, size)
-                    b = bound["latency-bound" if term == "alpha" else "bandwidth-bound"]
-                    b[0] += n
-                    b[1] += int(size * n)
-                    b[2] += n * model.predict(size)
-                else:
-                    received[r.rank].plus(cost)
-            if m.direction == "send":
-                for low in m.log2:
-                    histogram[low.bytes] += low.count
-    if approximated:
-        notes.append(f"{approximated:,} messages of sizes the profiler did not count exactly (more than 16 "
-                     "distinct sizes per peer and call): each taken at the middle of its power-of-two bucket")
-    one_way = _one_way_shares(profile)
+                if m.direction != "send":
+                    t.received[r.rank].plus(cost)
+                    continue
+                t.sent[r.rank].plus(cost)
+                if exact:
+                    entry = t.sizes_sent[int(size)]
+                    entry["all"] += n
+                    entry["buffered"] += n if m.mode == "buffered" else 0
+                    t.ranks_at[int(size)].add(r.rank)
     if gap is not None:  # back-to-back sends pipeline: all but the first cost the gap, at both ends
         for r in profile.ranks:
             for seq in r.sequences:
@@ -416,14 +449,76 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                         w = share * n_seq * k * (length - 1) / length
                         relief = _one(model, size, w)
                         relief.constant -= w * max(gap.at(size), 0.0)
-                        sent[r.rank].plus(relief, -1.0)
-                        if seq.peer in received:  # and its peer receives them pipelined too
-                            received[seq.peer].plus(relief, -1.0)
+                        t.sent[r.rank].plus(relief, -1.0)
+                        if seq.peer in t.received:  # and its peer receives them pipelined too
+                            t.received[seq.peer].plus(relief, -1.0)
+    return t
 
+
+def _rank_times(profile: Any, model: PiecewiseFit, one_way: dict[tuple[int, int], float], traffic: _Traffic,
+                combining: "_Combining", waiting: dict[int, float]) -> tuple[list[RankTime], float]:
+    """Each rank's predicted time against its measured one, and the slowest rank's predicted time
+    with every sequence combined."""
+    segs = model.segments
+    ranks = []
+    after = 0.0
+    for r in profile.ranks:
+        s_cost, r_cost = traffic.sent.get(r.rank, _Cost()), traffic.received.get(r.rank, _Cost())
+        s_val, r_val = s_cost.value(segs), r_cost.value(segs)
+        phases = _phases(r, one_way)
+        received_n = r.messages_received
+        mean = r.bytes_received / received_n if received_n else 0.0
+        phase = _one(model, mean, PHASE_SHARE * phases) if phases else _Cost()
+        transfers = _Cost().plus(s_cost if s_val >= r_val else r_cost).plus(phase)
+        est = transfers.estimate(segs)
+        w = waiting.get(r.rank, 0.0)
+        predicted = Estimate(est.value_s + w, None if est.low_s is None else est.low_s + w,
+                             None if est.high_s is None else est.high_s + w)
+        ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
+                              phase_s=phase.value(segs), transfers=est, waiting_s=w,
+                              measured_s=r.mpi_time_s, wait_s=r.wait_time_s, wall_s=r.wall_s,
+                              messages=r.messages_sent + r.messages_received, finalized=r.finalized))
+        # all combined: fewer, larger messages received; as many phases, at most one per message
+        left = received_n - combining.merged_into.get(r.rank, 0)
+        phases_after = min(phases, max(left, 0))
+        phase_after = (PHASE_SHARE * phases_after * model.predict(r.bytes_received / left)) if left > 0 else 0.0
+        after = max(after, max(combining.sent.get(r.rank, _Cost()).value(segs),
+                               combining.received.get(r.rank, _Cost()).value(segs)) + phase_after + w)
+    return ranks, after
+
+
+def _profile_notes(profile: Any) -> list[str]:
+    """What the profile itself leaves out."""
+    notes = []
+    if not any(r.messages for r in profile.ranks):
+        notes.append("the profile holds no point-to-point message (collectives, one-sided communication and "
+                     "probes are not recorded): nothing to predict or advise on")
+    if not profile.info.complete:
+        notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
+    if profile.missing_ranks:
+        notes.append(f"no record from rank(s) {', '.join(map(str, profile.missing_ranks))}: their messages are missing")
+    return notes
+
+
+# ---- combining -----------------------------------------------------------------------------------
+
+@dataclass
+class _Combining:
+    """The combining advice, largest saving first, and the traffic with every sequence combined."""
+
+    advice: tuple[CombineAdvice, ...]
+    sent: dict[int, _Cost]  # per rank, every sequence combined
+    received: dict[int, _Cost]
+    merged_into: dict[int, int]  # messages a rank would no longer receive, all combined
+
+
+def _combine_advice(profile: Any, model: PiecewiseFit, gap: Gap | None, one_way: dict[tuple[int, int], float],
+                    copy_model: PiecewiseFit | None, traffic: _Traffic) -> _Combining:
+    segs = model.segments
     combine = []
-    after_sent = {rank: _Cost().plus(c) for rank, c in sent.items()}
-    after_received = {rank: _Cost().plus(c) for rank, c in received.items()}
-    merged_into: dict[int, int] = defaultdict(int)  # messages a rank would no longer receive, all combined
+    after_sent = {rank: _Cost().plus(c) for rank, c in traffic.sent.items()}
+    after_received = {rank: _Cost().plus(c) for rank, c in traffic.received.items()}
+    merged_into: dict[int, int] = defaultdict(int)
     for r in profile.ranks:
         for seq in r.sequences:
             share = one_way.get((r.rank, seq.peer), 1.0)
@@ -445,61 +540,38 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                     saving=saving.estimate(segs), copy_s=None if copy is None else 2 * n_seq * copy,
                     speedup=apart_s / combined_s if combined_s > 0 else math.inf))
     combine.sort(key=lambda c: -c.saving.value_s)
+    return _Combining(tuple(combine), after_sent, after_received, merged_into)
 
-    waiting, lockstep_note = _lockstep_waiting(profile)
-    if lockstep_note:
-        notes.append(lockstep_note)
-    ranks = []
-    after = 0.0
+
+# ---- latency- against bandwidth-bound -------------------------------------------------------------
+
+def _bound_advice(profile: Any, model: PiecewiseFit, line: LineFit) -> tuple[BoundShare, ...]:
+    """The sent messages' predicted time split by the single line's dominant term at each size."""
+    bound = {"latency-bound": [0, 0, 0.0], "bandwidth-bound": [0, 0, 0.0]}
     for r in profile.ranks:
-        s_cost, r_cost = sent.get(r.rank, _Cost()), received.get(r.rank, _Cost())
-        s_val, r_val = s_cost.value(segs), r_cost.value(segs)
-        phases = _phases(r, one_way)
-        received_n = r.messages_received
-        mean = r.bytes_received / received_n if received_n else 0.0
-        phase = _one(model, mean, PHASE_SHARE * phases) if phases else _Cost()
-        transfers = _Cost().plus(s_cost if s_val >= r_val else r_cost).plus(phase)
-        est = transfers.estimate(segs)
-        w = waiting.get(r.rank, 0.0)
-        predicted = Estimate(est.value_s + w, None if est.low_s is None else est.low_s + w,
-                             None if est.high_s is None else est.high_s + w)
-        ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
-                              phase_s=phase.value(segs), transfers=est, waiting_s=w,
-                              measured_s=r.mpi_time_s, wait_s=r.wait_time_s, wall_s=r.wall_s,
-                              messages=r.messages_sent + r.messages_received, finalized=r.finalized))
-        # all combined: fewer, larger messages received; as many phases, at most one per message
-        left = received_n - merged_into.get(r.rank, 0)
-        phases_after = min(phases, max(left, 0))
-        phase_after = (PHASE_SHARE * phases_after * model.predict(r.bytes_received / left)) if left > 0 else 0.0
-        after = max(after, max(after_sent.get(r.rank, _Cost()).value(segs),
-                               after_received.get(r.rank, _Cost()).value(segs)) + phase_after + w)
-    slowest = max(ranks, key=lambda t: t.predicted.value_s)
-    measured = max(ranks, key=lambda t: t.measured_s)
-
-    eager_rows = _eager(model, eager, sizes_sent, ranks_at) if eager is not None else ()
-    if eager is None:
-        notes.append("the run did not measure the eager limit (no eager-probe): no advice about it")
-    buffering = _buffering(model, copy_model, sizes_sent) if copy_model is not None else ()
-    if copy_model is None:
-        notes.append("the run has no memcpy measurement: the cost of a copy (buffering, packing) is unknown")
+        for m in r.messages:
+            if m.direction != "send":
+                continue
+            for size, n, _ in _sizes(m):
+                term = dominant_term(line.alpha_s, line.beta_s_per_byte, size)
+                b = bound["latency-bound" if term == "alpha" else "bandwidth-bound"]
+                b[0] += n
+                b[1] += int(size * n)
+                b[2] += n * model.predict(size)
     all_time = sum(b[2] for b in bound.values())
-    shares = tuple(BoundShare(k, v[0], v[1], v[2], v[2] / all_time if all_time > 0 else 0.0)
-                   for k, v in bound.items() if v[0])
-    if not any(r.messages for r in profile.ranks):
-        notes.append("the profile holds no point-to-point message (collectives, one-sided communication and "
-                     "probes are not recorded): nothing to predict or advise on")
-    if not profile.info.complete:
-        notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
-    if profile.missing_ranks:
-        notes.append(f"no record from rank(s) {', '.join(map(str, profile.missing_ranks))}: their messages are missing")
-    return ProfileAdvice(
-        program=profile.program, profile=profile_label or profile.path, nranks=profile.info.nranks,
-        complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
-        predicted=slowest.predicted, predicted_rank=slowest.rank, measured_s=measured.measured_s,
-        measured_rank=measured.rank, combine=tuple(combine), predicted_combined_s=after,
-        eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
-        histogram=_histogram(histogram, eager, n_half), actions=_actions(combine, eager_rows, buffering),
-        notes=tuple(notes), model_choice=model_choice)
+    return tuple(BoundShare(k, v[0], v[1], v[2], v[2] / all_time if all_time > 0 else 0.0)
+                 for k, v in bound.items() if v[0])
+
+
+def _sent_log2(profile: Any) -> dict[int, int]:
+    """Sent messages per power-of-two bucket (its low end), all ranks."""
+    counts: dict[int, int] = defaultdict(int)
+    for r in profile.ranks:
+        for m in r.messages:
+            if m.direction == "send":
+                for low in m.log2:
+                    counts[low.bytes] += low.count
+    return counts
 
 
 def _one_way_shares(profile: Any) -> dict[tuple[int, int], float]:
@@ -580,7 +652,7 @@ def _apart(model: PiecewiseFit, sizes: Sequence[tuple[float, int]], length: int,
     return cost
 
 
-def _eager(model: PiecewiseFit, limit: int, sizes: dict[int, dict[str, int]],
+def _eager_advice(model: PiecewiseFit, limit: int, sizes: dict[int, dict[str, int]],
            ranks_at: dict[int, set[int]]) -> tuple[EagerAdvice, ...]:
     eager_seg = segment_index(model, limit)
     out = []
@@ -598,7 +670,7 @@ def _eager(model: PiecewiseFit, limit: int, sizes: dict[int, dict[str, int]],
     return tuple(out)  # every size: the action sums them all; the advice keeps MAX_EAGER_ROWS to show
 
 
-def _buffering(model: PiecewiseFit, copy: PiecewiseFit, sizes: dict[int, dict[str, int]]) -> tuple[BufferingAdvice, ...]:
+def _buffering_advice(model: PiecewiseFit, copy: PiecewiseFit, sizes: dict[int, dict[str, int]]) -> tuple[BufferingAdvice, ...]:
     out = []
     for size, n in sizes.items():
         c = _copy_time(copy, size) or 0.0
