@@ -20,7 +20,7 @@ BELOW = {
     "launches": {"samples"},
     "model": {"samples", "launches"},
     "collectives": {"samples", "launches", "model"},
-    "tables": {"samples", "launches", "model"},
+    "tables": {"samples", "launches", "model", "collectives"},
     "advice": {"samples", "launches", "model", "collectives", "tables"},
 }
 TOP = {"result", "answer", "compare", "refinement"}  # may import every room's face

@@ -1,5 +1,5 @@
 """The words of advise --profile: each line shows the ProfileAdvice's values, with its sources.
-The model is the hand-made one of tests/analysis/test_profile_advice.py."""
+The model is the hand-made one of tests/analysis/advice/test_profile_advice.py."""
 
 from __future__ import annotations
 

@@ -60,7 +60,7 @@ class SeriesResult:
     model: SeriesAnalysis | None  # None when it has no model (why: ``not_modelled``)
     not_modelled: str = ""
     # Each breakpoint of the model, named by its evidence in this run (eager-probe, memcpy's
-    # knees, the floor, the MPI's thresholds as set): analysis/breakpoint_labels.py
+    # knees, the floor, the MPI's thresholds as set): analysis/model/breakpoint_labels.py
     labels: tuple[BreakpointLabel, ...] = ()
 
     @property
@@ -85,7 +85,7 @@ class RowTable:
     steps: bool = False  # the rows are steps of a contention sweep ("active_pairs" in each)
     grid_only: bool = False  # the rows are rounds of an all-pairs map: shown as its grids
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
-    # machine: analysis/conditions.py), said under the table
+    # machine: analysis/launches/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
 
     @property
@@ -139,7 +139,7 @@ class RunResult:
     confidence: float
     launch: int | None  # the one launch analysed, or None: all launches pooled
     caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
-    # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/machine.py
+    # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/tables/machine.py
     machine: Machine = field(default_factory=lambda: Machine((), None, None))
     # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
     conditions: tuple[LaunchConditions, ...] = field(default=())

@@ -5,7 +5,7 @@ limit, memcpy's copy speed.
 
 msgperf advise --profile P [--model RUN]: the same model applied to an application's profile
 (msgperf profile): its predicted communication time against the time it spent inside MPI, and
-what to change, in order of payoff (analysis/profile_advice.py)."""
+what to change, in order of payoff (analysis/advice/profile_advice.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """msgperf advise --profile P [--model RUN]: the wiring. Loads the profile (a file or a stored
 profile id) and the model run (a run file or id; by default the newest stored ping-pong run that
-matches the program's conditions: analysis/model_choice.py), analyses the run once and hands both to analysis/profile_advice.py; the
+matches the program's conditions: analysis/advice/model_choice.py), analyses the run once and hands both to analysis/advice/profile_advice.py; the
 report (msgperf report --profile P) loads them the same way."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ MAX_LOADED = 20
 
 
 def default_model(profile: Any, db: str | None) -> Any:
-    """The ``ModelChoice`` (analysis/model_choice.py): the newest stored ping-pong run that matches
+    """The ``ModelChoice`` (analysis/advice/model_choice.py): the newest stored ping-pong run that matches
     the profile's MPI, hosts, placement and ranks and ran neither oversubscribed nor disturbed; a
     one-line error naming how to get one when none does."""
     from msgperf.analysis.launches import run_conditions

@@ -268,7 +268,7 @@ def _plain(value: Any) -> Any:
 
 
 def profile_advice_dict(a: Any) -> dict[str, Any]:
-    """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/profile_advice.py),
+    """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py),
     with the derived figures the text shows (ratios, speedup, net savings)."""
     out = _plain(a)
     out["ratio_measured_to_predicted"] = number(a.ratio)

@@ -1,5 +1,5 @@
 """Saphir's Table 1 across runs (``msgperf summary``): one row per run and placement. Rendering
-only: every value is a field of ``RunResult.saphir`` (analysis/saphir.py)."""
+only: every value is a field of ``RunResult.saphir`` (analysis/tables/saphir.py)."""
 
 from __future__ import annotations
 

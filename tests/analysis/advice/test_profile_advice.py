@@ -1,4 +1,4 @@
-"""analysis/profile_advice.py on synthetic profiles against a synthetic model whose segments,
+"""analysis/advice/profile_advice.py on synthetic profiles against a synthetic model whose segments,
 covariances, eager limit, copy speed and gap are set by hand, so that every answer below is
 computed by hand from them; then once against a model fitted by ``analyze`` to a synthetic run."""
 

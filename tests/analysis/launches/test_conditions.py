@@ -1,5 +1,5 @@
 """Oversubscription, a shared core and a busy machine: verdicts and caveats from synthetic run
-files whose launch_host records say what the machine did (analysis/conditions.py), and how they
+files whose launch_host records say what the machine did (analysis/launches/conditions.py), and how they
 reach every table of show, its --json and the report."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which launches are put on the sweep's level (analysis/launch_alignment.py): only those that
+"""Which launches are put on the sweep's level (analysis/launches/launch_alignment.py): only those that
 add sizes and share at least three with the plan's launches; repeats keep their own level."""
 
 from __future__ import annotations

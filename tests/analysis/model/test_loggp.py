@@ -15,7 +15,7 @@ SIZES = (0, 64, 1024, 16384, 262144, 1048576)
 
 
 def synth(L, o_s, o_r, g, G, sizes=SIZES, n=10, noise=0.0, seed=0):
-    """The PRTT series the LogGP model predicts (module docstring of analysis/loggp.py), with d =
+    """The PRTT series the LogGP model predicts (module docstring of analysis/model/loggp.py), with d =
     PRTT(1,0,s) as Netgauge chooses it, optionally with multiplicative noise."""
     rng = np.random.default_rng(seed)
 

@@ -1,4 +1,4 @@
-"""Locating a switch from one refinement launch's own points (analysis/switch_location.py), on
+"""Locating a switch from one refinement launch's own points (analysis/model/switch_location.py), on
 synthetic points and on two real MPICH runs whose switch was set: the shared-memory cell size
 at 32 KiB puts the eager -> rendezvous switch in (31744, 32768] (eager-probe: 32688 B)."""
 

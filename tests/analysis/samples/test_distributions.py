@@ -1,4 +1,4 @@
-"""analysis/distributions.py against scipy.stats: the same numbers, for every method the
+"""analysis/samples/distributions.py against scipy.stats: the same numbers, for every method the
 analysis calls."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Saphir's buffering relation checked at one size (analysis/buffering.py ``buffering_row``): the
+"""Saphir's buffering relation checked at one size (analysis/tables/buffering.py ``buffering_row``): the
 verdict follows the interval of measured / predicted extra time, and a late receive measured
 faster than the pre-posted one is said as such, never as a negative fraction of a copy (a real
 MPICH run printed "measured/predicted -401×" for it)."""

@@ -1,4 +1,4 @@
-"""The eager probe's records must agree (analysis/eager.py ``disagreement``): every record of one probe
+"""The eager probe's records must agree (analysis/tables/eager.py ``disagreement``): every record of one probe
 (each size, each launch) carries the limit its bisection found, and each record's eager yes/no must
 agree with its own limit. On a loaded machine Open MPI's probe gave 1023, 2091 or 4040 B across the
 records of one run, one saying "1 KiB: eager yes" beside its own limit of 1023 B, and show printed

@@ -1,5 +1,5 @@
-"""What a run recorded about its machine (analysis/machine.py) and how two machines differ
-(analysis/machine_diff.py)."""
+"""What a run recorded about its machine (analysis/tables/machine.py) and how two machines differ
+(analysis/tables/machine_diff.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Physical bounds of the side-by-side comparisons (analysis/side_by_side.py): two directions at once
+"""Physical bounds of the side-by-side comparisons (analysis/tables/side_by_side.py): two directions at once
 move at most twice what one direction moves, and a barrier added to an exchange cannot save time. A
 value beyond its bound (its whole interval beyond it) is "cannot tell" with the reason, in the
 analysis and in the tables that print it (a loaded run printed sendrecv at 5.41x the ping-pong's

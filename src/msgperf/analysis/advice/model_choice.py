@@ -7,7 +7,7 @@
   (``--placement both`` gives either);
 - it had no more ranks than the program (ranks the program did not have take cores and poll);
 - no launch of it was oversubscribed, had its pair on one core or ran on a busy machine
-  (analysis/conditions.py: a "cannot tell" does not disqualify, and the choice says so).
+  (analysis/launches/conditions.py: a "cannot tell" does not disqualify, and the choice says so).
 
 The first run that fits is the model; the line that names it says why, and which newer runs were
 set aside. Pure: the caller lists the runs and hands each run's conditions in.

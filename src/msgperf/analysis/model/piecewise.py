@@ -473,7 +473,7 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
     on the sweep's level; a located switch can move a size to the other side), and its
     residuals taken at every one of ``points``; the scatter and the sizes left out stay the fit's,
     but for ``included`` (a size left out as a spike that a found switch explains). None when a
-    segment would keep fewer than ``MIN_POINTS`` sizes. analysis/switch_location.py says why."""
+    segment would keep fewer than ``MIN_POINTS`` sizes. analysis/model/switch_location.py says why."""
     pts = sorted(sweep, key=lambda p: p.bytes)
     x, y, sigma = point_arrays(pts, fit.tolerance)
     excluded = tuple(b for b in fit.excluded_bytes if b not in set(included))

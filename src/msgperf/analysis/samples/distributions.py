@@ -2,7 +2,7 @@
 chi-squared, F), as scipy.special's functions behind the methods of scipy.stats that the code
 calls: scipy.special imports in about a third of the time scipy.stats does, and is imported only
 on first use, so that reading a cached analysis never pays for either (docs/libraries.md).
-tests/analysis/test_distributions.py checks every method against scipy.stats."""
+tests/analysis/samples/test_distributions.py checks every method against scipy.stats."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ that compare MPI builds. Every value is taken from the run's one analysis result
 shows exactly what ``show``, ``fit`` and the report show:
 
 - zero-byte latency, asymptotic latency, peak and asymptotic bandwidth: the main series'
-  ``characteristics`` (analysis/regimes.py: Saphir's definitions, each limited by the evidence);
+  ``characteristics`` (analysis/model/regimes.py: Saphir's definitions, each limited by the evidence);
 - copy speed b_c: ``buffering.copy_speed``, the memcpy bandwidth at its largest measured size;
 - effective buffered bandwidth b_e = b_c·b_n/(b_c + b_n) (``buffering.effective_bandwidth``), with
   b_n the asymptotic bandwidth;

@@ -35,7 +35,7 @@ class SizeRow:
     extra: Mapping[str, Any] = field(default_factory=dict)  # pattern-specific record fields (latest launch)
     # The size's time and how well it is known: the median with its own interval for one launch,
     # the estimate across launches with an interval that covers their spread for several
-    # (analysis/points.py, across_launches.py) — the value every table and model uses.
+    # (analysis/model/points.py, across_launches.py) — the value every table and model uses.
     interval: Interval | None = None
     # Patterns of many pairs at once (pairs, matrix): each pair's spread, in the order of
     # extra["pairs"], from the latest launch that kept its samples (older files: ())
