@@ -28,8 +28,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      MatrixGrid, OverlapRow, PatternFacts, PlacementModel, PlacementPair,
                                      RunSource, SaphirRow, SizeRow, VariantPair, agreement, barrier_rows,
                                      bidirectional, buffering_row, compat, contention, describe_source,
-                                     difference, eager_limit, first_messages, floor_rows, index, matrices,
-                                     overlap_rows, pattern_facts, placement_pairs, predict_combining,
+                                     difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
+                                     matrices, overlap_rows, pattern_facts, placement_pairs, predict_combining,
                                      run_machine, saphir_row, send_modes, size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
@@ -296,7 +296,7 @@ def _buffering_rows(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[
         if late is not None and early is not None:
             d = difference(early, late)
             extra = (d.value_s, d.low_s, d.high_s)
-        is_eager = None if eager is None else size <= eager.split_bytes
+        is_eager = None if eager is None else goes_eagerly(size, eager.split_bytes)
         out.append(buffering_row(size, copy.time_s, ping.time_s, extra, is_eager))
     return tuple(out)
 

@@ -58,7 +58,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from msgperf.analysis.tables import Gap
+from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
 
@@ -641,7 +641,8 @@ def _shape_rows(seq: Any) -> Iterable[tuple[list[tuple[float, int]], int, int, f
 
 
 def _apart(model: PiecewiseFit, sizes: Sequence[tuple[float, int]], length: int, gap: Gap | None) -> _Cost:
-    """One sequence as sent now: Σ T(s_i), or with the gap Σ [T(s_i)/n + (n-1)/n·gap(s_i)]."""
+    """One sequence as sent now: Σ T(s_i), or with the gap Σ [T(s_i)/n + (n-1)/n·gap(s_i)]: combining's
+    ``sent_apart`` over mixed sizes, as a cost whose interval follows from the segments."""
     cost = _Cost()
     for size, k in sizes:
         if gap is None:
@@ -688,9 +689,9 @@ def regime_of(low: int, high: int, eager: int | None, n_half: float | None) -> s
         return "bandwidth-bound"
     if eager is None:
         return "latency-bound"
-    if high - 1 <= eager:
+    if goes_eagerly(high - 1, eager):
         return "eager"
-    if low > eager:
+    if not goes_eagerly(low, eager):
         return "rendezvous"
     return "eager/rendezvous"
 

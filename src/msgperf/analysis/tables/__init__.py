@@ -11,7 +11,7 @@ from msgperf.analysis.tables.buffering import (BufferingEstimate, BufferingRow, 
 from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.tables.combining import MIN_GAIN, CombiningPrediction, Gap, predict_combining
 from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
-from msgperf.analysis.tables.eager import EagerLimit, eager_limit
+from msgperf.analysis.tables.eager import EagerLimit, eager_limit, goes_eagerly, protocol_at
 from msgperf.analysis.tables.first_message import FirstMessages, first_messages
 from msgperf.analysis.tables.machine import Machine, device_of, run_machine
 from msgperf.analysis.tables.machine_diff import MachineDiff, machine_diff
@@ -30,7 +30,7 @@ __all__ = [
     "MachineDiff", "MatrixGrid", "OverlapRow", "PatternFacts", "PlacementModel", "PlacementPair", "RunSource",
     "SaphirRow", "SizeRow", "TOOL_NAMES", "VariantPair", "agreement", "barrier_rows", "bidirectional",
     "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
-    "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "index",
-    "machine_diff", "matrices", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining",
+    "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
+    "machine_diff", "matrices", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
     "run_machine", "saphir_row", "send_modes", "size_rows", "variant_pairs",
 ]

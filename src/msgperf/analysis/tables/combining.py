@@ -31,6 +31,7 @@ import numpy as np
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.model import LineFit, PiecewiseFit
 from msgperf.analysis.samples import AnalysisError
+from msgperf.analysis.tables.eager import goes_eagerly
 
 MIN_GAIN = 0.10
 _GRID = np.geomspace(1.0, 2.0 ** 40, 2049)
@@ -104,11 +105,17 @@ def line_break_even(line: LineFit, messages: int, min_gain: float) -> float | No
     return a * (k - 1 - g) / (g * k * b)
 
 
+def sent_apart(one_s: float, messages: int, gap_s: float | None) -> float:
+    """k messages of s bytes sent apart, from one message's time T(s) and the LogGP gap at s
+    (None: the run did not measure it): k·T(s), or T(s) + (k - 1)·max(gap(s), 0) when back-to-back
+    messages pipeline. The one definition (``_grid_gains`` repeats its operations on arrays;
+    profile advice spreads it over a sequence of mixed sizes, each message first with equal chance)."""
+    return messages * one_s if gap_s is None else one_s + (messages - 1) * max(gap_s, 0.0)
+
+
 def apart_time(model: PiecewiseFit, messages: int, size: float, gap: Gap | None) -> float:
-    """k messages of ``size`` sent apart: k·T(s), or T(s) + (k - 1)·gap(s) when pipelined."""
-    if gap is None:
-        return messages * model.predict(size)
-    return model.predict(size) + (messages - 1) * max(gap.at(size), 0.0)
+    """k messages of ``size`` sent apart with the piecewise model's T(s) (``sent_apart``)."""
+    return sent_apart(model.predict(size), messages, None if gap is None else gap.at(size))
 
 
 def _grid_gains(model: PiecewiseFit, messages: int, gap: Gap | None) -> np.ndarray:
@@ -148,7 +155,7 @@ def _gain_at(model: PiecewiseFit, messages: int, gap: Gap | None) -> Callable[[f
     def gain(s: float) -> float:
         combined = predict(messages * s)
         one = predict(s)
-        apart = messages * one if gap is None else one + (messages - 1) * max(gap.at(s), 0.0)
+        apart = sent_apart(one, messages, None if gap is None else gap.at(s))
         return apart / combined - 1 if combined > 0 else np.inf
     return gain
 
@@ -214,7 +221,7 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
         raise AnalysisError(f"the minimum gain must be positive, got {min_gain!r}")
     k, s = int(messages), int(size)
     apart, combined = apart_time(model, k, s, gap), model.predict(k * s)
-    line_apart, line_combined = k * float(line.predict(s)), float(line.predict(k * s))
+    line_apart, line_combined = sent_apart(float(line.predict(s)), k, None), float(line.predict(k * s))
     measured = measured or {}
     found = []
     largest = model.segments[-1].to_bytes
@@ -225,12 +232,12 @@ def predict_combining(model: PiecewiseFit, line: LineFit, messages: int, size: i
             if bp.low_bytes < b < bp.high_bytes:
                 found.append(cv.inside_breakpoint(b, bp.low_bytes, bp.high_bytes))
     paying = paying_ranges(model, k, min_gain, gap, largest / k)
-    if eager_limit is not None and s <= eager_limit < k * s:
+    if eager_limit is not None and goes_eagerly(s, eager_limit) and not goes_eagerly(k * s, eager_limit):
         found.append(cv.crosses_eager_limit(k * s, eager_limit))
     if combine_measured is not None:
         measured_apart, measured_combined = combine_measured
     else:
-        measured_apart = k * measured[s] if s in measured else None
+        measured_apart = sent_apart(measured[s], k, None) if s in measured else None
         measured_combined = measured.get(k * s)
     return CombiningPrediction(
         messages=k, bytes=s, apart_s=apart, combined_s=combined,

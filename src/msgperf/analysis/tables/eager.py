@@ -62,14 +62,25 @@ def _bracket(extra: Mapping[str, Any]) -> tuple[int | None, int | None, int | No
     return limit, low if low is not None else limit, _int(extra.get("eager_limit_high_bytes"))
 
 
+def goes_eagerly(size: float, limit: int) -> bool:
+    """The eager limit's one rule: a message at or below the limit (the largest size the probe saw
+    sent eagerly) goes eagerly, a larger one by rendezvous."""
+    return size <= limit
+
+
+def protocol_at(size: float, limit: int) -> str:
+    """The protocol regime of a message of ``size`` bytes: "eager" or "rendezvous"."""
+    return "eager" if goes_eagerly(size, limit) else "rendezvous"
+
+
 def _contradicts(size: int, eager: Any, bracket: tuple[int | None, int | None, int | None]) -> bool:
     """A record's eager yes/no against its own limit: a size at or below it went eagerly, above it not."""
     if not isinstance(eager, bool):
         return False
     limit, low, high = bracket
     if eager:  # eager above the limit (or at or above the size seen waiting)
-        return (size > limit) if limit is not None else (high is not None and size >= high)
-    return (size <= limit) if limit is not None else (low is not None and size <= low)
+        return (not goes_eagerly(size, limit)) if limit is not None else (high is not None and size >= high)
+    return goes_eagerly(size, limit) if limit is not None else (low is not None and size <= low)
 
 
 def disagreement(records: Sequence[tuple[int, Mapping[str, Any]]]) -> str:

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from msgperf import units
 from msgperf.analysis.tables.catalog_view import PatternFacts
+from msgperf.analysis.tables.eager import protocol_at
 from msgperf.analysis.tables.size_rows import SizeRow
 
 
@@ -286,7 +287,7 @@ def variant_pairs(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
                 continue
             regime = ""
             if eager_limit is not None and p == "unexpected":
-                regime = "eager" if size <= eager_limit else "rendezvous"
+                regime = protocol_at(size, eager_limit)
             pair_rows.append(PairRow(size, ra.time_s, rb.time_s, difference(ra, rb),
                                      _ratio(rb.time_s, ra.time_s) or math.nan, regime))
         if pair_rows:
