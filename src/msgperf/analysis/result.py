@@ -29,8 +29,9 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      RunSource, SaphirRow, SizeRow, VariantPair, agreement, barrier_rows,
                                      bidirectional, buffering_row, compat, contention, describe_source,
                                      difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
-                                     matrices, overlap_rows, pattern_facts, placement_pairs, predict_combining,
-                                     run_machine, saphir_row, send_modes, size_rows, variant_pairs)
+                                     matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
+                                     predict_combining, run_machine, saphir_row, send_modes, size_rows,
+                                     variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
 
@@ -380,7 +381,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         gap = Gap(p.g, p.G) if p.reason("g") is None and p.reason("G") is None else None
     floors = floor_rows(rows)
     source = describe_source(run)
-    memcpy = [(r.bytes, r.time_s) for r in rows if r.pattern == "memcpy" and not r.variant]
+    memcpy = memcpy_times(rows)
     mains = [s for s in series if main is not None and s.model is not None
              and (s.key.pattern, s.key.variant) == (main.key.pattern, main.key.variant)]
     ping = sorted((r.bytes, r.time_s) for r in rows if r.pattern == "pingpong" and not r.variant)

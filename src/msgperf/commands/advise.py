@@ -58,7 +58,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
-    from msgperf.analysis.tables import copy_speed, estimate_buffering
+    from msgperf.analysis.tables import estimate_buffering, run_copy_speed
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice
     from msgperf.present.json_view import advice_dict
@@ -77,8 +77,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
     advice = result.advise(messages, nbytes, min_gain, series)
     copy_from = "--copy-bandwidth"
     if copy is None:
-        measured = copy_speed([(r.bytes, r.stats.median) for r in result.rows
-                               if r.pattern == "memcpy" and not r.variant])
+        measured = run_copy_speed(result.rows)
         if measured is not None:
             copy, at = measured
             copy_from = f"memcpy at {at} B in this run"

@@ -393,7 +393,8 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         predicted=slowest.predicted, predicted_rank=slowest.rank, measured_s=measured.measured_s,
         measured_rank=measured.rank, combine=combining.advice, predicted_combined_s=after,
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
-        histogram=_histogram(_sent_log2(profile), eager, n_half), actions=_actions(combining.advice, eager_rows, buffering),
+        histogram=_histogram(_sent_log2(profile), eager, n_half),
+        actions=_actions(combining.advice, eager_rows, buffering),
         notes=tuple(notes), model_choice=model_choice)
 
 

@@ -7,7 +7,7 @@ The face: what other rooms and msgperf's other packages may use (tests/analysis/
 ``result.py`` assembles the run's tables, hence the face's width."""
 
 from msgperf.analysis.tables.buffering import (BufferingEstimate, BufferingRow, agreement, buffering_row, copy_speed,
-                                               effective_bandwidth, estimate_buffering)
+                                               effective_bandwidth, estimate_buffering, memcpy_times, run_copy_speed)
 from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.tables.combining import MIN_GAIN, CombiningPrediction, Gap, predict_combining
 from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
@@ -31,6 +31,6 @@ __all__ = [
     "SaphirRow", "SizeRow", "TOOL_NAMES", "VariantPair", "agreement", "barrier_rows", "bidirectional",
     "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
-    "machine_diff", "matrices", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
-    "run_machine", "saphir_row", "send_modes", "size_rows", "variant_pairs",
+    "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
+    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "size_rows", "variant_pairs",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from msgperf.analysis.samples import AnalysisError
 
@@ -94,6 +94,18 @@ def copy_speed(memcpy_sizes: Sequence[tuple[int, float]]) -> tuple[float, int] |
         return None
     size, median = max(usable)
     return size / median, size
+
+
+def memcpy_times(rows: Sequence[Any]) -> list[tuple[int, float]]:
+    """(size, time) of the run's memcpy rows, the time as every table reads it (``SizeRow.time_s``:
+    across launches when the row has several)."""
+    return [(r.bytes, r.time_s) for r in rows if r.pattern == "memcpy" and not r.variant]
+
+
+def run_copy_speed(rows: Sequence[Any]) -> tuple[float, int] | None:
+    """The run's copy speed b_c (``copy_speed`` of ``memcpy_times``): the one value summary, the
+    report and advise give."""
+    return copy_speed(memcpy_times(rows))
 
 
 NO_COPY_SEEN = "no copy seen (the late receive was faster)"
