@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from msgperf.analysis import AnalysisError, analyze_series  # noqa: E402
 from msgperf.analysis.result import analyze  # noqa: E402
-from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, known_thresholds,  # noqa: E402
+from msgperf.analysis.model.breakpoint_labels import (BreakpointEvidence, known_thresholds,  # noqa: E402
                                                 label_breakpoints)
 from msgperf.records.runfile_read import read_run  # noqa: E402
 

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from msgperf.analysis.noise_floor import launch_medians, noise_floors  # noqa: E402
+from msgperf.analysis.launches.noise_floor import launch_medians, noise_floors  # noqa: E402
 from msgperf.plan import parse_sizes  # noqa: E402
 from msgperf.records.runfile_read import read_run  # noqa: E402
 from msgperf.records.runfile_write import write_run_file  # noqa: E402

@@ -7,7 +7,7 @@ limit: the switch lies in (cell - 1024, cell] (payload = cell less a header). Ea
 `msgperf run --sizes S --pattern pingpong --pattern eager-probe --refine`; per run it prints the
 interval the sweep alone gave (launch 0), the interval after refinement, whether that meets the
 truth and is at most an eighth of an octave wide, the eager-probe's value, the level factors
-of the refinement launches (analysis/launch_alignment.py) and the load average.
+of the refinement launches (analysis/launches/launch_alignment.py) and the load average.
 """
 
 from __future__ import annotations

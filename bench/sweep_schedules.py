@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from msgperf.analysis.sample_stats import sample_stats  # noqa: E402
+from msgperf.analysis.samples.sample_stats import sample_stats  # noqa: E402
 from msgperf.launch.build import build_kernel  # noqa: E402
 from msgperf.plan import AUTO_TOTAL_S, parse_sizes  # noqa: E402
 from msgperf.records.runfile_read import read_run  # noqa: E402

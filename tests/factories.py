@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from msgperf.analysis.points import SizePoint
+from msgperf.analysis.model.points import SizePoint
 from msgperf.records.format import (FORMAT_VERSION, ClockSelfTest, HostFacts, Launch, Measurement, Plan, RankPlacement, Run,
                                     RunInfo, encode_launch, encode_launch_end, encode_measurement,
                                     encode_run)

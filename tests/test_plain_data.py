@@ -100,7 +100,7 @@ GOOD = {"format": plain_data.FORMAT, "version": plain_data.VERSION, "key": "k"}
 @pytest.mark.parametrize("header, arrays", [
     ({**GOOD, "classes": [["os:system", []]], "tree": ["c", 0]}, {}),  # not a result class
     ({**GOOD, "classes": [["msgperf.store.db:Store", ["conn", "path"]]], "tree": ["c", 0, 1, 2]}, {}),
-    ({**GOOD, "classes": [["msgperf.analysis.drift:Drift", ["x"]]], "tree": ["c", 0, 1]}, {}),  # not its fields
+    ({**GOOD, "classes": [["msgperf.analysis.samples.drift:Drift", ["x"]]], "tree": ["c", 0, 1]}, {}),  # not its fields
     ({**GOOD, "classes": [], "tree": ["c", 0]}, {}),  # a class index out of range
     ({**GOOD, "classes": [], "tree": ["x", 1]}, {}),  # an unknown tag
     ({**GOOD, "classes": [], "tree": {"a": 1}}, {}),  # a JSON object

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Iterable, Union
 
-from msgperf.analysis.sample_stats import sample_stats
+from msgperf.analysis.samples import sample_stats
 from msgperf.errors import MsgperfError
 from msgperf.records.sample_table import COLUMN_NAMES, sample_table
 from msgperf.records.format import Run

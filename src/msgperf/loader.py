@@ -88,7 +88,7 @@ def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
     """``load`` and ``analyze`` once, or both from the cache when this run, as it is now, was
     analysed before by this code (msgperf/analysis_cache.py): (Loaded, RunResult)."""
     from msgperf import analysis_cache  # noqa: PLC0415
-    from msgperf.analysis.points import TOLERANCE  # noqa: PLC0415
+    from msgperf.analysis.model import TOLERANCE  # noqa: PLC0415
 
     tolerance = TOLERANCE if tolerance is None else tolerance
     options = (launch, tolerance, confidence)

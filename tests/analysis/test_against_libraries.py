@@ -13,8 +13,8 @@ from scipy import stats  # noqa: E402
 from statsmodels.stats.multitest import multipletests  # noqa: E402
 
 from msgperf.analysis.compare import holm  # noqa: E402
-from msgperf.analysis.robust import fit_line  # noqa: E402
-from msgperf.analysis.sample_stats import median_ci  # noqa: E402
+from msgperf.analysis.model.robust import fit_line  # noqa: E402
+from msgperf.analysis.samples.sample_stats import median_ci  # noqa: E402
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -10,7 +10,7 @@ import pytest
 
 from msgperf import units
 from msgperf.analysis import AnalysisError
-from msgperf.analysis.breakpoint_labels import CAPACITY
+from msgperf.analysis.model.breakpoint_labels import CAPACITY
 from msgperf.analysis.result import analyze
 from tests.factories import CURVE, EVERY_SIZES, every_family_run, factors, make_run, measurement
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from msgperf.analysis.profile_advice import advise_profile
+from msgperf.analysis.advice.profile_advice import advise_profile
 from msgperf.analysis.result import analyze
 from msgperf.records.profile_format import profile_text
 from msgperf.store.db import open_store

@@ -8,11 +8,13 @@ import html
 import json
 import re
 
+import numpy as np
 import pytest
 
 from msgperf import units
 from msgperf.analysis.result import analyze
 from msgperf.cli import main
+from msgperf.records.runfile_read import read_run
 from tests.factories import every_family_run, write_run
 
 
@@ -134,3 +136,25 @@ def test_every_model_heading_says_what_its_time_is(outputs, capsys):
     assert words["loggp"] == "round-trip time"  # its samples are round trips, never called one-way
     assert words["sendrecv"] == "time per iteration"
     assert words["memcpy"] == "time of one memcpy"
+
+
+def test_the_copy_speed_is_one_value_when_launches_differ(capsys, tmp_path):
+    """memcpy measured in three launches at different speeds: its time per size is the estimate
+    across launches (the row's time), so summary's b_c and advise's b_c are the same number (advise
+    once took the median of the pooled samples, another value whenever launches differ)."""
+    from tests.factories import CURVE, factors, make_run, measurement
+
+    rng = np.random.default_rng(3)
+    sizes = (1 << 10, 1 << 14, 1 << 18, 1 << 20)
+    ms = []
+    for launch_index, (speed, n) in enumerate(((1.0, 40), (1.3, 200), (1.1, 90))):
+        ms += [measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.02, rng), launch_index) for s in sizes]
+        ms += [measurement("memcpy", s, speed * s / 5e9 * factors(n, 0.02, rng), launch_index, divisor=1)
+               for s in sizes]
+    path = write_run(make_run(ms, launches=3), tmp_path / "launches.jsonl")
+    (saphir,) = json.loads(run_cli(capsys, "summary", path, "--json"))
+    advice = json.loads(run_cli(capsys, "advise", path, "-k", "8", "-s", "1K", "--json"))
+    row = max((r for r in analyze(read_run(path).run).rows if r.pattern == "memcpy"), key=lambda r: r.bytes)
+    assert row.time_s != row.stats.median  # the launches differ: the two readings of the time differ
+    assert advice["buffering"]["copy_bandwidth_bytes_per_s"] == saphir["copy_speed_bytes_per_s"]
+    assert saphir["copy_speed_bytes_per_s"] == row.bytes / row.time_s

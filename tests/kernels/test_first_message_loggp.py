@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from msgperf.analysis.loggp import analyze_loggp, points_from_rows
-from msgperf.analysis.size_rows import size_rows
+from msgperf.analysis.model.loggp import analyze_loggp, points_from_rows
+from msgperf.analysis.tables.size_rows import size_rows
 from msgperf.analysis.result import analyze
 from msgperf.records.runfile_read import read_run
 

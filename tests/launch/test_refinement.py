@@ -10,8 +10,8 @@ import math
 
 from msgperf.analysis.refinement import TARGET_OCTAVES
 from msgperf.analysis.result import analyze
-from msgperf.analysis.series import analyze_series
-from msgperf.analysis.size_rows import size_rows
+from msgperf.analysis.model.series import analyze_series
+from msgperf.analysis.tables.size_rows import size_rows
 from msgperf.launch.session import MeasureRequest, measure
 from msgperf.plan import RunPlan, parse_sizes
 from msgperf.records.runfile_read import read_run
@@ -147,7 +147,7 @@ def test_a_threshold_set_by_a_cvar_is_located_to_the_byte_by_a_step_there(tmp_pa
         located[name] = (b.low_bytes, b.high_bytes, origin.at_threshold)
         assert b.low_bytes < 131072 <= b.high_bytes, (name, b)
     # measured on both sides of the threshold, the two lines over the window already pin it there
-    # (the step test narrows it when they do not: tests/analysis/test_switch_location.py)
+    # (the step test narrows it when they do not: tests/analysis/model/test_switch_location.py)
     assert located["set"][:2] == (131071, 131072)
     assert located["not set"][:2] != (131071, 131072) and not located["not set"][2]
 

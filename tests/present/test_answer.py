@@ -218,7 +218,7 @@ def test_the_eager_step_is_read_across_the_limit_not_beside_it():
     """A switch whose bracket holds the limit but whose most likely gap lies below it gives no
     step of its own: the step is read from the sizes either side of the limit."""
     from msgperf.analysis.answer import Figure, Switch, _eager_step, step_between
-    from msgperf.analysis.eager import EagerLimit
+    from msgperf.analysis.tables.eager import EagerLimit
 
     sizes = {31256: 5.0e-6, 32067: 5.1e-6, 32688: 5.2e-6, 32689: 7.0e-6}
     measured = {b: Figure(t, t * 0.99, t * 1.01, "within one launch", b, launches=(1,)) for b, t in sizes.items()}

@@ -53,7 +53,7 @@ def test_an_mpich_ch4_build_shows_only_ch4_variables_as_thresholds(msgperf):
     import json
     from pathlib import Path
 
-    from msgperf.analysis.machine import mpi_device, run_machine
+    from msgperf.analysis.tables.machine import mpi_device, run_machine
     from msgperf.records.runfile_read import read_run
     path = Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-cell32k-switch-refined.jsonl"
     run = read_run(path).run
@@ -72,7 +72,7 @@ def test_an_mpich_ch4_build_shows_only_ch4_variables_as_thresholds(msgperf):
 
 
 def test_without_a_device_every_point_to_point_variable_is_a_threshold():
-    from msgperf.analysis.machine import mpi_device, of_other_device
+    from msgperf.analysis.tables.machine import mpi_device, of_other_device
     assert mpi_device("Open MPI v4.1.4, package: Debian OpenMPI") is None
     assert mpi_device("MPICH Version: 3.4\nMPICH configure: --with-device=ch3:nemesis") == "ch3"
     assert not of_other_device("MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", None)

@@ -125,7 +125,7 @@ def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
 def test_profile_histogram_one_bar_per_bucket_coloured_by_regime(tmp_path):
     from matplotlib.colors import to_hex
 
-    from msgperf.analysis.profile_advice import advise_profile
+    from msgperf.analysis.advice.profile_advice import advise_profile
     from tests.factories import sample_profile
 
     advice = advise_profile(sample_profile(1), analyze(rich_run()))

@@ -1,5 +1,5 @@
 """The words of advise --profile: each line shows the ProfileAdvice's values, with its sources.
-The model is the hand-made one of tests/analysis/test_profile_advice.py."""
+The model is the hand-made one of tests/analysis/advice/test_profile_advice.py."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import io
 
 from rich.console import Console
 
-from msgperf.analysis.profile_advice import advise_profile
+from msgperf.analysis.advice.profile_advice import advise_profile
 from msgperf.present.profile_advice_text import advice_sections, render_profile_advice
-from tests.analysis.test_profile_advice import app_profile, model_result
+from tests.analysis.advice.test_profile_advice import app_profile, model_result
 
 
 def text_of(advice) -> str:

@@ -17,13 +17,10 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from msgperf import units
-from msgperf.analysis.breakpoint_labels import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED,
-                                                BreakpointLabel)
+from msgperf.analysis.model import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED, BreakpointLabel,
+                                    SizePoint, Term)
 from msgperf.analysis.caveats import LINE_MISFIT, Caveat
-from msgperf.analysis.eager import EagerLimit
-from msgperf.analysis.points import SizePoint
-from msgperf.analysis.regimes import Term
-from msgperf.analysis.size_rows import SizeRow
+from msgperf.analysis.tables import EagerLimit, SizeRow
 
 # A step is the difference of the medians just below and just above a switch. Only where the two
 # sizes are this close (an eighth of an octave, what the refinement aims for) is the bandwidth

@@ -269,7 +269,7 @@ def two_launches() -> Caveat:
                   "repeat at least three times (--repeat 3) to judge launches")
 
 
-# ---- the machine during a launch (analysis/conditions.py) ---------------------------------
+# ---- the machine during a launch (analysis/launches/conditions.py) ---------------------------------
 
 def oversubscribed(launch: int, ranks: int, cores: int, host: str,
                    progress: tuple[tuple[str, str], ...]) -> Caveat:

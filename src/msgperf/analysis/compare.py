@@ -48,14 +48,12 @@ from collections import abc
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from msgperf.analysis.distributions import stats
+from msgperf.analysis.samples import AnalysisError, stats
 
-from msgperf.analysis.inputs import AnalysisError
-from msgperf.analysis.machine import run_machine
-from msgperf.analysis.machine_diff import MachineDiff, machine_diff
-from msgperf.analysis.noise_floor import (NoiseFloor, VarianceTerm, configuration, launch_medians,
-                                          noise_floor, satterthwaite)
-from msgperf.analysis.series import SeriesAnalysis, analyze_series, series_of
+from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
+from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, launch_medians, noise_floor,
+                                       satterthwaite)
+from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
 
 ALPHA = 0.05
 ASSUMED_RERUN_SD = 0.10  # relative sd of one run when nothing measured it (see the docstring)

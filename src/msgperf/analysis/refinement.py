@@ -14,7 +14,7 @@ Where the run's eager-probe measured the eager limit E inside an interval, or th
 environment set a threshold to the byte (a single-copy threshold T: E = T - 1), the round also
 measures ``ANCHOR_SIDE`` sizes on each side of it, E itself and E + 1 included, within
 ``ANCHOR_OCTAVES`` of it (past the interval's end where it lies near one): the switch the probe names is then located at (E, E + 1] when that
-launch shows a step there (analysis/switch_location.py, ``step_at``), even where the bandwidth
+launch shows a step there (analysis/model/switch_location.py, ``step_at``), even where the bandwidth
 regime bends too much past it for two lines over the wider window to tell a step from a spike.
 
 The interval refined is the model's own (``Breakpoint.low_bytes``, ``high_bytes``: every gap
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.result import RunResult
-from msgperf.analysis.switch_location import SIDE
+from msgperf.analysis.model import SIDE
 
 TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low <= 2^(1/8)
 POINTS = 7  # sizes per interval and round: eighths of an octave across one octave
@@ -109,7 +109,7 @@ def anchors(result: RunResult) -> tuple[int, ...]:
 def brackets(result: RunResult) -> tuple[Bracket, ...]:
     """Every breakpoint interval of the main pattern's series (each placement's), in order, and
     the interval around each size that stands off the model alone (a switch the sweep may have
-    taken for a spike; analysis/switch_location.py)."""
+    taken for a spike; analysis/model/switch_location.py)."""
     if result.main is None:
         return ()
     pattern = result.main.key.pattern
@@ -136,7 +136,7 @@ def brackets(result: RunResult) -> tuple[Bracket, ...]:
 def context_sizes(bracket: Bracket, sweep: set[int]) -> list[int]:
     """The ``CONTEXT`` sizes of ``sweep`` nearest the interval at or below it and at or above it: measured
     again in the refinement launch, they put that launch on the sweep's level (launches differ;
-    analysis/launch_alignment.py) and give each side of the switch points of the same launch."""
+    analysis/launches/launch_alignment.py) and give each side of the switch points of the same launch."""
     below = sorted(s for s in sweep if s <= bracket.low_bytes)[-CONTEXT:]
     above = sorted(s for s in sweep if s >= bracket.high_bytes)[:CONTEXT]
     return below + above

@@ -20,28 +20,20 @@ from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
-from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
-                                                label_breakpoints)
-from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
-from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
-from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
-from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
-                                        predict_combining)
-from msgperf.analysis.contention import Contention, MatrixGrid, contention, matrices
-from msgperf.analysis.eager import EagerLimit, eager_limit
-from msgperf.analysis.first_message import FirstMessages, first_messages
-from msgperf.analysis.inputs import AnalysisError
-from msgperf.analysis.machine import Machine, run_machine
-from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
-from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
-from msgperf.analysis.points import TOLERANCE
-from msgperf.analysis.run_source import RunSource, describe_source
-from msgperf.analysis.saphir import SaphirRow, saphir_row
-from msgperf.analysis.series import SeriesAnalysis, analyze_series
-from msgperf.analysis.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
-                                           VariantPair, barrier_rows, bidirectional, compat, difference,
-                                           floor_rows, index, overlap_rows, send_modes, variant_pairs)
-from msgperf.analysis.size_rows import SizeRow, size_rows
+from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, LogGPAnalysis, LogGPError,
+                                    LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
+                                    known_thresholds, label_breakpoints, points_from_rows)
+from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, ColumnsTable, CombiningPrediction,
+                                     CompatRow, Contention, EagerLimit, FirstMessages, FloorRow, Gap, Machine,
+                                     MatrixGrid, OverlapRow, PatternFacts, PlacementModel, PlacementPair,
+                                     RunSource, SaphirRow, SizeRow, VariantPair, agreement, barrier_rows,
+                                     bidirectional, buffering_row, compat, contention, describe_source,
+                                     difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
+                                     matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
+                                     predict_combining, run_machine, saphir_row, send_modes, size_rows,
+                                     variant_pairs)
+from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
+from msgperf.analysis.samples import AnalysisError
 
 
 # The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,
@@ -69,7 +61,7 @@ class SeriesResult:
     model: SeriesAnalysis | None  # None when it has no model (why: ``not_modelled``)
     not_modelled: str = ""
     # Each breakpoint of the model, named by its evidence in this run (eager-probe, memcpy's
-    # knees, the floor, the MPI's thresholds as set): analysis/breakpoint_labels.py
+    # knees, the floor, the MPI's thresholds as set): analysis/model/breakpoint_labels.py
     labels: tuple[BreakpointLabel, ...] = ()
 
     @property
@@ -94,7 +86,7 @@ class RowTable:
     steps: bool = False  # the rows are steps of a contention sweep ("active_pairs" in each)
     grid_only: bool = False  # the rows are rounds of an all-pairs map: shown as its grids
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
-    # machine: analysis/conditions.py), said under the table
+    # machine: analysis/launches/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
 
     @property
@@ -148,7 +140,7 @@ class RunResult:
     confidence: float
     launch: int | None  # the one launch analysed, or None: all launches pooled
     caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
-    # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/machine.py
+    # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/tables/machine.py
     machine: Machine = field(default_factory=lambda: Machine((), None, None))
     # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
     conditions: tuple[LaunchConditions, ...] = field(default=())
@@ -305,7 +297,7 @@ def _buffering_rows(rows: Sequence[SizeRow], eager: EagerLimit | None) -> tuple[
         if late is not None and early is not None:
             d = difference(early, late)
             extra = (d.value_s, d.low_s, d.high_s)
-        is_eager = None if eager is None else size <= eager.split_bytes
+        is_eager = None if eager is None else goes_eagerly(size, eager.split_bytes)
         out.append(buffering_row(size, copy.time_s, ping.time_s, extra, is_eager))
     return tuple(out)
 
@@ -389,7 +381,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         gap = Gap(p.g, p.G) if p.reason("g") is None and p.reason("G") is None else None
     floors = floor_rows(rows)
     source = describe_source(run)
-    memcpy = [(r.bytes, r.time_s) for r in rows if r.pattern == "memcpy" and not r.variant]
+    memcpy = memcpy_times(rows)
     mains = [s for s in series if main is not None and s.model is not None
              and (s.key.pattern, s.key.variant) == (main.key.pattern, main.key.variant)]
     ping = sorted((r.bytes, r.time_s) for r in rows if r.pattern == "pingpong" and not r.variant)

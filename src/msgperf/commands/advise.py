@@ -5,7 +5,7 @@ limit, memcpy's copy speed.
 
 msgperf advise --profile P [--model RUN]: the same model applied to an application's profile
 (msgperf profile): its predicted communication time against the time it spent inside MPI, and
-what to change, in order of payoff (analysis/profile_advice.py)."""
+what to change, in order of payoff (analysis/advice/profile_advice.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import json
 
 import click
 
-from msgperf.analysis.combining import MIN_GAIN
+from msgperf.analysis.tables import MIN_GAIN
 from msgperf.commands.fit import load_series, series_options
 from msgperf.errors import MsgperfError
 
@@ -58,7 +58,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
-    from msgperf.analysis.buffering import copy_speed, estimate_buffering
+    from msgperf.analysis.tables import estimate_buffering, run_copy_speed
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice
     from msgperf.present.json_view import advice_dict
@@ -77,8 +77,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
     advice = result.advise(messages, nbytes, min_gain, series)
     copy_from = "--copy-bandwidth"
     if copy is None:
-        measured = copy_speed([(r.bytes, r.stats.median) for r in result.rows
-                               if r.pattern == "memcpy" and not r.variant])
+        measured = run_copy_speed(result.rows)
         if measured is not None:
             copy, at = measured
             copy_from = f"memcpy at {at} B in this run"
@@ -92,7 +91,7 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
                                                                  "did not reach bandwidth-bound sizes)")
     if copy is not None:
         buffering = estimate_buffering(copy, network, messages * nbytes, advice.combined_s)
-    from msgperf.analysis.model_choice import conditions_misfit
+    from msgperf.analysis.advice import conditions_misfit
     bad = conditions_misfit(result.conditions)
     warning = (f"{run}: {bad}: its times may not be this machine's; measure on a quiet machine (msgperf run)"
                if bad else None)

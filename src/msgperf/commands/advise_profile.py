@@ -1,6 +1,6 @@
 """msgperf advise --profile P [--model RUN]: the wiring. Loads the profile (a file or a stored
 profile id) and the model run (a run file or id; by default the newest stored ping-pong run that
-matches the program's conditions: analysis/model_choice.py), analyses the run once and hands both to analysis/profile_advice.py; the
+matches the program's conditions: analysis/advice/model_choice.py), analyses the run once and hands both to analysis/advice/profile_advice.py; the
 report (msgperf report --profile P) loads them the same way."""
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ MAX_LOADED = 20
 
 
 def default_model(profile: Any, db: str | None) -> Any:
-    """The ``ModelChoice`` (analysis/model_choice.py): the newest stored ping-pong run that matches
+    """The ``ModelChoice`` (analysis/advice/model_choice.py): the newest stored ping-pong run that matches
     the profile's MPI, hosts, placement and ranks and ran neither oversubscribed nor disturbed; a
     one-line error naming how to get one when none does."""
-    from msgperf.analysis.conditions import run_conditions
-    from msgperf.analysis.model_choice import choose, listing_misfit, refusal, wanted_of
+    from msgperf.analysis.launches import run_conditions
+    from msgperf.analysis.advice import choose, listing_misfit, refusal, wanted_of
     from msgperf.records.mpi_name import mpi_name
     from msgperf.store.db import open_store
     from msgperf.store.listing import RunFilter
@@ -82,7 +82,7 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
     """Load, analyse once, advise: the ``ProfileAdvice`` (``choice``: the default model, when the
     caller has chosen it already)."""
     from msgperf.analysis import AnalysisError
-    from msgperf.analysis.profile_advice import advise_profile
+    from msgperf.analysis.advice import advise_profile
     from msgperf.commands.fit import load_series
 
     profile, label = load_profile(profile_arg, db)
@@ -97,7 +97,7 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
         placement = placement or choice.placement or None
     result, series = load_series(model, db, pattern, variant, placement, launch)
     if model_arg is not None:
-        from msgperf.analysis.model_choice import conditions_misfit
+        from msgperf.analysis.advice import conditions_misfit
         bad = conditions_misfit(result.conditions)
         why += f"; but {bad}: its times may not be this machine's" if bad else ""
     model_label = model if Path(model).is_file() else f"run {model.lstrip('#')}"

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from msgperf.analysis.tolerance import TOLERANCE
+from msgperf.analysis.model import TOLERANCE
 from msgperf.errors import MsgperfError
 
 

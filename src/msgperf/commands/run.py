@@ -166,7 +166,7 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
         progress.phase("analysis")
         result = outcome.result if outcome.result is not None else analyze(run)
     from msgperf import analysis_cache
-    from msgperf.analysis.points import TOLERANCE
+    from msgperf.analysis.model import TOLERANCE
 
     # The first show of this run file reuses this analysis (the key is the file as it is now).
     analysis_cache.put(analysis_cache.file_key(run_file), (None, TOLERANCE, 0.95), (run, (), result))

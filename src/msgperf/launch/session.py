@@ -427,7 +427,7 @@ def _an_extra(note: Callable[[str], None], what: str) -> Iterator[None]:
 
 
 # Each size of the eager probe runs its own bisection: two sizes are two independent searches for
-# the limit, which must agree (analysis/eager.py). One search alone, on a machine where a rank is
+# the limit, which must agree (analysis/tables/eager.py). One search alone, on a machine where a rank is
 # descheduled for the probe's 10 ms wait, can close on a wrong limit to the byte with nothing to
 # tell it from the right one (Open MPI beside a second job: 3071 B for 4040 B, bench/RESULTS.md §18).
 PROBE_SIZES = (0, 1)
@@ -436,7 +436,7 @@ PROBE_SIZES = (0, 1)
 def probe_plan(plan: RunPlan) -> RunPlan:
     """The short eager-probe launch ``msgperf run`` adds after a sweep: two sizes (two searches
     for the limit that must agree), few samples; the probe's bisection (before timing) finds the
-    eager limit, which names the switches the model finds (analysis/breakpoint_labels.py). Its
+    eager limit, which names the switches the model finds (analysis/model/breakpoint_labels.py). Its
     pair is the sweep's."""
     return RunPlan(patterns=("eager-probe",), sizes=PROBE_SIZES, np=plan.np, pair=plan.pair, buffer="separate",
                    precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),

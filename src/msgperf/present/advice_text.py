@@ -7,8 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.buffering import BufferingEstimate
-from msgperf.analysis.combining import CombiningPrediction
+from msgperf.analysis.tables import BufferingEstimate, CombiningPrediction
 from msgperf.analysis.result import SeriesResult
 from msgperf.present.text import safe
 

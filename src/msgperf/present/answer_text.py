@@ -10,7 +10,7 @@ from rich.text import Text
 from msgperf import units
 from msgperf.analysis.answer import Answer, Figure, Step, Switch
 from msgperf.analysis.result import RunResult
-from msgperf.analysis.run_source import RunSource
+from msgperf.analysis.tables import RunSource
 from msgperf.present.text import cut, safe
 
 MAX_LINES = 15  # the whole block, heading and title included

@@ -11,13 +11,9 @@ import math
 from typing import Any
 
 from msgperf.analysis.caveats import Caveat
-from msgperf.analysis.combining import CombiningPrediction
-from msgperf.analysis.hockney import LineFit
+from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
+from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
 from msgperf.analysis.result import RunResult, SeriesResult
-from msgperf.analysis.saphir import SaphirRow
-from msgperf.analysis.series import SeriesAnalysis, SizeAnalysis
-from msgperf.analysis.size_rows import SizeRow
-from msgperf.analysis.sweep import SweepAnalysis
 
 
 def number(value: Any) -> Any:
@@ -272,7 +268,7 @@ def _plain(value: Any) -> Any:
 
 
 def profile_advice_dict(a: Any) -> dict[str, Any]:
-    """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/profile_advice.py),
+    """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py),
     with the derived figures the text shows (ratios, speedup, net savings)."""
     out = _plain(a)
     out["ratio_measured_to_predicted"] = number(a.ratio)

@@ -9,8 +9,7 @@ import dataclasses
 from typing import Any
 
 from msgperf import units
-from msgperf.analysis.machine import Machine, device_of
-from msgperf.analysis.machine_diff import MachineDiff
+from msgperf.analysis.tables import Machine, MachineDiff, device_of
 from msgperf.records.format import HostFacts
 
 NOT_RECORDED = "not recorded (the run file is from before msgperf recorded its machine)"

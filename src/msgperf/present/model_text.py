@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from msgperf import units
-from msgperf.analysis.hockney import LineFit
+from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.present.plain_table import PlainTable
 from msgperf.present.text import safe

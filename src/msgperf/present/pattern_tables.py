@@ -5,7 +5,7 @@ the eager limit, contention (pairs), the rank-pair matrix, the barrier of the sy
 exchange, LogGP, the tools' compatibility modes and intra- vs inter-node.
 
 Each table appears only when the run holds what it compares. Rendering only: every number is a
-field of ``RunResult`` (analysis/side_by_side.py, buffering.py, combining.py, contention.py...).
+field of ``RunResult`` (analysis/tables/side_by_side.py, buffering.py, combining.py, contention.py...).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rich.console import Console
 
 from msgperf import units
 from msgperf.analysis.result import RunResult
-from msgperf.analysis.side_by_side import Difference
+from msgperf.analysis.tables import Difference
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
 

@@ -1,6 +1,6 @@
 """``msgperf advise --profile`` in words: the program's predicted against measured communication
 time, then what to change in order of payoff, each figure with the model or measurement it came
-from. Rendering only: every number is a field of the ``ProfileAdvice`` (analysis/profile_advice.py).
+from. Rendering only: every number is a field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py).
 ``advice_sections`` is the wording; the terminal prints it and the HTML report shows the same lines."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.profile_advice import CombineAdvice, Estimate, ProfileAdvice
+from msgperf.analysis.advice import CombineAdvice, Estimate, ProfileAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5

@@ -6,9 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.first_message import FirstMessages
+from msgperf.analysis.tables import TOOL_NAMES, FirstMessages, RunSource
 from msgperf.analysis.result import RowTable, RunResult
-from msgperf.analysis.run_source import TOOL_NAMES, RunSource
 from msgperf.present.grid import Grid
 from msgperf.present.machine_text import machine_lines
 from msgperf.present.text import FIELD_LIMIT, cut, printable, safe

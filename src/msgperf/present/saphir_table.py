@@ -1,5 +1,5 @@
 """Saphir's Table 1 across runs (``msgperf summary``): one row per run and placement. Rendering
-only: every value is a field of ``RunResult.saphir`` (analysis/saphir.py)."""
+only: every value is a field of ``RunResult.saphir`` (analysis/tables/saphir.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from msgperf import units
-from msgperf.analysis.saphir import SaphirRow
+from msgperf.analysis.tables import SaphirRow
 from msgperf.present.text import safe
 
 SAPHIR_COLUMNS = ("run", "MPI library", "place", "0 B lat.", "asym. lat.", "peak MB/s", "asym. MB/s",

@@ -1,0 +1,12 @@
+"""Advice: what to change in an application, from its profile and a run's model (one builder
+per kind of advice), and which model a listing of runs should use.
+
+The face: what msgperf's other packages may use (tests/analysis/test_rooms.py)."""
+
+from msgperf.analysis.advice.model_choice import choose, conditions_misfit, listing_misfit, refusal, wanted_of
+from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice, advise_profile
+
+__all__ = [
+    "CombineAdvice", "Estimate", "ProfileAdvice", "advise_profile", "choose", "conditions_misfit",
+    "listing_misfit", "refusal", "wanted_of",
+]

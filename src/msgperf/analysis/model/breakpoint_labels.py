@@ -1,0 +1,212 @@
+"""What each breakpoint is, by the evidence the run holds, or "unexplained" when it holds none.
+
+A knee of T(b) is not always a protocol switch: a message that stops fitting in a cache
+bends the curve as much as eager -> rendezvous does (the "network buffer size" question of
+Blaisdell's latency and bandwidth assignment is exactly which knee is which). A breakpoint
+found between measured sizes low < b <= high is labelled by every piece of evidence whose
+switch lies in that interval:
+
+- the eager limit measured by the eager-probe pattern: messages up to L bytes are sent
+  eagerly, so rendezvous starts at L + 1 (an interval when the probe could not be exact);
+- the MPI's thresholds recorded in the launch environment (``known_thresholds``): MPICH's
+  single-copy (CMA, XPMEM) thresholds start the new protocol at the value itself; its
+  shared-memory cell size and Open MPI's btl eager limits bound the eager payload, which
+  is the value less a header, so their switch lies within ``HEADER_ALLOWANCE`` below it;
+- the breakpoints of the memcpy pattern (a cache or memory-capacity knee shows in a plain
+  copy too) and of the floor pattern (the hardware's own shared-memory round trip). The rule
+  for these labels: a knee is named by a cause only if the cause's own measurement shows a
+  knee inside the same interval (the two intervals overlap). A knee of the copy an octave
+  away may be the same cache boundary seen through a different working set, or may not: the
+  data do not tell, so such a breakpoint is "unexplained" and its label says where the
+  nearby knee lies (within ``NEAR_FACTOR``) and that it is outside.
+
+Pure function, plain data in and out; the caller passes what the run measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from msgperf.analysis.model.piecewise import Breakpoint
+
+HEADER_ALLOWANCE = 1024  # bytes: an eager limit set as a buffer size carries a header below it
+NEAR_FACTOR = 2.0  # a knee of memcpy or the floor this close (either way) is named as near, not as the cause
+
+EAGER = "eager_rendezvous"
+SINGLE_COPY = "single_copy"
+CAPACITY = "cache_memory"
+FLOOR = "hardware_floor"
+UNEXPLAINED = "unexplained"
+
+
+@dataclass(frozen=True)
+class KnownThreshold:
+    """A threshold of the MPI with a recorded value: the switch lies in (low, high] bytes."""
+
+    kind: str  # EAGER or SINGLE_COPY
+    name: str  # where it was read, e.g. the environment variable
+    value: int  # as set
+    low: int  # the largest size that is still in the old regime, at most
+    high: int  # the smallest size that is already in the new regime, at least
+
+
+@dataclass(frozen=True)
+class BreakpointEvidence:
+    """What a run measured or recorded that can say which knee is which."""
+
+    eager_limit: tuple[int, int] | None = None  # eager-probe: (largest eager, smallest not eager)
+    memcpy_breakpoints: tuple[Breakpoint, ...] = ()
+    floor_breakpoints: tuple[Breakpoint, ...] = ()
+    thresholds: tuple[KnownThreshold, ...] = ()
+    # the series is a copy with no MPI in it (memcpy, the shared-memory floor): no protocol can
+    # switch there, and its knees are the memory hierarchy's by nature
+    copy_only: bool = False
+
+
+@dataclass(frozen=True)
+class BreakpointLabel:
+    breakpoint: Breakpoint
+    kinds: tuple[str, ...]  # EAGER, SINGLE_COPY, CAPACITY, FLOOR; (UNEXPLAINED,) when none
+    text: str  # "eager → rendezvous (eager-probe: 8112 B)", "unexplained (...)"
+    evidence: tuple[str, ...]  # one line per matching piece of evidence
+    sources: tuple[str, ...] = ()  # what each piece is, in a few words: "eager-probe", "VAR = value", "memcpy"
+
+    @property
+    def is_protocol_switch(self) -> bool:
+        return EAGER in self.kinds or SINGLE_COPY in self.kinds
+
+
+def _bytes(n: int) -> str:
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+# (environment variable, kind, the switch relative to the value: "at" = first new size is the
+# value; "below" = the value less a header is the last old size)
+_THRESHOLD_VARIABLES: tuple[tuple[str, str, str], ...] = (
+    ("MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD", SINGLE_COPY, "at"),
+    ("MPIR_CVAR_CH4_IPC_XPMEM_P2P_THRESHOLD", SINGLE_COPY, "at"),
+    ("MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", EAGER, "below"),
+    ("MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD", EAGER, "above"),
+    ("MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE", EAGER, "above"),
+    ("MPIR_CVAR_NEMESIS_SHM_EAGER_MAX_SZ", EAGER, "above"),
+    ("OMPI_MCA_btl_vader_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_sm_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_tcp_eager_limit", EAGER, "below"),
+    ("OMPI_MCA_btl_vader_single_copy_threshold", SINGLE_COPY, "at"),
+)
+
+
+def _parse_size(text: str) -> int | None:
+    """A CVAR or MCA byte count: '8192', '32k', '1M' (binary multiples); None if not one."""
+    t = text.strip().lower()
+    scale = 1
+    if t and t[-1] in "kmg":
+        scale = 1 << (10 * ("kmg".index(t[-1]) + 1))
+        t = t[:-1]
+    try:
+        value = int(t, 0)
+    except ValueError:
+        return None
+    return value * scale if value > 0 else None
+
+
+def known_thresholds(environment: Mapping[str, str]) -> tuple[KnownThreshold, ...]:
+    """The MPI thresholds a launch environment sets (MPICH CVARs, Open MPI MCA variables).
+
+    Only values that were set are known: a default is the MPI's business and may change
+    between versions, so it is not guessed here. A single-copy threshold whose mechanism is
+    switched off (MPIR_CVAR_CH4_CMA_ENABLE=0, btl_vader_single_copy_mechanism=none) is left out.
+    """
+    off = (environment.get("MPIR_CVAR_CH4_CMA_ENABLE", "").strip() == "0",
+           environment.get("OMPI_MCA_btl_vader_single_copy_mechanism", "").strip().lower() == "none")
+    found = []
+    for name, kind, where in _THRESHOLD_VARIABLES:
+        if name not in environment:
+            continue
+        if (name.endswith("CMA_P2P_THRESHOLD") and off[0]) or (name.startswith("OMPI_MCA_btl_vader_single") and off[1]):
+            continue
+        value = _parse_size(environment[name])
+        if value is None:
+            continue
+        if where == "at":  # sizes >= value take the new protocol
+            low, high = value - 1, value
+        elif where == "above":  # sizes <= value stay eager
+            low, high = value, value + 1
+        else:  # the eager payload is the value less a header
+            low, high = max(0, value - HEADER_ALLOWANCE), value
+        found.append(KnownThreshold(kind, name, value, low, high))
+    return tuple(found)
+
+
+def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
+    """Whether the switch interval (low, high] meets the breakpoint's (bp.low, bp.high]."""
+    return max(bp.low_bytes, low) < min(bp.high_bytes, high)
+
+
+def _knee(bp: Breakpoint, others: Iterable[Breakpoint], widen: float = 1.0) -> Breakpoint | None:
+    """The first of ``others`` whose interval (widened by ``widen`` either way) meets the breakpoint's."""
+    for o in others:
+        if _overlaps(bp, o.low_bytes / widen, o.high_bytes * widen):
+            return o
+    return None
+
+
+def _near_misses(bp: Breakpoint, ev: BreakpointEvidence) -> list[str]:
+    """Knees of memcpy and the floor close to the breakpoint but outside its interval: said, not used."""
+    out = []
+    for name, knees in (("memcpy", ev.memcpy_breakpoints), ("the floor pattern", ev.floor_breakpoints)):
+        near = _knee(bp, knees, NEAR_FACTOR)
+        if near is not None and _knee(bp, (near,)) is None:
+            out.append(f"{name}'s knee, {_bytes(near.low_bytes)}–{_bytes(near.high_bytes)}, lies outside it")
+    return out
+
+
+def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
+    if ev.copy_only:
+        return BreakpointLabel(bp, (CAPACITY,), "cache/memory capacity (a plain copy: no MPI protocol to switch)",
+                               ("memcpy and the floor pattern call no MPI between their timers: a knee in their "
+                                "times is the memory hierarchy's",))
+    parts: list[tuple[str, str, str, str]] = []  # (kind, short text, evidence line, source)
+    if ev.eager_limit is not None:
+        eager, not_eager = ev.eager_limit
+        if _overlaps(bp, eager, not_eager):
+            limit = f"{eager} B" if not_eager == eager + 1 else f"{eager}–{not_eager} B"
+            parts.append((EAGER, f"eager → rendezvous (eager-probe: {limit})",
+                          f"eager-probe: messages up to {eager} B are sent eagerly"
+                          + ("" if not_eager == eager + 1 else f", {not_eager} B is not"), "eager-probe"))
+    for t in ev.thresholds:
+        if _overlaps(bp, t.low, t.high):
+            what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
+            parts.append((t.kind, f"{what} ({t.name} = {t.value})",
+                          f"{t.name} = {t.value} in the launch environment puts the switch in "
+                          f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
+    memcpy = _knee(bp, ev.memcpy_breakpoints)
+    if memcpy is not None:
+        parts.append((CAPACITY, "cache/memory capacity (memcpy shows the same knee)",
+                      f"memcpy has a knee between {_bytes(memcpy.low_bytes)} and "
+                      f"{_bytes(memcpy.high_bytes)}", "memcpy"))
+    floor = _knee(bp, ev.floor_breakpoints)
+    if floor is not None:
+        parts.append((FLOOR, "hardware (the floor pattern shows the same knee)",
+                      f"the floor pattern has a knee between {_bytes(floor.low_bytes)} and "
+                      f"{_bytes(floor.high_bytes)}", "floor pattern"))
+    if not parts:
+        near = _near_misses(bp, ev)
+        if near:
+            return BreakpointLabel(bp, (UNEXPLAINED,), f"unexplained (cause unknown: {'; '.join(near)})", ())
+        return BreakpointLabel(bp, (UNEXPLAINED,),
+                               "unexplained (nothing the run measured or recorded matches it)", ())
+    kinds = tuple(dict.fromkeys(k for k, _, _, _ in parts))
+    text = " and ".join(dict.fromkeys(s for _, s, _, _ in parts))
+    return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),
+                           tuple(dict.fromkeys(src for _, _, _, src in parts)))
+
+
+def label_breakpoints(breakpoints: Sequence[Breakpoint],
+                      evidence: BreakpointEvidence) -> tuple[BreakpointLabel, ...]:
+    """One label per breakpoint, in order."""
+    return tuple(_label(bp, evidence) for bp in breakpoints)

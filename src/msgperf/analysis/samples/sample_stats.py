@@ -1,0 +1,90 @@
+"""Per-measurement statistics from raw samples (seconds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from msgperf.analysis.samples.distributions import stats
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    n: int
+    mean: float
+    std: float
+    min: float
+    max: float
+    median: float
+    p5: float
+    p25: float
+    p75: float
+    p95: float
+    p99: float
+    mad: float
+    ci_low: float  # confidence interval of the median (distribution-free, order statistics)
+    ci_high: float
+    confidence: float
+
+    @property
+    def ci_halfwidth_rel(self) -> float:
+        """Half the interval's width relative to the median (the precision target's unit)."""
+        return (self.ci_high - self.ci_low) / (2 * self.median) if self.median > 0 else float("inf")
+
+
+@lru_cache(maxsize=4096)
+def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int]:
+    """0-based order-statistic indices (lo, hi) of a distribution-free CI of the median.
+
+    The number of samples below the true median is Binomial(n, 1/2), so the interval
+    [x_(j), x_(n-1-j)] (0-based) covers it with probability 1 - 2·P(B <= j). We take the
+    largest j with 2·P(B <= j) <= 1 - confidence (Conover, Practical Nonparametric
+    Statistics, 3rd ed., §3.2). Below 6 samples no j reaches 95 %: the full range is returned.
+    """
+    alpha = 1.0 - confidence
+    j = int(stats.binom.ppf(alpha / 2, n, 0.5))
+    while j >= 0 and 2 * stats.binom.cdf(j, n, 0.5) > alpha:
+        j -= 1
+    while 2 * stats.binom.cdf(j + 1, n, 0.5) <= alpha:
+        j += 1
+    return (j, n - 1 - j) if j >= 0 else (0, n - 1)
+
+
+def sample_stats(values: np.ndarray, confidence: float = 0.95) -> SampleStats:
+    """SampleStats statistics of positive, finite samples."""
+    return sample_stats_sorted(np.sort(np.asarray(values, dtype=np.float64)), confidence)
+
+
+def sample_stats_sorted(x: np.ndarray, confidence: float = 0.95) -> SampleStats:
+    """``sample_stats`` of samples already sorted ascending (callers that keep the sorted copy).
+
+    Percentiles are numpy's default (linear interpolation, Hyndman & Fan 1996 type 7); the
+    MAD is the raw median absolute deviation (not scaled by 1.4826)."""
+    if x.size == 0:
+        raise ValueError("no samples to summarise")
+    if x.size == 1:  # one time per size (other tools' outputs): every statistic is that time, exactly
+        v = float(x[0])
+        return SampleStats(n=1, mean=v, std=0.0, min=v, max=v, median=v, p5=v, p25=v, p75=v, p95=v, p99=v,
+                           mad=abs(v - v), ci_low=v, ci_high=v, confidence=confidence)
+    p5, p25, median, p75, p95, p99 = np.percentile(x, [5, 25, 50, 75, 95, 99])
+    lo, hi = median_ci_ranks(x.size, confidence)
+    return SampleStats(
+        n=int(x.size), mean=float(x.mean()), std=float(x.std(ddof=1)) if x.size > 1 else 0.0,
+        min=float(x[0]), max=float(x[-1]), median=float(median), p5=float(p5), p25=float(p25),
+        p75=float(p75), p95=float(p95), p99=float(p99),
+        mad=float(np.median(np.abs(x - median))), ci_low=float(x[lo]), ci_high=float(x[hi]),
+        confidence=confidence)
+
+
+def median_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(median, low, high): the median and its distribution-free interval (see
+    ``median_ci_ranks``), by partial sorting, O(n) — for sub-series that need no full summary."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        raise ValueError("no samples")
+    lo, hi = median_ci_ranks(n, confidence)
+    mid = sorted({(n - 1) // 2, n // 2})
+    part = np.partition(x, sorted({lo, hi, *mid}))
+    return float(np.mean(part[mid])), float(part[lo]), float(part[hi])

@@ -1,0 +1,101 @@
+"""Saphir's Table 1 (Saphir 1994), one row per run and placement of the measured pair: the figures
+that compare MPI builds. Every value is taken from the run's one analysis result, so ``summary``
+shows exactly what ``show``, ``fit`` and the report show:
+
+- zero-byte latency, asymptotic latency, peak and asymptotic bandwidth: the main series'
+  ``characteristics`` (analysis/model/regimes.py: Saphir's definitions, each limited by the evidence);
+- copy speed b_c: ``buffering.copy_speed``, the memcpy bandwidth at its largest measured size;
+- effective buffered bandwidth b_e = b_c·b_n/(b_c + b_n) (``buffering.effective_bandwidth``), with
+  b_n the asymptotic bandwidth;
+- eager limit: what ``eager-probe`` measured;
+- n½ = α/β of the main series' Hockney line (the value ``fit`` prints under the Hockney model);
+- floor ratio: zero-byte latency / the ``floor`` pattern's median at the same size (its smallest
+  size when it lacks that one): how far MPI sits above a shared-memory round trip. A floor must lie
+  below the latency it divides (side_by_side.floor_above, within both intervals); when it does not,
+  the ratio is None and ``floor_cannot_tell`` says why.
+
+None where the run does not hold what a value needs. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence
+
+from msgperf.analysis.tables.buffering import copy_speed, effective_bandwidth
+from msgperf.analysis.tables.eager import EagerLimit
+from msgperf.analysis.model import SeriesAnalysis
+from msgperf.analysis.tables.side_by_side import FloorRow, floor_above
+
+
+@dataclass(frozen=True)
+class SaphirRow:
+    run: str                       # the run's path (or what the caller names it by)
+    series: str                    # the series the latency and bandwidth figures come from
+    mpi_library: str               # first line of MPI_Get_library_version
+    mpi_version: str               # MPI standard version, "4.1"
+    placement: str                 # "intra" (pair on one node), "inter", "" when unknown
+    zero_byte_size: int | None
+    zero_byte_latency_s: float | None
+    asymptotic_latency_s: float | None
+    bandwidth_bytes_per_s: float | None  # asymptotic bandwidth
+    peak_bandwidth_bytes_per_s: float | None
+    peak_bandwidth_size: int | None
+    copy_speed_bytes_per_s: float | None
+    copy_speed_size: int | None    # the memcpy size b_c was measured at (its largest)
+    effective_buffered_bandwidth_bytes_per_s: float | None
+    eager_limit_bytes: int | None
+    n_half_bytes: float | None
+    floor_ratio: float | None
+    floor_cannot_tell: str = ""    # why the floor ratio is not a finding (the floor is not below the latency)
+    # why the eager limit is not given although the probe ran ("" when it is, or was not measured)
+    eager_limit_why_not: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _finite(x: float | None) -> float | None:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
+               main: SeriesAnalysis | None, memcpy: Sequence[tuple[int, float]],
+               eager: EagerLimit | None, floors: Sequence[FloorRow],
+               smallest: tuple[int, float] | None = None) -> SaphirRow:
+    """One row from the pieces of a run's result (see the module docstring). ``smallest`` is
+    (size, median) of the main pattern's smallest size, the zero-byte latency when the pattern
+    has too few sizes for a model (the same number the model's ``characteristics`` would give)."""
+    zero_size = zero = alpha = bn = peak = peak_size = n_half = None
+    if smallest is not None:
+        zero_size, zero = smallest
+    if main is not None:
+        ch = main.sweep.characteristics
+        zero_size, zero = ch.zero_byte_size, ch.zero_byte_latency_s
+        alpha = _finite(ch.asymptotic_latency_s)
+        bn = _finite(ch.asymptotic_bandwidth_bytes_per_s)
+        peak, peak_size = _finite(ch.peak_bandwidth_bytes_per_s), ch.peak_bandwidth_size
+        line = main.sweep.hockney.line
+        n_half = _finite(line.n_half_bytes)
+    copy = copy_speed(memcpy)
+    bc, bc_size = copy if copy is not None else (None, None)
+    be = effective_bandwidth(bc, bn) if bc is not None and bn is not None and bn > 0 else None
+    ratio, why = None, ""
+    if floors and zero is not None:
+        by_size = {f.bytes: f for f in floors}
+        f = by_size.get(zero_size, min(floors, key=lambda r: r.bytes))
+        zero_ci = main.sweep.characteristics.zero_byte_latency_ci_s if main is not None else None
+        zero_high = zero_ci[1] if zero_ci is not None else None
+        why = floor_above(f.floor_s, f.floor_low_s, zero, zero_high, "the zero-byte latency")
+        ratio = zero / f.floor_s if f.floor_s > 0 and not why else None
+    return SaphirRow(run=name, series=main.series if main is not None else "", mpi_library=mpi_library,
+                     mpi_version=mpi_version, placement=placement, zero_byte_size=zero_size,
+                     zero_byte_latency_s=zero, asymptotic_latency_s=alpha, bandwidth_bytes_per_s=bn,
+                     peak_bandwidth_bytes_per_s=peak, peak_bandwidth_size=peak_size,
+                     copy_speed_bytes_per_s=bc, copy_speed_size=bc_size,
+                     effective_buffered_bandwidth_bytes_per_s=be,
+                     eager_limit_bytes=eager.limit_bytes if eager is not None and eager.agreed else None,
+                     n_half_bytes=n_half, floor_ratio=ratio, floor_cannot_tell=why,
+                     eager_limit_why_not=f"cannot tell ({eager.disagreement})" if eager is not None and not eager.agreed
+                     else "")

@@ -1,0 +1,130 @@
+"""Breakpoints labelled by the evidence a run holds: synthetic breakpoints and the real curves of
+tests/data/curves."""
+
+from pathlib import Path
+
+import pytest
+
+from msgperf.analysis import analyze_series
+from msgperf.analysis.model.breakpoint_labels import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED,
+                                                BreakpointEvidence, KnownThreshold,
+                                                known_thresholds, label_breakpoints)
+from msgperf.analysis.model.piecewise import Breakpoint
+from msgperf.records.runfile_read import read_run
+
+CURVES = Path(__file__).resolve().parents[2] / "data" / "curves"
+
+
+def bp(low, high):
+    return Breakpoint(low, high, low, high, 0.99)
+
+
+def test_eager_probe_names_the_switch_that_contains_its_limit():
+    (label,) = label_breakpoints([bp(4096, 8192)], BreakpointEvidence(eager_limit=(8112, 8113)))
+    assert label.kinds == (EAGER,) and label.is_protocol_switch
+    assert label.text == "eager → rendezvous (eager-probe: 8112 B)"
+    assert "8112 B" in label.evidence[0]
+
+
+def test_eager_limit_outside_the_interval_says_nothing():
+    (label,) = label_breakpoints([bp(262144, 524288)], BreakpointEvidence(eager_limit=(8112, 8113)))
+    assert label.kinds == (UNEXPLAINED,) and not label.is_protocol_switch
+    assert label.text.startswith("unexplained") and label.evidence == ()
+
+
+def test_limit_at_the_upper_size_is_inside_and_at_the_lower_is_not():
+    # (low, high]: a switch at exactly `high` bytes is inside; one whose first new size is
+    # `low` is not (low itself is measured in the old regime)
+    inside = BreakpointEvidence(eager_limit=(8191, 8192))  # 8192 is the first rendezvous size
+    outside = BreakpointEvidence(eager_limit=(4095, 4096))  # 4096 is already rendezvous
+    assert label_breakpoints([bp(4096, 8192)], inside)[0].kinds == (EAGER,)
+    assert label_breakpoints([bp(4096, 8192)], outside)[0].kinds == (UNEXPLAINED,)
+
+
+def test_inexact_probe_interval():
+    (label,) = label_breakpoints([bp(2048, 4096)], BreakpointEvidence(eager_limit=(3000, 3600)))
+    assert label.text == "eager → rendezvous (eager-probe: 3000–3600 B)"
+
+
+def test_cvars_of_the_launch_environment():
+    env = {"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "24000",
+           "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "32768", "PATH": "/usr/bin"}
+    found = {t.name: t for t in known_thresholds(env)}
+    cma = found["MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD"]
+    assert (cma.kind, cma.value, cma.low, cma.high) == (SINGLE_COPY, 24000, 23999, 24000)
+    cell = found["MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"]
+    assert (cell.kind, cell.low, cell.high) == (EAGER, 32768 - 1024, 32768)
+    labels = label_breakpoints([bp(16384, 32768), bp(262144, 524288)],
+                               BreakpointEvidence(thresholds=tuple(found.values())))
+    assert labels[0].kinds == (SINGLE_COPY, EAGER)
+    assert labels[0].text == ("single-copy threshold (MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD = 24000) "
+                              "and eager → rendezvous (MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 32768)")
+    assert labels[1].kinds == (UNEXPLAINED,)
+
+
+def test_open_mpi_mca_and_switched_off_mechanisms():
+    env = {"OMPI_MCA_btl_vader_eager_limit": "8k", "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+           "OMPI_MCA_btl_vader_single_copy_threshold": "65536"}
+    (t,) = known_thresholds(env)
+    assert (t.kind, t.name, t.value) == (EAGER, "OMPI_MCA_btl_vader_eager_limit", 8192)
+    assert known_thresholds({"MPIR_CVAR_CH4_CMA_ENABLE": "0",
+                             "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "8192"}) == ()
+    assert known_thresholds({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "auto"}) == ()
+
+
+def test_memcpy_and_floor_knees_name_a_cause_only_inside_the_same_interval():
+    memcpy = (bp(393216, 1048576),)
+    floor = (bp(2097152, 4194304),)
+    ev = BreakpointEvidence(memcpy_breakpoints=memcpy, floor_breakpoints=floor)
+    labels = label_breakpoints([bp(262144, 524288), bp(4096, 8192), bp(4194304, 8388608), bp(1048576, 4194304)], ev)
+    assert labels[0].kinds == (CAPACITY,)  # memcpy's knee overlaps the interval
+    assert labels[0].text == "cache/memory capacity (memcpy shows the same knee)"
+    assert "384 KiB and 1 MiB" in labels[0].evidence[0]
+    assert labels[1].kinds == (UNEXPLAINED,)  # six octaves away from both
+    assert labels[2].kinds == (UNEXPLAINED,)  # the floor's knee ends where this one begins: no overlap
+    assert labels[2].text == "unexplained (cause unknown: the floor pattern's knee, 2 MiB–4 MiB, lies outside it)"
+    assert labels[3].kinds == (FLOOR,)  # the floor's knee inside the interval
+
+
+def test_a_knee_an_octave_from_the_copys_is_cause_unknown():
+    """Seen: a 32–64 B knee labelled "cache/memory capacity ... and hardware" from knees beside it."""
+    ev = BreakpointEvidence(memcpy_breakpoints=(bp(64, 128),), floor_breakpoints=(bp(16, 32),))
+    (label,) = label_breakpoints([bp(32, 64)], ev)
+    assert label.kinds == (UNEXPLAINED,) and "capacity" not in label.text and "hardware" not in label.text
+    assert "memcpy's knee, 64 B–128 B, lies outside it" in label.text
+    assert "the floor pattern's knee, 16 B–32 B, lies outside it" in label.text
+    # the same evidence where the knees overlap the interval still names both causes
+    (label,) = label_breakpoints([bp(32, 64)], BreakpointEvidence(memcpy_breakpoints=(bp(48, 96),),
+                                                                   floor_breakpoints=(bp(16, 40),)))
+    assert label.kinds == (CAPACITY, FLOOR)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("mpich-cell32k-1K-2M.jsonl", "eager → rendezvous (eager-probe: 32688 B) and eager → rendezvous "
+                                  "(MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 32768)"),
+    ("mpich-cell16k-1K-1M.jsonl", "eager → rendezvous (eager-probe: 16304 B) and eager → rendezvous "
+                                  "(MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 16384)"),
+    ("mpich-default-1K-1M.jsonl", "eager → rendezvous (eager-probe: 8112 B)"),
+])
+def test_real_curves_first_switch_labelled_by_the_probe_and_the_cvar(name, expected):
+    run = read_run(CURVES / name).run
+    probe = next(m.extra for m in run.measurements if m.pattern == "eager-probe")
+    evidence = BreakpointEvidence(
+        eager_limit=(probe["eager_limit_low_bytes"], probe["eager_limit_high_bytes"]),
+        thresholds=known_thresholds(run.launches[0].environment))
+    labels = label_breakpoints(analyze_series(run, "pingpong").sweep.piecewise.breakpoints, evidence)
+    assert labels[0].text == expected
+
+
+def test_real_cache_knees_of_the_default_sweep_are_unexplained_without_memcpy():
+    run = read_run(CURVES / "mpich-default-0-64M.jsonl").run
+    probe = next(m.extra for m in run.measurements if m.pattern == "eager-probe")
+    bps = analyze_series(run, "pingpong").sweep.piecewise.breakpoints
+    labels = label_breakpoints(bps, BreakpointEvidence(eager_limit=(probe["eager_limit_low_bytes"],
+                                                                    probe["eager_limit_high_bytes"])))
+    assert [l.kinds for l in labels] == [(EAGER,), (UNEXPLAINED,), (UNEXPLAINED,)]
+    # with a memcpy knee at the same place the second is a capacity knee
+    with_copy = BreakpointEvidence(memcpy_breakpoints=(bps[1],),
+                                   thresholds=(KnownThreshold(SINGLE_COPY, "x", 8192, 8191, 8192),))
+    labels = label_breakpoints(bps, with_copy)
+    assert labels[0].kinds == (SINGLE_COPY,) and labels[1].kinds == (CAPACITY,)

@@ -1,0 +1,71 @@
+"""Physical bounds of the side-by-side comparisons (analysis/tables/side_by_side.py): two directions at once
+move at most twice what one direction moves, and a barrier added to an exchange cannot save time. A
+value beyond its bound (its whole interval beyond it) is "cannot tell" with the reason, in the
+analysis and in the tables that print it (a loaded run printed sendrecv at 5.41x the ping-pong's
+bandwidth at 1 MiB and "barrier cost -717 ns" as findings)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from msgperf.analysis.result import analyze
+from msgperf.present.pattern_tables import barrier, bidirectional
+from tests.factories import CURVE, every_family_run, factors
+
+MIB = 1 << 20
+
+
+def _with(run, pattern: str, size: int, time_s: float):
+    rng = np.random.default_rng(7)
+    ms = tuple(dataclasses.replace(m, samples_s=time_s * factors(len(m.samples_s), 0.02, rng))
+               if (m.pattern, m.bytes) == (pattern, size) else m for m in run.measurements)
+    return dataclasses.replace(run, measurements=ms)
+
+
+def _cell(result, pattern: str, size: int):
+    t = result.bidirectional
+    row = next(r for r in t.rows if r.bytes == size)
+    return row.cells[t.columns.index(pattern)]
+
+
+def test_a_bidirectional_ratio_above_two_beyond_its_interval_is_cannot_tell():
+    # sendrecv (2 flows per iteration) at 2 x one-way / 5.41: 5.41x the ping-pong's bandwidth
+    result = analyze(_with(every_family_run(), "sendrecv", MIB, 2 * CURVE(MIB) / 5.41))
+    cell = _cell(result, "sendrecv", MIB)
+    assert 5.2 < cell.ratio < 5.6 and cell.ratio_ci is not None and cell.ratio_ci[0] > 2
+    assert cell.why_not.startswith("sendrecv against the one-way ping-pong at 5.")
+    t = bidirectional(result)
+    text = t.text() + t.note
+    assert "(cannot tell)" in text and "above the 2× two directions allow" in text
+    assert f"({cell.ratio:.3g}×)" not in text.replace("5.41×", "")  # never printed as a finding
+
+
+def test_bidirectional_ratios_within_two_keep_their_value_and_interval():
+    result = analyze(every_family_run())
+    cell = _cell(result, "sendrecv", MIB)
+    assert cell.why_not == "" and 1.7 < cell.ratio < 1.9
+    assert cell.ratio_ci[0] < cell.ratio < cell.ratio_ci[1]
+    assert all(not c.why_not for r in result.bidirectional.rows for c in r.cells)
+    t = bidirectional(result)
+    assert "cannot tell" not in t.text() + t.note
+
+
+def test_a_negative_barrier_cost_beyond_its_interval_is_cannot_tell():
+    # exchange-sync measured faster than the plain exchange (per iteration, 2 flows)
+    result = analyze(_with(every_family_run(), "exchange-sync", MIB, 0.8 * CURVE(MIB)))
+    row = next(r for r in result.barrier if r.bytes == MIB)
+    assert row.cost.high_s < 0 and "a barrier cannot save time" in row.why_not
+    text = barrier(result).text()
+    assert "cannot tell (the synchronised exchange measured faster" in text
+    good = [r for r in result.barrier if r.bytes != MIB]
+    assert good and all(r.why_not == "" and r.cost.value_s > 0 for r in good)
+
+
+def test_every_side_by_side_ratio_carries_its_interval():
+    result = analyze(every_family_run())
+    cells = [c for r in result.send_modes.rows for c in r.cells if c.ratio is not None]
+    cells += [c for r in result.bidirectional.rows for c in r.cells if c.ratio is not None]
+    assert cells and all(c.ratio_ci[0] <= c.ratio <= c.ratio_ci[1] for c in cells)
+    assert result.barrier and all(r.ratio_ci[0] <= r.ratio <= r.ratio_ci[1] for r in result.barrier)
