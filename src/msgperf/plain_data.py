@@ -59,6 +59,13 @@ msgperf.analysis.breakpoint_labels:BreakpointLabel
 msgperf.analysis.buffering:BufferingRow
 msgperf.analysis.catalog_view:PatternFacts
 msgperf.analysis.caveats:Caveat
+msgperf.analysis.collectives.fits:AlgorithmModel
+msgperf.analysis.collectives.fits:CollectiveFit
+msgperf.analysis.collectives.fits:Collectives
+msgperf.analysis.collectives.model:PointToPoint
+msgperf.analysis.collectives.naming:Prediction
+msgperf.analysis.collectives.naming:SizeRange
+msgperf.analysis.collectives.naming:SizeVerdict
 msgperf.analysis.combining:CombiningPrediction
 msgperf.analysis.conditions:LaunchConditions
 msgperf.analysis.conditions:SharedCore

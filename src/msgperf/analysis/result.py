@@ -24,6 +24,7 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
+from msgperf.analysis.collectives import Collectives, collective_fits
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
@@ -158,6 +159,9 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    # The collectives measured against each standard algorithm's prediction from the ping-pong's
+    # model, their algorithm named per size range (analysis/collectives); None: no collective
+    collectives: Collectives | None = None
 
     @property
     def caveat_line(self) -> str:
@@ -412,7 +416,22 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         thresholds=thresholds)
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
-                               refined_only=_refined_only(run, series, answer))
+                               refined_only=_refined_only(run, series, answer),
+                               collectives=_collectives(rows, series, source, tolerance))
+
+
+def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
+                 tolerance: float) -> Collectives | None:
+    """The collectives against the blocking ping-pong's model (and memcpy's, for copies and γ)."""
+    def model(pattern: str):
+        found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
+                      and s.key.placement in ("", "intra")), None)
+        return (found.model.sweep.piecewise if found is not None and found.model is not None else None,
+                found.not_modelled if found is not None else "")
+
+    ping, why = model("pingpong")
+    return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
+                           f"the ping-pong has no model: {why}" if why else "")
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],
