@@ -15,6 +15,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.side_by_side import Difference
+from msgperf.present.collectives_text import collective_tables
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
 
@@ -421,7 +422,7 @@ def all_tables(result: RunResult) -> list[Grid]:
              buffering(result), floor(result), overlap(result), eager(result), contention(result),
              pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result),
              barrier(result),
-             *placement(result), *placement_models(result)]
+             *placement(result), *placement_models(result), *collective_tables(result)]
     tables = [t for t in found if t is not None and t.row_count]
     for t in tables:  # every pattern table holds the run's launches: it shares their conditions
         t.caveats = [result.caveat_line] if result.caveats else []

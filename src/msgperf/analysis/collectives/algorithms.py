@@ -68,6 +68,7 @@ class Algorithm:
     formula: str  # the one-segment closed form, in α, β, γ
     source: str  # the cost formula's source, by title
     steps: Callable[[int, float], tuple[Step, ...]]
+    short: str = ""  # a table column's name ("rec. doubling")
 
 
 THAKUR = "Thakur, Rabenseifner and Gropp 2005, \"Optimization of Collective Communication Operations in MPICH\""
@@ -203,31 +204,31 @@ def _barrier_linear(p, n):
 
 ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm("allreduce", "recursive_doubling", "recursive doubling",
-              "⌈lg P⌉(α + nβ + nγ)", THAKUR, _allreduce_rd),
+              "⌈lg P⌉(α + nβ + nγ)", THAKUR, _allreduce_rd, "rec. doubling"),
     Algorithm("allreduce", "reduce_scatter_allgather", "Rabenseifner (reduce-scatter + allgather)",
-              "2⌈lg P⌉α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _allreduce_rsag),
-    Algorithm("allreduce", "ring", "ring", "2(P-1)α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _allreduce_ring),
+              "2⌈lg P⌉α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _allreduce_rsag, "Rabenseifner"),
+    Algorithm("allreduce", "ring", "ring", "2(P-1)α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _allreduce_ring, "ring"),
     Algorithm("allreduce", "reduce_bcast", "binomial reduce then binomial bcast",
-              "2⌈lg P⌉(α + nβ) + ⌈lg P⌉nγ", CHAN, _allreduce_reduce_bcast),
-    Algorithm("bcast", "binomial", "binomial tree", "⌈lg P⌉(α + nβ)", THAKUR, _bcast_binomial),
+              "2⌈lg P⌉(α + nβ) + ⌈lg P⌉nγ", CHAN, _allreduce_reduce_bcast, "reduce+bcast"),
+    Algorithm("bcast", "binomial", "binomial tree", "⌈lg P⌉(α + nβ)", THAKUR, _bcast_binomial, "binomial"),
     Algorithm("bcast", "scatter_recursive_doubling_allgather", "scatter + recursive-doubling allgather",
-              "2⌈lg P⌉α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_rd),
+              "2⌈lg P⌉α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_rd, "scatter+rec.dbl"),
     Algorithm("bcast", "scatter_ring_allgather", "scatter + ring allgather",
-              "(⌈lg P⌉ + P - 1)α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_ring),
-    Algorithm("alltoall", "bruck", "Bruck", "⌈lg P⌉α + nP/2·⌈lg P⌉β + 2 copies of nP", THAKUR, _alltoall_bruck),
-    Algorithm("alltoall", "pairwise", "pairwise exchange", "(P-1)(α + nβ)", THAKUR, _alltoall_pairwise),
-    Algorithm("alltoall", "scattered", "all sends posted at once", "α + (P-1)nβ", THAKUR, _alltoall_scattered),
-    Algorithm("reduce", "binomial", "binomial tree", "⌈lg P⌉(α + nβ + nγ)", THAKUR, _reduce_binomial),
+              "(⌈lg P⌉ + P - 1)α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_ring, "scatter+ring"),
+    Algorithm("alltoall", "bruck", "Bruck", "⌈lg P⌉α + nP/2·⌈lg P⌉β + 2 copies of nP", THAKUR, _alltoall_bruck, "Bruck"),
+    Algorithm("alltoall", "pairwise", "pairwise exchange", "(P-1)(α + nβ)", THAKUR, _alltoall_pairwise, "pairwise"),
+    Algorithm("alltoall", "scattered", "all sends posted at once", "α + (P-1)nβ", THAKUR, _alltoall_scattered, "scattered"),
+    Algorithm("reduce", "binomial", "binomial tree", "⌈lg P⌉(α + nβ + nγ)", THAKUR, _reduce_binomial, "binomial"),
     Algorithm("reduce", "reduce_scatter_gather", "Rabenseifner (reduce-scatter + gather)",
-              "2⌈lg P⌉α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _reduce_scatter_gather),
-    Algorithm("allgather", "recursive_doubling", "recursive doubling", "⌈lg P⌉α + (P-1)nβ", THAKUR, _allgather_rd),
-    Algorithm("allgather", "bruck", "Bruck", "⌈lg P⌉α + (P-1)nβ + a copy of nP", THAKUR, _allgather_bruck),
-    Algorithm("allgather", "ring", "ring", "(P-1)(α + nβ)", THAKUR, _allgather_ring),
+              "2⌈lg P⌉α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _reduce_scatter_gather, "Rabenseifner"),
+    Algorithm("allgather", "recursive_doubling", "recursive doubling", "⌈lg P⌉α + (P-1)nβ", THAKUR, _allgather_rd, "rec. doubling"),
+    Algorithm("allgather", "bruck", "Bruck", "⌈lg P⌉α + (P-1)nβ + a copy of nP", THAKUR, _allgather_bruck, "Bruck"),
+    Algorithm("allgather", "ring", "ring", "(P-1)(α + nβ)", THAKUR, _allgather_ring, "ring"),
     Algorithm("reduce_scatter_block", "recursive_halving", "recursive halving",
-              "⌈lg P⌉α + (P-1)nβ + (P-1)nγ", THAKUR, _rsb_halving),
-    Algorithm("reduce_scatter_block", "pairwise", "pairwise exchange", "(P-1)(α + nβ + nγ)", THAKUR, _rsb_pairwise),
-    Algorithm("barrier", "dissemination", "dissemination", "⌈lg P⌉α", THAKUR, _barrier_dissemination),
-    Algorithm("barrier", "linear", "gather to one rank, then release", "2(P-1)α", THAKUR, _barrier_linear),
+              "⌈lg P⌉α + (P-1)nβ + (P-1)nγ", THAKUR, _rsb_halving, "rec. halving"),
+    Algorithm("reduce_scatter_block", "pairwise", "pairwise exchange", "(P-1)(α + nβ + nγ)", THAKUR, _rsb_pairwise, "pairwise"),
+    Algorithm("barrier", "dissemination", "dissemination", "⌈lg P⌉α", THAKUR, _barrier_dissemination, "dissemination"),
+    Algorithm("barrier", "linear", "gather to one rank, then release", "2(P-1)α", THAKUR, _barrier_linear, "linear"),
 )
 
 

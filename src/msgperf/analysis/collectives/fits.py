@@ -28,6 +28,7 @@ class AlgorithmModel:
     formula: str  # one segment's closed form (the prediction sums the steps on the piecewise model)
     source: str  # the cost formula's source, by title
     select: str  # the MPI's own variables that select it ("" when this MPI has none, or is unknown)
+    short: str = ""  # a table column's name
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     for (pattern, variant, ranks), group in groups.items():
         collective = collective_name(pattern)
         algorithms = algorithms_of(collective)
-        models = tuple(AlgorithmModel(a.key, a.words, a.formula, a.source, selection_words(family, collective, a.key))
+        models = tuple(AlgorithmModel(a.key, a.words, a.formula, a.source, selection_words(family, collective, a.key),
+                                      a.short or a.key)
                        for a in algorithms)
         verdicts: list[SizeVerdict] = []
         if p2p is not None:
