@@ -422,7 +422,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
                  tolerance: float) -> Collectives | None:
-    """The collectives against the blocking ping-pong's model (and memcpy's, for copies and γ)."""
+    """The collectives against the blocking ping-pong's model (memcpy's for copies, reduce-local's for γ)."""
     def model(pattern: str):
         found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
                       and s.key.placement in ("", "intra")), None)
@@ -431,7 +431,7 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
 
     ping, why = model("pingpong")
     return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
-                           f"the ping-pong has no model: {why}" if why else "")
+                           f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0])
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

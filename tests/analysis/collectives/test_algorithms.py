@@ -67,17 +67,22 @@ def test_non_power_of_two_adds_the_fold_steps(p2p):
     assert close(predict(p2p, find("allreduce", "recursive_doubling"), 6, n), (2 + 2) * t(n))
 
 
-def test_reduction_compute_comes_from_memcpy():
-    copy = model(alpha=1e-8, beta=0.25e-9)
-    with_gamma = PointToPoint("pingpong", model(), copy)
+def test_reduction_compute_from_reduce_local_and_copies_from_memcpy():
+    copy = model(alpha=1e-8, beta=0.02e-9)
+    reduce_local = model(alpha=1e-8, beta=1e-9)
+    full = PointToPoint("pingpong", model(), copy, reduce_local)
     n = 1 << 20
-    rd = predict(with_gamma, find("allreduce", "recursive_doubling"), 2, n)
-    gamma = 1.5 * (1e-8 + 0.25e-9 * n)  # 1.5 x memcpy of n bytes
-    assert close(rd, t(n) + gamma, rel=0.02)
-    # bcast has no reduction: memcpy changes nothing
-    assert close(predict(with_gamma, find("bcast", "binomial"), 2, n), t(n))
-    assert "1.5 × memcpy" in with_gamma.gamma_words
-    assert "not predicted" in PointToPoint("pingpong", model(), None).gamma_words
+    rd = predict(full, find("allreduce", "recursive_doubling"), 2, n)
+    # the copy of the send buffer into the result, one exchange, one combine of n bytes
+    assert close(rd, (1e-8 + 0.02e-9 * n) + t(n) + (1e-8 + 1e-9 * n), rel=0.02)
+    rsag = predict(full, find("allreduce", "reduce_scatter_allgather"), 2, n)
+    assert close(rsag, (1e-8 + 0.02e-9 * n) + 2 * t(n / 2) + (1e-8 + 1e-9 * n / 2), rel=0.02)
+    # bcast has no reduction and no copy: neither model changes it
+    assert close(predict(full, find("bcast", "binomial"), 2, n), t(n))
+    assert "from reduce-local" in full.gamma_words and "from memcpy" in full.gamma_words
+    bare = PointToPoint("pingpong", model(), None)
+    assert "left out" in bare.gamma_words and "add --pattern reduce-local" in bare.gamma_words
+    assert close(predict(bare, find("allreduce", "recursive_doubling"), 2, n), t(n))
 
 
 def test_every_algorithm_is_positive_and_grows_with_size(p2p):

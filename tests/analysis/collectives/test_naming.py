@@ -10,7 +10,7 @@ from msgperf.analysis.collectives.naming import judge, size_ranges
 from msgperf.analysis.result import analyze
 from tests.factories import factors, make_run, measurement
 
-ALPHA, BETA, COPY = 2e-6, 0.5e-9, 0.25e-9
+ALPHA, BETA, COPY, GAMMA = 2e-6, 0.5e-9, 0.05e-9, 1e-9
 SIZES = [8 << i for i in range(0, 18, 1)]  # 8 B .. 1 MiB
 
 
@@ -19,13 +19,17 @@ def t(n: float) -> float:
 
 
 def gamma(n: float) -> float:
-    return 1.5 * COPY * n
+    return GAMMA * n
 
 
-TRUTH = {  # P = 2
-    "recursive_doubling": lambda n: t(n) + gamma(n),
-    "reduce_scatter_allgather": lambda n: 2 * t(n / 2) + gamma(n / 2),
-    "reduce_bcast": lambda n: 2 * t(n) + gamma(n),
+def copy(n: float) -> float:
+    return COPY * n
+
+
+TRUTH = {  # P = 2: every allreduce copies its send buffer into the result first
+    "recursive_doubling": lambda n: copy(n) + t(n) + gamma(n),
+    "reduce_scatter_allgather": lambda n: copy(n) + 2 * t(n / 2) + gamma(n / 2),
+    "reduce_bcast": lambda n: copy(n) + 2 * t(n) + gamma(n),
     "far_off": lambda n: 3 * (2 * t(n) + gamma(n)),
 }
 
@@ -33,7 +37,8 @@ TRUTH = {  # P = 2
 def run_of(truth: str, seed: int = 0, collective: str = "allreduce"):
     rng = np.random.default_rng(seed)
     ms = [measurement("pingpong", s, 2 * t(s) * factors(200, 0.02, rng)) for s in SIZES]
-    ms += [measurement("memcpy", s, COPY * s * factors(200, 0.02, rng) + 1e-9, divisor=1) for s in SIZES]
+    ms += [measurement("memcpy", s, (1e-9 + copy(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    ms += [measurement("reduce-local", s, (1e-9 + gamma(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
     ms += [measurement(collective, s, TRUTH[truth](s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
     return make_run(ms)
 

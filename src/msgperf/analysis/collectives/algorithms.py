@@ -32,7 +32,8 @@ What is modelled and what not:
 - the shared-memory variants (MPICH ch4's release_gather for bcast, reduce, allreduce and
   barrier; Open MPI's coll/sm) are not modelled: they move data through a shared buffer and
   flags, not messages, so the point-to-point model does not describe them;
-- Bruck's alltoall is charged its two local rotations (n·P bytes each) as memcpy; the packing of
+- an allreduce is charged the copy of its send buffer into the result; Bruck's alltoall its two
+  local rotations (n·P bytes each) as memcpy; the packing of
   each step's blocks is part of the send;
 - MPICH falls back from Rabenseifner to recursive doubling when the vector has fewer elements
   than ranks; sizes that small are predicted as the formula says.
@@ -105,20 +106,26 @@ def _doublings(p: int, block: float) -> tuple[Step, ...]:
 
 # ---- allreduce ------------------------------------------------------------------------------
 
+def _into_result(n):
+    """An allreduce that is not in place first copies its send buffer into the result (MPICH's
+    and Open MPI's algorithms alike), then combines into it."""
+    return (Step(1, None, copy_bytes=n),)
+
+
 def _allreduce_rd(p, n):
-    return _fold(p, n, True) + (Step(lg(_pof2(p)), n, n),)
+    return _into_result(n) + _fold(p, n, True) + (Step(lg(_pof2(p)), n, n),)
 
 
 def _allreduce_rsag(p, n):
-    return _fold(p, n, True) + _halves(p, n, True) + tuple(reversed(_halves(p, n, False)))
+    return _into_result(n) + _fold(p, n, True) + _halves(p, n, True) + tuple(reversed(_halves(p, n, False)))
 
 
 def _allreduce_ring(p, n):
-    return (Step(p - 1, n / p, n / p), Step(p - 1, n / p))
+    return _into_result(n) + (Step(p - 1, n / p, n / p), Step(p - 1, n / p))
 
 
 def _allreduce_reduce_bcast(p, n):
-    return (Step(lg(p), n, n), Step(lg(p), n))
+    return _into_result(n) + (Step(lg(p), n, n), Step(lg(p), n))
 
 
 # ---- bcast ----------------------------------------------------------------------------------

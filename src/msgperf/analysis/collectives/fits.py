@@ -70,9 +70,11 @@ def _ranks(row: Any, nranks: int) -> int:
 
 
 def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
-                    nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "") -> Collectives | None:
+                    nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
+                    reduce_local: PiecewiseFit | None = None) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
-    ping-pong's piecewise model (and memcpy's, for copies and γ); None when the run has no collective."""
+    ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
+    has no collective."""
     groups: dict[tuple[str, str, int], list[Any]] = {}
     for r in rows:
         if collective_name(r.pattern) is not None:
@@ -80,7 +82,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     if not groups:
         return None
     family = mpi_family(mpi_library)
-    p2p = PointToPoint("pingpong", pingpong, memcpy) if pingpong is not None else None
+    p2p = PointToPoint("pingpong", pingpong, memcpy, reduce_local) if pingpong is not None else None
     fits = []
     for (pattern, variant, ranks), group in groups.items():
         collective = collective_name(pattern)
