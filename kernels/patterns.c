@@ -31,6 +31,13 @@
     X(overlap) \
     X(memcpy) \
     X(floor) \
+    X(barrier) \
+    X(bcast) \
+    X(reduce) \
+    X(allreduce) \
+    X(allgather) \
+    X(alltoall) \
+    X(reduce_scatter_block) \
 
 #define DECLARE(id) extern const struct mp_pattern pattern_##id;
 #define ENTRY(id) &pattern_##id,

@@ -341,7 +341,8 @@ def comparison_html(c: RunComparison) -> str:
 DETAILED_SERIES = 3  # up to this many series, each gets all its figures
 FAMILY_NAMES = {"pingpong": "ping-pong variants", "bidirectional": "both directions", "compat": "OSU and IMB modes",
                 "many-ranks": "many ranks", "buffering": "buffering", "combining": "combining", "overlap": "overlap",
-                "probe": "probes", "hardware": "copies and the floor", "": "other series"}
+                "probe": "probes", "hardware": "copies and the floor", "collective": "collectives",
+                "": "other series"}
 
 
 def _families(series: Sequence[SeriesResult]) -> list[tuple[str, list[SeriesResult]]]:
