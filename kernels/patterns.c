@@ -30,6 +30,7 @@
     X(combine) \
     X(overlap) \
     X(memcpy) \
+    X(reduce_local) \
     X(floor) \
     X(barrier) \
     X(bcast) \
