@@ -7,8 +7,8 @@ Each case is a real run whose truth is known because it was set: PyPI's MPICH wi
 forced by its CVARs (MPIR_CVAR_DEVICE_COLLECTIVES=none, so that ch4 hands every collective to the
 generic layer, and MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>), Debian's Open MPI with its tuned
 component's dynamic rules (OMPI_MCA_coll_tuned_use_dynamic_rules=1,
-OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-pong and memcpy
-(the point-to-point model and γ) and allreduce, bcast and alltoall, each with the algorithm the
+OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-pong, memcpy and
+reduce-local (the point-to-point model, local copies and γ) and allreduce, bcast and alltoall, each with the algorithm the
 case sets for it (the variables are per collective), with --iteration-barrier (one call per
 sample after a barrier outside the timing, as OSU), and is analysed with msgperf's own
 functions (RunResult.collectives).
@@ -137,7 +137,7 @@ def score(fit, algorithm: str) -> Outcome:
 
 
 def _measure(case: Case, out: Path, ranks: int, sizes: str, total: str) -> subprocess.CompletedProcess:
-    args = ["run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "memcpy",
+    args = ["run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "memcpy", "--pattern", "reduce-local",
             *[a for c in case.algorithms for a in ("--pattern", c)], "--iteration-barrier",
             "--np", str(ranks), "--total-time", total, "--no-probe",
             "--no-report", "--no-store", "-q", "-o", str(out)]
