@@ -19,6 +19,8 @@ predicted / measured of the set algorithm. Per size a verdict is
 - cannot tell, honest: "cannot tell" with the set algorithm among the candidates;
 - wrong: another algorithm named, or "cannot tell" between others;
 - none: "none of these".
+A launch the run saw disturbed (busy machine, ranks on one core, oversubscribed) has its names
+withheld ("cannot tell"); what the times alone point to is counted apart.
 A size is *separable* when the set algorithm's prediction differs from every other's by more than
 the measured interval (the goal: right there, "cannot tell" elsewhere). Totals: sizes right /
 separable sizes, wrong names, and per (MPI, collective, algorithm) whether the set algorithm was
@@ -90,6 +92,10 @@ class Outcome:
     separable: int = 0
     right_separable: int = 0
     ratios: list[float] = field(default_factory=list)  # predicted / measured of the set algorithm, per size
+    # what the times alone point to, where a disturbed launch withheld the name (RunResult shows "cannot tell")
+    withheld: int = 0
+    evidence_right: int = 0
+    evidence_wrong: int = 0
     wrong_names: list[str] = field(default_factory=list)
 
     @property
@@ -118,6 +124,11 @@ def score(fit, algorithm: str) -> Outcome:
         out.separable += separable
         if mine is not None:
             out.ratios.append(mine.ratio(v.measured_s))
+        if v.evidence:
+            out.withheld += 1
+        pointed = v.evidence or (v.verdict if v.verdict not in (CANNOT_TELL, NONE) else "")
+        out.evidence_right += pointed == algorithm
+        out.evidence_wrong += bool(pointed) and pointed != algorithm
         if v.verdict == algorithm:
             out.right += 1
             out.right_separable += separable
@@ -193,6 +204,9 @@ def case_lines(r: Result) -> list[str]:
         med = statistics.median(o.ratios) if o.ratios else float("nan")
         lines.append(f"    sizes right {o.right}, cannot tell (honest) {o.honest}, wrong {o.wrong}, none {o.none}; "
                      f"right where separable {o.right_separable}/{o.separable}; median predicted/measured {med:.2f}")
+        if o.withheld:
+            lines.append(f"    names withheld (disturbed launch) at {o.withheld} sizes; the times alone named "
+                         f"{o.algorithm} at {o.evidence_right}, another at {o.evidence_wrong}")
         lines += [f"    wrong: {w}" for w in o.wrong_names[:4]]
     lines.append(f"  {r.seconds:.1f} s, load {r.load[0]:.2f} -> {r.load[1]:.2f}")
     return lines
@@ -206,7 +220,9 @@ def totals(results: list[Result]) -> str:
             f"(named at some size, never another); sizes right where separable "
             f"{sum(o.right_separable for o in outcomes)}/{sum(o.separable for o in outcomes)}; "
             f"sizes named wrong {sum(o.wrong for o in outcomes)} of {sum(len(o.ratios) for o in outcomes)}; "
-            f"'none of these' {sum(o.none for o in outcomes)}; median predicted/measured within 25 % in "
+            f"'none of these' {sum(o.none for o in outcomes)}; names withheld for a disturbed launch "
+            f"{sum(o.withheld for o in outcomes)} (the times alone: right {sum(o.evidence_right for o in outcomes)}, "
+            f"another {sum(o.evidence_wrong for o in outcomes)}); median predicted/measured within 25 % in "
             f"{within}/{len(ratios)} (medians {', '.join(f'{x:.2f}' for x in ratios)})")
 
 

@@ -417,11 +417,11 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),
-                               collectives=_collectives(rows, series, source, tolerance))
+                               collectives=_collectives(rows, series, source, tolerance, conditions))
 
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
-                 tolerance: float) -> Collectives | None:
+                 tolerance: float, conditions: Sequence[LaunchConditions] = ()) -> Collectives | None:
     """The collectives against the blocking ping-pong's model (memcpy's for copies, reduce-local's for γ)."""
     def model(pattern: str):
         found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
@@ -431,7 +431,8 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
 
     ping, why = model("pingpong")
     return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
-                           f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0])
+                           f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0],
+                           conditions)
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

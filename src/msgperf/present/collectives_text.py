@@ -21,6 +21,8 @@ def _short(fit: CollectiveFit, key: str) -> str:
 def verdict_words(fit: CollectiveFit, verdict: str, candidates: tuple[str, ...]) -> str:
     if verdict == NONE:
         return NONE
+    if verdict == CANNOT_TELL and len(candidates) == 1:  # a name withheld: the launch was disturbed
+        return f"cannot tell (disturbed launch; the times point to {_short(fit, candidates[0])})"
     if verdict == CANNOT_TELL:
         return f"cannot tell ({' or '.join(_short(fit, c) for c in candidates)})" if candidates else CANNOT_TELL
     return _short(fit, verdict)

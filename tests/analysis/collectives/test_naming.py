@@ -117,3 +117,21 @@ def test_advice_three_small_allreduces_cost_about_three_latencies():
     # the model favours recursive doubling for small vectors (fewer α)
     assert advice.favoured[0].algorithm == "recursive_doubling" and advice.favoured[0].from_bytes == 8
     assert advice.favoured[0].select == "MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling"
+
+
+def test_a_disturbed_launch_withholds_the_name():
+    from types import SimpleNamespace
+
+    from msgperf.analysis.collectives.fits import disturbed
+    from msgperf.analysis.collectives.naming import withhold
+
+    busy = SimpleNamespace(launch=0, oversubscribed=False, shared_core=None, busy=True)
+    quiet = SimpleNamespace(launch=1, oversubscribed=False, shared_core=False, busy=False)
+    assert disturbed([busy, quiet], (1,)) == ""
+    reason = disturbed([busy, quiet], (0, 1))
+    assert reason == "launch 0 ran on a busy machine"
+    named = judge(8, 1.02, 1.0, 1.04, (Prediction("a", 1.0), Prediction("b", 1.5)), 0.01)
+    held = withhold(named, reason)
+    assert held.verdict == CANNOT_TELL and held.evidence == "a" and "busy machine" in held.why
+    none = judge(8, 3.0, 2.9, 3.1, (Prediction("a", 1.0),), 0.01)
+    assert withhold(none, reason) == none  # "none of these" stays: no prediction fits either way

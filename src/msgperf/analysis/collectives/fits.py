@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import PointToPoint, predict
-from msgperf.analysis.collectives.naming import Prediction, SizeRange, SizeVerdict, judge, size_ranges
+from msgperf.analysis.collectives.naming import Prediction, SizeRange, SizeVerdict, judge, size_ranges, withhold
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
 from msgperf.analysis.piecewise import PiecewiseFit
 
@@ -69,9 +69,24 @@ def _ranks(row: Any, nranks: int) -> int:
     return len(row.ranks) if len(row.ranks) > 1 else nranks
 
 
+def disturbed(conditions: Sequence[Any], launches: Sequence[int]) -> str:
+    """Why these launches' times may not be the algorithm's ("" when none was seen disturbed)."""
+    for c in conditions:
+        if c.launch not in launches:
+            continue
+        if c.oversubscribed:
+            return f"launch {c.launch} was oversubscribed"
+        if c.shared_core:
+            return f"launch {c.launch} had ranks on one core"
+        if c.busy:
+            return f"launch {c.launch} ran on a busy machine"
+    return ""
+
+
 def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
-                    reduce_local: PiecewiseFit | None = None) -> Collectives | None:
+                    reduce_local: PiecewiseFit | None = None,
+                    conditions: Sequence[Any] = ()) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
     has no collective."""
@@ -95,8 +110,10 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
             for r in sorted(group, key=lambda r: r.bytes):
                 iv = r.interval
                 predictions = tuple(Prediction(a.key, predict(p2p, a, ranks, r.bytes)) for a in algorithms)
-                verdicts.append(judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None,
-                                      predictions, tolerance))
+                v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
+                          tolerance)
+                reason = disturbed(conditions, r.launch_ids)
+                verdicts.append(withhold(v, reason) if reason else v)
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "

@@ -11,12 +11,17 @@ every algorithm's prediction (model.predict). The rule, right or "cannot tell", 
   plus the model tolerance (the p2p model's own resolution, ``tolerance`` × the measured time);
   otherwise "cannot tell" between those that do not differ by that much.
 
+A name needs undisturbed launches: where the run's conditions say the machine was busy, the ranks
+shared a core or were oversubscribed (analysis/conditions.py), a name becomes "cannot tell" with
+that reason (``withhold``): a time slowed by other work looks like a slower algorithm.
+
 Consecutive sizes with the same verdict form a size range; its ratio is the median of
 predicted / measured of the named algorithm over the range.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -48,6 +53,9 @@ class SizeVerdict:
     verdict: str  # an algorithm's key, CANNOT_TELL or NONE
     candidates: tuple[str, ...]  # the algorithms that fit and cannot be told apart (the named one first)
     why: str  # the evidence in words
+    # The algorithm the times alone point to, where a name was withheld because the launch was
+    # disturbed (``withhold``): a slower time may then be interference, not a slower algorithm
+    evidence: str = ""
 
     def prediction(self, algorithm: str) -> Prediction | None:
         return next((p for p in self.predictions if p.algorithm == algorithm), None)
@@ -100,6 +108,16 @@ def judge(size: int, measured_s: float, low_s: float | None, high_s: float | Non
             " also within tolerance but farther, beyond the interval" if others else
             "; no other prediction within tolerance")
     return SizeVerdict(size, measured_s, low_s, high_s, preds, best.algorithm, (best.algorithm,), why)
+
+
+def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
+    """A name is valid only when the time is the algorithm's: on a disturbed launch (a busy machine,
+    ranks sharing a core, oversubscribed) a named verdict becomes "cannot tell", with the reason."""
+    if v.verdict in (CANNOT_TELL, NONE):
+        return v
+    return dataclasses.replace(v, verdict=CANNOT_TELL, evidence=v.verdict,
+                               why=f"{reason}: a slower time may be interference, not a slower algorithm "
+                                   f"(the times alone point to {v.verdict}: {v.why})")
 
 
 def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
