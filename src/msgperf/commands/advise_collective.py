@@ -20,7 +20,7 @@ def advise_on_collective(run: str, collective: str, messages: int, size: str, db
     from msgperf.loader import load_analyzed
     from msgperf.plan import parse_size
     from msgperf.present.collectives_text import render_collective_advice
-    from msgperf.present.json_view import number
+    from msgperf.present.json_view import _plain as json_plain, number
     from msgperf.present.terminal import console
 
     name = collective.replace("-", "_").lower()
@@ -39,15 +39,7 @@ def advise_on_collective(run: str, collective: str, messages: int, size: str, db
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from None
     if as_json:
-        def plain(x):
-            if isinstance(x, float):
-                return number(x)
-            if isinstance(x, (list, tuple)):
-                return [plain(v) for v in x]
-            if isinstance(x, dict):
-                return {k: plain(v) for k, v in x.items()}
-            return x
-        out = plain(dataclasses.asdict(advice))
+        out = json_plain(advice)
         out["measured_speedup"] = number(advice.measured_speedup)
         out["suggestion"] = "the favoured algorithms are predictions: measure before choosing"
         click.echo(json.dumps(out, indent=2, allow_nan=False))
