@@ -1,23 +1,24 @@
 """Collective zoo: does the model name the algorithm the MPI was told to use, and only that one?
 
     .venv/bin/python bench/collective_zoo.py [--only TEXT ...] [--np P] [--no-openmpi] [--keep DIR]
-                                             [--sizes 8:1M] [--total-time 40s]
+                                             [--sizes 8:1M] [--total-time 40s] [--realtime] [--iteration-barrier]
 
 Each case is a real run whose truth is known because it was set: PyPI's MPICH with each algorithm
 forced by its CVARs (MPIR_CVAR_DEVICE_COLLECTIVES=none, so that ch4 hands every collective to the
 generic layer, and MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>), Debian's Open MPI with its tuned
 component's dynamic rules (OMPI_MCA_coll_tuned_use_dynamic_rules=1,
-OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-pong, memcpy and
-reduce-local (the point-to-point model, local copies and γ) and allreduce, bcast and alltoall, each with the algorithm the
-case sets for it (the variables are per collective), with --iteration-barrier (one call per
-sample after a barrier outside the timing, as OSU), and is analysed with msgperf's own
+OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-pong, sendrecv, memcpy
+and reduce-local (the point-to-point model: one-way and both-ways steps, local copies, γ) and
+allreduce, bcast and alltoall, each with the algorithm the case sets for it (the variables are
+per collective), calls back to back (the kernels' default; --iteration-barrier puts a barrier
+before each, as OSU, which adds the skew of leaving it), and is analysed with msgperf's own
 functions (RunResult.collectives).
 
 Per case and collective it prints the algorithm set, then per size range the algorithm named and
 predicted / measured of the set algorithm. Per size a verdict is
 - right: the set algorithm named;
 - cannot tell, honest: "cannot tell" with the set algorithm among the candidates;
-- wrong: another algorithm named, or "cannot tell" between others;
+- wrong: another algorithm named, or "cannot tell" between others (the set one's prediction off);
 - none: "none of these".
 A launch the run saw disturbed (busy machine, ranks on one core, oversubscribed) has its names
 withheld ("cannot tell"); what the times alone point to is counted apart.
@@ -51,6 +52,7 @@ from msgperf.records.runfile_read import read_run  # noqa: E402
 MSGPERF = [sys.executable, "-m", "msgperf"]
 OPENMPI_CC = "/usr/bin/mpicc.openmpi"
 COLLECTIVES = ("allreduce", "bcast", "alltoall")
+BARRIER = False  # --iteration-barrier: a barrier before each call (outside the timing)
 
 
 @dataclass(frozen=True)
@@ -132,8 +134,8 @@ def score(fit, algorithm: str) -> Outcome:
         if v.verdict == algorithm:
             out.right += 1
             out.right_separable += separable
-        elif v.verdict == CANNOT_TELL and algorithm in v.candidates:
-            out.honest += 1
+        elif v.verdict == CANNOT_TELL and (algorithm in v.candidates or v.evidence):
+            out.honest += 1  # the set one among the candidates, or a name withheld (counted apart)
         elif v.verdict == NONE:
             out.none += 1
         else:
@@ -148,8 +150,9 @@ def score(fit, algorithm: str) -> Outcome:
 
 
 def _measure(case: Case, out: Path, ranks: int, sizes: str, total: str) -> subprocess.CompletedProcess:
-    args = ["run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "memcpy", "--pattern", "reduce-local",
-            *[a for c in case.algorithms for a in ("--pattern", c)], "--iteration-barrier",
+    args = ["run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "sendrecv", "--pattern", "memcpy",
+            "--pattern", "reduce-local", *[a for c in case.algorithms for a in ("--pattern", c)],
+            *(["--iteration-barrier"] if BARRIER else []),
             "--np", str(ranks), "--total-time", total, "--no-probe",
             "--no-report", "--no-store", "-q", "-o", str(out)]
     if case.mpi == "openmpi":
@@ -234,7 +237,16 @@ def main() -> int:
     ap.add_argument("--total-time", default="40s")
     ap.add_argument("--no-openmpi", action="store_true")
     ap.add_argument("--keep", type=Path, help="keep the run files in DIR")
+    ap.add_argument("--iteration-barrier", action="store_true",
+                    help="a barrier before each call, outside the timing (as OSU): adds the skew of leaving it")
+    ap.add_argument("--realtime", action="store_true",
+                    help="run msgperf at SCHED_FIFO (chrt -f 10, root), as bench/curve_zoo.py: other jobs on a "
+                         "shared machine then cannot deschedule the ranks (it starves them while it runs)")
     args = ap.parse_args()
+    if args.realtime:
+        MSGPERF[:0] = ["chrt", "-f", "10"]
+    global BARRIER
+    BARRIER = args.iteration_barrier
     cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]
     with tempfile.TemporaryDirectory() as name:
         workdir = args.keep or Path(name)

@@ -432,7 +432,7 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
     ping, why = model("pingpong")
     return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
                            f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0],
-                           conditions)
+                           conditions, model("sendrecv")[0])
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

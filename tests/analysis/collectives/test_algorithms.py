@@ -92,3 +92,17 @@ def test_every_algorithm_is_positive_and_grows_with_size(p2p):
                 small, large = predict(p2p, a, p, 8), predict(p2p, a, p, 1 << 20)
                 assert 0 < small < large, (collective, a.key, p)
                 assert a.source.startswith(("Thakur", "Chan"))
+
+
+def test_exchange_steps_cost_the_measured_sendrecv_one_way_steps_the_ping_pong():
+    slow_both_ways = model(alpha=3e-6, beta=4e-9)  # a sendrecv slower than the one-way time
+    p2p = PointToPoint("pingpong", model(), None, None, slow_both_ways)
+    n = 1 << 16
+    both = 3e-6 + 4e-9 * n
+    assert close(predict(p2p, find("allreduce", "recursive_doubling"), 2, n), both, rel=0.02)
+    assert close(predict(p2p, find("alltoall", "pairwise"), 4, n), 3 * both, rel=0.02)
+    assert close(predict(p2p, find("bcast", "binomial"), 4, n), 2 * t(n))  # a tree sends one way
+    # the reduce-then-bcast allreduce is one-way steps only
+    assert close(predict(p2p, find("allreduce", "reduce_bcast"), 2, n), 2 * t(n))
+    assert "from sendrecv" in p2p.gamma_words
+    assert "add --pattern sendrecv" in PointToPoint("pingpong", model(), None).gamma_words

@@ -25,8 +25,15 @@ steps of Thakur et al.'s recursive algorithms (the ranks beyond the largest powe
 their data into a partner first and get the result last).
 
 What is modelled and what not:
-- a step of a pairwise exchange (both ranks send and receive at once) costs one one-way time: the
-  links are full duplex (the papers' assumption);
+- a step in which each rank sends and receives at once (recursive doubling and halving, a ring,
+  Bruck, pairwise exchange: MPI_Sendrecv) costs what the run's ``sendrecv`` pattern measured at that
+  size, when the run has it; else one one-way time of the ping-pong (the papers' full-duplex
+  assumption, which a shared-memory MPI need not meet). A one-way step (a tree's send, a fold)
+  costs the ping-pong's one-way time;
+- the time is the critical path of one call from a common start: calls run back to back may
+  overlap (a root's next bcast leaves before the leaves have the last), which makes a measured
+  one-way collective faster than its latency; a barrier before each call (--iteration-barrier)
+  adds the ranks' skew leaving it;
 - segmentation and pipelining (MPICH's pipelined tree, Open MPI's segmented and chain variants)
   are not modelled: without segmentation they are the unsegmented tree at the sizes of a sweep;
 - the shared-memory variants (MPICH ch4's release_gather for bcast, reduce, allreduce and
@@ -59,6 +66,7 @@ class Step:
     message_bytes: float | None
     reduce_bytes: float = 0.0
     copy_bytes: float = 0.0
+    exchange: bool = False  # each rank sends and receives at once (MPI_Sendrecv), not one way
 
 
 @dataclass(frozen=True)
@@ -96,12 +104,13 @@ def _fold(p: int, n: float, reduce: bool) -> tuple[Step, ...]:
 
 def _halves(p: int, n: float, reduce: bool) -> tuple[Step, ...]:
     """Recursive halving over the largest power of two: step k sends and combines n / 2^k."""
-    return tuple(Step(1, n / 2 ** k, n / 2 ** k if reduce else 0.0) for k in range(1, lg(_pof2(p)) + 1))
+    return tuple(Step(1, n / 2 ** k, n / 2 ** k if reduce else 0.0, exchange=True)
+                 for k in range(1, lg(_pof2(p)) + 1))
 
 
 def _doublings(p: int, block: float) -> tuple[Step, ...]:
     """Recursive doubling of blocks (an allgather): step k sends 2^(k-1) blocks."""
-    return tuple(Step(1, block * 2 ** (k - 1)) for k in range(1, lg(_pof2(p)) + 1))
+    return tuple(Step(1, block * 2 ** (k - 1), exchange=True) for k in range(1, lg(_pof2(p)) + 1))
 
 
 # ---- allreduce ------------------------------------------------------------------------------
@@ -113,7 +122,7 @@ def _into_result(n):
 
 
 def _allreduce_rd(p, n):
-    return _into_result(n) + _fold(p, n, True) + (Step(lg(_pof2(p)), n, n),)
+    return _into_result(n) + _fold(p, n, True) + (Step(lg(_pof2(p)), n, n, exchange=True),)
 
 
 def _allreduce_rsag(p, n):
@@ -121,7 +130,7 @@ def _allreduce_rsag(p, n):
 
 
 def _allreduce_ring(p, n):
-    return _into_result(n) + (Step(p - 1, n / p, n / p), Step(p - 1, n / p))
+    return _into_result(n) + (Step(p - 1, n / p, n / p, exchange=True), Step(p - 1, n / p, exchange=True))
 
 
 def _allreduce_reduce_bcast(p, n):
@@ -144,23 +153,23 @@ def _bcast_scatter_rd(p, n):
 
 
 def _bcast_scatter_ring(p, n):
-    return _scatter(p, n) + (Step(p - 1, n / p),)
+    return _scatter(p, n) + (Step(p - 1, n / p, exchange=True),)
 
 
 # ---- alltoall -------------------------------------------------------------------------------
 
 def _alltoall_bruck(p, n):
-    rounds = tuple(Step(1, n * sum(1 for i in range(p) if i >> k & 1)) for k in range(lg(p)))
+    rounds = tuple(Step(1, n * sum(1 for i in range(p) if i >> k & 1), exchange=True) for k in range(lg(p)))
     return (Step(2, None, copy_bytes=n * p),) + rounds
 
 
 def _alltoall_pairwise(p, n):
-    return (Step(1, None, copy_bytes=n), Step(p - 1, n))
+    return (Step(1, None, copy_bytes=n), Step(p - 1, n, exchange=True))
 
 
 def _alltoall_scattered(p, n):
     # every message posted at once: the latency once, the bytes of all P - 1 one after the other
-    return (Step(1, None, copy_bytes=n), Step(1, n * (p - 1)))
+    return (Step(1, None, copy_bytes=n), Step(1, n * (p - 1), exchange=True))
 
 
 # ---- reduce ---------------------------------------------------------------------------------
@@ -177,16 +186,16 @@ def _reduce_scatter_gather(p, n):
 
 def _allgather_rd(p, n):
     # step k exchanges what a rank holds so far: 2^(k-1) blocks, the last step what is left
-    return tuple(Step(1, n * min(2 ** k, p - 2 ** k)) for k in range(lg(p)))
+    return tuple(Step(1, n * min(2 ** k, p - 2 ** k), exchange=True) for k in range(lg(p)))
 
 
 def _allgather_bruck(p, n):
-    rounds = tuple(Step(1, n * min(2 ** k, p - 2 ** k)) for k in range(lg(p)))
+    rounds = tuple(Step(1, n * min(2 ** k, p - 2 ** k), exchange=True) for k in range(lg(p)))
     return rounds + (Step(1, None, copy_bytes=n * p),)
 
 
 def _allgather_ring(p, n):
-    return (Step(p - 1, n),)
+    return (Step(p - 1, n, exchange=True),)
 
 
 # ---- reduce_scatter_block -------------------------------------------------------------------
@@ -196,13 +205,13 @@ def _rsb_halving(p, n):
 
 
 def _rsb_pairwise(p, n):
-    return (Step(p - 1, n, n),)
+    return (Step(p - 1, n, n, exchange=True),)
 
 
 # ---- barrier --------------------------------------------------------------------------------
 
 def _barrier_dissemination(p, n):
-    return (Step(lg(p), 0.0),)
+    return (Step(lg(p), 0.0, exchange=True),)
 
 
 def _barrier_linear(p, n):

@@ -86,7 +86,7 @@ def disturbed(conditions: Sequence[Any], launches: Sequence[int]) -> str:
 def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
                     reduce_local: PiecewiseFit | None = None,
-                    conditions: Sequence[Any] = ()) -> Collectives | None:
+                    conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
     has no collective."""
@@ -97,7 +97,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     if not groups:
         return None
     family = mpi_family(mpi_library)
-    p2p = PointToPoint("pingpong", pingpong, memcpy, reduce_local) if pingpong is not None else None
+    p2p = PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange) if pingpong is not None else None
     fits = []
     for (pattern, variant, ranks), group in groups.items():
         collective = collective_name(pattern)

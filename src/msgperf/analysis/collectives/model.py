@@ -2,7 +2,8 @@
 
 The inputs come from the same run: the piecewise model of its ping-pong (one-way time T(m) of an
 m-byte message, segment by segment: α and β of each, the eager limit among the breakpoints),
-its memcpy (the time of a local copy of m bytes) and, for reductions, γ: the time of combining
+its sendrecv when measured (a step in which each rank sends and receives at once), its memcpy
+(the time of a local copy of m bytes) and, for reductions, γ: the time of combining
 m bytes, from the ``reduce-local`` pattern (MPI_Reduce_local with the operator and type the
 collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR). γ is measured, not estimated
 from memcpy: on the machine this was written on, MPI_Reduce_local of bytes took 0.9-1.9 ns/B where
@@ -26,6 +27,7 @@ class PointToPoint:
     pingpong: PiecewiseFit
     memcpy: PiecewiseFit | None  # None: the run has no memcpy; local copies are not predicted
     reduce_local: PiecewiseFit | None = None  # None: no reduce-local; γ is not predicted
+    exchange: PiecewiseFit | None = None  # the sendrecv pattern's model; None: an exchange costs T(m)
 
     @property
     def gamma_words(self) -> str:
@@ -34,13 +36,23 @@ class PointToPoint:
                  "reductions' compute γ left out: the run has no reduce-local (add --pattern reduce-local)")
         copies = ("local copies from memcpy" if self.memcpy is not None else
                   "local copies left out: the run has no memcpy (add --pattern memcpy)")
-        return f"{gamma}; {copies}"
+        steps = ("a step that sends and receives at once from sendrecv" if self.exchange is not None else
+                 "a step that sends and receives at once costs the one-way time: the run has no sendrecv "
+                 "(add --pattern sendrecv)")
+        return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
         """T(m): the ping-pong's one-way time of an m-byte message (a 0-byte message, or one below
         the smallest size measured, costs what the smallest measured size costs)."""
         first = self.pingpong.segments[0]
         return max(float(self.pingpong.predict(max(size, float(first.from_bytes)))), 0.0)
+
+    def both_ways(self, size: float) -> float:
+        """One MPI_Sendrecv of m bytes each way (the sendrecv pattern's model; T(m) without it)."""
+        if self.exchange is None:
+            return self.one_way(size)
+        first = self.exchange.segments[0]
+        return max(float(self.exchange.predict(max(size, float(first.from_bytes)))), 0.0)
 
     def copy(self, size: float) -> float:
         """A local copy of m bytes (memcpy's model; 0 without memcpy in the run)."""
@@ -62,7 +74,9 @@ def _scaled(model: PiecewiseFit | None, size: float) -> float:
 
 def step_time(p2p: PointToPoint, step: Step) -> float:
     """``count`` rounds of one message, its combining and its local copy."""
-    sent = p2p.one_way(step.message_bytes) if step.message_bytes is not None else 0.0
+    sent = 0.0
+    if step.message_bytes is not None:
+        sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
     return step.count * (sent + p2p.combine(step.reduce_bytes) + p2p.copy(step.copy_bytes))
 
 
