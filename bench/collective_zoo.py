@@ -53,6 +53,7 @@ MSGPERF = [sys.executable, "-m", "msgperf"]
 OPENMPI_CC = "/usr/bin/mpicc.openmpi"
 COLLECTIVES = ("allreduce", "bcast", "alltoall")
 BARRIER = False  # --iteration-barrier: a barrier before each call (outside the timing)
+REUSE = False  # --reuse: the run files of an earlier --keep DIR, analysed again
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,10 @@ def run_case(case: Case, workdir: Path, ranks: int, sizes: str, total: str, no_o
     out = workdir / f"{case.name.replace(' ', '-')}-np{ranks}.jsonl"
     before = os.getloadavg()[0]
     t0 = time.perf_counter()
-    proc = _measure(case, out, ranks, sizes, total)
+    if REUSE and out.exists():  # --reuse: analyse the run kept by an earlier --keep again
+        proc = subprocess.CompletedProcess([], 0, "", "")
+    else:
+        proc = _measure(case, out, ranks, sizes, total)
     result.seconds = time.perf_counter() - t0
     result.load = (before, os.getloadavg()[0])
     if proc.returncode != 0 or not out.exists():
@@ -237,6 +241,8 @@ def main() -> int:
     ap.add_argument("--total-time", default="40s")
     ap.add_argument("--no-openmpi", action="store_true")
     ap.add_argument("--keep", type=Path, help="keep the run files in DIR")
+    ap.add_argument("--reuse", action="store_true", help="with --keep DIR: analyse the run files already there "
+                    "again instead of measuring (after a change to the analysis)")
     ap.add_argument("--iteration-barrier", action="store_true",
                     help="a barrier before each call, outside the timing (as OSU): adds the skew of leaving it")
     ap.add_argument("--realtime", action="store_true",
@@ -245,8 +251,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.realtime:
         MSGPERF[:0] = ["chrt", "-f", "10"]
-    global BARRIER
-    BARRIER = args.iteration_barrier
+    global BARRIER, REUSE
+    BARRIER, REUSE = args.iteration_barrier, args.reuse
     cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]
     with tempfile.TemporaryDirectory() as name:
         workdir = args.keep or Path(name)

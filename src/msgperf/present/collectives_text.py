@@ -8,7 +8,7 @@ from rich.console import Console
 
 from msgperf import units
 from msgperf.analysis.collectives import CANNOT_TELL, NONE, CollectiveAdvice, CollectiveFit, Collectives
-from msgperf.analysis.collectives.naming import FIT_TOLERANCE
+from msgperf.analysis.collectives.naming import FIT_TOLERANCE, SEPARATION
 from msgperf.analysis.result import RunResult
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
@@ -38,7 +38,8 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
     t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
              note=(f"predicted / measured per algorithm, median over the range; named: the closest prediction "
                    f"within {FIT_TOLERANCE:.0%} of the measured median and apart from every other one that fits "
-                   "by more than the measured interval plus the model tolerance, else \"cannot tell\"; "
+                   f"by more than the measured interval plus the model's resolution ({SEPARATION:.0%}), else "
+                   "\"cannot tell\"; "
                    f"\"{NONE}\" when none is within {FIT_TOLERANCE:.0%}. Predictions from the run's "
                    f"{c.p2p.series if c.p2p else 'ping-pong'} model; {c.p2p.gamma_words if c.p2p else ''}"))
     t.add_column("sizes")
