@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/collective_zoo.py [--only TEXT ...] [--np P] [--no-openmpi] [--keep DIR]
                                              [--sizes 8:1M] [--total-time 40s] [--realtime] [--iteration-barrier]
+                                             [--keep-pages] [--reuse]
 
 Each case is a real run whose truth is known because it was set: PyPI's MPICH with each algorithm
 forced by its CVARs (MPIR_CVAR_DEVICE_COLLECTIVES=none, so that ch4 hands every collective to the
@@ -54,6 +55,10 @@ OPENMPI_CC = "/usr/bin/mpicc.openmpi"
 COLLECTIVES = ("allreduce", "bcast", "alltoall")
 BARRIER = False  # --iteration-barrier: a barrier before each call (outside the timing)
 REUSE = False  # --reuse: the run files of an earlier --keep DIR, analysed again
+# --keep-pages: glibc keeps freed memory (no mmap per allocation, no trim), so that an MPI's temporary
+# buffer of each call does not fault its pages in again each call (the model leaves that cost out)
+KEEP_PAGES = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "1073741824"}
+EXTRA_ENV: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,7 @@ def _measure(case: Case, out: Path, ranks: int, sizes: str, total: str) -> subpr
             "--no-report", "--no-store", "-q", "-o", str(out)]
     if case.mpi == "openmpi":
         args += ["--mpicc", OPENMPI_CC]
-    env = {**os.environ, "MSGPERF_HOME": str(out.parent / "home"), **case.env}
+    env = {**os.environ, "MSGPERF_HOME": str(out.parent / "home"), **case.env, **EXTRA_ENV}
     return subprocess.run(MSGPERF + args, capture_output=True, text=True, env=env, timeout=900)
 
 
@@ -245,6 +250,9 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="keep the run files in DIR")
     ap.add_argument("--reuse", action="store_true", help="with --keep DIR: analyse the run files already there "
                     "again instead of measuring (after a change to the analysis)")
+    ap.add_argument("--keep-pages", action="store_true",
+                    help="glibc keeps freed memory (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_): an MPI's "
+                         "temporary buffer no longer faults its pages in on every call")
     ap.add_argument("--iteration-barrier", action="store_true",
                     help="a barrier before each call, outside the timing (as OSU): adds the skew of leaving it")
     ap.add_argument("--realtime", action="store_true",
@@ -255,6 +263,8 @@ def main() -> int:
         MSGPERF[:0] = ["chrt", "-f", "10"]
     global BARRIER, REUSE
     BARRIER, REUSE = args.iteration_barrier, args.reuse
+    if args.keep_pages:
+        EXTRA_ENV.update(KEEP_PAGES)
     cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]
     with tempfile.TemporaryDirectory() as name:
         workdir = args.keep or Path(name)
