@@ -187,7 +187,8 @@ def test_a_corrupted_collective_result_is_caught(pattern, tmp_path):
 
 def test_a_corrupted_result_is_caught_with_a_rotating_root(tmp_path):
     for pattern in ("bcast", "reduce"):
-        result, ms = _corrupted(pattern, tmp_path, 2, "--root", "rotate")
+        (tmp_path / pattern).mkdir()
+        result, ms = _corrupted(pattern, tmp_path / pattern, 2, "--root", "rotate")
         assert result.returncode == 4, result.stderr
         assert [m.validated for m in ms] == [True, False] and ms[0].extra["root"] == "rotate"
 
