@@ -67,7 +67,7 @@ PINGPONG = "# Benchmarking PingPong \n# #processes = 2 \n#----\n       #bytes #r
     ("0 1000 1.35 0.00\n", "line 1: a result line before any '# Benchmarking <name>' line"),
     ("hello\n", "no 'Intel\\(R\\) MPI Benchmarks' banner"),
     ("# nothing here\n", "no 'Intel\\(R\\) MPI Benchmarks' banner"),
-    (HEAD + PINGPONG, "no point-to-point results found"),
+    (HEAD + PINGPONG, "no point-to-point or Allreduce, Bcast, Alltoall results found"),
 ])
 def test_malformed_outputs_name_the_line(text, message):
     with pytest.raises(ForeignFormatError, match=message):
@@ -76,7 +76,7 @@ def test_malformed_outputs_name_the_line(text, message):
 
 def test_failures_and_collectives_are_noted_and_npmin_sections_kept_apart():
     text = (HEAD + PINGPONG + "0 1000 1.35 0.00\n4194304 out-of-mem.; needed X= 0.5 GB; use flag \"-mem X\"\n"
-            "# Benchmarking Allreduce\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
+            "# Benchmarking Allgather\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
             "0 1000 0.05 0.06 0.05\n"
             "# Benchmarking Sendrecv\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]   Mbytes/sec\n"
             "8 1000 1.60 1.70 1.65 9.6\n"
@@ -90,7 +90,7 @@ def test_failures_and_collectives_are_noted_and_npmin_sections_kept_apart():
         ("imb-pingpong", 1, (0, 1))]
     assert result.run.info.plan.nranks == 4
     assert "line 11: IMB reported a failure instead of a time" in result.notes[0]
-    assert "line 12: skipped IMB Allreduce" in result.notes[1]
+    assert "line 12: skipped IMB Allgather" in result.notes[1]
 
 
 def test_defects_column_of_check_builds():
