@@ -60,6 +60,7 @@ msgperf.analysis.buffering:BufferingRow
 msgperf.analysis.catalog_view:PatternFacts
 msgperf.analysis.caveats:Caveat
 msgperf.analysis.combining:CombiningPrediction
+msgperf.analysis.compat_collectives:ToolRow
 msgperf.analysis.conditions:LaunchConditions
 msgperf.analysis.conditions:SharedCore
 msgperf.analysis.contention:Contention

@@ -24,6 +24,7 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
+from msgperf.analysis.compat_collectives import ToolRow, tool_rows
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
@@ -158,6 +159,8 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
+    compat_collectives: tuple[ToolRow, ...] = field(default=())
 
     @property
     def caveat_line(self) -> str:
@@ -409,7 +412,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
-        thresholds=thresholds)
+        thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer))

@@ -113,3 +113,20 @@ def test_an_absurd_process_count_is_a_clean_error():
     broken = text.replace("#processes = 2", "#processes = " + "9" * 40, 1)
     with _pytest.raises(MsgperfError, match="not a plausible process count"):
         parse_foreign("imb", broken, "imb.txt")
+
+
+def test_allreduce_bcast_alltoall_are_times_per_call_of_the_slowest_rank():
+    run = load("imb_allreduce_bcast_alltoall.txt").run
+    assert run.info.plan.patterns == ("imb-allreduce", "imb-bcast", "imb-alltoall")
+    by = {(m.pattern, m.bytes): m for m in run.measurements}
+    assert sorted({m.bytes for m in run.measurements if m.pattern == "imb-bcast"}) == [0] + [2 ** i for i in range(17)]
+    assert sorted({m.bytes for m in run.measurements if m.pattern == "imb-allreduce"}) == \
+        [0] + [2 ** i for i in range(2, 17)]  # IMB reduces MPI_FLOATs: no 1 B or 2 B
+    m = by[("imb-allreduce", 1024)]  # "1024   77   1.50   1.65   1.57"
+    assert m.metric == "per_iteration" and m.ranks == (0, 1)
+    assert m.samples_s[0] == pytest.approx(1.65e-6, rel=1e-12)  # t_max: the slowest rank's mean
+    info = m.extra["imported"]
+    assert (info["t_min_s"], info["t_avg_s"], info["repetitions"], info["collective"]) == (
+        pytest.approx(1.50e-6), pytest.approx(1.57e-6), 77, "allreduce")
+    from msgperf.analysis.catalog_view import pattern_facts
+    assert pattern_facts(run, "imb-alltoall").family == "collective"
