@@ -134,8 +134,11 @@ static long long verify_used_sets(const struct mp_ctx *c, long long (*check)(con
 static int root_of(const struct mp_ctx *c, long j) { return c->rotate_root ? (int)(j % c->nranks) : 0; }
 
 /* The seed of the block rank `from` sends to rank `to` (alltoall, reduce_scatter_block): distinct
- * for every ordered pair, never the stale seed 0. */
-static unsigned block_seed(const struct mp_ctx *c, int from, int to) { return 1u + (unsigned)(from * c->nranks + to); }
+ * for every ordered pair up to 15 ranks, and never the stale seed 0 (seeds act modulo 256). */
+static unsigned block_seed(const struct mp_ctx *c, int from, int to)
+{
+    return 1u + (unsigned)(from * c->nranks + to) % 255u;
+}
 
 static unsigned char *block(unsigned char *buf, int bytes, int j) { return buf + (size_t)j * (size_t)bytes; }
 

@@ -37,3 +37,23 @@ def tool_rows(rows: Sequence[SizeRow]) -> tuple[ToolRow, ...]:
         out.append(ToolRow(r.pattern, str(e.get("compat", r.pattern)), r.bytes, float(e["tool_mean_s"]),
                            float(e["tool_min_s"]), float(e["tool_max_s"]), int(e["tool_calls"]), r.time_s))
     return tuple(sorted(out, key=lambda t: (t.pattern, t.bytes)))
+
+
+def collective_method(rows: Sequence[SizeRow]) -> str:
+    """The methodology a table of collective records states (their ``root``, ``iteration_barrier``
+    and ``off_cache`` fields, defaults included): "root 0 · calls back to back · same buffers".
+    Several values (launches that differ) are all named, joined by "/".
+    "" for rows that carry none of them (not a collective)."""
+    extras = [r.extra for r in rows if "iteration_barrier" in r.extra]
+    if not extras:
+        return ""
+    words = []
+    roots = {e["root"] for e in extras if "root" in e}
+    if roots:
+        words.append("root " + "/".join("rotating (i mod P)" if r == "rotate" else r for r in sorted(roots)))
+    barriers = {bool(e["iteration_barrier"]) for e in extras}
+    words.append("/".join("untimed barrier before each call" if b else "calls back to back" for b in sorted(barriers)))
+    caches = {bool(e["off_cache"]) for e in extras if "off_cache" in e}  # barrier has no buffers
+    if caches:
+        words.append("/".join("off-cache buffers" if c else "same buffers" for c in sorted(caches)))
+    return " · ".join(words)

@@ -24,7 +24,7 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
-from msgperf.analysis.compat_collectives import ToolRow, tool_rows
+from msgperf.analysis.compat_collectives import ToolRow, collective_method, tool_rows
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
@@ -97,6 +97,8 @@ class RowTable:
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
     # machine: analysis/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
+    # A collective's methodology, defaults included (compat_collectives.collective_method); "" otherwise
+    method: str = ""
 
     @property
     def caveat_line(self) -> str:
@@ -278,7 +280,7 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
         launches = sorted({i for r in group for i in r.launch_ids})
         out.append(RowTable(pattern, buffer, ranks, metric, words, tuple(group), first_messages(group),
                             steps=steps, grid_only=all("round" in r.extra for r in group),
-                            caveats=caveats_of(conditions, launches)))
+                            caveats=caveats_of(conditions, launches), method=collective_method(group)))
     return tuple(out)
 
 
