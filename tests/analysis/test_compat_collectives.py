@@ -40,3 +40,14 @@ def test_each_collective_table_states_its_methodology_defaults_included():
     assert method == {"bcast": "root 0 · calls back to back · same buffers",
                       "allreduce": "untimed barrier before each call · off-cache buffers",
                       "barrier": "calls back to back", "pingpong": ""}
+
+
+def test_the_report_shows_each_collectives_per_size_times_and_the_tools_columns():
+    from msgperf.commands.report import analyze_runs
+    from msgperf.present import report
+    run = make_run([_record("allreduce", 8, {"iteration_barrier": False, "off_cache": False}),
+                    _record("allreduce", 1024, {"iteration_barrier": False, "off_cache": False}, 4e-6),
+                    _record("osu-allreduce", 8, TOOL)])
+    html = report.build_report(*analyze_runs([run]))
+    assert "<h3>Collectives</h3>" in html and "calls back to back · same buffers" in html
+    assert "osu_allreduce: as OSU prints it (with -f)" in html and "Avg Latency(us)" in html and "3.00" in html
