@@ -57,6 +57,7 @@ struct mp_pattern {
     int inplace_ok;      /* honours --buffer inplace (others run with separate buffers, and say so) */
     int even_ranks;      /* needs an even number of ranks (checked before anything runs) */
     int per_rank_blocks; /* 1: the message buffers hold one block of `bytes` per rank (allgather, alltoall) */
+    int iteration_barrier; /* 1: always one iteration per sample, each after an untimed barrier (osu_* collectives) */
     /* Number of variants (NULL: 1), each its own record: rounds, k values, phases. */
     int (*variants)(int world_size);
     /* Optional: the concurrent pairs a variant runs (pairs' contention sweep), so that --active

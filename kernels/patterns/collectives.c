@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* _SC_LEVEL3_CACHE_SIZE */
+#define _GNU_SOURCE /* _SC_LEVEL3_CACHE_SIZE, _SC_AVPHYS_PAGES */
 /* One MPI collective over every rank per iteration (OSU's osu_<name> and IMB-MPI1's loops time the
  * same calls): barrier, bcast, reduce, allreduce, allgather, alltoall, reduce_scatter_block.
  * `bytes` is what one rank contributes or receives per call, as OSU's "Size" column counts it:
@@ -54,6 +54,16 @@ static int make_sets(struct mp_ctx *c, struct coll_state *s, int blocks, char *e
     if (s->sets <= 1) {
         s->sets = 1;
         return 0;
+    }
+    /* Every rank may share this node: refuse what would not fit rather than be killed mid-run. */
+    double need = 2.0 * (double)s->sets * (double)s->stride * c->nranks;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && need > 0.9 * (double)pages * (double)page) {
+        snprintf(err, errlen, "--off-cache needs %.1f GiB of buffer sets for %d ranks (twice the %ld MiB last-level "
+                 "cache each) but %.1f GiB are free; drop --off-cache or use fewer ranks", need / (1 << 30), c->nranks,
+                 s->cache_bytes >> 20, (double)pages * page / (1 << 30));
+        s->sets = 1;
+        return -1;
     }
     s->send = buffers_alloc(s->sets * s->stride);
     s->recv = buffers_alloc(s->sets * s->stride);
@@ -134,8 +144,11 @@ static long long verify_used_sets(const struct mp_ctx *c, long long (*check)(con
 static int root_of(const struct mp_ctx *c, long j) { return c->rotate_root ? (int)(j % c->nranks) : 0; }
 
 /* The seed of the block rank `from` sends to rank `to` (alltoall, reduce_scatter_block): distinct
- * for every ordered pair, never the stale seed 0. */
-static unsigned block_seed(const struct mp_ctx *c, int from, int to) { return 1u + (unsigned)(from * c->nranks + to); }
+ * for every ordered pair up to 15 ranks, and never the stale seed 0 (seeds act modulo 256). */
+static unsigned block_seed(const struct mp_ctx *c, int from, int to)
+{
+    return 1u + (unsigned)(from * c->nranks + to) % 255u;
+}
 
 static unsigned char *block(unsigned char *buf, int bytes, int j) { return buf + (size_t)j * (size_t)bytes; }
 

@@ -67,6 +67,7 @@ msgperf.analysis.collectives.naming:Prediction
 msgperf.analysis.collectives.naming:SizeRange
 msgperf.analysis.collectives.naming:SizeVerdict
 msgperf.analysis.combining:CombiningPrediction
+msgperf.analysis.compat_collectives:ToolRow
 msgperf.analysis.conditions:LaunchConditions
 msgperf.analysis.conditions:SharedCore
 msgperf.analysis.contention:Contention

@@ -24,7 +24,11 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
+<<<<<<< HEAD
 from msgperf.analysis.collectives import Collectives, collective_fits
+=======
+from msgperf.analysis.compat_collectives import ToolRow, collective_method, tool_rows
+>>>>>>> i-collkern
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
@@ -97,6 +101,8 @@ class RowTable:
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
     # machine: analysis/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
+    # A collective's methodology, defaults included (compat_collectives.collective_method); "" otherwise
+    method: str = ""
 
     @property
     def caveat_line(self) -> str:
@@ -159,9 +165,14 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+<<<<<<< HEAD
     # The collectives measured against each standard algorithm's prediction from the ping-pong's
     # model, their algorithm named per size range (analysis/collectives); None: no collective
     collectives: Collectives | None = None
+=======
+    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
+    compat_collectives: tuple[ToolRow, ...] = field(default=())
+>>>>>>> i-collkern
 
     @property
     def caveat_line(self) -> str:
@@ -279,7 +290,7 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
         launches = sorted({i for r in group for i in r.launch_ids})
         out.append(RowTable(pattern, buffer, ranks, metric, words, tuple(group), first_messages(group),
                             steps=steps, grid_only=all("round" in r.extra for r in group),
-                            caveats=caveats_of(conditions, launches)))
+                            caveats=caveats_of(conditions, launches), method=collective_method(group)))
     return tuple(out)
 
 
@@ -413,7 +424,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
-        thresholds=thresholds)
+        thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),
