@@ -24,11 +24,8 @@ from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLa
                                                 label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
-<<<<<<< HEAD
 from msgperf.analysis.collectives import Collectives, collective_fits
-=======
 from msgperf.analysis.compat_collectives import ToolRow, collective_method, tool_rows
->>>>>>> i-collkern
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
                                         predict_combining)
@@ -165,14 +162,11 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
-<<<<<<< HEAD
+    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
+    compat_collectives: tuple[ToolRow, ...] = field(default=())
     # The collectives measured against each standard algorithm's prediction from the ping-pong's
     # model, their algorithm named per size range (analysis/collectives); None: no collective
     collectives: Collectives | None = None
-=======
-    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
-    compat_collectives: tuple[ToolRow, ...] = field(default=())
->>>>>>> i-collkern
 
     @property
     def caveat_line(self) -> str:
