@@ -34,3 +34,15 @@ long long buffers_check(const unsigned char *buf, size_t bytes, unsigned seed)
             return (long long)i;
     return -1;
 }
+
+long long buffers_check_sum(const unsigned char *buf, size_t bytes, const unsigned *seeds, int n)
+{
+    for (size_t i = 0; i < bytes; i++) {
+        unsigned sum = 0;
+        for (int r = 0; r < n; r++)
+            sum += pattern_byte(i, seeds[r]);
+        if (buf[i] != (unsigned char)sum)
+            return (long long)i;
+    }
+    return -1;
+}

@@ -7,7 +7,7 @@ static const char *const family_names[] = {
     [MP_FAMILY_COMPAT] = "compat",         [MP_FAMILY_MANY_RANKS] = "many-ranks",
     [MP_FAMILY_BUFFERING] = "buffering",   [MP_FAMILY_COMBINING] = "combining",
     [MP_FAMILY_OVERLAP] = "overlap",       [MP_FAMILY_PROBE] = "probe",
-    [MP_FAMILY_HARDWARE] = "hardware",
+    [MP_FAMILY_HARDWARE] = "hardware",     [MP_FAMILY_COLLECTIVE] = "collective",
 };
 
 const char *catalog_family_name(enum mp_family family)

@@ -68,8 +68,11 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
     result->first = timed_max(p, ctx, 1, delay_ns);
     result->warmup = 1;
     double warm = 0, per_iteration = 0;
-    if (o->iterations_per_sample > 0) { /* --iterations-per-sample: k as asked (1: one iteration per sample) */
-        result->k = o->iterations_per_sample;
+    /* --iteration-barrier (collectives) and the osu_* loops: one call per sample, each after a barrier outside
+     * the timing, so no rank starts a call while another is still in the previous one. */
+    const int barrier = p->iteration_barrier || (o->iteration_barrier && p->family == MP_FAMILY_COLLECTIVE);
+    if (o->iterations_per_sample > 0 || barrier) { /* k as asked (1: one iteration per sample) */
+        result->k = barrier ? 1 : o->iterations_per_sample;
         warm = timed_max(p, ctx, result->k, delay_ns);
         result->warmup += result->k;
         per_iteration = warm / result->k;
@@ -109,6 +112,8 @@ int driver_measure(const struct mp_pattern *p, const struct mp_ctx *ctx, const s
             }
         }
         for (long i = n; i < n + batch; i++) {
+            if (barrier)
+                MPI_Barrier(ctx->comm);
             int64_t t0 = clock_now_ns();
             iterate(p, ctx, k, delay_ns);
             samples[i] = (clock_now_ns() - t0) * 1e-9;

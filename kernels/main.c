@@ -198,7 +198,7 @@ int main(int argc, char **argv)
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &ranks_here);
     MPI_Comm_free(&node);
-    if (preflight_memory(o, ranks_here, err, sizeof err))
+    if (preflight_memory(o, nranks, ranks_here, err, sizeof err))
         job_fail(err, 2);
     int pairs[4];
     int npairs = pair_choice(o, places, nranks, pairs);
@@ -221,10 +221,7 @@ int main(int argc, char **argv)
     int any_all = 0;
     for (int pi = 0; pi < o->npatterns; pi++)
         any_all |= patterns_find(o->patterns[pi])->participants == MP_ALL;
-    long long largest = 0;
-    for (int i = 0; i < o->nsizes; i++)
-        if (o->sizes[i] > largest)
-            largest = o->sizes[i];
+    long long largest = preflight_buffer_bytes(o, nranks);
     int in_any_pair = 0;
     for (int i = 0; i < npairs; i++)
         in_any_pair |= world_rank == pairs[2 * i] || world_rank == pairs[2 * i + 1];

@@ -114,7 +114,8 @@ static void run_pattern(struct mp_run *run, const struct mp_pattern *p, MPI_Comm
     MPI_Allgather(&run->world_rank, 1, MPI_INT, world, 1, MPI_INT, comm);
     int inplace = o->buffer == MP_BUFFER_INPLACE && p->inplace_ok;
     struct mp_ctx ctx = {comm, me, size, run->send, inplace ? run->send : run->recv, (int)bytes, inplace,
-                         variant, world, run->nranks, previous, NULL};
+                         variant, world, run->nranks, previous, NULL, o->rotate_root, o->off_cache,
+                         o->iteration_barrier};
     if (stall_matches(o, run->world_rank, bytes))
         for (;;)
             pause(); /* test-only: a rank that never arrives */

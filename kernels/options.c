@@ -9,7 +9,7 @@
 #include "patterns.h"
 #include "units.h"
 
-enum { OPT_NP = 256, OPT_TOTAL_TIME, OPT_ITERATIONS_PER_SAMPLE, OPT_AFTER }; /* long options without a one-letter code */
+enum { OPT_NP = 256, OPT_TOTAL_TIME, OPT_ITERATIONS_PER_SAMPLE, OPT_AFTER, OPT_ROOT, OPT_ITERATION_BARRIER, OPT_OFF_CACHE }; /* long options without a one-letter code */
 
 static const struct option longopts[] = {
     {"pattern", required_argument, NULL, 'p'},
@@ -38,6 +38,9 @@ static const struct option longopts[] = {
     {"np", required_argument, NULL, OPT_NP},
     {"iterations-per-sample", required_argument, NULL, OPT_ITERATIONS_PER_SAMPLE},
     {"after", required_argument, NULL, OPT_AFTER},
+    {"root", required_argument, NULL, OPT_ROOT},
+    {"iteration-barrier", no_argument, NULL, OPT_ITERATION_BARRIER},
+    {"off-cache", no_argument, NULL, OPT_OFF_CACHE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -69,6 +72,12 @@ static void usage(void)
            "      --after LIST        what msgperf run does after the sweep: probe, refine, both (probe,refine)\n"
            "                          or none; recorded in the plan, so that --resume does the same\n"
            "      --launch N          index of this launch in the run file (with --append)\n"
+           "      --root WHICH        rooted collectives (bcast, reduce): 0 (default: rank 0 every\n"
+           "                          iteration, as OSU) or rotate (root = iteration mod P, as IMB)\n"
+           "      --iteration-barrier collectives: one call per sample, each after an MPI_Barrier that\n"
+           "                          is not timed (as OSU); default: k calls back to back (as IMB)\n"
+           "      --off-cache         collectives: cycle through buffer sets that together exceed twice\n"
+           "                          the last-level cache (as IMB -off_cache); default: the same buffers\n"
            "  -q, --quiet             no per-size lines on stdout\n"
            "      --active N,...      pairs: measure only these steps of its 1, 2, 4 ... P/2 sweep\n"
            "      --list-patterns     print the pattern catalog as JSON and stop (needs no launcher)\n"
@@ -254,6 +263,18 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
             }
             break;
         case 'S': o->test_stall = optarg; break;
+        case OPT_ITERATION_BARRIER: o->iteration_barrier = 1; break;
+        case OPT_OFF_CACHE: o->off_cache = 1; break;
+        case OPT_ROOT:
+            if (strcmp(optarg, "0") == 0)
+                o->rotate_root = 0;
+            else if (strcmp(optarg, "rotate") == 0)
+                o->rotate_root = 1;
+            else {
+                snprintf(err, errlen, "unknown --root '%s'; use 0 or rotate", optarg);
+                return -1;
+            }
+            break;
         case OPT_AFTER: {
             /* recorded only: msgperf, not the kernels, probes and refines after the sweep */
             o->after_given = 1;
@@ -308,6 +329,11 @@ int options_parse(int argc, char **argv, struct mp_options *o, char *err, size_t
     }
     if (np_given && !o->list_patterns) {
         snprintf(err, errlen, "--np is for --list-patterns; the launcher sets the number of ranks (mpiexec -n N)");
+        return -1;
+    }
+    if (o->iteration_barrier && o->iterations_per_sample > 1) {
+        snprintf(err, errlen, "--iteration-barrier times one call per sample; drop --iterations-per-sample %ld",
+                 o->iterations_per_sample);
         return -1;
     }
     if (o->min_samples > o->max_samples) {

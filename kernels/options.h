@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#define MP_MAX_PATTERNS 32
+#define MP_MAX_PATTERNS 64
 #define MP_ERRLEN 512
 #define MP_MAX_ACTIVE 64
 
@@ -44,6 +44,12 @@ struct mp_options {
     long long test_delay_ns;  /* test-only: each participant spins this long per iteration, inside the timing */
     int list_patterns;        /* --list-patterns: print the catalog and stop (no MPI) */
     int list_np;              /* --np: the number of ranks the catalog's variants are counted for */
+    int rotate_root;          /* --root rotate: a rooted collective's root moves by one rank per iteration (IMB);
+                                 0: rank 0 is always the root (OSU's default) */
+    int iteration_barrier;    /* --iteration-barrier: collectives time one call per sample, each after an
+                                 MPI_Barrier outside the timing (OSU); 0: k calls back to back (IMB) */
+    int off_cache;            /* --off-cache: collectives cycle through buffer sets larger than the last-level
+                                 cache (IMB -off_cache); 0: the same buffers every iteration */
 };
 
 /* 0 on success; -1 with a one-line message (problem and fix) in err; 1 when --help was shown.

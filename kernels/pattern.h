@@ -20,6 +20,9 @@ struct mp_ctx {
     int world_size;
     const double *previous; /* median time per iteration (s) of the earlier variants at this size */
     void *state;        /* the pattern's own: made by setup(), freed by teardown() */
+    int rotate_root;    /* rooted collectives: root = iteration mod nranks (--root rotate); else rank 0 */
+    int off_cache;      /* collectives: cycle through buffer sets beyond the last-level cache (--off-cache) */
+    int iteration_barrier; /* collectives: the driver times one call per sample after a barrier (--iteration-barrier) */
 };
 
 enum mp_participants { MP_PAIR, MP_ALL };
@@ -37,6 +40,7 @@ enum mp_family {
     MP_FAMILY_OVERLAP,       /* communication hidden behind computation */
     MP_FAMILY_PROBE,         /* the eager limit, found directly */
     MP_FAMILY_HARDWARE,      /* no MPI message: memcpy, the shared-memory floor */
+    MP_FAMILY_COLLECTIVE,    /* one MPI collective over every rank: barrier, bcast, allreduce, alltoall ... */
 };
 
 struct mp_fields; /* a measurement record's pattern members (record.h) */
@@ -52,6 +56,8 @@ struct mp_pattern {
     enum mp_participants participants; /* the --pair, or every rank */
     int inplace_ok;      /* honours --buffer inplace (others run with separate buffers, and say so) */
     int even_ranks;      /* needs an even number of ranks (checked before anything runs) */
+    int per_rank_blocks; /* 1: the message buffers hold one block of `bytes` per rank (allgather, alltoall) */
+    int iteration_barrier; /* 1: always one iteration per sample, each after an untimed barrier (osu_* collectives) */
     /* Number of variants (NULL: 1), each its own record: rounds, k values, phases. */
     int (*variants)(int world_size);
     /* Optional: the concurrent pairs a variant runs (pairs' contention sweep), so that --active

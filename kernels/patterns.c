@@ -30,7 +30,21 @@
     X(combine) \
     X(overlap) \
     X(memcpy) \
+    X(reduce_local) \
     X(floor) \
+    X(barrier) \
+    X(bcast) \
+    X(reduce) \
+    X(allreduce) \
+    X(allgather) \
+    X(alltoall) \
+    X(reduce_scatter_block) \
+    X(osu_allreduce) \
+    X(osu_bcast) \
+    X(osu_alltoall) \
+    X(imb_allreduce) \
+    X(imb_bcast) \
+    X(imb_alltoall) \
 
 #define DECLARE(id) extern const struct mp_pattern pattern_##id;
 #define ENTRY(id) &pattern_##id,

@@ -19,3 +19,5 @@ long long payload_verify_from(const struct mp_ctx *c, int from)
 }
 
 long long payload_verify_partner(const struct mp_ctx *c) { return payload_verify_from(c, 1 - c->me); }
+
+long long payload_verify_untouched(const struct mp_ctx *c) { return buffers_check(c->recv, c->bytes, SEED_STALE) + 1; }

@@ -11,6 +11,8 @@ unsigned payload_seed(int rank);
 void payload_prepare(const struct mp_ctx *c);
 /* 0 when the receive buffer holds `from`'s payload; else the first bad byte's index + 1. */
 long long payload_verify_from(const struct mp_ctx *c, int from);
+/* 0 when the receive buffer still holds the stale bytes payload_prepare() left there. */
+long long payload_verify_untouched(const struct mp_ctx *c);
 /* The same for the partner of a two-rank pattern (comm rank 1 - me). */
 long long payload_verify_partner(const struct mp_ctx *c);
 

@@ -61,19 +61,28 @@ int preflight_ranks(const struct mp_options *o, int nranks, char *err, size_t er
     return 0;
 }
 
-int preflight_memory(const struct mp_options *o, int ranks_here, char *err, size_t errlen)
+long long preflight_buffer_bytes(const struct mp_options *o, int nranks)
 {
     long long largest = 0;
     for (int i = 0; i < o->nsizes; i++)
         if (o->sizes[i] > largest)
             largest = o->sizes[i];
+    for (int pi = 0; pi < o->npatterns; pi++)
+        if (patterns_find(o->patterns[pi])->per_rank_blocks)
+            return largest * nranks;
+    return largest;
+}
+
+int preflight_memory(const struct mp_options *o, int nranks, int ranks_here, char *err, size_t errlen)
+{
+    long long largest = preflight_buffer_bytes(o, nranks);
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0)
         return 0;
     double need = 2.0 * (double)largest * ranks_here, have = (double)pages * page;
     if (need > 0.9 * have) {
         snprintf(err, errlen,
-                 "sizes up to %lld B need %.1f GiB of buffers on this node but %.1f GiB are free; use smaller sizes",
+                 "message buffers of %lld B need %.1f GiB of buffers on this node but %.1f GiB are free; use smaller sizes",
                  largest, need / (1 << 30), have / (1 << 30));
         return -1;
     }

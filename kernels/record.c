@@ -66,6 +66,9 @@ int record_run(FILE *f, const struct mp_options *o, const struct mp_run_info *in
     for (int i = 0; i < o->nactive; i++)
         fprintf(f, "%s%d", i ? "," : "", o->active[i]);
     fputc(']', f);
+    /* The collectives' methodology, defaults included, so that every run states it. */
+    fprintf(f, ",\"root\":\"%s\",\"iteration_barrier\":%s,\"off_cache\":%s", o->rotate_root ? "rotate" : "0",
+            o->iteration_barrier ? "true" : "false", o->off_cache ? "true" : "false");
     if (o->iterations_per_sample > 0) /* absent: k calibrated per measurement */
         fprintf(f, ",\"iterations_per_sample\":%ld", o->iterations_per_sample);
     if (o->after_given) /* absent: a file from before the field, or the kernels run by hand */

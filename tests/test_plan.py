@@ -123,6 +123,30 @@ def test_iterations_per_sample_is_passed_on_and_checked():
             RunPlan(iterations_per_sample=bad)
 
 
+def test_the_collectives_methodology_is_passed_on_and_checked():
+    args = RunPlan().kernel_args()  # the defaults: root 0, calls back to back, the same buffers
+    assert not {"--root", "--iteration-barrier", "--off-cache"} & set(args)
+    args = RunPlan(root="rotate", iteration_barrier=True, off_cache=True).kernel_args()
+    assert args[args.index("--root") + 1] == "rotate" and "--iteration-barrier" in args and "--off-cache" in args
+    with pytest.raises(MsgperfError, match="unknown --root 'first'"):
+        RunPlan(root="first")
+    with pytest.raises(MsgperfError, match="--iteration-barrier times one call per sample"):
+        RunPlan(iteration_barrier=True, iterations_per_sample=4)
+
+
+def test_the_collectives_methodology_is_read_back_from_the_plan_record():
+    from msgperf.records.format import RecordError, decode_plan
+    plan = {"patterns": ["bcast"], "sizes": [8], "buffer": "separate", "pair": [0, 1], "nranks": 2,
+            "precision": 0.01, "time_budget_s": 1.0, "min_samples": 20, "max_samples": 100}
+    old = decode_plan(plan, "run.jsonl")  # a file from before the fields: the defaults
+    assert (old.root, old.iteration_barrier, old.off_cache) == ("0", False, False)
+    new = decode_plan(dict(plan, root="rotate", iteration_barrier=True, off_cache=True), "run.jsonl")
+    assert (new.root, new.iteration_barrier, new.off_cache) == ("rotate", True, True)
+    for bad in ({"root": "2"}, {"off_cache": "yes"}):
+        with pytest.raises(RecordError):
+            decode_plan(dict(plan, **bad), "run.jsonl")
+
+
 def test_active_steps_of_the_pairs_sweep():
     from msgperf.plan import parse_active
     # The sweep is the kernels' (their catalog): 1, 2, 4 ... P/2 concurrent pairs.

@@ -17,6 +17,21 @@ int main(void)
     for (int block = 0; block < 16; block++)
         differing_blocks += buffers_check(b + 256 * block, 256, 1) != -1;
     check(differing_blocks == 16);
+    /* The byte-wise sum, modulo 256, of several ranks' patterns (an MPI_SUM over MPI_UNSIGNED_CHAR). */
+    unsigned char *x = buffers_alloc(1000), *y = buffers_alloc(1000), *sum = buffers_alloc(1000);
+    unsigned seeds[3] = {1, 2, 3};
+    buffers_fill(x, 1000, 1);
+    buffers_fill(y, 1000, 2);
+    buffers_fill(sum, 1000, 3);
+    for (int i = 0; i < 1000; i++)
+        sum[i] = (unsigned char)(sum[i] + x[i] + y[i]);
+    check(buffers_check_sum(sum, 1000, seeds, 3) == -1);
+    check(buffers_check_sum(sum, 1000, seeds, 2) == 0); /* a rank left out of the sum */
+    sum[500] ^= 0x5a;
+    check(buffers_check_sum(sum, 1000, seeds, 3) == 500);
+    buffers_free(x);
+    buffers_free(y);
+    buffers_free(sum);
     check(buffers_alloc(0) != NULL);
     buffers_free(a);
     buffers_free(b);

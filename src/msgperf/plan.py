@@ -149,6 +149,10 @@ class RunPlan:
     # --iterations-per-sample: k, the iterations one sample times, fixed (1: per-iteration samples);
     # None: the kernels calibrate k per measurement
     iterations_per_sample: int | None = None
+    # The collectives' methodology (docs/patterns.md): --root 0|rotate, --iteration-barrier, --off-cache
+    root: str = "0"
+    iteration_barrier: bool = False
+    off_cache: bool = False
 
     def __post_init__(self) -> None:
         # Each size once, ascending (the order the kernels measure in): a size listed twice
@@ -166,6 +170,10 @@ class RunPlan:
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_ITERATIONS_PER_SAMPLE):
             raise MsgperfError(f"--iterations-per-sample {k}: use 1 to {MAX_ITERATIONS_PER_SAMPLE} "
                                "(1: one iteration, e.g. one round trip, per sample)")
+        if self.root not in ("0", "rotate"):
+            raise MsgperfError(f"unknown --root '{self.root}'; use 0 or rotate")
+        if self.iteration_barrier and k is not None and k > 1:
+            raise MsgperfError(f"--iteration-barrier times one call per sample; drop --iterations-per-sample {k}")
         if not 6 <= self.min_samples <= self.max_samples <= 100_000_000:
             raise MsgperfError(
                 f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
@@ -243,6 +251,9 @@ class RunPlan:
             args += ["--active", ",".join(map(str, self.active))]
         if self.iterations_per_sample is not None:
             args += ["--iterations-per-sample", str(self.iterations_per_sample)]
+        if self.root != "0":
+            args += ["--root", self.root]
+        args += ["--iteration-barrier"] * self.iteration_barrier + ["--off-cache"] * self.off_cache
         return args
 
 

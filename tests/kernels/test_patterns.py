@@ -1,5 +1,5 @@
-"""Every pattern at 2 ranks (ring, pairs and matrix also at 4, oversubscribed), validated
-payloads, records that parse, and the side-by-side tables of msgperf show."""
+"""Every pattern at 2 ranks (ring, pairs and matrix also at 4, the collectives at 3, oversubscribed),
+validated payloads, records that parse, and the side-by-side tables of msgperf show."""
 
 import json
 import subprocess
@@ -18,6 +18,8 @@ pytestmark = pytest.mark.mpi
 FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe", "--no-refine"]
 SIZES = "0,1K,64K"
 FOUR_RANKS = ("ring", "pairs", "matrix")
+COMPAT_COLLECTIVES = ("osu-allreduce", "osu-bcast", "osu-alltoall", "imb-allreduce", "imb-bcast", "imb-alltoall")
+COLLECTIVES = ("barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "reduce-scatter-block")
 
 
 def catalog(np: int = 2):
@@ -41,7 +43,7 @@ def test_every_pattern_runs_validated_at_two_ranks(two_rank_run):
     run = read_run(out).run
     assert run.complete
     seen = {m.pattern for m in run.measurements}
-    assert seen == {p.name for p in catalog()} and len(seen) == 28
+    assert seen == {p.name for p in catalog()} and len(seen) == 41
     assert run.info.catalog == catalog()  # the run record carries the planned patterns' entries
     for p in catalog():  # one record per size and variant, as the catalog says
         assert sum(m.pattern == p.name for m in run.measurements) == 3 * RunPlan().records_per_size(p), p.name
@@ -60,6 +62,19 @@ def test_every_pattern_runs_validated_at_two_ranks(two_rank_run):
             assert m.metric == "one_way" and m.divisor == 2 * m.k and m.ranks == (0, 1)
         if m.pattern in ("sendrecv", "pingping", "exchange", "imb-sendrecv"):
             assert m.metric == "per_iteration" and m.flows == 2
+    for m in run.measurements:
+        if m.pattern in COLLECTIVES:  # every rank, one call per iteration, the slowest rank's time
+            assert m.metric == "per_iteration" and m.divisor == m.k and m.ranks == (0, 1) and m.flows == 1
+    assert {m.extra["root"] for m in run.measurements if m.pattern in ("bcast", "reduce")} == {"0"}
+    for m in run.measurements:  # the tools' loops: their own summary over the ranks, beside the samples
+        if m.pattern in COMPAT_COLLECTIVES:
+            e = m.extra
+            assert 0 < e["tool_min_s"] <= e["tool_mean_s"] <= e["tool_max_s"] and e["tool_calls"] > 0, m.pattern
+            assert m.metric == "per_iteration" and m.divisor == m.k and m.ranks == (0, 1)
+            assert e["iteration_barrier"] == (m.pattern.startswith("osu-")) and (m.k == 1 or m.pattern.startswith("imb-"))
+    assert {m.extra["compat"] for m in run.measurements if m.pattern in COMPAT_COLLECTIVES} == {
+        "osu_allreduce", "osu_bcast", "osu_alltoall", "IMB-MPI1 Allreduce", "IMB-MPI1 Bcast", "IMB-MPI1 Alltoall"}
+    assert {m.extra["root"] for m in run.measurements if m.pattern in ("osu-bcast", "imb-bcast")} == {"0", "rotate"}
     window = {m.pattern: m for m in run.measurements if m.bytes == 1024}
     assert window["osu-bw"].extra["window"] == 64 and window["osu-bw"].divisor == 64 * window["osu-bw"].k
     assert window["imb-biband"].extra["window"] == 256 and window["imb-biband"].flows == 2
@@ -82,7 +97,8 @@ def test_show_puts_the_comparisons_side_by_side(two_rank_run, msgperf):
     for title in ("blocking vs non-blocking and each send mode", "one-way vs bidirectional",
                   "expected vs unexpected receive", "packed vs direct", "separate vs combined",
                   "measured b_e vs b_c·b_n/(b_c+b_n)", "hardware floor", "overlap of communication",
-                  "eager limit", "compatibility modes"):
+                  "eager limit", "compatibility modes", "osu_allreduce: as OSU prints it (with -f)",
+                  "IMB-MPI1 Bcast: as IMB-MPI1 prints it"):
         assert title in result.stdout
     rows = json.loads(msgperf("show", out, "--json").stdout)["rows"]
     keys = {"pattern", "bytes", "median_s", "ci_low_s", "bandwidth_bytes_per_s", "validated", "variant", "flows"}
@@ -160,3 +176,46 @@ def test_in_place_where_it_matters_and_said_where_not(msgperf, tmp_path):
     assert buffers == {"pingpong-ssend": "inplace", "pingpong-bsend": "inplace", "sendrecv": "inplace",
                        "exchange": "separate"}
     assert all(m.validated for m in read_run(out).run.measurements)
+
+
+def _corrupted(pattern, tmp_path, np=2, *extra):
+    kernel = build_kernel()
+    out = tmp_path / "run.jsonl"
+    result = subprocess.run([str(kernel.mpiexec), "-n", str(np), str(kernel.path), "--pattern", pattern, "--sizes",
+                             "8,1K", "--time-budget", "0.05", "--test-corrupt", "1024", *extra, "-o", str(out), "-q"],
+                            capture_output=True, text=True, timeout=60)
+    return result, read_run(out).run.measurements
+
+
+@pytest.mark.parametrize("pattern", [c for c in COLLECTIVES if c != "barrier"])
+def test_a_corrupted_collective_result_is_caught(pattern, tmp_path):
+    """Rank 1's received (or, for reduce's non-root, untouched) bytes get one byte flipped at 1 KiB:
+    the reduced sum, the gathered or exchanged block must no longer check."""
+    result, ms = _corrupted(pattern, tmp_path)
+    assert result.returncode == 4, result.stderr
+    assert [m.validated for m in ms] == [True, False]
+
+
+def test_a_corrupted_result_is_caught_with_a_rotating_root(tmp_path):
+    for pattern in ("bcast", "reduce"):
+        (tmp_path / pattern).mkdir()
+        result, ms = _corrupted(pattern, tmp_path / pattern, 2, "--root", "rotate")
+        assert result.returncode == 4, result.stderr
+        assert [m.validated for m in ms] == [True, False] and ms[0].extra["root"] == "rotate"
+
+
+@pytest.mark.slow
+def test_collectives_at_three_ranks_oversubscribed(msgperf, tmp_path):
+    """Three ranks on two cores: every collective's payload checks at an odd count (no power of two),
+    with the root rotating; the conditions say the launch was oversubscribed."""
+    out = tmp_path / "run.jsonl"
+    args = [a for p in COLLECTIVES for a in ("--pattern", p)]
+    result = msgperf("run", "--np", "3", *args, "--sizes", "1,4K", "--root", "rotate", *FAST, "-o", out, "-q",
+                     "--no-report", timeout=240)
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    assert run.complete and all(m.validated for m in run.measurements)
+    assert {m.pattern for m in run.measurements} == set(COLLECTIVES)
+    assert all(m.ranks == (0, 1, 2) for m in run.measurements)
+    shown = msgperf("show", out, "--detail").stdout
+    assert "oversubscribed" in shown

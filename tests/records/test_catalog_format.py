@@ -99,7 +99,7 @@ def test_the_committed_catalog_describes_every_pattern():
     for np in (2, 4, 8):
         catalog = committed_catalog(np)
         names = [p.name for p in catalog]
-        assert len(names) == len(set(names)) == 28
+        assert len(names) == len(set(names)) == 42
         assert {p.family for p in catalog} == set(FAMILIES)
         assert all(p.timing and p.metric and p.variants and p.flows >= 1 for p in catalog)
     by_name = {p.name: p for p in committed_catalog(4)}
@@ -107,15 +107,19 @@ def test_the_committed_catalog_describes_every_pattern():
     assert family["pingpong"] == sorted(["pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend",
                                          "pingpong-bsend", "pingpong-persistent", "loggp"])
     assert family["bidirectional"] == sorted(["sendrecv", "pingping", "exchange", "exchange-sync"])
+    compat_collectives = ["osu-allreduce", "osu-bcast", "osu-alltoall", "imb-allreduce", "imb-bcast", "imb-alltoall"]
     assert family["compat"] == sorted(["osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv",
-                                       "imb-uniband", "imb-biband"])
+                                       "imb-uniband", "imb-biband", *compat_collectives])
     assert family["many-ranks"] == ["matrix", "pairs", "ring"]
-    assert family["buffering"] == ["pack", "unexpected"] and family["hardware"] == ["floor", "memcpy"]
+    assert family["buffering"] == ["pack", "unexpected"] and family["hardware"] == ["floor", "memcpy", "reduce-local"]
     assert (family["combining"], family["overlap"], family["probe"]) == (["combine"], ["overlap"], ["eager-probe"])
+    collectives = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "reduce-scatter-block"]
+    assert family["collective"] == sorted(collectives)
+    assert all(by_name[c].metric == "per_iteration" and by_name[c].divisor == 1 for c in collectives)
     assert sorted(p.name for p in by_name.values() if not p.modelled) == sorted(
-        ["eager-probe", "pairs", "matrix", "overlap", "combine"])
+        ["eager-probe", "pairs", "matrix", "overlap", "combine", *collectives, *compat_collectives])
     assert sorted(p.name for p in by_name.values() if p.participants == "all") == sorted(
-        ["ring", "pairs", "matrix", "imb-sendrecv"])
+        ["ring", "pairs", "matrix", "imb-sendrecv", *collectives, *compat_collectives])
     assert [p.name for p in by_name.values() if p.even_ranks] == ["pairs"]
     assert sorted(p.name for p in by_name.values() if p.inplace_ok) == sorted(
         ["pingpong", "pingpong-ssend", "pingpong-bsend", "sendrecv"])

@@ -236,7 +236,7 @@ def test_the_inputs_do_not_depend_on_the_number_of_workers(capsys):
     counts = [next(line for line in out.splitlines() if "inputs over" in line).split(": ", 1)[1]
               for _, out in (one, three)]
     assert counts[0] == counts[1] and counts[0].endswith("FAILURE 0"), counts
-    assert "400 inputs over 11 seed files" in one[1] and "3 workers" in three[1]
+    assert "400 inputs over 16 seed files" in one[1] and "3 workers" in three[1]
     # every input was run, whatever the number of workers: the summary says up to which
     assert all("inputs 0 to 399 of seed 5 all run" in out for _, out in (one, three))
 
@@ -251,7 +251,7 @@ def test_two_workers_through_every_command(capsys, monkeypatch):
     status, out = _fuzz(capsys, "--commands", "--inputs", "26", "--seed", "3", "--workers", "2",
                         "--report-every", "2", "--refused-every", "13")
     assert status == 0, out
-    assert "26 inputs over 13 seed files" in out and "2 workers" in out
+    assert "26 inputs over 18 seed files" in out and "2 workers" in out
     lines = {line.split(":")[0].strip(): line for line in out.splitlines() if line.startswith("  ")}
     import bench.fuzz_readers as fuzz
     for name in fuzz.COMMANDS:

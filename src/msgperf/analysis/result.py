@@ -34,6 +34,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
+from msgperf.analysis.collectives import Collectives, collective_fits
+from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
 # The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,
@@ -88,6 +90,8 @@ class RowTable:
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
     # machine: analysis/launches/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
+    # A collective's methodology, defaults included (compat_collectives.collective_method); "" otherwise
+    method: str = ""
 
     @property
     def caveat_line(self) -> str:
@@ -150,6 +154,11 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
+    compat_collectives: tuple[ToolRow, ...] = field(default=())
+    # The collectives measured against each standard algorithm's prediction from the ping-pong's
+    # model, their algorithm named per size range (analysis/collectives); None: no collective
+    collectives: Collectives | None = None
 
     @property
     def caveat_line(self) -> str:
@@ -267,7 +276,7 @@ def _tables(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
         launches = sorted({i for r in group for i in r.launch_ids})
         out.append(RowTable(pattern, buffer, ranks, metric, words, tuple(group), first_messages(group),
                             steps=steps, grid_only=all("round" in r.extra for r in group),
-                            caveats=caveats_of(conditions, launches)))
+                            caveats=caveats_of(conditions, launches), method=collective_method(group)))
     return tuple(out)
 
 
@@ -401,10 +410,26 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
-        thresholds=thresholds)
+        thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
-                               refined_only=_refined_only(run, series, answer))
+                               refined_only=_refined_only(run, series, answer),
+                               collectives=_collectives(rows, series, source, tolerance, conditions))
+
+
+def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
+                 tolerance: float, conditions: Sequence[LaunchConditions] = ()) -> Collectives | None:
+    """The collectives against the blocking ping-pong's model (memcpy's for copies, reduce-local's for γ)."""
+    def model(pattern: str):
+        found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
+                      and s.key.placement in ("", "intra")), None)
+        return (found.model.sweep.piecewise if found is not None and found.model is not None else None,
+                found.not_modelled if found is not None else "")
+
+    ping, why = model("pingpong")
+    return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
+                           f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0],
+                           conditions, model("sendrecv")[0])
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

@@ -31,6 +31,12 @@ from msgperf.errors import MsgperfError
                    "stored ping-pong run that matches the program: MPI, hosts, placement, ranks, neither "
                    "oversubscribed nor busy).")
 @series_options
+@click.option("--collective", metavar="NAME",
+              help="Advise on K collectives (allreduce, bcast, alltoall, reduce, allgather, "
+                   "reduce_scatter_block, barrier) of S bytes against one of K·S, and which algorithm "
+                   "the model favours per size, from RUN's collective and ping-pong measurements.")
+@click.option("--ranks", type=click.IntRange(min=2), help="With --collective: the rank count to predict for "
+              "(default: the one the run measured).")
 @click.option("--min-gain", type=click.FloatRange(0, min_open=True), default=MIN_GAIN,
               show_default=True, help="Speedup below 1 + this no longer pays for combining.")
 @click.option("--copy-bandwidth", metavar="RATE",
@@ -40,7 +46,8 @@ from msgperf.errors import MsgperfError
 def command(run: str | None, messages: int | None, size: str | None, profile_arg: str | None,
             model_arg: str | None, pattern: str | None, variant: str | None,
             placement: str | None, launch: int | None, db: str | None, min_gain: float,
-            copy_bandwidth: str | None, as_json: bool) -> None:
+            copy_bandwidth: str | None, as_json: bool, collective: str | None = None,
+            ranks: int | None = None) -> None:
     """Predict K messages of S bytes sent apart versus combined into one (Lawlor's
     message-combining lecture), from what RUN measured; says which measurement and model it used.
 
@@ -48,6 +55,12 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
     ping-pong run, compare it with the time it spent inside MPI, and say which back-to-back sends
     to combine, which sizes sit just above the eager limit, what buffering costs and how much time
     is latency- or bandwidth-bound."""
+    if collective is not None:
+        if run is None or messages is None or size is None:
+            raise click.UsageError("give RUN --collective NAME --messages K --bytes S")
+        from msgperf.commands.advise_collective import advise_on_collective
+        advise_on_collective(run, collective, messages, size, db, launch, ranks, as_json)
+        return
     if profile_arg is not None:
         if messages is not None or size is not None:
             raise MsgperfError("--profile advises on the program's own messages; drop --messages and --bytes")

@@ -28,7 +28,8 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
                 "precision": "--precision", "time_budget": "--time-budget", "total_time": "--total-time",
                 "buffer": "--buffer",
                 "min_samples": "--min-samples", "max_samples": "--max-samples", "active": "--active",
-                "iterations_per_sample": "--iterations-per-sample",
+                "iterations_per_sample": "--iterations-per-sample", "root": "--root",
+                "iteration_barrier": "--iteration-barrier", "off_cache": "--off-cache",
                 "placement": "--placement", "repeat": "--repeat", "output": "-o", "force": "--force"}
 
 
@@ -71,6 +72,16 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               help="Iterations each sample times (k), instead of calibrating k so a sample lasts >= 20 µs; "
                    "1: one sample per round trip (per-iteration samples; short ones are near the clock's "
                    "resolution, which the caveats say).")
+@click.option("--root", type=click.Choice(["0", "rotate"]), default="0", show_default=True,
+              help="Collectives with a root (bcast, reduce): rank 0 every iteration (as OSU), or rotate it, "
+                   "iteration mod P (as IMB).")
+@click.option("--iteration-barrier", is_flag=True,
+              help="Collectives: time one call per sample, each after an MPI_Barrier outside the timing (as OSU); "
+                   "default: k calls back to back, so a rank may start the next call while another is still in "
+                   "the last one (as IMB).")
+@click.option("--off-cache", is_flag=True,
+              help="Collectives: cycle through buffer sets that together exceed twice the last-level cache, so no "
+                   "call finds its buffers cached (as IMB -off_cache); default: the same buffers every call.")
 @click.option("--repeat", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Separate MPI launches into one run file (run-to-run variation).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -104,7 +115,8 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
                    "an octave, within what is left of --total-time (with --time-budget: as long as the sweep, "
                    "at least 10 s); see docs/statistics.md.")
 def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
-            time_budget, buffer, min_samples, max_samples, iterations_per_sample, repeat, output, force, resume, mpicc,
+            time_budget, buffer, min_samples, max_samples, iterations_per_sample, root, iteration_barrier, off_cache,
+            repeat, output, force, resume, mpicc,
             deadline, db, no_store, quiet, test_stall, no_report, no_probe, detail, all_sizes, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     started = budgets.command_start()
@@ -133,7 +145,8 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
                        total_time_s=(parse_seconds(total_time) if total_time is not None
                                      else None if time_budget is None else 0.0),
                        min_samples=min_samples, max_samples=max_samples,
-                       active=parse_active(active) if active else (), iterations_per_sample=iterations_per_sample)
+                       active=parse_active(active) if active else (), iterations_per_sample=iterations_per_sample,
+                       root=root, iteration_barrier=iteration_barrier, off_cache=off_cache)
         twice = sorted(s for s, n in Counter(listed).items() if n > 1)
         if twice:
             warn(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "

@@ -217,7 +217,8 @@ def resume_state(path: Path) -> ResumeState:
     plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                    precision=p.precision, time_budget_s=p.time_budget_s, total_time_s=p.total_time_s,
                    min_samples=p.min_samples, max_samples=p.max_samples, active=p.active,
-                   iterations_per_sample=p.iterations_per_sample)
+                   iterations_per_sample=p.iterations_per_sample, root=p.root,
+                   iteration_barrier=p.iteration_barrier, off_cache=p.off_cache)
     missing = run.missing()  # one entry per launch a (pattern, size) still lacks
     per_size: dict[int, int] = {}
     for pattern in p.patterns:
@@ -390,7 +391,8 @@ def refine(run_file: Path, end_s: float, next_index: int,
         refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
                               precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
                               max_samples=p.max_samples, active=p.active,
-                              iterations_per_sample=p.iterations_per_sample, total_time_s=share)
+                              iterations_per_sample=p.iterations_per_sample, total_time_s=share, root=p.root,
+                              iteration_barrier=p.iteration_barrier, off_cache=p.off_cache)
         again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
         if last_look is not None:
             last_look.clear()  # the file is about to change

@@ -230,8 +230,15 @@ def answer_dict(result: RunResult) -> dict[str, Any] | None:
 
 
 def show_json(result: RunResult) -> dict[str, Any]:
-    """``show --json``: the answer block's figures and the rows of every table."""
-    return {"answer": answer_dict(result), "rows": rows_json(result)}
+    """``show --json``: the answer block's figures, the rows of every table and, for a run with
+    collectives, each one against the algorithms' predictions (the point-to-point model itself is
+    ``fit``'s)."""
+    out = {"answer": answer_dict(result), "rows": rows_json(result)}
+    if result.collectives is not None:
+        c = result.collectives
+        out["collectives"] = {"fits": _plain(c.fits), "mpi": c.mpi, "why_not": c.why_not,
+                              "model": c.p2p.gamma_words if c.p2p is not None else None}
+    return out
 
 
 def saphir_dict(row: SaphirRow) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.tables import Difference
+from msgperf.present.collectives_text import collective_tables
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
 
@@ -296,6 +297,31 @@ def compat(result: RunResult) -> Grid | None:
     return t
 
 
+def compat_collectives(result: RunResult) -> list[Grid]:
+    """Each collective compatibility mode in its tool's own columns and units (µs, two decimals)."""
+    tables = []
+    for pattern in dict.fromkeys(r.pattern for r in result.compat_collectives):
+        rows = [r for r in result.compat_collectives if r.pattern == pattern]
+        us = lambda s: f"{s * 1e6:.2f}"  # noqa: E731 - as the tools print: µs, %.2f
+        if pattern.startswith("osu-"):
+            t = _table(f"{safe(rows[0].tool)}: as OSU prints it (with -f)",
+                       "each rank's mean time per call (a barrier after each call, outside the timing), averaged "
+                       "over the ranks (Avg), and the fastest and slowest rank's (Min, Max); msgperf: the median "
+                       "of the slowest rank's calls",
+                       ["Size", "Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations", "msgperf"])
+            for r in rows:
+                t.add_row(str(r.bytes), us(r.mean_s), us(r.min_s), us(r.max_s), str(r.calls), units.seconds(r.median_s))
+        else:
+            t = _table(f"{safe(rows[0].tool)}: as IMB-MPI1 prints it",
+                       "each rank's mean time per call over its calls back to back (the root rotating), over the "
+                       "ranks: t_min, t_max, t_avg; msgperf: the median of the slowest rank's samples per call",
+                       ["#bytes", "#repetitions", "t_min[usec]", "t_max[usec]", "t_avg[usec]", "msgperf"])
+            for r in rows:
+                t.add_row(str(r.bytes), str(r.calls), us(r.min_s), us(r.max_s), us(r.mean_s), units.seconds(r.median_s))
+        tables.append(t)
+    return tables
+
+
 def barrier(result: RunResult) -> Grid | None:
     if not result.barrier:
         return None
@@ -419,9 +445,10 @@ def placement_models(result: RunResult) -> list[Grid]:
 def all_tables(result: RunResult) -> list[Grid]:
     found = [send_modes(result), bidirectional(result), *variant_pairs(result), combine(result),
              buffering(result), floor(result), overlap(result), eager(result), contention(result),
-             pair_spreads(result), *matrices(result), compat(result), loggp_sizes(result), loggp(result),
+             pair_spreads(result), *matrices(result), compat(result), *compat_collectives(result),
+             loggp_sizes(result), loggp(result),
              barrier(result),
-             *placement(result), *placement_models(result)]
+             *placement(result), *placement_models(result), *collective_tables(result)]
     tables = [t for t in found if t is not None and t.row_count]
     for t in tables:  # every pattern table holds the run's launches: it shares their conditions
         t.caveats = [result.caveat_line] if result.caveats else []

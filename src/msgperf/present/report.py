@@ -341,7 +341,8 @@ def comparison_html(c: RunComparison) -> str:
 DETAILED_SERIES = 3  # up to this many series, each gets all its figures
 FAMILY_NAMES = {"pingpong": "ping-pong variants", "bidirectional": "both directions", "compat": "OSU and IMB modes",
                 "many-ranks": "many ranks", "buffering": "buffering", "combining": "combining", "overlap": "overlap",
-                "probe": "probes", "hardware": "copies and the floor", "": "other series"}
+                "probe": "probes", "hardware": "copies and the floor", "collective": "collectives",
+                "": "other series"}
 
 
 def _families(series: Sequence[SeriesResult]) -> list[tuple[str, list[SeriesResult]]]:
@@ -437,6 +438,13 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     for grid in {id(g): g for g in (grids[:1] + grids[-1:])}.values():
         parts.append(_img(plots.matrix_plot(grid), f"matrix {grid.bytes} B",
                           "Every ordered rank pair; lines mark host boundaries."))
+    collectives = [t for t in result.tables if t.method]  # a collective's table states its methodology
+    if collectives:
+        from msgperf.present.run_tables import row_grid  # noqa: PLC0415
+
+        parts.append(f"<a id='{_anchor(index, 'collectives')}'></a><h3>Collectives</h3><p class='sub'>Time per "
+                     "call, the slowest rank's, per size as measured: no ping-pong model is fitted to a "
+                     "collective.</p>" + "".join(grid_html(row_grid(t)) for t in collectives))
     tables = _pattern_tables(result)
     if tables:
         parts.append(f"<a id='{_anchor(index, 'tables')}'></a><h3>Pattern tables</h3>" + tables)

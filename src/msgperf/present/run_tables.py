@@ -96,7 +96,7 @@ def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
     early = sorted({x for r in rows if _stopped_early(r) for x in (r.stop_reasons if r.validated else ("data mismatch",))
                     if x in _SHORT_OF_PRECISION or x == "data mismatch"})
     left_out = len(t.rows) - len(rows)
-    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers",
+    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers" + (f"  ·  {t.method}" if t.method else ""),
                 note=(f"{_COLUMN.get(t.metric, t.metric)}: {'estimate across launches' if several else 'median'}"
                       f" ({t.time_words}); ±: half its 95% interval ({covers(rows)})"
                       + (f", *: stopped by {', '.join(early)} before the precision" if early else "")
@@ -122,7 +122,7 @@ def row_grid(t: RowTable) -> Grid:
     what = ("the median of one launch's samples, or with several launches their random-effects estimate"
             if several else "median")
     who = f"ranks {':'.join(map(str, t.ranks))}" if t.ranks else "every step of the sweep"
-    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers",
+    grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers" + (f"  ·  {t.method}" if t.method else ""),
                 note=(f"time per message: {what}; {t.time_words}; ±: half-width of its 95% interval "
                       f"({covers(t.rows)}); MB/s: 10^6 bytes/s; samples: count × k messages each; "
                       "min, p95, max: of every sample"))

@@ -42,7 +42,7 @@ PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on dif
 MAX_LAUNCH = 1 << 20  # launch indices: --repeat is at most 1000, each resume adds one
 # A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
-            "hardware")
+            "hardware", "collective")
 PARTICIPANTS = ("pair", "all")  # the --pair (other ranks idle), or every rank
 
 
@@ -74,6 +74,12 @@ class Plan:
     # refinement launches), as chosen by --no-probe/--no-refine; None: files before the field
     # (a --resume of one refines, as before)
     after: tuple[str, ...] | None = None
+    # The collectives' methodology (files before the fields: the defaults): the root of bcast and
+    # reduce ("0", or "rotate": iteration mod P), a barrier before each timed call (one call per
+    # sample), buffer sets cycled beyond the last-level cache.
+    root: str = "0"
+    iteration_barrier: bool = False
+    off_cache: bool = False
 
 
 @dataclass(frozen=True)
@@ -381,7 +387,22 @@ def decode_plan(obj: Any, where: str) -> Plan:
         total_time_s=_total_time_of(obj, where),
         iterations_per_sample=_iterations_per_sample_of(obj, where),
         after=_after_of(obj, where),
+        **_collective_method_of(obj, where),
     )
+
+
+ROOTS = ("0", "rotate")
+
+
+def _collective_method_of(plan: Mapping[str, Any], where: str) -> dict[str, Any]:
+    root = plan.get("root", "0")  # absent: a file from before the fields (rank 0, no barrier, same buffers)
+    if root not in ROOTS:
+        raise RecordError(f"{where}: plan.root must be 0 or rotate")
+    flags = {name: plan.get(name, False) for name in ("iteration_barrier", "off_cache")}
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise RecordError(f"{where}: plan.{name} must be true or false")
+    return {"root": root, **flags}
 
 
 AFTER_SWEEP = ("probe", "refine")

@@ -67,7 +67,7 @@ PINGPONG = "# Benchmarking PingPong \n# #processes = 2 \n#----\n       #bytes #r
     ("0 1000 1.35 0.00\n", "line 1: a result line before any '# Benchmarking <name>' line"),
     ("hello\n", "no 'Intel\\(R\\) MPI Benchmarks' banner"),
     ("# nothing here\n", "no 'Intel\\(R\\) MPI Benchmarks' banner"),
-    (HEAD + PINGPONG, "no point-to-point results found"),
+    (HEAD + PINGPONG, "no point-to-point or Allreduce, Bcast, Alltoall results found"),
 ])
 def test_malformed_outputs_name_the_line(text, message):
     with pytest.raises(ForeignFormatError, match=message):
@@ -76,7 +76,7 @@ def test_malformed_outputs_name_the_line(text, message):
 
 def test_failures_and_collectives_are_noted_and_npmin_sections_kept_apart():
     text = (HEAD + PINGPONG + "0 1000 1.35 0.00\n4194304 out-of-mem.; needed X= 0.5 GB; use flag \"-mem X\"\n"
-            "# Benchmarking Allreduce\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
+            "# Benchmarking Allgather\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n"
             "0 1000 0.05 0.06 0.05\n"
             "# Benchmarking Sendrecv\n# #processes = 2\n  #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]   Mbytes/sec\n"
             "8 1000 1.60 1.70 1.65 9.6\n"
@@ -90,7 +90,7 @@ def test_failures_and_collectives_are_noted_and_npmin_sections_kept_apart():
         ("imb-pingpong", 1, (0, 1))]
     assert result.run.info.plan.nranks == 4
     assert "line 11: IMB reported a failure instead of a time" in result.notes[0]
-    assert "line 12: skipped IMB Allreduce" in result.notes[1]
+    assert "line 12: skipped IMB Allgather" in result.notes[1]
 
 
 def test_defects_column_of_check_builds():
@@ -113,3 +113,20 @@ def test_an_absurd_process_count_is_a_clean_error():
     broken = text.replace("#processes = 2", "#processes = " + "9" * 40, 1)
     with _pytest.raises(MsgperfError, match="not a plausible process count"):
         parse_foreign("imb", broken, "imb.txt")
+
+
+def test_allreduce_bcast_alltoall_are_times_per_call_of_the_slowest_rank():
+    run = load("imb_allreduce_bcast_alltoall.txt").run
+    assert run.info.plan.patterns == ("imb-allreduce", "imb-bcast", "imb-alltoall")
+    by = {(m.pattern, m.bytes): m for m in run.measurements}
+    assert sorted({m.bytes for m in run.measurements if m.pattern == "imb-bcast"}) == [0] + [2 ** i for i in range(17)]
+    assert sorted({m.bytes for m in run.measurements if m.pattern == "imb-allreduce"}) == \
+        [0] + [2 ** i for i in range(2, 17)]  # IMB reduces MPI_FLOATs: no 1 B or 2 B
+    m = by[("imb-allreduce", 1024)]  # "1024   77   1.50   1.65   1.57"
+    assert m.metric == "per_iteration" and m.ranks == (0, 1)
+    assert m.samples_s[0] == pytest.approx(1.65e-6, rel=1e-12)  # t_max: the slowest rank's mean
+    info = m.extra["imported"]
+    assert (info["t_min_s"], info["t_avg_s"], info["repetitions"], info["collective"]) == (
+        pytest.approx(1.50e-6), pytest.approx(1.57e-6), 77, "allreduce")
+    from msgperf.analysis.tables import pattern_facts
+    assert pattern_facts(run, "imb-alltoall").family == "collective"

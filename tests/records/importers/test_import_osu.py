@@ -91,9 +91,9 @@ LAT = "# OSU MPI Latency Test v7.4\n# Datatype: MPI_CHAR.\n# Size       Avg Late
     ("# OSU MPI Latency Test v7.4\n1   1.66\n", "line 2: a result line before the '# Size ...' column header"),
     ("# OSU MPI Latency Test v7.4\n# Size   Jitter(us)\n1 2\n", "line 2: unknown OSU column 'Jitter\\(us\\)'"),
     ("# hello\n\n", "no '# OSU MPI ... Test' title found"),
-    (LAT, "no point-to-point results found"),
-    ("# OSU MPI Allreduce Latency Test v7.4\n# Size       Avg Latency(us)\n4   3.1\n",
-     "no point-to-point results found"),
+    (LAT, "no point-to-point or allreduce, bcast, alltoall results found"),
+    ("# OSU MPI Reduce Latency Test v7.4\n# Size       Avg Latency(us)\n4   3.1\n",
+     "no point-to-point or allreduce, bcast, alltoall results found"),
     (LAT + "1   1.66\n\x1b[31mKilled\n", r"line 5: expected 2 columns .*got '\\x1b\[31mKilled'"),
 ])
 def test_malformed_outputs_name_the_line(text, message):
@@ -131,13 +131,13 @@ def test_validation_full_mode_and_accelerator_columns():
 def test_older_headers_and_several_outputs_in_one_log():
     text = ("job 1234 started\n"
             "# OSU MPI Latency Test v5.6.3\n# Size          Latency (us)\n0    0.30\n1    0.31\n"
-            "# OSU MPI Allreduce Latency Test v5.6.3\n# Size       Avg Latency(us)\n4    3.1\n"
+            "# OSU MPI Reduce Latency Test v5.6.3\n# Size       Avg Latency(us)\n4    3.1\n"
             "# OSU MPI Bi-Directional Bandwidth Test v5.6.3\n# Size      Bandwidth (MB/s)\n1    2.00\n")
     result = parse_osu(text, "job.log")
     assert result.run.info.plan.patterns == ("osu-latency", "osu-bibw")
     assert [(m.pattern, m.bytes) for m in result.run.measurements] == [
         ("osu-latency", 0), ("osu-latency", 1), ("osu-bibw", 1)]
-    assert len(result.notes) == 1 and "skipped 'OSU MPI Allreduce Latency Test'" in result.notes[0]
+    assert len(result.notes) == 1 and "skipped 'OSU MPI Reduce Latency Test'" in result.notes[0]
     assert result.run.info.command_line == "osu_latency osu_bibw"
 
 
@@ -158,3 +158,30 @@ def test_header_without_result_columns_and_short_rows_are_clean_errors():
         parse_foreign("osu", "# OSU MPI Bi-Directional Bandwidth Test v7.4\n# Size    \n1  \n", "x")
     with _pytest.raises(MsgperfError, match="line 3: expected 2 columns"):
         parse_foreign("osu", "# OSU MPI Latency Test v7.4\n# Size          Latency (us)\n8\n16 1.5\n", "x")
+
+
+@pytest.mark.parametrize("name, pattern, collective, sizes", [
+    ("osu_allreduce.txt", "osu-allreduce", "allreduce", POW2[2:21]),
+    ("osu_allreduce_full.txt", "osu-allreduce", "allreduce", POW2[2:17]),
+    ("osu_bcast.txt", "osu-bcast", "bcast", POW2[:21]),
+    ("osu_alltoall.txt", "osu-alltoall", "alltoall", POW2[:21]),
+])
+def test_collective_outputs_are_times_per_call_with_unknown_ranks(name, pattern, collective, sizes):
+    result = load(name)
+    run = result.run
+    assert run.info.plan.patterns == (pattern,)
+    assert tuple(m.bytes for m in run.measurements) == sizes
+    assert all(m.metric == "per_iteration" for m in run.measurements)
+    info = run.measurements[0].extra["imported"]
+    assert (info["collective"], info["across_ranks"], info["nprocs"]) == (collective, "mean", None)
+    assert any("OSU prints no process count" in n for n in result.notes)
+    from msgperf.analysis.tables import pattern_facts
+    facts = pattern_facts(run, pattern)
+    assert facts.family == "collective" and not facts.modelled  # no ping-pong model of a collective
+
+
+def test_collective_full_columns_keep_min_max_and_iterations():
+    first = load("osu_allreduce_full.txt").run.measurements[0]
+    assert first.samples_s[0] == pytest.approx(0.94e-6, rel=1e-12)  # "4   0.94   0.77   1.11   1000"
+    info = first.extra["imported"]
+    assert (info["min_s"], info["max_s"], info["iterations"]) == (pytest.approx(0.77e-6), pytest.approx(1.11e-6), 1000)

@@ -10,6 +10,7 @@ from msgperf.analysis.tables.buffering import (BufferingEstimate, BufferingRow, 
                                                effective_bandwidth, estimate_buffering, memcpy_times, run_copy_speed)
 from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.tables.combining import MIN_GAIN, CombiningPrediction, Gap, predict_combining
+from msgperf.analysis.tables.compat_collectives import ToolRow, collective_method, tool_rows
 from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
 from msgperf.analysis.tables.eager import EagerLimit, eager_limit, goes_eagerly, protocol_at
 from msgperf.analysis.tables.first_message import FirstMessages, first_messages
@@ -28,9 +29,9 @@ __all__ = [
     "BarrierRow", "BufferingEstimate", "BufferingRow", "ColumnsTable", "CombiningPrediction", "CompatRow",
     "Contention", "Difference", "EagerLimit", "FirstMessages", "FloorRow", "Gap", "MIN_GAIN", "Machine",
     "MachineDiff", "MatrixGrid", "OverlapRow", "PatternFacts", "PlacementModel", "PlacementPair", "RunSource",
-    "SaphirRow", "SizeRow", "TOOL_NAMES", "VariantPair", "agreement", "barrier_rows", "bidirectional",
+    "SaphirRow", "SizeRow", "TOOL_NAMES", "ToolRow", "VariantPair", "agreement", "barrier_rows", "bidirectional", "collective_method",
     "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
-    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "size_rows", "variant_pairs",
+    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "size_rows", "tool_rows", "variant_pairs",
 ]

@@ -26,7 +26,8 @@ TIME_WORDS = {
 @dataclass(frozen=True)
 class PatternFacts:
     name: str
-    family: str  # pingpong, bidirectional, compat, many-ranks, buffering, combining, overlap, probe, hardware; "" unknown
+    family: str  # pingpong, bidirectional, compat, many-ranks, buffering, combining, overlap, probe, hardware,
+    # collective; "" unknown
     modelled: bool  # a Hockney time-against-size model of its records means something
     metric: str
 
@@ -45,4 +46,7 @@ def pattern_facts(run: Any, pattern: str) -> PatternFacts:
     # Without a catalog: a probe's time is not a message time, and a record that times many pairs
     # at once (pairs, matrix) is not one pair's curve.
     many_pairs = any(len(m.extra.get("pairs", ()) or ()) > 1 for m in records)
+    # An imported collective (osu_allreduce, IMB Bcast ...): its own family, no ping-pong model.
+    if any((m.extra.get("imported") or {}).get("collective") for m in records):
+        return PatternFacts(pattern, "collective", False, metric)
     return PatternFacts(pattern, "", metric != "probe" and not many_pairs, metric)

@@ -301,8 +301,8 @@ def compat(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> tuple[Com
     out = []
     for r in rows:
         fact = facts.get(r.pattern)
-        if fact is None or fact.family != "compat":
-            continue
+        if fact is None or fact.family != "compat" or r.extra.get("collective"):
+            continue  # the collective modes print what those tools print: compat_collectives.py
         mean = r.stats.mean
         out.append(CompatRow(r.pattern, r.bytes, mean,
                              r.bytes * r.flows / mean if mean > 0 and r.bytes else None,

@@ -4,7 +4,9 @@ An output is a banner (version, date, machine, MPI version, calling sequence), t
 per benchmark: ``# Benchmarking PingPong``, ``# #processes = 2``, a column header
 (``#bytes #repetitions t[usec] Mbytes/sec``) and one line per size. Times are µs, MB = 10^6 B.
 Where IMB prints t_min/t_max/t_avg (across ranks), the sample is t_max: msgperf reports what
-the slowest participant saw. Collective and other benchmarks are skipped with a note.
+the slowest participant saw. Of the collectives, Allreduce, Bcast and Alltoall are read (each rank's
+mean time per call over the repetitions, back to back; the sample is t_max, the slowest rank's);
+other benchmarks are skipped with a note.
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ BENCHMARKS: dict[str, tuple[str, str, bool]] = {
     "Exchange": ("one_way", "one exchange (two sends and two receives per rank, both neighbours)", True),
     "Uniband": ("per_message", "1 / (Msg/sec), messages in a window to the partner", True),
     "Biband": ("per_message", "1 / (Msg/sec), messages in a window both ways", True),
+    "Allreduce": ("per_iteration", "one MPI_Allreduce (MPI_FLOAT, MPI_SUM), each rank's mean over the repetitions",
+                  True),
+    "Bcast": ("per_iteration", "one MPI_Bcast (the root rotates), each rank's mean over the repetitions", True),
+    "Alltoall": ("per_iteration", "one MPI_Alltoall, each rank's mean over the repetitions", True),
 }
+COLLECTIVES = {"Allreduce": "allreduce", "Bcast": "bcast", "Alltoall": "alltoall"}  # msgperf's same call
 
 _COLUMNS = {"#bytes": "bytes", "#repetitions": "repetitions", "t[usec]": "t", "t_min[usec]": "t_min",
             "t_max[usec]": "t_max", "t_avg[usec]": "t_avg", "Mbytes/sec": "mbps", "Msg/sec": "msg_rate",
@@ -125,7 +132,9 @@ def _point(section: _Section, tokens: list[str], number: int, where: str, banner
         info["validation"] = "passed" if numbers["defects"] == 0 else "failed"
         validated = numbers["defects"] == 0
     time = numbers.get("t_max", numbers.get("t"))
-    if metric == "one_way":
+    if section.name in COLLECTIVES:
+        info["collective"] = COLLECTIVES[section.name]
+    if metric in ("one_way", "per_iteration"):
         if "t_max" in numbers:
             info["across_ranks"] = "max"
         if time is None or time == 0:
@@ -192,7 +201,7 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
                 section = _Section(line=number, name=bench, supported=supported)
                 if not supported:
                     why = ("-multi output is not imported" if m.group("multi") and bench in BENCHMARKS
-                           else "msgperf imports the point-to-point benchmarks " + ", ".join(BENCHMARKS))
+                           else "msgperf imports the benchmarks " + ", ".join(BENCHMARKS))
                     notes.append(f"line {number}: skipped IMB {m.group(0).split()[-1]}: {why}")
             elif m := _PROCESSES.match(stripped):
                 if section is not None:
@@ -245,6 +254,7 @@ def parse_imb(text: str, name: str = "<imb output>") -> ImportResult:
             f"{name}: no 'Intel(R) MPI Benchmarks' banner or '# Benchmarking' line found; "
             "is this an IMB output?")
     if not points:
-        raise ForeignFormatError(f"{name}: no point-to-point results found in this IMB output")
+        raise ForeignFormatError(f"{name}: no point-to-point or Allreduce, Bcast, Alltoall results found in this "
+                                 "IMB output")
     return build_run(points, name=name, source="imb", buffer="separate", nranks=nranks,
                      command_line=command_line or "IMB-MPI1", start_time=start_time, notes=notes)

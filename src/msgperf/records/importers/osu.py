@@ -4,8 +4,11 @@ An output is a title (``# OSU MPI Latency Test v7.4``), a few ``#`` lines (datat
 placement, ``[ pairs: 1 ] [ window size: 64 ]``), a column header (``# Size  Avg Latency(us)
 P50 Tail Lat(us) ...``) and one line per size. Several outputs may follow each other in one
 file (a batch job log, whose text before the first title is passed over); each becomes a
-pattern of the run. Collective and one-sided tests are skipped with a note. Units as OSU prints
-them: µs, and MB/s with 1 MB = 10^6 B.
+pattern of the run. Of the collective tests, osu_allreduce, osu_bcast and osu_alltoall are read
+(their "Avg Latency" is the mean over ranks of each rank's mean time per call; with -f also the
+min and max over ranks and the iterations); others and the one-sided tests are skipped with a
+note. OSU prints no process count: a collective's ranks are not in its output, and the import
+says so. Units as OSU prints them: µs, and MB/s with 1 MB = 10^6 B.
 """
 
 from __future__ import annotations
@@ -35,7 +38,12 @@ TESTS: dict[str, tuple[str, str]] = {
     "Bi-Directional Bandwidth Persistent": ("osu-bibw-persistent", "bandwidth"),
     "Persistent Bi-Directional Bandwidth": ("osu-bibw-persistent", "bandwidth"),
     "Multiple Bandwidth / Message Rate": ("osu-mbw-mr", "bandwidth"),
+    # collectives: one call per iteration, a barrier between iterations, its time per call
+    "Allreduce Latency": ("osu-allreduce", "collective"),
+    "Broadcast Latency": ("osu-bcast", "collective"),
+    "All-to-All Personalized Exchange Latency": ("osu-alltoall", "collective"),
 }
+COLLECTIVES = {"osu-allreduce": "allreduce", "osu-bcast": "bcast", "osu-alltoall": "alltoall"}
 
 _TITLE = re.compile(r"#\s*OSU MPI(?P<accel>-[A-Z]+(?: MANAGED)?)?\s+(?P<test>.+?)\s+Test"
                     r"(?:\s+v(?P<version>[\w.]+))?\s*$")
@@ -152,6 +160,17 @@ def _point(section: _Section, tokens: list[str], number: int, where: str,
         elif kind == "msg_rate":
             msg_rate = value
             info["messages_per_s"] = float(value)
+    if section.kind == "collective":
+        info["unit"] = "us"
+        info["across_ranks"] = "mean"  # OSU's Avg Latency: the mean over ranks of each rank's mean
+        info["nprocs"] = None  # not in an OSU output
+        info["collective"] = COLLECTIVES[section.pattern]  # msgperf's pattern of the same call
+        if main is None or main == 0:
+            notes.append(f"line {number}: {section.pattern} at {nbytes} B skipped: a latency of "
+                         f"{tokens[1]} us is not a time (rounded to zero?)")
+            return None
+        return Point(pattern=section.pattern, bytes=nbytes, time_s=seconds(main, -6), metric="per_iteration",
+                     line=number, validated=validated, info=info)
     if section.kind == "latency":
         info["unit"] = "us"
         if main is None or main == 0:
@@ -201,7 +220,8 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
             sections.append(section)
             if pattern is None:
                 notes.append(f"line {number}: skipped 'OSU MPI {test} Test': msgperf imports the "
-                             "point-to-point tests (" + ", ".join(sorted({p for p, _ in TESTS.values()})) + ")")
+                             "point-to-point tests and three collectives ("
+                             + ", ".join(sorted({p for p, _ in TESTS.values()})) + ")")
             continue
         if stripped.startswith("#"):
             if section is None:
@@ -248,7 +268,11 @@ def parse_osu(text: str, name: str = "<osu output>") -> ImportResult:
         raise ForeignFormatError(
             f"{name}: no '# OSU MPI ... Test' title found; is this an OSU Micro-Benchmarks output?")
     if not points:
-        raise ForeignFormatError(f"{name}: no point-to-point results found in this OSU output")
+        raise ForeignFormatError(f"{name}: no point-to-point or allreduce, bcast, alltoall results found in "
+                                 "this OSU output")
+    if any(s.kind == "collective" for s in sections if s.pattern):
+        notes.append("OSU prints no process count: the collectives' ranks are unknown (recorded as 2); "
+                     "compare them only with runs at the rank count they ran with")
     tools = [s.pattern.replace("-", "_") for s in sections if s.pattern]  # the programs: osu_latency
     return build_run(points, name=name, source="osu", buffer="separate", nranks=nranks,
                      command_line=" ".join(dict.fromkeys(tools)), notes=notes)

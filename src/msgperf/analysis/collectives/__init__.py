@@ -1,0 +1,17 @@
+"""The collective room: collectives measured, predicted from the run's point-to-point model, and
+their algorithm named (analysis/collectives/naming.py), with advice (advice.py).
+
+Face: ``collective_fits(rows, pingpong, memcpy, ...) -> Collectives | None`` (None: the run has no
+collective), ``collective_advice(collectives, collective, k, s) -> CollectiveAdvice``.
+"""
+
+from msgperf.analysis.collectives.advice import CollectiveAdvice, Favoured, collective_advice
+from msgperf.analysis.collectives.algorithms import ALGORITHMS, COLLECTIVES, Algorithm, algorithms_of
+from msgperf.analysis.collectives.fits import (AlgorithmModel, CollectiveFit, Collectives, collective_fits,
+                                               collective_name)
+from msgperf.analysis.collectives.model import PointToPoint, predict
+from msgperf.analysis.collectives.naming import CANNOT_TELL, FIT_TOLERANCE, NONE, SEPARATION, Prediction, SizeRange, SizeVerdict
+
+__all__ = ["ALGORITHMS", "CANNOT_TELL", "COLLECTIVES", "FIT_TOLERANCE", "SEPARATION", "NONE", "Algorithm", "AlgorithmModel", "CollectiveAdvice",
+           "CollectiveFit", "Collectives", "Favoured", "PointToPoint", "Prediction", "SizeRange", "SizeVerdict",
+           "algorithms_of", "collective_advice", "collective_fits", "collective_name", "predict"]

@@ -1,0 +1,121 @@
+"""Each collective the run measured, against every standard algorithm's prediction at its sizes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
+from msgperf.analysis.collectives.model import PointToPoint, predict
+from msgperf.analysis.collectives.naming import Prediction, SizeRange, SizeVerdict, judge, size_ranges, withhold
+from msgperf.analysis.collectives.selection import mpi_family, selection_words
+from msgperf.analysis.model import PiecewiseFit
+
+_ALIASES = {"reduce-scatter-block": "reduce_scatter_block", "reduce_scatter": "reduce_scatter_block",
+            "reduce-scatter": "reduce_scatter_block"}
+
+
+def collective_name(pattern: str) -> str | None:
+    """The collective a pattern measures ("allreduce", ...), None for a point-to-point pattern."""
+    name = _ALIASES.get(pattern, pattern.replace("-", "_"))
+    return name if name in COLLECTIVES else None
+
+
+@dataclass(frozen=True)
+class AlgorithmModel:
+    key: str
+    words: str
+    formula: str  # one segment's closed form (the prediction sums the steps on the piecewise model)
+    source: str  # the cost formula's source, by title
+    select: str  # the MPI's own variables that select it ("" when this MPI has none, or is unknown)
+    short: str = ""  # a table column's name
+
+
+@dataclass(frozen=True)
+class CollectiveFit:
+    collective: str
+    pattern: str  # the run's pattern name
+    variant: str
+    ranks: int
+    algorithms: tuple[AlgorithmModel, ...]
+    sizes: tuple[SizeVerdict, ...]
+    ranges: tuple[SizeRange, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.pattern} [{self.variant}]" if self.variant else self.pattern
+
+
+@dataclass(frozen=True)
+class Collectives:
+    fits: tuple[CollectiveFit, ...]
+    p2p: PointToPoint | None  # None: no point-to-point model to predict from (why_not says why)
+    mpi: str  # "mpich", "openmpi" or "" (the selection variables are given for the first two)
+    tolerance: float
+    why_not: str = ""
+
+    def find(self, collective: str, ranks: int | None = None) -> CollectiveFit | None:
+        for f in self.fits:
+            if f.collective == collective and (ranks is None or f.ranks == ranks):
+                return f
+        return None
+
+
+def _ranks(row: Any, nranks: int) -> int:
+    for key in ("ranks", "world_size", "nranks"):
+        value = row.extra.get(key) if hasattr(row, "extra") else None
+        if isinstance(value, int) and value > 1:
+            return value
+    return len(row.ranks) if len(row.ranks) > 1 else nranks
+
+
+def disturbed(conditions: Sequence[Any], launches: Sequence[int]) -> str:
+    """Why these launches' times may not be the algorithm's ("" when none was seen disturbed)."""
+    for c in conditions:
+        if c.launch not in launches:
+            continue
+        if c.oversubscribed:
+            return f"launch {c.launch} was oversubscribed"
+        if c.shared_core:
+            return f"launch {c.launch} had ranks on one core"
+        if c.busy:
+            return f"launch {c.launch} ran on a busy machine"
+    return ""
+
+
+def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
+                    nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
+                    reduce_local: PiecewiseFit | None = None,
+                    conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None) -> Collectives | None:
+    """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
+    ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
+    has no collective."""
+    groups: dict[tuple[str, str, int], list[Any]] = {}
+    for r in rows:
+        if collective_name(r.pattern) is not None:
+            groups.setdefault((r.pattern, r.variant, _ranks(r, nranks)), []).append(r)
+    if not groups:
+        return None
+    family = mpi_family(mpi_library)
+    p2p = PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange) if pingpong is not None else None
+    fits = []
+    for (pattern, variant, ranks), group in groups.items():
+        collective = collective_name(pattern)
+        algorithms = algorithms_of(collective)
+        models = tuple(AlgorithmModel(a.key, a.words, a.formula, a.source, selection_words(family, collective, a.key),
+                                      a.short or a.key)
+                       for a in algorithms)
+        verdicts: list[SizeVerdict] = []
+        if p2p is not None:
+            for r in sorted(group, key=lambda r: r.bytes):
+                iv = r.interval
+                predictions = tuple(Prediction(a.key, predict(p2p, a, ranks, r.bytes)) for a in algorithms)
+                v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
+                          tolerance)
+                reason = disturbed(conditions, r.launch_ids)
+                verdicts.append(withhold(v, reason) if reason else v)
+        fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
+                                  size_ranges(verdicts)))
+    why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "
+                                      "(measure --pattern pingpong alongside)")
+    return Collectives(tuple(fits), p2p, family, tolerance, why)

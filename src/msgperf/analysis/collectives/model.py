@@ -1,0 +1,85 @@
+"""The point-to-point model a collective's prediction rests on, and the prediction itself.
+
+The inputs come from the same run: the piecewise model of its ping-pong (one-way time T(m) of an
+m-byte message, segment by segment: α and β of each, the eager limit among the breakpoints),
+its sendrecv when measured (a step in which each rank sends and receives at once), its memcpy
+(the time of a local copy of m bytes) and, for reductions, γ: the time of combining
+m bytes, from the ``reduce-local`` pattern (MPI_Reduce_local with the operator and type the
+collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR). γ is measured, not estimated
+from memcpy: on the machine this was written on, MPI_Reduce_local of bytes took 0.9-1.9 ns/B where
+memcpy took 0.01-0.02 ns/B (an operator loop over bytes, not a streaming copy), so no factor of
+memcpy would do. Without reduce-local in the run, the reductions' predictions leave γ out and say
+so; without memcpy, the local copies likewise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from msgperf.analysis.collectives.algorithms import Algorithm, Step
+from msgperf.analysis.model import PiecewiseFit
+
+@dataclass(frozen=True)
+class PointToPoint:
+    """What the predictions rest on: the ping-pong's model and, when measured, memcpy's."""
+
+    series: str  # the series whose model gives T(m): "pingpong"
+    pingpong: PiecewiseFit
+    memcpy: PiecewiseFit | None  # None: the run has no memcpy; local copies are not predicted
+    reduce_local: PiecewiseFit | None = None  # None: no reduce-local; γ is not predicted
+    exchange: PiecewiseFit | None = None  # the sendrecv pattern's model; None: an exchange costs T(m)
+
+    @property
+    def gamma_words(self) -> str:
+        gamma = ("γ from reduce-local (MPI_Reduce_local, MPI_SUM over MPI_UNSIGNED_CHAR)"
+                 if self.reduce_local is not None else
+                 "reductions' compute γ left out: the run has no reduce-local (add --pattern reduce-local)")
+        copies = ("local copies from memcpy" if self.memcpy is not None else
+                  "local copies left out: the run has no memcpy (add --pattern memcpy)")
+        steps = ("a step that sends and receives at once from sendrecv" if self.exchange is not None else
+                 "a step that sends and receives at once costs the one-way time: the run has no sendrecv "
+                 "(add --pattern sendrecv)")
+        return f"{steps}; {gamma}; {copies}"
+
+    def one_way(self, size: float) -> float:
+        """T(m): the ping-pong's one-way time of an m-byte message (a 0-byte message, or one below
+        the smallest size measured, costs what the smallest measured size costs)."""
+        first = self.pingpong.segments[0]
+        return max(float(self.pingpong.predict(max(size, float(first.from_bytes)))), 0.0)
+
+    def both_ways(self, size: float) -> float:
+        """One MPI_Sendrecv of m bytes each way (the sendrecv pattern's model; T(m) without it)."""
+        if self.exchange is None:
+            return self.one_way(size)
+        first = self.exchange.segments[0]
+        return max(float(self.exchange.predict(max(size, float(first.from_bytes)))), 0.0)
+
+    def copy(self, size: float) -> float:
+        """A local copy of m bytes (memcpy's model; 0 without memcpy in the run)."""
+        return _scaled(self.memcpy, size)
+
+    def combine(self, size: float) -> float:
+        """γ·m: combining m bytes of a reduction (reduce-local's model; 0 without it)."""
+        return _scaled(self.reduce_local, size)
+
+
+def _scaled(model: PiecewiseFit | None, size: float) -> float:
+    """The model's time at ``size`` bytes; below its smallest measured size, that size's time
+    scaled down in proportion (a copy of nothing costs nothing)."""
+    if model is None or size <= 0:
+        return 0.0
+    at = max(size, float(model.segments[0].from_bytes))
+    return max(float(model.predict(at)), 0.0) * size / at
+
+
+def step_time(p2p: PointToPoint, step: Step) -> float:
+    """``count`` rounds of one message, its combining and its local copy."""
+    sent = 0.0
+    if step.message_bytes is not None:
+        sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
+    return step.count * (sent + p2p.combine(step.reduce_bytes) + p2p.copy(step.copy_bytes))
+
+
+def predict(p2p: PointToPoint, algorithm: Algorithm, ranks: int, size: float) -> float:
+    """The algorithm's time for ``ranks`` ranks and a size of ``size`` bytes, step by step."""
+    return sum(step_time(p2p, s) for s in algorithm.steps(ranks, float(size)))

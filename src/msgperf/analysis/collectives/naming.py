@@ -1,0 +1,153 @@
+"""Which algorithm's prediction fits a collective's measured time, size by size and per size range.
+
+At each size the measured time (its median with its interval: analysis/points.py) is set against
+every algorithm's prediction (model.predict). The rule, right or "cannot tell", never wrong:
+
+- an algorithm *fits* when its prediction lies within ``FIT_TOLERANCE`` (25 %) of the measured
+  time, or inside the measured interval;
+- none fits: "none of these" (the closest one and its ratio are the evidence);
+- the fitting algorithm closest to the measurement (in log ratio) is named when every other
+  fitting algorithm's prediction differs from its own by more than the measured interval's width
+  plus the model's resolution (``SEPARATION`` × the measured time, or the run's model tolerance if
+  larger); otherwise "cannot tell" between those that do not differ by that much.
+
+``SEPARATION`` is the fit tolerance itself (25 %): a prediction is trusted to within that, so two
+closer than that cannot be told apart however narrow the measured interval. On the ground-truth
+runs of bench/collective_zoo.py (MPICH and Open MPI, 2 ranks) the set algorithm's prediction was
+off by 5-20 % at the median where the model fits, and the same case measured twice moved by up to
+a third at some sizes (bench/RESULTS.md §19); 15 % named 12 sizes wrong there, 25 % 7.
+
+A name needs undisturbed launches: where the run's conditions say the machine was busy, the ranks
+shared a core or were oversubscribed (analysis/conditions.py), a name becomes "cannot tell" with
+that reason (``withhold``): a time slowed by other work looks like a slower algorithm.
+
+Consecutive sizes with the same verdict form a size range; its ratio is the median of
+predicted / measured of the named algorithm over the range.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+FIT_TOLERANCE = 0.25
+SEPARATION = FIT_TOLERANCE
+NONE = "none of these"
+CANNOT_TELL = "cannot tell"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    algorithm: str
+    predicted_s: float
+
+    def ratio(self, measured_s: float) -> float:
+        """predicted / measured."""
+        return self.predicted_s / measured_s if measured_s > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class SizeVerdict:
+    bytes: int
+    measured_s: float
+    low_s: float | None  # the measured interval (None: a single value without one)
+    high_s: float | None
+    predictions: tuple[Prediction, ...]
+    verdict: str  # an algorithm's key, CANNOT_TELL or NONE
+    candidates: tuple[str, ...]  # the algorithms that fit and cannot be told apart (the named one first)
+    why: str  # the evidence in words
+    # The algorithm the times alone point to, where a name was withheld because the launch was
+    # disturbed (``withhold``): a slower time may then be interference, not a slower algorithm
+    evidence: str = ""
+
+    def prediction(self, algorithm: str) -> Prediction | None:
+        return next((p for p in self.predictions if p.algorithm == algorithm), None)
+
+
+@dataclass(frozen=True)
+class SizeRange:
+    from_bytes: int
+    to_bytes: int
+    sizes: int
+    verdict: str
+    candidates: tuple[str, ...]
+    ratio: float | None  # median predicted / measured of the named algorithm (of the closest candidate
+    # for "cannot tell"; None for "none of these")
+
+
+def _within(p: float, m: float, low: float | None, high: float | None) -> bool:
+    if low is not None and high is not None and low <= p <= high:
+        return True
+    return m > 0 and p > 0 and abs(math.log(p / m)) <= math.log1p(FIT_TOLERANCE)
+
+
+def judge(size: int, measured_s: float, low_s: float | None, high_s: float | None,
+          predictions: Sequence[Prediction], tolerance: float) -> SizeVerdict:
+    preds = tuple(predictions)
+    usable = [p for p in preds if p.predicted_s > 0 and math.isfinite(p.predicted_s)]
+    if not measured_s > 0 or not usable:
+        return SizeVerdict(size, measured_s, low_s, high_s, preds, CANNOT_TELL, (),
+                           "no positive measured time or prediction")
+    distance = {p.algorithm: abs(math.log(p.predicted_s / measured_s)) for p in usable}
+    closest = min(usable, key=lambda p: distance[p.algorithm])
+    fits = sorted((p for p in usable if _within(p.predicted_s, measured_s, low_s, high_s)),
+                  key=lambda p: distance[p.algorithm])
+    if not fits:
+        return SizeVerdict(size, measured_s, low_s, high_s, preds, NONE, (),
+                           f"no prediction within {FIT_TOLERANCE:.0%}: the closest, {closest.algorithm}, "
+                           f"is {closest.ratio(measured_s):.2f} × the measured time")
+    width = (high_s - low_s) if low_s is not None and high_s is not None else 0.0
+    resolution = width + max(tolerance, SEPARATION) * measured_s
+    best = fits[0]
+    alike = tuple(p for p in fits[1:] if abs(p.predicted_s - best.predicted_s) <= resolution)
+    if alike:
+        names = (best.algorithm, *(p.algorithm for p in alike))
+        return SizeVerdict(size, measured_s, low_s, high_s, preds, CANNOT_TELL, names,
+                           f"{' and '.join(names)} fit and their predictions differ by less than the "
+                           f"measured interval plus the model's resolution ({resolution * 1e6:.3g} µs)")
+    others = [p for p in fits[1:]]
+    why = f"{best.algorithm} at {best.ratio(measured_s):.2f} × measured"
+    why += ("; " + ", ".join(f"{p.algorithm} at {p.ratio(measured_s):.2f}" for p in others) +
+            " also within tolerance but farther, beyond the interval" if others else
+            "; no other prediction within tolerance")
+    return SizeVerdict(size, measured_s, low_s, high_s, preds, best.algorithm, (best.algorithm,), why)
+
+
+def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
+    """A name is valid only when the time is the algorithm's: on a disturbed launch (a busy machine,
+    ranks sharing a core, oversubscribed) a named verdict becomes "cannot tell", with the reason."""
+    if v.verdict in (CANNOT_TELL, NONE):
+        return v
+    return dataclasses.replace(v, verdict=CANNOT_TELL, evidence=v.verdict,
+                               why=f"{reason}: a slower time may be interference, not a slower algorithm "
+                                   f"(the times alone point to {v.verdict}: {v.why})")
+
+
+def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
+    """Consecutive sizes with the same verdict (and the same candidates) as one range."""
+    out: list[SizeRange] = []
+    group: list[SizeVerdict] = []
+
+    def close() -> None:
+        if not group:
+            return
+        head = group[0]
+        ratio = None
+        if head.verdict != NONE and head.candidates:
+            ratios = [v.prediction(head.candidates[0]).ratio(v.measured_s) for v in group
+                      if v.prediction(head.candidates[0]) is not None]
+            ratios = [r for r in ratios if math.isfinite(r)]
+            ratio = float(np.median(ratios)) if ratios else None
+        out.append(SizeRange(head.bytes, group[-1].bytes, len(group), head.verdict, head.candidates, ratio))
+
+    for v in sorted(verdicts, key=lambda v: v.bytes):
+        if group and (v.verdict != group[0].verdict or set(v.candidates) != set(group[0].candidates)):
+            close()
+            group = []
+        group.append(v)
+    close()
+    return tuple(out)

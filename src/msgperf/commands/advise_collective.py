@@ -1,0 +1,47 @@
+"""msgperf advise RUN --collective NAME -k K -s S: K collectives of S bytes against one of K·S, and
+the algorithm the model favours per size with the MPI's variable to select it (options -> load ->
+analysis/collectives/advice.py -> present/collectives_text.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import click
+
+from msgperf.analysis.collectives import COLLECTIVES
+from msgperf.errors import MsgperfError
+
+
+def advise_on_collective(run: str, collective: str, messages: int, size: str, db: str | None,
+                         launch: int | None, ranks: int | None, as_json: bool) -> None:
+    from msgperf.analysis.collectives import collective_advice
+    from msgperf.analysis.samples import AnalysisError
+    from msgperf.loader import load_analyzed
+    from msgperf.plan import parse_size
+    from msgperf.present.collectives_text import render_collective_advice
+    from msgperf.present.json_view import _plain as json_plain, number
+    from msgperf.present.terminal import console
+
+    name = collective.replace("-", "_").lower()
+    if name not in COLLECTIVES:
+        raise MsgperfError(f"--collective {collective!r}: not one of {', '.join(COLLECTIVES)}")
+    nbytes = parse_size(size)
+    _, result = load_analyzed(run, db, launch=launch)
+    if result.collectives is None or result.collectives.p2p is None:
+        why = ("it measured no collective and no ping-pong model to predict one from" if result.collectives is None
+               else result.collectives.why_not)
+        if result.collectives is None and result.main is not None:
+            why = "it measured no collective (measure one with msgperf run --pattern allreduce)"
+        raise MsgperfError(f"{run}: cannot advise on {name}: {why}")
+    try:
+        advice = collective_advice(result.collectives, name, messages, nbytes, ranks)
+    except AnalysisError as exc:
+        raise MsgperfError(str(exc)) from None
+    if as_json:
+        out = json_plain(advice)
+        out["measured_speedup"] = number(advice.measured_speedup)
+        out["suggestion"] = "the favoured algorithms are predictions: measure before choosing"
+        click.echo(json.dumps(out, indent=2, allow_nan=False))
+    else:
+        render_collective_advice(console(), advice)

@@ -1,0 +1,136 @@
+"""The collectives against the algorithms' predictions, as tables (show, the report) and as the
+collective advice of ``msgperf advise --collective``. Rendering only: every number is a field of
+``RunResult.collectives`` (analysis/collectives) or of a ``CollectiveAdvice``."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from msgperf import units
+from msgperf.analysis.collectives import (CANNOT_TELL, FIT_TOLERANCE, NONE, SEPARATION, CollectiveAdvice,
+                                         CollectiveFit, Collectives)
+from msgperf.analysis.result import RunResult
+from msgperf.present.grid import Grid
+from msgperf.present.text import safe
+
+
+def _short(fit: CollectiveFit, key: str) -> str:
+    return next((a.short for a in fit.algorithms if a.key == key), key)
+
+
+def verdict_words(fit: CollectiveFit, verdict: str, candidates: tuple[str, ...]) -> str:
+    if verdict == NONE:
+        return NONE
+    if verdict == CANNOT_TELL and len(candidates) == 1:  # a name withheld: the launch was disturbed
+        return f"cannot tell (disturbed launch; the times point to {_short(fit, candidates[0])})"
+    if verdict == CANNOT_TELL:
+        return f"cannot tell ({' or '.join(_short(fit, c) for c in candidates)})" if candidates else CANNOT_TELL
+    return _short(fit, verdict)
+
+
+def _range(lo: int, hi: int) -> str:
+    return units.size(lo) if lo == hi else f"{units.size(lo)}–{units.size(hi)}"
+
+
+def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
+    """Per size range: the algorithm named, predicted/measured of each algorithm (median)."""
+    names = [a.short for a in fit.algorithms]
+    t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
+             note=(f"predicted / measured per algorithm, median over the range; named: the closest prediction "
+                   f"within {FIT_TOLERANCE:.0%} of the measured median and apart from every other one that fits "
+                   f"by more than the measured interval plus the model's resolution ({SEPARATION:.0%}), else "
+                   "\"cannot tell\"; "
+                   f"\"{NONE}\" when none is within {FIT_TOLERANCE:.0%}. Predictions from the run's "
+                   f"{c.p2p.series if c.p2p else 'ping-pong'} model; {c.p2p.gamma_words if c.p2p else ''}"))
+    t.add_column("sizes")
+    t.add_column("measured")
+    for n in names:
+        t.add_column(n + "\n(pred/meas)")
+    t.add_column("named", justify="left")
+    for r in fit.ranges:
+        group = [v for v in fit.sizes if r.from_bytes <= v.bytes <= r.to_bytes]
+        cells = []
+        for a in fit.algorithms:
+            ratios = sorted(p.ratio(v.measured_s) for v in group for p in v.predictions if p.algorithm == a.key)
+            cells.append(units.ratio(ratios[len(ratios) // 2]) if ratios else units.MISSING)
+        measured = (units.seconds(group[0].measured_s) if len(group) == 1 else
+                    f"{units.seconds(group[0].measured_s)}–{units.seconds(group[-1].measured_s)}")
+        t.add_row(f"{_range(r.from_bytes, r.to_bytes)} ({r.sizes})", measured, *cells,
+                  verdict_words(fit, r.verdict, r.candidates))
+    return t
+
+
+def sizes_table(fit: CollectiveFit) -> Grid:
+    """Per size: the measured median and interval against each prediction (the evidence)."""
+    t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: measured against each algorithm's prediction",
+             note="measured: median with its 95 % interval; each algorithm's predicted time; why: the evidence")
+    t.add_column("bytes")
+    t.add_column("measured")
+    t.add_column("interval", detail=True)
+    for a in fit.algorithms:
+        t.add_column(a.short)
+    t.add_column("named", justify="left")
+    t.add_column("why", justify="left", detail=True)
+    for v in fit.sizes:
+        preds = [units.seconds(p.predicted_s) for p in v.predictions]
+        t.add_row(units.size(v.bytes), units.seconds(v.measured_s), units.interval(v.low_s, v.high_s, "s"),
+                  *preds, verdict_words(fit, v.verdict, v.candidates), v.why)
+    return t
+
+
+def models_table(fit: CollectiveFit) -> Grid:
+    t = Grid(heading=f"{fit.collective}: the algorithms modelled",
+             note="T(m) = the ping-pong's one-way time at m bytes (its piecewise model: each step uses the α and β "
+                  "of the segment its message falls in); γ per byte of a reduction; closed forms for one segment")
+    for h in ("algorithm", "formula", "source", "select it (to measure)"):
+        t.add_column(h, justify="left", detail=h in ("source",))
+    for a in fit.algorithms:
+        t.add_row(a.words, a.formula, a.source, a.select or units.MISSING)
+    return t
+
+
+def collective_tables(result: RunResult) -> list[Grid]:
+    c = result.collectives
+    if c is None:
+        return []
+    out: list[Grid] = []
+    for fit in c.fits:
+        if not fit.sizes:
+            t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: no algorithm predicted", note=safe(c.why_not))
+            t.add_column("why")
+            t.add_row(c.why_not)
+            out.append(t)
+            continue
+        out += [ranges_table(c, fit), sizes_table(fit), models_table(fit)]
+    return out
+
+
+def render_collective_advice(console: Console, a: CollectiveAdvice) -> None:
+    k, s = a.messages, a.bytes
+    console.print(f"[bold]{k} {a.collective}s of {units.size(s)}[/] or one of {units.size(k * s)}, "
+                  f"{a.ranks} ranks")
+    if a.measured_apart_s is not None and a.measured_combined_s is not None:
+        console.print(f"  measured   {k} × {units.seconds(a.measured_apart_s / k)} = {units.seconds(a.measured_apart_s)} "
+                      f"against {units.seconds(a.measured_combined_s)}: speedup {units.ratio(a.measured_speedup)}")
+    else:
+        have = ("s" if a.measured_apart_s is not None else "") + (" k·s" if a.measured_combined_s is not None else "")
+        console.print(f"  measured   not both sizes (the run has {have.strip() or 'neither'}): predicted only",
+                      style="dim")
+    ch = a.choice
+    console.print(f"  predicted  {units.seconds(ch.apart_s)} against {units.seconds(ch.combined_s)}: speedup "
+                  f"{units.ratio(ch.speedup)} with {safe(ch.algorithm)} ({safe(a.used_why)})")
+    for other in a.choices:
+        if other.algorithm != ch.algorithm:
+            console.print(f"             {safe(other.algorithm)}: {units.seconds(other.apart_s)} against "
+                          f"{units.seconds(other.combined_s)} (speedup {units.ratio(other.speedup)})", style="dim")
+    console.print(f"             from the {safe(a.model_words)}", style="dim")
+    console.print("  the model favours, per size (a suggestion to measure, not a finding):")
+    for f in a.favoured:
+        where = _range(f.from_bytes, f.to_bytes)
+        if not f.algorithm:
+            console.print(f"    {where}: no algorithm ahead by 10 % (about equal)")
+            continue
+        named = f"; this run's was named {f.named}" if f.named else ""
+        select = f" — measure it with {f.select}" if f.select else " (no variable of this MPI selects it)"
+        console.print(f"    {where}: {safe(f.algorithm)}, {units.percent(f.margin, decimals=0)} ahead of "
+                      f"{safe(f.runner_up)}{safe(named)}{safe(select)}")

@@ -1,0 +1,108 @@
+"""The cost formulas, step by step, against their closed forms (Thakur, Rabenseifner and Gropp
+2005) on a one-segment model: α and β counts per algorithm, log P against P."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from msgperf.analysis.collectives import PointToPoint, algorithms_of, predict
+from msgperf.analysis.collectives.algorithms import find, lg
+from msgperf.analysis.model import analyze_pairs
+
+ALPHA, BETA = 2e-6, 1e-9  # 2 µs, 1 GB/s
+SIZES = [1 << i for i in range(0, 23, 2)]
+
+
+def model(alpha: float = ALPHA, beta: float = BETA, sizes=SIZES):
+    rng = np.random.default_rng(1)
+    b = np.repeat(sizes, 50)
+    t = (alpha + beta * b) * np.exp(0.002 * rng.standard_normal(b.size))
+    return analyze_pairs(b, t).sweep.piecewise
+
+
+@pytest.fixture(scope="module")
+def p2p() -> PointToPoint:
+    return PointToPoint("pingpong", model(), None)
+
+
+def t(n: float) -> float:
+    return ALPHA + BETA * n
+
+
+def close(a: float, b: float, rel: float = 0.01) -> bool:
+    return math.isclose(a, b, rel_tol=rel)
+
+
+def test_allreduce_at_two_ranks_counts_alphas_and_betas(p2p):
+    n = 1 << 20
+    rd = predict(p2p, find("allreduce", "recursive_doubling"), 2, n)
+    rsag = predict(p2p, find("allreduce", "reduce_scatter_allgather"), 2, n)
+    ring = predict(p2p, find("allreduce", "ring"), 2, n)
+    rb = predict(p2p, find("allreduce", "reduce_bcast"), 2, n)
+    assert close(rd, t(n))  # one exchange of the whole vector
+    assert close(rsag, 2 * t(n / 2))  # two steps of halves
+    assert close(ring, rsag)  # the ring of two ranks is Rabenseifner's two steps
+    assert close(rb, 2 * t(n))  # a reduce then a bcast
+
+
+def test_rank_count_dependence_log_p_against_p(p2p):
+    n = 64
+    for p in (2, 4, 8, 16):
+        assert close(predict(p2p, find("allreduce", "recursive_doubling"), p, n), lg(p) * t(n))
+        assert close(predict(p2p, find("allreduce", "ring"), p, n), 2 * (p - 1) * t(n / p))
+        assert close(predict(p2p, find("bcast", "binomial"), p, n), lg(p) * t(n))
+        assert close(predict(p2p, find("alltoall", "pairwise"), p, n), (p - 1) * t(n))
+        assert close(predict(p2p, find("barrier", "dissemination"), p, 0), lg(p) * t(1), rel=0.02)
+    # Rabenseifner at a power of two: 2 lg P α + 2 (P-1)/P n β
+    n = 1 << 22
+    assert close(predict(p2p, find("allreduce", "reduce_scatter_allgather"), 8, n),
+                 2 * 3 * ALPHA + 2 * 7 / 8 * n * BETA)
+
+
+def test_non_power_of_two_adds_the_fold_steps(p2p):
+    n = 1024
+    assert close(predict(p2p, find("allreduce", "recursive_doubling"), 6, n), (2 + 2) * t(n))
+
+
+def test_reduction_compute_from_reduce_local_and_copies_from_memcpy():
+    copy = model(alpha=1e-8, beta=0.02e-9)
+    reduce_local = model(alpha=1e-8, beta=1e-9)
+    full = PointToPoint("pingpong", model(), copy, reduce_local)
+    n = 1 << 20
+    rd = predict(full, find("allreduce", "recursive_doubling"), 2, n)
+    # the copy of the send buffer into the result, one exchange, one combine of n bytes
+    assert close(rd, (1e-8 + 0.02e-9 * n) + t(n) + (1e-8 + 1e-9 * n), rel=0.02)
+    rsag = predict(full, find("allreduce", "reduce_scatter_allgather"), 2, n)
+    assert close(rsag, (1e-8 + 0.02e-9 * n) + 2 * t(n / 2) + (1e-8 + 1e-9 * n / 2), rel=0.02)
+    # bcast has no reduction and no copy: neither model changes it
+    assert close(predict(full, find("bcast", "binomial"), 2, n), t(n))
+    assert "from reduce-local" in full.gamma_words and "from memcpy" in full.gamma_words
+    bare = PointToPoint("pingpong", model(), None)
+    assert "left out" in bare.gamma_words and "add --pattern reduce-local" in bare.gamma_words
+    assert close(predict(bare, find("allreduce", "recursive_doubling"), 2, n), t(n))
+
+
+def test_every_algorithm_is_positive_and_grows_with_size(p2p):
+    for collective in ("allreduce", "bcast", "alltoall", "reduce", "allgather", "reduce_scatter_block"):
+        for a in algorithms_of(collective):
+            for p in (2, 3, 4, 7, 8):
+                small, large = predict(p2p, a, p, 8), predict(p2p, a, p, 1 << 20)
+                assert 0 < small < large, (collective, a.key, p)
+                assert a.source.startswith(("Thakur", "Chan"))
+
+
+def test_exchange_steps_cost_the_measured_sendrecv_one_way_steps_the_ping_pong():
+    slow_both_ways = model(alpha=3e-6, beta=4e-9)  # a sendrecv slower than the one-way time
+    p2p = PointToPoint("pingpong", model(), None, None, slow_both_ways)
+    n = 1 << 16
+    both = 3e-6 + 4e-9 * n
+    assert close(predict(p2p, find("allreduce", "recursive_doubling"), 2, n), both, rel=0.02)
+    assert close(predict(p2p, find("alltoall", "pairwise"), 4, n), 3 * both, rel=0.02)
+    assert close(predict(p2p, find("bcast", "binomial"), 4, n), 2 * t(n))  # a tree sends one way
+    # the reduce-then-bcast allreduce is one-way steps only
+    assert close(predict(p2p, find("allreduce", "reduce_bcast"), 2, n), 2 * t(n))
+    assert "from sendrecv" in p2p.gamma_words
+    assert "add --pattern sendrecv" in PointToPoint("pingpong", model(), None).gamma_words

@@ -1,0 +1,137 @@
+"""Naming the algorithm per size range: right where the predictions differ beyond the measured
+interval, "cannot tell" where they do not, "none of these" where none fits."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from msgperf.analysis.collectives import CANNOT_TELL, NONE, Prediction, collective_advice
+from msgperf.analysis.collectives.naming import judge, size_ranges
+from msgperf.analysis.result import analyze
+from tests.factories import factors, make_run, measurement
+
+ALPHA, BETA, COPY, GAMMA = 2e-6, 0.5e-9, 0.05e-9, 1e-9
+SIZES = [8 << i for i in range(0, 18, 1)]  # 8 B .. 1 MiB
+
+
+def t(n: float) -> float:
+    return ALPHA + BETA * n
+
+
+def gamma(n: float) -> float:
+    return GAMMA * n
+
+
+def copy(n: float) -> float:
+    return COPY * n
+
+
+TRUTH = {  # P = 2: every allreduce copies its send buffer into the result first
+    "recursive_doubling": lambda n: copy(n) + t(n) + gamma(n),
+    "reduce_scatter_allgather": lambda n: copy(n) + 2 * t(n / 2) + gamma(n / 2),
+    "reduce_bcast": lambda n: copy(n) + 2 * t(n) + gamma(n),
+    "far_off": lambda n: 3 * (2 * t(n) + gamma(n)),
+}
+
+
+def run_of(truth: str, seed: int = 0, collective: str = "allreduce"):
+    rng = np.random.default_rng(seed)
+    ms = [measurement("pingpong", s, 2 * t(s) * factors(200, 0.02, rng)) for s in SIZES]
+    ms += [measurement("memcpy", s, (1e-9 + copy(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    ms += [measurement("reduce-local", s, (1e-9 + gamma(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    ms += [measurement(collective, s, TRUTH[truth](s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    return make_run(ms)
+
+
+def test_judge_names_cannot_tell_and_none():
+    p = (Prediction("a", 1.0), Prediction("b", 1.5))
+    assert judge(8, 1.02, 1.0, 1.04, p, 0.01).verdict == "a"
+    # two predictions within the interval plus the tolerance of each other
+    q = (Prediction("a", 1.0), Prediction("b", 1.03))
+    v = judge(8, 1.02, 0.99, 1.05, q, 0.01)
+    assert v.verdict == CANNOT_TELL and set(v.candidates) == {"a", "b"}
+    assert judge(8, 3.0, 2.9, 3.1, p, 0.01).verdict == NONE
+
+
+def test_recursive_doubling_named_where_the_predictions_differ():
+    result = analyze(run_of("recursive_doubling"))
+    fit = result.collectives.find("allreduce")
+    assert fit is not None and fit.ranks == 2
+    small = [v for v in fit.sizes if v.bytes <= 1024]
+    assert small and all(v.verdict == "recursive_doubling" for v in small), [v.why for v in small]
+    assert all(v.verdict in ("recursive_doubling", CANNOT_TELL) for v in fit.sizes)
+    assert fit.ranges[0].verdict == "recursive_doubling" and 0.9 < fit.ranges[0].ratio < 1.1
+
+
+def test_rabenseifner_and_ring_cannot_be_told_apart_at_two_ranks():
+    fit = analyze(run_of("reduce_scatter_allgather")).collectives.find("allreduce")
+    for v in fit.sizes:
+        assert v.verdict == CANNOT_TELL, (v.bytes, v.why)
+        assert {"reduce_scatter_allgather", "ring"} <= set(v.candidates)
+
+
+def test_reduce_then_bcast_named():
+    fit = analyze(run_of("reduce_bcast")).collectives.find("allreduce")
+    named = [v.verdict for v in fit.sizes]
+    assert "reduce_bcast" in named
+    assert all(v in ("reduce_bcast", CANNOT_TELL) for v in named)
+
+
+def test_none_of_these_when_nothing_fits():
+    fit = analyze(run_of("far_off")).collectives.find("allreduce")
+    assert all(v.verdict == NONE for v in fit.sizes)
+    assert len(fit.ranges) == 1 and fit.ranges[0].ratio is None
+
+
+def test_ranges_join_consecutive_sizes():
+    fit = analyze(run_of("recursive_doubling")).collectives.find("allreduce")
+    assert sum(r.sizes for r in fit.ranges) == len(SIZES)
+    assert size_ranges(fit.sizes) == fit.ranges
+    for a, b in zip(fit.ranges, fit.ranges[1:]):
+        assert a.to_bytes < b.from_bytes and (a.verdict, a.candidates) != (b.verdict, b.candidates)
+
+
+def test_no_pingpong_no_prediction_says_why():
+    rng = np.random.default_rng(0)
+    run = make_run([measurement("allreduce", s, TRUTH["recursive_doubling"](s) * factors(50, 0.02, rng), divisor=1)
+                    for s in SIZES])
+    c = analyze(run).collectives
+    assert c is not None and c.p2p is None and "ping-pong" in c.why_not
+    assert c.fits[0].sizes == ()
+
+
+def test_run_without_collectives_has_none():
+    rng = np.random.default_rng(0)
+    run = make_run([measurement("pingpong", s, 2 * t(s) * factors(50, 0.02, rng)) for s in SIZES])
+    assert analyze(run).collectives is None
+
+
+def test_advice_three_small_allreduces_cost_about_three_latencies():
+    c = analyze(run_of("recursive_doubling")).collectives
+    advice = collective_advice(c, "allreduce", 3, 8)
+    assert advice.used == "recursive_doubling"
+    assert 2.7 < advice.choice.speedup < 3.05
+    assert advice.measured_apart_s is not None and advice.measured_combined_s is None  # 24 B not measured
+    advice = collective_advice(c, "allreduce", 2, 8)  # 16 B was measured
+    assert 1.8 < advice.measured_speedup < 2.2
+    # the model favours recursive doubling for small vectors (fewer α)
+    assert advice.favoured[0].algorithm == "recursive_doubling" and advice.favoured[0].from_bytes == 8
+    assert advice.favoured[0].select == "MPIR_CVAR_DEVICE_COLLECTIVES=none MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling"
+
+
+def test_a_disturbed_launch_withholds_the_name():
+    from types import SimpleNamespace
+
+    from msgperf.analysis.collectives.fits import disturbed
+    from msgperf.analysis.collectives.naming import withhold
+
+    busy = SimpleNamespace(launch=0, oversubscribed=False, shared_core=None, busy=True)
+    quiet = SimpleNamespace(launch=1, oversubscribed=False, shared_core=False, busy=False)
+    assert disturbed([busy, quiet], (1,)) == ""
+    reason = disturbed([busy, quiet], (0, 1))
+    assert reason == "launch 0 ran on a busy machine"
+    named = judge(8, 1.02, 1.0, 1.04, (Prediction("a", 1.0), Prediction("b", 1.5)), 0.01)
+    held = withhold(named, reason)
+    assert held.verdict == CANNOT_TELL and held.evidence == "a" and "busy machine" in held.why
+    none = judge(8, 3.0, 2.9, 3.1, (Prediction("a", 1.0),), 0.01)
+    assert withhold(none, reason) == none  # "none of these" stays: no prediction fits either way
