@@ -56,6 +56,7 @@ msgperf.analysis.answer:Step
 msgperf.analysis.answer:Switch
 msgperf.analysis.answer:Warning
 msgperf.analysis.breakpoint_labels:BreakpointLabel
+msgperf.analysis.buffering:BufferingEstimate
 msgperf.analysis.buffering:BufferingRow
 msgperf.analysis.catalog_view:PatternFacts
 msgperf.analysis.caveats:Caveat

@@ -29,6 +29,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from msgperf.analysis import caveats as cv
+from msgperf.analysis.buffering import BufferingEstimate
 from msgperf.analysis.hockney import LineFit
 from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.piecewise import PiecewiseFit
@@ -74,6 +75,7 @@ class CombiningPrediction:
     paying_bytes: tuple[tuple[float, float], ...] = ()
     within_bytes: float = 0.0
     pays_to_within: bool = False  # the last range reaches within_bytes (beyond it: no evidence)
+    buffering: BufferingEstimate | None = None  # what buffering the k·s bytes costs (RunResult.advise)
 
     @property
     def model_words(self) -> str:

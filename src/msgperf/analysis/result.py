@@ -22,7 +22,7 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
 from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
                                                 label_breakpoints)
-from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
+from msgperf.analysis.buffering import BufferingRow, agreement, buffering_of, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.combining import (MIN_GAIN, CombiningPrediction, Gap,
@@ -194,10 +194,11 @@ class RunResult:
         return "; ".join(reasons[:3]) or "no measurements"
 
     def advise(self, messages: int, size: int, min_gain: float = MIN_GAIN,
-               series: SeriesResult | None = None) -> CombiningPrediction:
+               series: SeriesResult | None = None, copy_bandwidth: float | None = None) -> CombiningPrediction:
         """k = ``messages`` messages of ``size`` bytes apart versus combined, from what this run
         measured: the model of ``series`` (the main one by default), the LogGP gap when the run
-        measured it, the combine pattern when it measured this very case, the eager limit."""
+        measured it, the combine pattern when it measured this very case, the eager limit; and
+        what buffering the combined message costs (copy speed ``copy_bandwidth`` or the run's memcpy)."""
         chosen = series or self.find()
         if chosen.model is None:
             raise AnalysisError(f"{chosen.name}: no model to predict from ({chosen.not_modelled})")
@@ -205,9 +206,13 @@ class RunResult:
         measured = {s.bytes: s.point.time_s for s in model.sizes}
         case = next(((c.separate_s, c.combined_s) for c in self.combine
                      if c.messages == messages and c.bytes == size), None)
-        return predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
-                                 min_gain, measured, self.gap, case,
-                                 self.eager.split_bytes if self.eager is not None and self.eager.agreed else None)
+        prediction = predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
+                                       min_gain, measured, self.gap, case,
+                                       self.eager.split_bytes if self.eager is not None and self.eager.agreed else None)
+        memcpy = [(r.bytes, r.stats.median) for r in self.rows if r.pattern == "memcpy" and not r.variant]
+        buffering = buffering_of(messages * size, prediction.combined_s, model.sweep.characteristics, memcpy,
+                                 copy_bandwidth)
+        return dataclasses.replace(prediction, buffering=buffering)
 
     @property
     def gap(self) -> Gap | None:
