@@ -237,7 +237,7 @@ def rows_json(result: RunResult) -> list[dict[str, Any]]:
 
 def answer_dict(result: RunResult) -> dict[str, Any] | None:
     """The answer block's figures (analysis/answer.py), every number by ``number``."""
-    return None if result.answer is None else _plain(result.answer)
+    return None if result.answer is None else plain(result.answer)
 
 
 def show_json(result: RunResult) -> dict[str, Any]:
