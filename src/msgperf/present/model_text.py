@@ -9,7 +9,6 @@ from collections import defaultdict
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from msgperf import units
 from msgperf.analysis.hockney import LineFit
