@@ -46,7 +46,8 @@ def _environment() -> Any:
         return printable(value, None) if isinstance(value, str) and not isinstance(value, Markup) else value
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, finalize=shown,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                             auto_reload=False)
     env.globals["newline"] = Markup("\n")
     return env
 
