@@ -58,6 +58,7 @@ msgperf.analysis.answer:Warning
 msgperf.analysis.model.breakpoint_labels:BreakpointLabel
 msgperf.analysis.tables.buffering:BufferingRow
 msgperf.analysis.tables.catalog_view:PatternFacts
+msgperf.analysis.tables.buffering:BufferingEstimate
 msgperf.analysis.caveats:Caveat
 msgperf.analysis.collectives.fits:AlgorithmModel
 msgperf.analysis.collectives.fits:CollectiveFit

@@ -6,6 +6,7 @@ known slowdown is found; single values and unmeasured run-to-run spread are "can
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -14,11 +15,17 @@ from scipy import stats
 
 from msgperf.analysis import AnalysisError
 from msgperf.analysis.compare import (ASSUMED_RERUN_SD, CANNOT_TELL, FAIL, PASS, SizeComparison,
-                                      compare_launch_samples, compare_runs, comparison_to_dict,
+                                      compare_launch_samples, compare_runs,
                                       gate, holm, launch_samples, size_gate)
+from msgperf.present.json_view import comparison_dict, dumps
 from tests.factories import factors, launches_run, line, make_run, measurement, sweep_run
 
 SIZES = (0, 64, 1024, 16384, 262144, 1 << 20)
+
+
+def _as_json(c, fail_above=None):
+    """What compare --json prints for one comparison, read back."""
+    return json.loads(dumps(comparison_dict(c, None if fail_above is None else gate([c], fail_above))))
 
 
 def _launches(rng, launches=3, launch_sd=0.02, n=200, noise=0.05, scale=None):
@@ -210,7 +217,7 @@ def test_compare_runs_and_parameters_across_launches():
     assert params["alpha"].ratio == pytest.approx(1.5, rel=0.15)
     assert c.worst_slowdown() >= 0.4
     assert c.slowdowns_above(0.3)
-    d = comparison_to_dict(c, 0.05)
+    d = _as_json(c, 0.05)
     assert d["sizes"][0]["verdict"] in ("slower", "within noise")
     assert d["gate"]["outcome"] == FAIL and d["sizes"][0]["covers"]
     same = compare_runs(a, a)
@@ -260,7 +267,7 @@ def _osu_run(seed=0):
 def test_compare_against_an_osu_mean_uses_msgperfs_mean_and_says_which_each_side_is():
     """OSU prints the mean (Avg Latency): msgperf's side gives the mean of its samples too,
     and the comparison names each side's statistic; with OSU's -z percentiles, both are medians."""
-    from msgperf.analysis.compare import comparison_to_dict, compare_runs
+    from msgperf.analysis.compare import compare_runs
     from msgperf.loader import load
     run = _osu_run()
     osu = load(str(PEER / "osu_latency.txt")).run
@@ -272,7 +279,7 @@ def test_compare_against_an_osu_mean_uses_msgperfs_mean_and_says_which_each_side
         imported = next(m for m in osu.measurements if m.bytes == s.bytes)
         assert s.value_b_s == pytest.approx(imported.extra["imported"]["latency_us"] * 1e-6, rel=1e-9)
         assert s.value_a_s > 1.2 * np.mean([np.median(x) for x in launches])  # not the median
-    out = comparison_to_dict(c)
+    out = _as_json(c)
     assert out["statistic"] == "mean" and out["value_b_is"] == "the mean the tool printed"
     assert out["method"]["sizes"].startswith("ratio of the geometric means of the launch means;")
 
@@ -375,7 +382,7 @@ def test_one_launch_per_side_cannot_tell_how_many():
     assert sizes[0].launches_needed.launches is None and sizes[0].launches_needed.words == words
     decision = gate([_wrap(sizes)], 0.10)
     assert decision.outcome == CANNOT_TELL and decision.reason.endswith(words)
-    plain = comparison_to_dict(_wrap(sizes), 0.10)
+    plain = _as_json(_wrap(sizes), 0.10)
     assert plain["sizes"][0]["launches_needed"]["words"] == words
     assert plain["gate"]["launches_needed"]["launches_per_side"] is None
 
@@ -386,14 +393,14 @@ def test_a_spread_too_wide_for_the_threshold_says_more_than_the_cap():
     needed = decision.launches_needed
     assert needed.launches is None and needed.more_than == 50
     assert "more than 50 launches per side" in decision.reason
-    assert comparison_to_dict(_wrap(sizes), 0.02)["gate"]["launches_needed"]["more_than"] == 50
+    assert _as_json(_wrap(sizes), 0.02)["gate"]["launches_needed"]["more_than"] == 50
 
 
 def test_a_passing_gate_and_a_failing_one_say_nothing_of_launches():
     sizes, _ = compare_launch_samples(_spread_launches(0.01), _spread_launches(0.01))
     decision = gate([_wrap(sizes)], 0.10)
     assert decision.outcome == PASS and decision.launches_needed is None
-    assert "launches_needed" not in comparison_to_dict(_wrap(sizes), 0.10)["gate"]
+    assert "launches_needed" not in _as_json(_wrap(sizes), 0.10)["gate"]
 
 
 def test_a_ratio_near_the_threshold_is_not_blamed_on_the_spread():

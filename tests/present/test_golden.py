@@ -63,7 +63,7 @@ def test_saphir_table(result):
 
 def test_advice(result):
     advice = result.advise(8, 1024)
-    _check("advice.txt", _render(lambda c: render_advice(c, advice, result.main, None)))
+    _check("advice.txt", _render(lambda c: render_advice(c, advice, result.main)))
 
 
 def test_report_headline(result):

@@ -208,3 +208,27 @@ def test_compare_section_says_what_would_tell_a_cannot_tell():
     assert any(s.verdict == "cannot tell" for s in c.sizes)
     html = comparison_html(c)
     assert "cannot tell how many: one launch per side measures no spread" in html
+
+
+def test_a_control_character_or_quote_in_a_run_string_is_shown_as_text():
+    """Every value the templates write is escaped (autoescape) and shown as text: an escape
+    sequence in a host name is \\x1b, not a terminal code; a quote cannot close an attribute."""
+    host = 'node"1\x1b[31m<i>'
+    html = build_report([pingpong_run(host=host)])
+    assert "\x1b" not in html and "<i>" not in html
+    assert "node&#34;1\\x1b[31m&lt;i&gt;" in html
+
+
+def test_every_template_is_package_data():
+    """The templates are installed with the package (pyproject's package-data), not only present
+    in a checkout: each file under present/templates matches one of its patterns."""
+    import fnmatch
+    from pathlib import Path
+
+    import pytest
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    root = Path(report.__file__).parents[3]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["msgperf.present"]
+    files = [p.relative_to(report.TEMPLATES.parent).as_posix() for p in report.TEMPLATES.iterdir()]
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

@@ -220,9 +220,6 @@ class Gate:
 
 # ---- statistics ----------------------------------------------------------------------------
 
-_PLURAL = {"median": "medians", "mean": "means", "min": "minima"}
-
-
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values (Holm 1979); None stays None (untested)."""
     idx = [i for i, p in enumerate(p_values) if p is not None and math.isfinite(p)]
@@ -708,71 +705,3 @@ def gate(comparisons: Sequence[RunComparison], fail_above: float) -> Gate:
             parts.append(needed.words)
         return Gate(fail_above, CANNOT_TELL, "; ".join(parts) or "no size compared", sizes, needed)
     return Gate(fail_above, PASS, f"no slowdown above {limit} at any of {len(per)} size(s)", sizes)
-
-
-# ---- plain form ------------------------------------------------------------------------------
-
-
-def comparison_to_dict(c: RunComparison, fail_above: float | None = None) -> dict[str, Any]:
-    """Plain JSON-able form (``msgperf compare --json``); NaN and inf become None."""
-    def num(x: Any) -> Any:
-        if x is None:
-            return None
-        if isinstance(x, tuple):
-            return [num(v) for v in x]
-        return float(x) if math.isfinite(x) else None
-
-    decision = gate([c], fail_above) if fail_above is not None else None
-    gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
-    return {
-        "a": c.label_a, "b": c.label_b, "series": c.series, "alpha": c.alpha,
-        "statistic": c.statistic, "value_a_is": c.side_a, "value_b_is": c.side_b,
-        "min_effect": c.min_effect, "history_runs": c.history_runs,
-        "method": {"sizes": f"ratio of the geometric means of the launch {_PLURAL.get(c.statistic, c.statistic)}; launch-level "
-                            "t test on the noise floor (between launches and between stored runs "
-                            "of the configuration), Satterthwaite df; Holm across sizes",
-                   "parameters": "with two or more launches each: Welch t on each launch's own "
-                                 "fit; otherwise not tested (within one launch)"},
-        "worst_significant_slowdown": num(c.worst_slowdown()),
-        "sizes": [{"bytes": s.bytes, "n_a": s.n_a, "n_b": s.n_b, "launches_a": s.launches_a,
-                   "launches_b": s.launches_b, "value_a_s": num(s.value_a_s),
-                   "value_b_s": num(s.value_b_s), "ratio": num(s.ratio),
-                   "ratio_ci": num(s.ratio_ci), "ratio_halfwidth_rel": num(s.halfwidth_rel),
-                   "p_value": num(s.p_value), "p_adjusted": num(s.p_adjusted),
-                   "df": num(s.df), "verdict": s.verdict, "covers": s.covers,
-                   "assumed_spread": s.assumed,
-                   **({"launches_needed": needed_to_dict(s.launches_needed)}
-                      if s.launches_needed is not None else {}),
-                   **({"gate": gates[s.bytes].outcome, "gate_reason": gates[s.bytes].reason}
-                      if s.bytes in gates else {}),
-                   **({"gate_launches_needed": needed_to_dict(gates[s.bytes].launches_needed)}
-                      if s.bytes in gates and gates[s.bytes].launches_needed is not None else {})}
-                  for s in c.sizes],
-        "parameters": [{"name": p.name, "label": p.label, "unit": p.unit, "a": num(p.value_a),
-                        "b": num(p.value_b), "ratio": num(p.ratio), "ratio_ci": num(p.ratio_ci),
-                        "p_value": num(p.p_value), "p_adjusted": num(p.p_adjusted),
-                        "verdict": p.verdict, "covers": p.covers} for p in c.parameters],
-        "notes": list(c.notes),
-        **({"machines": machines_to_dict(c.machines)} if c.machines is not None else {}),
-        **({"gate": {"fail_above": fail_above, "outcome": decision.outcome,
-                     "reason": decision.reason,
-                     **({"launches_needed": needed_to_dict(decision.launches_needed)}
-                        if decision.launches_needed is not None else {})}}
-           if decision is not None else {}),
-    }
-
-
-def needed_to_dict(n: LaunchesNeeded) -> dict[str, Any]:
-    """``compare --json``: launches per side that would resolve the threshold (None: no count,
-    ``reason`` says why), the threshold as a fraction, and the sentence the terminal prints."""
-    return {"launches_per_side": n.launches, "threshold": n.threshold, "already": n.already,
-            "more_than": n.more_than,
-            "words": n.words}
-
-
-def machines_to_dict(d: MachineDiff) -> dict[str, Any]:
-    """``compare --json``: how the machines differ (values as recorded; None: unknown)."""
-    return {"differ": d.differ, "not_recorded_in": list(d.unrecorded),
-            "differences": [{"fact": f.fact, "kind": f.kind, "host": f.host, "a": f.a, "b": f.b}
-                            for f in d.differences],
-            "mpi_t_only_a": list(d.cvars_only_a), "mpi_t_only_b": list(d.cvars_only_b)}

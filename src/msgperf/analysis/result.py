@@ -27,7 +27,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      CompatRow, Contention, EagerLimit, FirstMessages, FloorRow, Gap, Machine,
                                      MatrixGrid, OverlapRow, PatternFacts, PlacementModel, PlacementPair,
                                      RunSource, SaphirRow, SizeRow, VariantPair, agreement, barrier_rows,
-                                     bidirectional, buffering_row, compat, contention, describe_source,
+                                     bidirectional, buffering_of, buffering_row, compat, contention, describe_source,
                                      difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
                                      matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
                                      predict_combining, run_machine, saphir_row, send_modes, size_rows,
@@ -195,10 +195,11 @@ class RunResult:
         return "; ".join(reasons[:3]) or "no measurements"
 
     def advise(self, messages: int, size: int, min_gain: float = MIN_GAIN,
-               series: SeriesResult | None = None) -> CombiningPrediction:
+               series: SeriesResult | None = None, copy_bandwidth: float | None = None) -> CombiningPrediction:
         """k = ``messages`` messages of ``size`` bytes apart versus combined, from what this run
         measured: the model of ``series`` (the main one by default), the LogGP gap when the run
-        measured it, the combine pattern when it measured this very case, the eager limit."""
+        measured it, the combine pattern when it measured this very case, the eager limit; and
+        what buffering the combined message costs (copy speed ``copy_bandwidth`` or the run's memcpy)."""
         chosen = series or self.find()
         if chosen.model is None:
             raise AnalysisError(f"{chosen.name}: no model to predict from ({chosen.not_modelled})")
@@ -206,9 +207,13 @@ class RunResult:
         measured = {s.bytes: s.point.time_s for s in model.sizes}
         case = next(((c.separate_s, c.combined_s) for c in self.combine
                      if c.messages == messages and c.bytes == size), None)
-        return predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
-                                 min_gain, measured, self.gap, case,
-                                 self.eager.split_bytes if self.eager is not None and self.eager.agreed else None)
+        prediction = predict_combining(model.sweep.piecewise, model.sweep.hockney.line, messages, size,
+                                       min_gain, measured, self.gap, case,
+                                       self.eager.split_bytes if self.eager is not None and self.eager.agreed else None)
+        # memcpy as every table reads it (memcpy_times): the one copy speed summary and the report give
+        buffering = buffering_of(messages * size, prediction.combined_s, model.sweep.characteristics,
+                                 memcpy_times(self.rows), copy_bandwidth)
+        return dataclasses.replace(prediction, buffering=buffering)
 
     @property
     def gap(self) -> Gap | None:

@@ -9,8 +9,6 @@ what to change, in order of payoff (analysis/advice/profile_advice.py)."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from msgperf.analysis.tables import MIN_GAIN
@@ -71,12 +69,11 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
-    from msgperf.analysis.tables import estimate_buffering, run_copy_speed
+    from msgperf.analysis.advice import conditions_misfit
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice
-    from msgperf.present.json_view import advice_dict
+    from msgperf.present.json_view import advice_dict, dumps
     from msgperf.present.terminal import console
-    from msgperf.present.text import safe
     from msgperf.units import parse_rate
 
     nbytes = parse_size(size)
@@ -87,35 +84,9 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         except ValueError as exc:
             raise MsgperfError(str(exc)) from None
     result, series = load_series(run, db, pattern, variant, placement, launch)
-    advice = result.advise(messages, nbytes, min_gain, series)
-    copy_from = "--copy-bandwidth"
-    if copy is None:
-        measured = run_copy_speed(result.rows)
-        if measured is not None:
-            copy, at = measured
-            copy_from = f"memcpy at {at} B in this run"
-    buffering = None
-    ch = series.model.sweep.characteristics
-    # b_n: Saphir's asymptotic bandwidth when the sweep reached bandwidth-bound sizes, else the
-    # peak measured bandwidth (said so): never a slope beyond the measurements.
-    network, network_from = ch.asymptotic_bandwidth_bytes_per_s, "the asymptotic bandwidth"
-    if not network:
-        network, network_from = ch.peak_bandwidth_bytes_per_s, ("the peak measured bandwidth (the sweep "
-                                                                 "did not reach bandwidth-bound sizes)")
-    if copy is not None:
-        buffering = estimate_buffering(copy, network, messages * nbytes, advice.combined_s)
-    from msgperf.analysis.advice import conditions_misfit
-    bad = conditions_misfit(result.conditions)
-    warning = (f"{run}: {bad}: its times may not be this machine's; measure on a quiet machine (msgperf run)"
-               if bad else None)
+    advice = result.advise(messages, nbytes, min_gain, series, copy)
+    misfit = conditions_misfit(result.conditions)
     if as_json:
-        out = advice_dict(advice, series, buffering)
-        out["model_conditions"] = warning
-        out["copy_bandwidth_from"] = copy_from if buffering is not None else None
-        out["network_bandwidth_from"] = network_from if buffering is not None else None
-        click.echo(json.dumps(out, indent=2, allow_nan=False))
+        click.echo(dumps(advice_dict(advice, series, run, misfit), indent=2))
     else:
-        out = console()
-        render_advice(out, advice, series, buffering, copy_from, network_from)
-        if warning:
-            out.print(f"  [yellow]![/] {safe(warning)}")
+        render_advice(console(), advice, series, run, misfit)

@@ -5,7 +5,6 @@ analysis/collectives/advice.py -> present/collectives_text.py)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 
@@ -20,7 +19,7 @@ def advise_on_collective(run: str, collective: str, messages: int, size: str, db
     from msgperf.loader import load_analyzed
     from msgperf.plan import parse_size
     from msgperf.present.collectives_text import render_collective_advice
-    from msgperf.present.json_view import _plain as json_plain, number
+    from msgperf.present.json_view import collective_advice_dict, dumps
     from msgperf.present.terminal import console
 
     name = collective.replace("-", "_").lower()
@@ -39,9 +38,6 @@ def advise_on_collective(run: str, collective: str, messages: int, size: str, db
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from None
     if as_json:
-        out = json_plain(advice)
-        out["measured_speedup"] = number(advice.measured_speedup)
-        out["suggestion"] = "the favoured algorithms are predictions: measure before choosing"
-        click.echo(json.dumps(out, indent=2, allow_nan=False))
+        click.echo(dumps(collective_advice_dict(advice), indent=2))
     else:
         render_collective_advice(console(), advice)

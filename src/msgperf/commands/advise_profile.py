@@ -5,7 +5,6 @@ report (msgperf report --profile P) loads them the same way."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -110,12 +109,12 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
 
 def advise_on_profile(profile_arg: str, model_arg: str | None, db: str | None, pattern: str | None,
                       variant: str | None, placement: str | None, launch: int | None, as_json: bool) -> None:
-    from msgperf.present.json_view import profile_advice_dict
+    from msgperf.present.json_view import dumps, profile_advice_dict
     from msgperf.present.profile_advice_text import render_profile_advice
     from msgperf.present.terminal import console
 
     advice = profile_advice(profile_arg, model_arg, db, pattern, variant, placement, launch)
     if as_json:
-        click.echo(json.dumps(profile_advice_dict(advice), indent=2, allow_nan=False))
+        click.echo(dumps(profile_advice_dict(advice), indent=2))
     else:
         render_profile_advice(console(), advice)

@@ -5,7 +5,6 @@ with a one-line reason)."""
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 
@@ -69,7 +68,7 @@ def command(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect
 def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
              fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     from msgperf.analysis import AnalysisError
-    from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, comparison_to_dict, gate
+    from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, gate
     from msgperf.present.compare_table import render_comparison, render_gate
     from msgperf.present.terminal import console as terminal_console
     from msgperf.store.resolve import resolve_run
@@ -93,7 +92,9 @@ def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effec
     threshold = None if fail_above is None else fail_above / 100
     decision = None if threshold is None else gate(results, threshold)
     if as_json:
-        click.echo(json.dumps([comparison_to_dict(c, threshold) for c in results], indent=1))
+        from msgperf.present.json_view import comparison_dict, dumps
+        own = [None if threshold is None else gate([c], threshold) for c in results]  # each pair's own gate
+        click.echo(dumps([comparison_dict(c, g) for c, g in zip(results, own)]))
     else:
         console = terminal_console()
         for c in results:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from msgperf.analysis.model import TOLERANCE
@@ -60,12 +58,12 @@ def command(run: str, as_json: bool, pattern: str | None, variant: str | None, p
 
 def _fit(run: str, as_json: bool, pattern: str | None, variant: str | None, placement: str | None,
          launch: int | None, db: str | None, tolerance: float) -> None:
-    from msgperf.present.json_view import series_dict
+    from msgperf.present.json_view import dumps, series_dict
     from msgperf.present.model_text import render_series
     from msgperf.present.terminal import console
 
     result, series = load_series(run, db, pattern, variant, placement, launch, tolerance)
     if as_json:
-        click.echo(json.dumps(series_dict(series), indent=2, allow_nan=False))
+        click.echo(dumps(series_dict(series), indent=2))
     else:
         render_series(console(), series, result)

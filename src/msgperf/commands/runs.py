@@ -5,89 +5,13 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from msgperf.present.text import FIELD_LIMIT, cut, safe
+from msgperf.present.runs_table import nothing_stored, render_listing
+from msgperf.present.terminal import console
 from msgperf.store.db import NoStoreError, open_store
-from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
-from msgperf.store.profiles import ProfileRow
+from msgperf.store.listing import RunFilter, parse_since
 
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 DEFAULT_LIMIT = 50  # newest runs listed without --all: a screenful, however long the history
-
-
-def format_bytes(n: int) -> str:
-    value, unit = float(n), 0
-    while value >= 1024 and unit < len(_UNITS) - 1:
-        value, unit = value / 1024, unit + 1
-    return f"{value:.3g} {_UNITS[unit]}"
-
-
-def format_sizes(sizes: tuple[int, ...]) -> str:
-    if not sizes:
-        return "-"
-    if len(sizes) == 1:
-        return format_bytes(sizes[0])
-    return f"{format_bytes(sizes[0])}–{format_bytes(sizes[-1])} ({len(sizes)})"
-
-
-def format_time(row: RunRow | ProfileRow) -> str:
-    when = parse_time(row.start_time)
-    suffix = ""
-    if when is None:
-        when, suffix = parse_time(row.added_at), " (added)"
-    return when.astimezone().strftime("%Y-%m-%d %H:%M") + suffix if when else "-"
-
-
-def format_hosts(hosts: tuple[str, ...]) -> str:
-    if not hosts:
-        return "-"
-    shown = ", ".join(cut(h, 40) for h in hosts[:2])
-    return shown + (f" +{len(hosts) - 2}" if len(hosts) > 2 else "")
-
-
-def format_placement(row: RunRow) -> str:
-    ranks = f"{row.nranks} ranks" if row.nranks else ""
-    return ", ".join(p for p in (ranks, row.placement) if p) or "-"
-
-
-def format_patterns(patterns: tuple[str, ...]) -> str:
-    shown = ", ".join(patterns[:4])
-    return shown + (f" +{len(patterns) - 4}" if len(patterns) > 4 else "")
-
-
-def _cell(text: str) -> str:
-    """A cell from the database: its text shown as text (markup, escapes), cut when long."""
-    return safe(text, FIELD_LIMIT)
-
-
-def runs_table(rows: list[RunRow]) -> Table:
-    imported = any(r.source != "msgperf" for r in rows)
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for name in ("id", "time", "host(s)", "machine", "MPI", "patterns", "sizes", "placement", "label"):
-        table.add_column(name, justify="right" if name == "id" else "left", overflow="fold")
-    if imported:
-        table.add_column("from")
-    for r in rows:
-        cells = [str(r.id), format_time(r), format_hosts(r.hosts), r.machine or "-", r.mpi or "-",
-                 format_patterns(r.patterns), format_sizes(r.sizes), format_placement(r), r.label]
-        if imported:
-            cells.append(r.source)
-        table.add_row(*map(_cell, cells))
-    return table
-
-
-def profiles_table(rows: list[ProfileRow]) -> Table:
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for name in ("id", "time", "host(s)", "MPI", "program", "ranks", "messages sent", "label"):
-        table.add_column(name, justify="right" if name in ("id", "ranks", "messages sent") else "left",
-                         overflow="fold")
-    for r in rows:
-        table.add_row(*map(_cell, (str(r.id), format_time(r), format_hosts(r.hosts), r.mpi or "-",
-                                   " ".join(r.argv) or "-", str(r.nranks) + ("" if r.complete else " (partial)"),
-                                   f"{r.messages:,}", r.label)))
-    return table
 
 
 @click.command("runs")
@@ -125,26 +49,8 @@ def command(db: str | None, host: str | None, mpi: str | None, pattern: str | No
     all_profiles = len(profiles)
     if newest is not None:
         profiles = profiles[max(0, len(profiles) - newest):]
-    console = Console(width=None if sys.stdout.isatty() else 200)
-    if profiles:
-        if rows:
-            console.print(runs_table(rows))
-            _more(total - len(rows), "runs")
-        console.print("profiles (msgperf profile)", style="bold")
-        console.print(profiles_table(profiles))
-        _more(all_profiles - len(profiles), "profiles")
+    if not rows and not profiles:
+        click.echo(nothing_stored(path, any(v is not None for v in (host, mpi, pattern, since, label, source))))
         return
-    if not rows:
-        filtered = any(v is not None for v in (host, mpi, pattern, since, label, source))
-        click.echo(f"no stored runs{' match' if filtered else ''} in {path}"
-                   + ("" if filtered else " ('msgperf run' stores each run; 'msgperf import' adds files)"))
-        return
-    console.print(runs_table(rows))
-    _more(total - len(rows), "runs")
-
-
-def _more(hidden: int, what: str) -> None:
-    """The line under a cut listing: how many older matches it leaves out and how to see them."""
-    if hidden > 0:
-        click.echo(f"{hidden:,} more {what} (older; the newest are listed): --all lists every one, "
-                   "--limit N the newest N")
+    render_listing(console(width=None if sys.stdout.isatty() else 200), rows, total - len(rows),
+                   profiles, all_profiles - len(profiles))

@@ -3,8 +3,6 @@ re-running anything."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
 
@@ -31,7 +29,7 @@ def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: boo
           all_sizes: bool = False) -> None:
     from msgperf.loader import load_analyzed
     from msgperf.present.text import printable
-    from msgperf.present.json_view import show_json
+    from msgperf.present.json_view import dumps, show_json
     from msgperf.present.run_text import render_run
     from msgperf.present.terminal import console
 
@@ -48,7 +46,7 @@ def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: boo
         err.print(f"note: incomplete run ({len(missing)} planned measurement(s) missing); "
                   f"continue with: msgperf run --resume {printable(run_file)}", markup=False, soft_wrap=True)
     if as_json:
-        click.echo(json.dumps(show_json(result), indent=1, allow_nan=False))
+        click.echo(dumps(show_json(result)))
         return
     out = console()
     render_run(out, result, brief=brief, detail=detail, all_sizes=all_sizes)

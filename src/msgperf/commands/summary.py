@@ -5,7 +5,6 @@ eager limit, n½ and the ratio to the hardware floor — the same values show an
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import click
 
@@ -17,12 +16,12 @@ import click
 def command(runs: tuple[str, ...], as_json: bool, db: str | None) -> None:
     """Compare RUNs (run files, exports, other tools' outputs, or stored run ids) in one table."""
     from msgperf.loader import load_analyzed
-    from msgperf.present.json_view import saphir_dict
+    from msgperf.present.json_view import dumps, saphir_dict
     from msgperf.present.saphir_table import render_saphir
     from msgperf.present.terminal import console
 
     rows = [dataclasses.replace(row, run=arg) for arg in runs for row in load_analyzed(arg, db)[1].saphir]
     if as_json:
-        click.echo(json.dumps([saphir_dict(r) for r in rows], indent=1, allow_nan=False))
+        click.echo(dumps([saphir_dict(r) for r in rows]))
         return
     render_saphir(console(), rows)

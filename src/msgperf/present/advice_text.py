@@ -1,13 +1,13 @@
 """``msgperf advise`` in the terminal: k messages apart versus combined, measured and predicted,
 and what buffering costs. Rendering only: every number is a field of the ``CombiningPrediction``
-and ``BufferingEstimate`` the analysis made."""
+(its ``buffering`` estimate included) the analysis made."""
 
 from __future__ import annotations
 
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.tables import BufferingEstimate, CombiningPrediction
+from msgperf.analysis.tables import CombiningPrediction
 from msgperf.analysis.result import SeriesResult
 from msgperf.present.text import safe
 
@@ -32,9 +32,15 @@ def paying_words(p: CombiningPrediction) -> str:
     return f"{what} gains more than {gain} for s in {spans}, of s {scope}"
 
 
-def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult,
-                  buffering: BufferingEstimate | None, copy_from: str = "",
-                  network_from: str = "the asymptotic bandwidth") -> None:
+def conditions_warning(run: str, misfit: str) -> str:
+    """The warning under advice from a run whose launches were not conditions to predict from
+    (``misfit``, analysis/model_choice.conditions_misfit); "" when they were."""
+    return (f"{run}: {misfit}: its times may not be this machine's; measure on a quiet machine (msgperf run)"
+            if misfit else "")
+
+
+def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult, run: str = "",
+                  misfit: str = "") -> None:
     k, s = p.messages, p.bytes
     console.print(f"[bold]{k} messages of {units.size(s)}[/] apart or combined into one of {units.size(k * s)} "
                   f"— from the model of {safe(series.name)} ({series.facts.time_words})")
@@ -60,10 +66,13 @@ def render_advice(console: Console, p: CombiningPrediction, series: SeriesResult
     console.print(f"  → {verdict}")
     for c in p.caveats:
         console.print(f"  [yellow]![/] {safe(c.message)}\n      → {safe(c.advice)}")
-    if buffering is not None:
-        b = buffering
-        console.print(f"[bold]Buffering[/] (copy b_c {units.rate(b.copy_bandwidth_bytes_per_s)} from {safe(copy_from)}; "
-                      f"network b_n {units.rate(b.network_bandwidth_bytes_per_s)} = {safe(network_from)})")
+    b = p.buffering
+    if b is not None:
+        console.print(f"[bold]Buffering[/] (copy b_c {units.rate(b.copy_bandwidth_bytes_per_s)} from {safe(b.copy_from)}; "
+                      f"network b_n {units.rate(b.network_bandwidth_bytes_per_s)} = {safe(b.network_from)})")
         console.print(f"  effective bandwidth b_e = b_c·b_n/(b_c+b_n) = {units.rate(b.effective_bandwidth_bytes_per_s)}, "
                       f"{units.ratio(b.slowdown)} slower; {units.size(k * s)} takes {units.seconds(b.buffered_s)} "
                       f"buffered vs {units.seconds(b.unbuffered_s)}")
+    warning = conditions_warning(run, misfit)
+    if warning:
+        console.print(f"  [yellow]![/] {safe(warning)}")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 
 from rich.console import Console
-from rich.table import Table
 
 from msgperf.analysis.compare import Gate, RunComparison
 from msgperf import units
 from msgperf.present.machine_text import diff_line
-from msgperf.present.text import safe
+from msgperf.present.grid import Grid, render
+from msgperf.present.text import printable, safe
 
 _STYLE = {"slower": "bold red", "faster": "bold green", "within noise": "dim",
           "untested": "yellow", "cannot tell": "yellow"}
@@ -26,10 +26,6 @@ def _ci(pair: tuple[float, float] | None) -> str:
 
 def _p(p: float | None) -> str:
     return "—" if p is None else f"{p:.2g}"
-
-
-def _styled(v: str, styles: dict[str, str]) -> str:
-    return f"[{styles[v]}]{v}[/]" if v in styles else safe(v)
 
 
 def _covers(c: RunComparison) -> str:
@@ -47,42 +43,42 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
     if c.side_a != c.side_b:  # an imported summary on a side: say which statistic each value is
         console.print(f"A is {safe(c.side_a)}; B is {safe(c.side_b)}", highlight=False)
     gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
-    t = Table(header_style="bold", caption_justify="left",
-              caption=(f"A: {c.side_a}; B: {c.side_b} (per message); CI: "
-                       f"{100 * (1 - c.alpha):.0f} % interval of the ratio, launch-level t on the "
-                       f"noise floor; it covers {_covers(c)}; p (Holm): adjusted across sizes, "
-                       f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
-                       "configuration behind the interval; untested: 1 value, compared by value; "
-                       "cannot tell: the run-to-run spread is unknown"))
+    t = Grid(note=(f"A: {c.side_a}; B: {c.side_b} (per message); CI: "
+                   f"{100 * (1 - c.alpha):.0f} % interval of the ratio, launch-level t on the "
+                   f"noise floor; it covers {_covers(c)}; p (Holm): adjusted across sizes, "
+                   f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
+                   "configuration behind the interval; untested: 1 value, compared by value; "
+                   "cannot tell: the run-to-run spread is unknown"))
     columns = ["size", "A", "B", "ratio", "CI", "p (Holm)", "verdict", "basis"]
     if decision is not None:
         columns.append(f"gate +{100 * decision.fail_above:g} %")
     for name in columns:
         t.add_column(name, justify="left" if name in ("size", "verdict", "basis") or
-                     name.startswith("gate") else "right", no_wrap=True)
+                     name.startswith("gate") else "right")
     for s in c.sizes:
         row = [units.size(s.bytes), units.seconds(s.value_a_s), units.seconds(s.value_b_s),
                f"{s.ratio:.3f}" if math.isfinite(s.ratio) else "—", _ci(s.ratio_ci),
-               _p(s.p_adjusted), _styled(s.verdict, _STYLE), safe(s.basis)]
+               _p(s.p_adjusted), s.verdict, printable(s.basis)]
+        styles = {6: _STYLE[s.verdict]} if s.verdict in _STYLE else {}
         if decision is not None:
             g = gates.get(s.bytes)
-            row.append(_styled(g.outcome, _GATE_STYLE) if g else "")
-        t.add_row(*row)
-    console.print(t)
+            row.append(g.outcome if g else "")
+            if g and g.outcome in _GATE_STYLE:
+                styles[8] = _GATE_STYLE[g.outcome]
+        t.add_row(*row, styles=styles)
+    render(console, t)
     if c.parameters:
-        p = Table(header_style="bold", caption_justify="left",
-                  caption="model parameters; with two or more launches each, each launch's own "
-                          "fit is the unit (Welch t on the log values, Holm across parameters); "
-                          "with one launch the fits' intervals cover that launch only: cannot tell")
+        p = Grid(note="model parameters; with two or more launches each, each launch's own "
+                      "fit is the unit (Welch t on the log values, Holm across parameters); "
+                      "with one launch the fits' intervals cover that launch only: cannot tell")
         for name in ("parameter", "A", "B", "ratio", "CI", "p (Holm)", "verdict"):
-            p.add_column(name, justify="left" if name in ("parameter", "verdict") else "right",
-                         no_wrap=True)
+            p.add_column(name, justify="left" if name in ("parameter", "verdict") else "right")
         for q in c.parameters:
             fmt = _UNIT.get(q.unit, str)
             p.add_row(q.label, fmt(q.value_a), fmt(q.value_b),
                       f"{q.ratio:.3f}" if math.isfinite(q.ratio) else "—", _ci(q.ratio_ci),
-                      _p(q.p_adjusted), _styled(q.verdict, _STYLE))
-        console.print(p)
+                      _p(q.p_adjusted), q.verdict, styles={6: _STYLE[q.verdict]} if q.verdict in _STYLE else None)
+        render(console, p)
     for line in needed_lines(c):
         console.print(f"  {safe(line)}", highlight=False)
     for note in c.notes:

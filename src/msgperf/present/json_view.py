@@ -1,19 +1,26 @@
 """Every ``--json`` output, rendered from the one analysis result: ``fit --json`` (a series'
 model), ``show --json`` (the answer block's figures and the rows of the tables), ``summary --json`` (Saphir's Table 1) and
-``advise --json``. Units are in the key names (``_s``, ``_bytes``, ``_bytes_per_s``); intervals
-are [low, high]; one rule (``number``) turns a value that does not exist — NaN, an unbounded
-interval end, an undefined n½ — into null.
+``advise --json``, ``compare --json``. Units are in the key names (``_s``, ``_bytes``,
+``_bytes_per_s``); intervals are [low, high]; one rule (``number``) turns a value that does not
+exist — NaN, an unbounded interval end, an undefined n½ — into null, and ``dumps`` applies it to
+every number of every output (no command writes JSON another way).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
-from typing import Any
+import numbers
+from typing import TYPE_CHECKING, Any
 
 from msgperf.analysis.caveats import Caveat
 from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
 from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
 from msgperf.analysis.result import RunResult, SeriesResult
+
+if TYPE_CHECKING:  # compare --json only: the other outputs do not import the comparison's statistics
+    from msgperf.analysis.compare import Gate, LaunchesNeeded, MachineDiff, RunComparison
 
 
 def number(value: Any) -> Any:
@@ -226,7 +233,7 @@ def rows_json(result: RunResult) -> list[dict[str, Any]]:
 
 def answer_dict(result: RunResult) -> dict[str, Any] | None:
     """The answer block's figures (analysis/answer.py), every number by ``number``."""
-    return None if result.answer is None else _plain(result.answer)
+    return None if result.answer is None else plain(result.answer)
 
 
 def show_json(result: RunResult) -> dict[str, Any]:
@@ -245,39 +252,68 @@ def saphir_dict(row: SaphirRow) -> dict[str, Any]:
     return {k: number(v) if isinstance(v, float) else v for k, v in row.as_dict().items()}
 
 
-def advice_dict(p: CombiningPrediction, series: SeriesResult, buffering: Any = None) -> dict[str, Any]:
-    out = {k: number(v) if isinstance(v, float) else v for k, v in vars(p).items() if k != "caveats"}
-    out["measured_speedup"] = number(p.measured_speedup)
-    out["answer_speedup"] = number(p.answer_speedup)
+def advice_dict(p: CombiningPrediction, series: SeriesResult, run: str = "", misfit: str = "") -> dict[str, Any]:
+    """``advise --json``: the prediction's fields, what buffering costs (with where b_c and b_n
+    come from), the model it rests on, and ``model_conditions`` when the run's launches were not
+    conditions to predict from (``misfit``: analysis/model_choice.conditions_misfit)."""
+    from msgperf.present.advice_text import conditions_warning  # noqa: PLC0415 - advise only
+
+    out = {k: v for k, v in vars(p).items() if k not in ("caveats", "buffering")}
+    out["measured_speedup"] = p.measured_speedup
+    out["answer_speedup"] = p.answer_speedup
     out["model_used"] = p.model_words
     out["series"] = series.name
     out["caveats"] = [_caveat(c) for c in p.caveats]
-    out["buffering"] = None if buffering is None else {k: number(v) if isinstance(v, float) else v
-                                                       for k, v in vars(buffering).items()}
+    b = p.buffering
+    out["buffering"] = None if b is None else {k: v for k, v in vars(b).items()
+                                               if k not in ("copy_from", "network_from")}
     model = series_model_dict(series.model)
     out["model"] = {k: model[k] for k in ("alpha_s", "beta_s_per_byte", "breakpoints_bytes", "segments")}
+    out["model_conditions"] = conditions_warning(run, misfit) or None
+    out["copy_bandwidth_from"] = b.copy_from if b is not None else None
+    out["network_bandwidth_from"] = b.network_from if b is not None else None
     return out
 
 
-def _plain(value: Any) -> Any:
-    """A dataclass tree as JSON values: numbers by ``number``, tuples as lists."""
-    import dataclasses  # noqa: PLC0415
-
+def plain(value: Any) -> Any:
+    """A tree of dataclasses, dicts, lists and tuples as JSON values: every real number by
+    ``number`` (numpy's too), integers as integers, tuples as lists."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return number(value)
     if isinstance(value, LineFit):
         return _line(value)
-    if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, float):
-        return number(value)
+        return [plain(v) for v in value]
     return value
+
+
+def dumps(value: Any, indent: int = 1) -> str:
+    """The text of a ``--json`` output: ``value`` through ``plain`` (the one NaN -> null rule),
+    never a NaN or Infinity token."""
+    return json.dumps(plain(value), indent=indent, allow_nan=False)
+
+
+def collective_advice_dict(advice: Any) -> dict[str, Any]:
+    """``advise --collective --json``: every field of the ``CollectiveAdvice``, its measured speedup,
+    and that the favoured algorithms are predictions."""
+    out = plain(advice)
+    out["measured_speedup"] = number(advice.measured_speedup)
+    out["suggestion"] = "the favoured algorithms are predictions: measure before choosing"
+    return out
 
 
 def profile_advice_dict(a: Any) -> dict[str, Any]:
     """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py),
     with the derived figures the text shows (ratios, speedup, net savings)."""
-    out = _plain(a)
+    out = plain(a)
     out["ratio_measured_to_predicted"] = number(a.ratio)
     out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
     out["combine_saving_s"] = number(a.combine_saving_s)
@@ -288,3 +324,65 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
     for b, row in zip(a.buffering, out["buffering"]):
         row["slowdown"] = number(b.slowdown)
     return out
+
+
+# ---- compare --json ---------------------------------------------------------------------------
+
+_PLURAL = {"median": "medians", "mean": "means", "min": "minima"}
+
+
+def comparison_dict(c: RunComparison, decision: Gate | None = None) -> dict[str, Any]:
+    """``msgperf compare --json`` of one comparison; ``decision``: the gate of this comparison
+    alone (``gate([c], fail_above)``) when --fail-above was given. Numbers are left to ``dumps``."""
+    gates = {g.bytes: g for g in decision.sizes} if decision is not None else {}
+    return {
+        "a": c.label_a, "b": c.label_b, "series": c.series, "alpha": c.alpha,
+        "statistic": c.statistic, "value_a_is": c.side_a, "value_b_is": c.side_b,
+        "min_effect": c.min_effect, "history_runs": c.history_runs,
+        "method": {"sizes": f"ratio of the geometric means of the launch {_PLURAL.get(c.statistic, c.statistic)}; "
+                            "launch-level t test on the noise floor (between launches and between stored runs "
+                            "of the configuration), Satterthwaite df; Holm across sizes",
+                   "parameters": "with two or more launches each: Welch t on each launch's own "
+                                 "fit; otherwise not tested (within one launch)"},
+        "worst_significant_slowdown": c.worst_slowdown(),
+        "sizes": [{"bytes": s.bytes, "n_a": s.n_a, "n_b": s.n_b, "launches_a": s.launches_a,
+                   "launches_b": s.launches_b, "value_a_s": s.value_a_s,
+                   "value_b_s": s.value_b_s, "ratio": s.ratio,
+                   "ratio_ci": s.ratio_ci, "ratio_halfwidth_rel": s.halfwidth_rel,
+                   "p_value": s.p_value, "p_adjusted": s.p_adjusted,
+                   "df": s.df, "verdict": s.verdict, "covers": s.covers,
+                   "assumed_spread": s.assumed,
+                   **({"launches_needed": needed_dict(s.launches_needed)}
+                      if s.launches_needed is not None else {}),
+                   **({"gate": gates[s.bytes].outcome, "gate_reason": gates[s.bytes].reason}
+                      if s.bytes in gates else {}),
+                   **({"gate_launches_needed": needed_dict(gates[s.bytes].launches_needed)}
+                      if s.bytes in gates and gates[s.bytes].launches_needed is not None else {})}
+                  for s in c.sizes],
+        "parameters": [{"name": p.name, "label": p.label, "unit": p.unit, "a": p.value_a,
+                        "b": p.value_b, "ratio": p.ratio, "ratio_ci": p.ratio_ci,
+                        "p_value": p.p_value, "p_adjusted": p.p_adjusted,
+                        "verdict": p.verdict, "covers": p.covers} for p in c.parameters],
+        "notes": list(c.notes),
+        **({"machines": machines_dict(c.machines)} if c.machines is not None else {}),
+        **({"gate": {"fail_above": decision.fail_above, "outcome": decision.outcome,
+                     "reason": decision.reason,
+                     **({"launches_needed": needed_dict(decision.launches_needed)}
+                        if decision.launches_needed is not None else {})}}
+           if decision is not None else {}),
+    }
+
+
+def needed_dict(n: LaunchesNeeded) -> dict[str, Any]:
+    """Launches per side that would resolve the threshold (None: no count, ``words`` says why),
+    the threshold as a fraction, and the sentence the terminal prints."""
+    return {"launches_per_side": n.launches, "threshold": n.threshold, "already": n.already,
+            "more_than": n.more_than, "words": n.words}
+
+
+def machines_dict(d: MachineDiff) -> dict[str, Any]:
+    """How the machines of a comparison differ (values as recorded; None: unknown)."""
+    return {"differ": d.differ, "not_recorded_in": list(d.unrecorded),
+            "differences": [{"fact": f.fact, "kind": f.kind, "host": f.host, "a": f.a, "b": f.b}
+                            for f in d.differences],
+            "mpi_t_only_a": list(d.cvars_only_a), "mpi_t_only_b": list(d.cvars_only_b)}

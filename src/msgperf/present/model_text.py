@@ -9,13 +9,11 @@ from collections import defaultdict
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from msgperf import units
 from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
-from msgperf.present.plain_table import PlainTable
+from msgperf.present.grid import Grid, render
 from msgperf.present.text import safe
 
 
@@ -178,10 +176,9 @@ def _per_size(console: Console, s: SeriesResult) -> None:
         code = FLAG_CODES.get(c.kind)
         if c.bytes is not None and code and code not in flags[c.bytes]:
             flags[c.bytes].append(code)
-    table = PlainTable(padding=(1, 1))
+    table = Grid(box="none")
     for name in ("size", "time", "model", "resid", "", "msgs/s", "bandwidth", "÷ asym.", "outl.", "flags"):
-        table.add_column(name, justify="left" if name in ("size", "flags", "") else "right",
-                         no_wrap=name != "flags")
+        table.add_column(name, justify="left" if name in ("size", "flags", "") else "right")
     for size, regime in zip(model.sizes, sweep.regimes):
         predicted = sweep.model_at(size.bytes)
         frac = regime.fraction_of_asymptotic
@@ -193,7 +190,7 @@ def _per_size(console: Console, s: SeriesResult) -> None:
             units.rate(regime.bandwidth_bytes_per_s),
             asymptote_cell(regime, size.bytes),
             str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
-    console.print(table)
+    render(console, table)
     aligned = model.aligned_bytes
     level = (f"time: {len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their "
              "launch's factor; msgperf show lists them as measured); " if aligned else "")
@@ -238,22 +235,22 @@ def _launches(console: Console, s: SeriesResult) -> None:
                   f"samples within a launch {units.MISSING if within is None else units.percent(within)}, "
                   f"of launch medians {units.percent(comparison.between_rel)} (median over sizes)")
     models = {m.launch: m.sweep for m in model.per_launch}
-    table = Table(box=None, padding=(0, 1, 0, 2), show_edge=False)
+    table = Grid(box="none", padding=(2, 1))
     for name in ("launch", "ratio", "z", "apart", "α", "β", "bandwidth", "switches"):
-        table.add_column(name, justify="left" if name == "launch" else "right", no_wrap=True)
+        table.add_column(name, justify="left" if name == "launch" else "right")
     for v in comparison.verdicts:
         sweep = models.get(v.launch)
         line = sweep.hockney.line if sweep else None
-        table.add_row(str(v.launch), f"{v.typical_ratio:.3f}", f"{v.z:+.1f}",
-                      "[red]yes[/]" if v.apart else "no",
+        table.add_row(str(v.launch), f"{v.typical_ratio:.3f}", f"{v.z:+.1f}", "yes" if v.apart else "no",
                       units.seconds(line.alpha_s) if line else units.MISSING,
                       units.beta(line.beta_s_per_byte) if line else units.MISSING,
                       units.rate(line.bandwidth_bytes_per_s) if line else units.MISSING,
-                      str(len(sweep.piecewise.breakpoints)) if sweep else units.MISSING)
+                      str(len(sweep.piecewise.breakpoints)) if sweep else units.MISSING,
+                      styles={3: "red"} if v.apart else None)
     line = model.sweep.hockney.line
     table.add_row("pooled", "", "", "", units.seconds(line.alpha_s), units.beta(line.beta_s_per_byte),
                   units.rate(line.bandwidth_bytes_per_s), str(len(model.sweep.piecewise.breakpoints)))
-    console.print(table)
+    render(console, table)
     for v in comparison.verdicts:
         if v.launch in models:
             console.print(f"  launch {v.launch} switches: {_breaks(models[v.launch])}")

@@ -16,7 +16,7 @@ from msgperf import units
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.tables import Difference
 from msgperf.present.collectives_text import collective_tables
-from msgperf.present.grid import Grid
+from msgperf.present.grid import Grid, render
 from msgperf.present.text import safe
 
 
@@ -453,15 +453,6 @@ def all_tables(result: RunResult) -> list[Grid]:
     for t in tables:  # every pattern table holds the run's launches: it shares their conditions
         t.caveats = [result.caveat_line] if result.caveats else []
     return tables
-
-
-def render(console: Console, table: Grid) -> None:
-    """A table with its title line above and its caption below, wrapped at the console's width."""
-    console.print(f"[bold]{safe(table.heading)}[/]")
-    console.print(table.text(), markup=False, highlight=False, soft_wrap=True)
-    console.print(safe(table.note), style="dim")
-    for c in table.caveats:
-        console.print(f"[yellow]![/] {safe(c)}")
 
 
 def render_pattern_tables(console: Console, result: RunResult, detail: bool = True) -> None:

@@ -5,10 +5,10 @@ or a property of the ``Profile`` dataclasses (records/profile_format.py)."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from msgperf import units
-from msgperf.present.text import FIELD_LIMIT, printable, safe
+from msgperf.present.grid import Grid, render
+from msgperf.present.text import FIELD_LIMIT, printable
 from msgperf.records.profile_format import Profile, SequenceShape
 from msgperf.store.listing import mpi_name
 
@@ -34,8 +34,8 @@ def _rank_list(ranks: list[int]) -> str:
     return ", ".join(map(str, ranks[:10])) + (" …" if len(ranks) > 10 else "")
 
 
-def rank_table(profile: Profile) -> Table:
-    table = Table(box=None, header_style="bold", pad_edge=False)
+def rank_table(profile: Profile) -> Grid:
+    table = Grid(box="none", pad_edge=False)
     for name in ("rank", "host", "sent", "bytes sent", "received", "in MPI", "waiting",
                  "top sizes sent", "back-to-back"):
         table.add_column(name, justify="left" if name in ("host", "top sizes sent", "back-to-back") else "right")
@@ -43,7 +43,7 @@ def rank_table(profile: Profile) -> Table:
         in_sequences = (f"{units.count(sum(s.count for s in r.sequences))} seq, "
                         f"{units.count(r.sequence_messages)} msgs{_share(r.sequence_messages, r.messages_sent)}"
                         if r.sequences else "-")
-        table.add_row(str(r.rank) + ("" if r.finalized else "*"), safe(r.host, FIELD_LIMIT),
+        table.add_row(str(r.rank) + ("" if r.finalized else "*"), printable(r.host, FIELD_LIMIT),
                       units.count(r.messages_sent),
                       units.volume(r.bytes_sent), units.count(r.messages_received),
                       units.seconds(r.mpi_time_s) + _share(r.mpi_time_s, r.wall_s),
@@ -58,7 +58,7 @@ def render_profile(console: Console, profile: Profile) -> None:
     shown += f" and {len(hosts) - 8} more" if len(hosts) > 8 else ""
     console.print(f"{printable(' '.join(info.argv) or '?')} · {printable(mpi_name(info), FIELD_LIMIT)}"
                   f" · {info.nranks} ranks on {shown or '?'}", markup=False, highlight=False)
-    console.print(rank_table(profile))
+    render(console, rank_table(profile))
     notes = []
     if len(profile.ranks) > MAX_RANK_ROWS:
         notes.append(f"… {len(profile.ranks) - MAX_RANK_ROWS} more ranks in the file")

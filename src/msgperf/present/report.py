@@ -3,22 +3,25 @@ run``): summary, plots (inline base64 PNG), tables, caveats with advice, message
 advice, comparisons and the full metadata, in one file with inline CSS and no network access.
 
 Rendering only: every number is a field of the runs' ``RunResult``s (and of the comparisons the
-command made); nothing is estimated here. Every string that comes from a run file goes through
-``html.escape`` (``_e``). A small inline script records script errors and each image's natural
-size in ``data-`` attributes, which the browser test reads back.
+command made); nothing is estimated here. This module turns them into words and numbers in
+text; the markup is in Jinja2 templates (``present/templates/``: the page skeleton, its CSS, one
+template per section), rendered with autoescaping: every value is escaped where the template
+writes it, and a control character in one is shown as \\xNN, not obeyed. A small inline script
+(templates/probe.js) records script errors and each image's natural size in ``data-``
+attributes, which the browser test reads back.
 """
 
 from __future__ import annotations
 
 import base64
-import html
+import datetime as _dt
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from msgperf import units
-from msgperf.present.report_stamp import stamp
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.atomic_file import atomic_write
@@ -29,72 +32,41 @@ from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, di
 from msgperf.present.compare_table import needed_lines
 from msgperf.present.text import printable
 
-CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:0 auto;
-max-width:1100px;padding:1em 2em;color:#1a1a1a;line-height:1.45}
-h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #0072B2;padding-bottom:.2em;margin-top:2em}
-h3{margin-top:1.5em}.sub{color:#555}table{border-collapse:collapse;margin:.5em 0;font-size:.9em}
-td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right;vertical-align:top}
-th{background:#eef4fa}td.l,th.l{text-align:left}figure{margin:1em 0}
-figure img{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:.85em;color:#444}
-.caveat{border-left:4px solid #E69F00;padding:.3em .8em;margin:.5em 0;background:#fff8e8}
-.advice{color:#333;font-style:italic}.slower{color:#D55E00;font-weight:bold}
-.faster{color:#009E73;font-weight:bold}.noise{color:#666}pre{background:#f6f6f6;padding:.6em;
-white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8em}dl.headline dt{font-weight:bold;float:left;clear:left;width:16em}
-dl.headline dd{margin-left:17em;margin-bottom:.3em}code{background:#f1f1f1;padding:0 .2em;overflow-wrap:anywhere}
-.scroll{max-width:100%;overflow-x:auto}pre.answer{font-size:.95em;background:#eef4fa;border-left:4px solid #0072B2}
-nav.details{font-size:.9em;margin-bottom:1em}
-"""
-
-PROBE = """
-(function(){var errs=[];window.addEventListener('error',function(e){errs.push(String(e.message||e));
-document.body&&document.body.setAttribute('data-errors',JSON.stringify(errs));});
-window.addEventListener('load',function(){var imgs=document.querySelectorAll('img.plot');
-for(var i=0;i<imgs.length;i++){var m=imgs[i];var r=m.getBoundingClientRect();
-m.setAttribute('data-natural',m.naturalWidth+'x'+m.naturalHeight);
-m.setAttribute('data-shown',Math.round(r.width)+'x'+Math.round(r.height));}
-var wide=0,all=document.querySelectorAll('body *');for(var j=0;j<all.length;j++){
-if(all[j].scrollWidth>all[j].clientWidth+1&&all[j].clientWidth>0&&getComputedStyle(all[j]).overflowX!='visible')wide++;}
-var d=document.documentElement;document.body.setAttribute('data-overflow',String(wide));
-document.body.setAttribute('data-page-scroll',String(d.scrollWidth>d.clientWidth+1?1:0));
-document.body.setAttribute('data-errors',JSON.stringify(errs));
-document.body.setAttribute('data-ready','1');});})();
-"""
+TEMPLATES = Path(__file__).with_name("templates")
 
 
-def _e(text: Any) -> str:
-    """Escaped for HTML text and attributes; control characters shown, not obeyed."""
-    return html.escape(printable(str(text), None), quote=True)
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    """The Jinja2 environment of the report's templates: autoescape on every template, and every
+    value written shown as text (``printable``: control characters as \\xNN)."""
+    import jinja2  # noqa: PLC0415 - only the report needs it
+    from markupsafe import Markup  # noqa: PLC0415
+
+    def shown(value: Any) -> Any:
+        return printable(value, None) if isinstance(value, str) and not isinstance(value, Markup) else value
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, finalize=shown,
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
+                             auto_reload=False)
+    env.globals["newline"] = Markup("\n")
+    return env
 
 
-def _e_lines(text: Any) -> str:
-    """Like ``_e`` for a block of several lines (a <pre>): line breaks stay line breaks."""
-    return "\n".join(_e(line) for line in str(text).split("\n"))
+def _render(template: str, **values: Any) -> Any:
+    """A template rendered, as markup (safe to place in another template)."""
+    from markupsafe import Markup  # noqa: PLC0415
+
+    return Markup(_environment().get_template(template).render(**values))
 
 
-def grid_html(grid: Any) -> str:
-    """A table of the terminal (present/grid.py) as an HTML table: the same heading, columns,
-    cells and note, so the terminal and the report show one table two ways."""
-    head = [_e(c.header.replace("\n", " ")) for c in grid.columns]
-    rows = [[_e(cell) for cell in row] for row in grid.rows]
-    title = f"<h4>{_e(grid.heading)}</h4>" if grid.heading else ""
-    caption = f"<p class='sub'>{_e(grid.note)}</p>" if grid.note else ""
-    caption += "".join(f"<p class='noise'>⚠ {_e(c)}</p>" for c in grid.caveats)
-    return f"{title}<div class='scroll'>{_table(head, rows)}</div>{caption}"
+def _cell(kind: str, text: Any) -> dict[str, Any]:
+    """A table cell with markup of its own (macros.html ``cell``): "code", "pre" (``text``: its
+    lines), or a CSS class."""
+    return {"kind": kind, "text": text}
 
 
-def _img(fig: Any, alt: str, caption: str) -> str:
-    data = base64.b64encode(plots.figure_png(fig)).decode("ascii")
-    return (f'<figure><img class="plot" alt="{_e(alt)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{caption}</figcaption></figure>")
-
-
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
-    """Cells are already escaped."""
-    th = "".join(f'<th class="{"l" if i < left else ""}">{h}</th>' for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
-                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+def _figure(fig: Any, alt: str, caption: str) -> dict[str, str]:
+    return {"png": base64.b64encode(plots.figure_png(fig)).decode("ascii"), "alt": alt, "caption": caption}
 
 
 def _ci(pair: Any, unit: str) -> str:
@@ -103,27 +75,27 @@ def _ci(pair: Any, unit: str) -> str:
     return " " + units.interval(pair[0], pair[1], unit)
 
 
-def headline_html(result: RunResult) -> str:
-    """The headline figures: the main series' model and Saphir's Table 1 row (the same values as
-    ``fit`` and ``summary``)."""
+def headline_items(result: RunResult) -> list[tuple[str, str]]:
+    """The headline figures in words: the main series' model and Saphir's Table 1 row (the same
+    values as ``fit`` and ``summary``)."""
     main = result.main
     items: list[tuple[str, str]] = []
     row = result.saphir[0] if result.saphir else None
     if main is not None and main.model is not None:
         line = main.model.sweep.hockney.line
         ch = main.model.sweep.characteristics
-        items.append(("series", _e(f"{main.name} — {main.facts.time_words}")))
-        items.append(("α latency", _e(units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s"))))
-        items.append(("β inverse bandwidth", _e(units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B"))))
-        items.append(("bandwidth 1/β", _e(units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)")))
-        items.append(("n½ = α/β", _e(units.size(line.n_half_bytes) if math.isfinite(line.n_half_bytes)
-                                     else "undefined (α or β not positive)")))
+        items.append(("series", f"{main.name} — {main.facts.time_words}"))
+        items.append(("α latency", units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s")))
+        items.append(("β inverse bandwidth", units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B")))
+        items.append(("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)"))
+        items.append(("n½ = α/β", units.size(line.n_half_bytes) if math.isfinite(line.n_half_bytes)
+                      else "undefined (α or β not positive)"))
         for name, term, unit in (("zero-byte latency", ch.zero_byte_latency, "s"),
                                  ("asymptotic latency", ch.asymptotic_latency, "s"),
                                  ("peak bandwidth", ch.peak_bandwidth, "B/s"),
                                  ("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
                                  ("1/β of the last segment", ch.line_bandwidth, "B/s")):
-            items.append((name, _e(term_text(term, unit))))
+            items.append((name, term_text(term, unit)))
         bps = main.model.sweep.piecewise.breakpoints
         if bps:
             words = "; ".join(f"between {units.size(b.low_bytes)} and {units.size(b.high_bytes)}"
@@ -131,29 +103,30 @@ def headline_html(result: RunResult) -> str:
                                  if (b.best_low_bytes, b.best_high_bytes) != (b.low_bytes, b.high_bytes) else "")
                               + (f": {label.text}" if label is not None else "")
                               for b, label in zip(bps, list(main.labels) + [None] * len(bps)))
-            items.append(("breakpoints", _e(f"{len(bps)}: {words}")))
+            items.append(("breakpoints", f"{len(bps)}: {words}"))
         else:
             pw = main.model.sweep.piecewise
-            items.append(("breakpoints", _e("none: every size lies within its noise" if pw.fits_every_size else
-                                            f"none found, but {units.size(pw.worst_off_model.bytes)} is off the model "
-                                            "beyond its own interval")))
+            items.append(("breakpoints", "none: every size lies within its noise" if pw.fits_every_size else
+                          f"none found, but {units.size(pw.worst_off_model.bytes)} is off the model "
+                          "beyond its own interval"))
     e = result.eager
     if e is not None:
         eager = (f"cannot tell ({e.disagreement})" if not e.agreed else
                  f"{units.exact_bytes(e.limit_bytes)} (measured directly by the eager probe)" if e.limit_bytes is not None
                  else f"between {e.low_bytes} B and {e.high_bytes if e.high_bytes is not None else 'beyond the probe'} "
                       "(eager probe)")
-        items.append(("eager limit", _e(eager)))
+        items.append(("eager limit", eager))
     else:
         items.append(("eager limit", "not measured (add --pattern eager-probe)"))
     if row is not None and row.copy_speed_bytes_per_s is not None:
-        items.append(("copy speed b_c", _e(f"{units.rate(row.copy_speed_bytes_per_s)} (memcpy at its largest size, "
-                                           f"{units.size(row.copy_speed_size)})")))
+        items.append(("copy speed b_c", f"{units.rate(row.copy_speed_bytes_per_s)} (memcpy at its largest size, "
+                                        f"{units.size(row.copy_speed_size)})"))
         if row.effective_buffered_bandwidth_bytes_per_s is not None:
             slowdown = row.bandwidth_bytes_per_s / row.effective_buffered_bandwidth_bytes_per_s
-            items.append(("effective buffered bandwidth", _e(
-                f"b_e = b_c·b_n/(b_c+b_n) = {units.rate(row.effective_buffered_bandwidth_bytes_per_s)}: a buffered "
-                f"(unexpected) message moves {units.ratio(slowdown)} slower than b_n = {units.rate(row.bandwidth_bytes_per_s)}")))
+            items.append(("effective buffered bandwidth",
+                          f"b_e = b_c·b_n/(b_c+b_n) = {units.rate(row.effective_buffered_bandwidth_bytes_per_s)}: a "
+                          f"buffered (unexpected) message moves {units.ratio(slowdown)} slower than b_n = "
+                          f"{units.rate(row.bandwidth_bytes_per_s)}"))
     else:
         items.append(("copy speed b_c", "not measured (add --pattern memcpy)"))
     if result.floor:
@@ -163,11 +136,14 @@ def headline_html(result: RunResult) -> str:
             text += f"; the MPI ping-pong takes {units.seconds(f.pingpong_s)}; MPI / floor: cannot tell ({f.cannot_tell})"
         elif f.pingpong_s is not None:
             text += f"; the MPI ping-pong takes {units.seconds(f.pingpong_s)}, {units.ratio(f.ratio)} the floor"
-        items.append(("hardware floor", _e(text)))
+        items.append(("hardware floor", text))
     else:
         items.append(("hardware floor", "not measured (add --pattern floor)"))
-    body = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items)
-    return f'<dl class="headline">{body}</dl>'
+    return items
+
+
+def headline_html(result: RunResult) -> str:
+    return _render("headline.html", items=headline_items(result))
 
 
 def term_text(term: Any, unit: str) -> str:
@@ -177,7 +153,7 @@ def term_text(term: Any, unit: str) -> str:
     return f"{units.value(term.value, unit)}{_ci(term.ci, unit)} ({term.note})"  # an extrapolated one says so
 
 
-def _size_table(s: SeriesResult, confidence: float) -> str:
+def _size_rows(s: SeriesResult) -> list[list[str]]:
     a = s.model
     rows = []
     for size, regime in zip(a.sizes, a.sweep.regimes):
@@ -187,132 +163,106 @@ def _size_table(s: SeriesResult, confidence: float) -> str:
         iv = point.interval
         interval = (units.NO_INTERVAL if iv is None or iv.low is None
                     else f"{units.seconds(iv.low)} – {units.seconds(iv.high)} ({iv.covers})")
-        rows.append([_e(units.size(size.bytes)), _e(units.seconds(point.time_s)), _e(interval), _e(units.seconds(predicted)),
-                     _e(units.percent((point.time_s - predicted) / predicted, signed=True)) if predicted > 0 else "-",
-                     _e(units.rate(regime.bandwidth_bytes_per_s * a.flows)) if size.bytes else "-",
-                     str(st.n) if st.n > 1 else "1 value", _e(units.seconds(st.mean)),
-                     _e(units.seconds(st.std)) if st.n > 1 else "-", _e(units.seconds(st.min)),
-                     _e(units.seconds(st.p95)), _e(units.seconds(st.max)), str(size.outliers) if st.n > 1 else "-"])
-    return _table(["size", "time", f"{100 * confidence:.0f} % interval", "model", "resid.", "bandwidth", "n", "mean",
-                   "sd", "min", "p95", "max", "outliers"], rows)
+        rows.append([units.size(size.bytes), units.seconds(point.time_s), interval, units.seconds(predicted),
+                     units.percent((point.time_s - predicted) / predicted, signed=True) if predicted > 0 else "-",
+                     units.rate(regime.bandwidth_bytes_per_s * a.flows) if size.bytes else "-",
+                     str(st.n) if st.n > 1 else "1 value", units.seconds(st.mean),
+                     units.seconds(st.std) if st.n > 1 else "-", units.seconds(st.min),
+                     units.seconds(st.p95), units.seconds(st.max), str(size.outliers) if st.n > 1 else "-"])
+    return rows
 
 
-def _caveats(caveats: Sequence[Any]) -> str:
-    if not caveats:
-        return "<p>No caveats.</p>"
+def _caveat_groups(caveats: Sequence[Any]) -> list[tuple[str, str]]:
+    """(line, advice) per kind of caveat: one caveat's own line, or the sizes of a kind that
+    recurs and one example."""
     seen: dict[str, list[Any]] = {}
     for c in caveats:
         seen.setdefault(c.kind, []).append(c)
     out = []
     for kind, items in seen.items():
         sizes = sorted({c.bytes for c in items if c.bytes is not None})
-        head = _e(items[0].message)
+        head = items[0].message
         if len(items) > 1 and sizes:
-            head = (_e(f"{kind.replace('_', ' ')} at {len(sizes)} size(s): "
-                       + ", ".join(units.size(s) for s in sizes[:8]) + (" …" if len(sizes) > 8 else ""))
+            head = (f"{kind.replace('_', ' ')} at {len(sizes)} size(s): "
+                    + ", ".join(units.size(s) for s in sizes[:8]) + (" …" if len(sizes) > 8 else "")
                     + "; e.g. " + head)
-        out.append(f'<div class="caveat">{head}<br><span class="advice">→ {_e(items[0].advice)}</span></div>')
-    return "".join(out)
+        out.append((head, items[0].advice))
+    return out
 
 
-def _combining(result: RunResult) -> str:
+def _combining(result: RunResult) -> dict[str, Any]:
     rows = []
     words = ""
     for p in result.combining_cases:
-        k, s = p.messages, p.bytes
         words = p.model_words
-        be = paying_words(p)
         measured = units.ratio(p.measured_speedup) if p.measured_by_combine else "-"
-        rows.append([str(k), _e(units.size(s)), _e(units.seconds(p.apart_s)), _e(units.seconds(p.combined_s)),
-                     _e(units.ratio(p.speedup)), _e(measured), _e(be)])
-    if not rows:
-        return "<p>Too few sizes measured to predict message combining.</p>"
-    return ("<p>Sending k messages of s bytes apart versus combined into one of k·s bytes (Lawlor's "
-            f"message-combining lecture), predicted from the {_e(words)}; measured where the combine pattern "
-            f"measured that case. Combining pays while the speedup exceeds 1 + 10 %; where it pays is "
-            "predicted within the sizes the run measured.</p>"
-            + _table(["k", "s", "apart", "combined T(k·s)", "predicted speedup", "measured speedup",
-                      "where it pays"], rows))
+        rows.append([str(p.messages), units.size(p.bytes), units.seconds(p.apart_s), units.seconds(p.combined_s),
+                     units.ratio(p.speedup), measured, paying_words(p)])
+    return {"rows": rows, "words": words}
 
 
-def _pattern_tables(result: RunResult) -> str:
+def _pattern_tables(result: RunResult) -> list[Any]:
     from msgperf.present.pattern_tables import all_tables  # noqa: PLC0415
 
-    return "".join(grid_html(t) for t in all_tables(result))
+    return all_tables(result)
 
 
 def metadata_html(run: Any) -> str:
     info = run.info
-    out = [_table(["field", "value"], [
-        ["run file", _e(run.path or "-")], ["source", _e(info.source)],
-        ["msgperf version", _e(info.msgperf_version)], ["started", _e(info.start_time)],
-        ["command line", f"<code>{_e(info.command_line)}</code>"],
-        ["patterns planned", _e(", ".join(info.plan.patterns))],
-        ["sizes planned", _e(f"{len(info.plan.sizes)} sizes, {units.size(min(info.plan.sizes, default=0))} – "
-                             f"{units.size(max(info.plan.sizes, default=0))}")],
-        ["precision target, time budget", _e(f"{100 * info.plan.precision:g} %, " + (
+    fields = [
+        ["run file", run.path or "-"], ["source", info.source],
+        ["msgperf version", info.msgperf_version], ["started", info.start_time],
+        ["command line", _cell("code", info.command_line)],
+        ["patterns planned", ", ".join(info.plan.patterns)],
+        ["sizes planned", f"{len(info.plan.sizes)} sizes, {units.size(min(info.plan.sizes, default=0))} – "
+                          f"{units.size(max(info.plan.sizes, default=0))}"],
+        ["precision target, time budget", f"{100 * info.plan.precision:g} %, " + (
             f"{info.plan.total_time_s:g} s per launch, shared among its sizes" if info.plan.total_time_s
-            else f"{info.plan.time_budget_s:g} s per size"))],
-        ["pair, ranks", _e(f"{info.plan.pair[0]}:{info.plan.pair[1]} of {info.plan.nranks}")],
-    ], left=2)]
+            else f"{info.plan.time_budget_s:g} s per size")],
+        ["pair, ranks", f"{info.plan.pair[0]}:{info.plan.pair[1]} of {info.plan.nranks}"],
+    ]
+    launches = []
     for launch in run.launches:
         c = launch.clock
-        out.append(f"<h3>Launch {launch.index}</h3>")
-        out.append(_table(["field", "value"], [
-            ["MPI library", f"<pre>{_e_lines(launch.mpi_library.strip())}</pre>"],
-            ["MPI version", _e(launch.mpi_version)],
-            ["hosts", _e(", ".join(launch.hosts))],
-            ["pair placement", _e(f"ranks {launch.pair[0]} and {launch.pair[1]} on "
-                                  + ("one node" if launch.pair_shares_node else "different nodes"))],
-            ["clock self-test", _e(f"{c.source}: resolution {units.seconds(c.resolution_s)}, overhead "
-                                   f"{units.seconds(c.overhead_s)}, {'monotonic' if c.monotonic else 'NOT monotonic'}, "
-                                   f"clock_getres {units.seconds(c.reported_resolution_s)}, MPI_Wtick {units.seconds(c.mpi_wtick_s)}")],
-            ["started, ended", _e(f"{launch.start_time} – {launch.end_time or 'did not end cleanly'}")],
-            ["stopped by msgperf", _e(launch.aborted) if launch.aborted else "no"],
-            ["launcher command line", f"<code>{_e(launch.launcher_command_line or '-')}</code>"],
-        ], left=2))
-        out.append(_table(["rank", "host", "cpu", "node"],
-                          [[str(r.rank), _e(r.host), str(r.cpu) if r.cpu >= 0 else "?", str(r.node)]
-                           for r in launch.ranks]))
-        env = sorted(launch.environment.items())
-        out.append("<p>Environment (MPI-related variables):</p>" + (
-            _table(["variable", "value"], [[_e(k), _e(v)] for k, v in env], left=2) if env else "<p>none set</p>"))
-    return "".join(out)
+        launches.append({"index": launch.index, "fields": [
+            ["MPI library", _cell("pre", launch.mpi_library.strip().split("\n"))],
+            ["MPI version", launch.mpi_version],
+            ["hosts", ", ".join(launch.hosts)],
+            ["pair placement", f"ranks {launch.pair[0]} and {launch.pair[1]} on "
+                               + ("one node" if launch.pair_shares_node else "different nodes")],
+            ["clock self-test", f"{c.source}: resolution {units.seconds(c.resolution_s)}, overhead "
+                                f"{units.seconds(c.overhead_s)}, {'monotonic' if c.monotonic else 'NOT monotonic'}, "
+                                f"clock_getres {units.seconds(c.reported_resolution_s)}, MPI_Wtick {units.seconds(c.mpi_wtick_s)}"],
+            ["started, ended", f"{launch.start_time} – {launch.end_time or 'did not end cleanly'}"],
+            ["stopped by msgperf", launch.aborted if launch.aborted else "no"],
+            ["launcher command line", _cell("code", launch.launcher_command_line or "-")],
+        ], "ranks": [[str(r.rank), r.host, str(r.cpu) if r.cpu >= 0 else "?", str(r.node)] for r in launch.ranks],
+            "environment": [[k, v] for k, v in sorted(launch.environment.items())]})
+    return _render("metadata.html", fields=fields, launches=launches)
 
 
 def machine_html(result: RunResult) -> str:
-    """The Machine section: each host's facts, then every MPI_T variable the run recorded."""
+    """The Machine section: each host's facts, then every MPI_T variable the run recorded ("":
+    nothing to show)."""
     m = result.machine
     if not m.recorded:
-        return f"<p>{_e(NOT_RECORDED)}</p>" if result.source.tool == "msgperf" else ""
-    out = []
-    if m.hosts:
-        out.append(_table(["host", "CPU", "cores", "memory", "OS, kernel", "governor"], [
-            [_e(h.host), _e(h.cpu_model), _e(cores_text(h)), _e(units.memory(h.memory_bytes)),
-             _e(f"{h.os}, {h.kernel} {h.arch}"), _e(h.governor)] for h in m.hosts], left=6))
-    if m.cvars is None:
-        out.append("<p>MPI_T: not available from this MPI library.</p>")
-    else:
-        out.append(f"<p>The MPI's own thresholds through MPI_T (launch {m.launch}): the control variables "
-                   "named like eager, rndv, rendezvous, cell, threshold or limit; point-to-point ones "
-                   + (f"of the device in use ({_e(m.device)}) " if m.device else "") + "first"
-                   + (f"; {len(m.other_devices)} of another device, which this build does not use, with the rest"
-                      if m.other_devices else "") + ".</p>")
+        return _render("machine.html", not_recorded=NOT_RECORDED, recorded=False, hosts=[], cvars=None,
+                       varies="") if result.source.tool == "msgperf" else ""
+    cvars = None
+    if m.cvars is not None:
         shown = dict(m.thresholds)
-        rows = [[_e(n), _e(cvar_text(v))] for n, v in m.thresholds]
-        rows += [[_e(n), _e(cvar_text(v))] for n, v in m.cvars.items() if n not in shown]
-        out.append(f"<details><summary>MPI_T variables ({len(rows)})</summary>"
-                   + _table(["variable", "value"], rows, left=1) + "</details>")
-    if m.varies:
-        out.append(f"<p class='noise'>The run's launches recorded different {_e(', '.join(m.varies))}; "
-                   f"shown: launch {m.launch}.</p>")
-    return "".join(out)
+        cvars = [[n, cvar_text(v)] for n, v in m.thresholds]
+        cvars += [[n, cvar_text(v)] for n, v in m.cvars.items() if n not in shown]
+    return _render("machine.html", not_recorded="", recorded=True,
+                   hosts=[[h.host, h.cpu_model, cores_text(h), units.memory(h.memory_bytes),
+                           f"{h.os}, {h.kernel} {h.arch}", h.governor] for h in m.hosts],
+                   cvars=cvars, launch=m.launch, device=m.device, other_devices=len(m.other_devices),
+                   varies=", ".join(m.varies))
 
 
 def comparison_html(c: RunComparison) -> str:
-    def verdict(v: str) -> str:
-        cls = {"slower": "slower", "faster": "faster"}.get(v, "noise")
-        return f'<span class="{cls}">{_e(v)}</span>'
+    def verdict(v: str) -> dict[str, Any]:
+        return _cell({"slower": "slower", "faster": "faster"}.get(v, "noise"), v)
 
     def ci(pair: Any) -> str:
         return f"{pair[0]:.3f} – {pair[1]:.3f}" if pair else "-"
@@ -320,22 +270,16 @@ def comparison_html(c: RunComparison) -> str:
     def pv(p: Any) -> str:
         return "-" if p is None else f"{p:.2g}"
 
-    rows = [[_e(units.size(s.bytes)), _e(units.seconds(s.value_a_s)), _e(units.seconds(s.value_b_s)),
-             f"{s.ratio:.3f}", ci(s.ratio_ci), pv(s.p_value), pv(s.p_adjusted), verdict(s.verdict)]
-            for s in c.sizes]
     fmt = {"s": units.seconds, "s/B": units.beta, "B/s": units.rate, "B": units.size}
-    prow = [[_e(p.label), _e(fmt[p.unit](p.value_a)), _e(fmt[p.unit](p.value_b)),
-             f"{p.ratio:.3f}" if math.isfinite(p.ratio) else "-", ci(p.ratio_ci), pv(p.p_adjusted),
-             verdict(p.verdict)] for p in c.parameters]
-    notes = "".join(f"<p class='noise'>{_e(n)}</p>" for n in (*needed_lines(c), *c.notes))
-    machines = f"<p>{_e(diff_line(c.machines))}</p>" if c.machines is not None else ""
-    return (f"<h3>{_e(c.label_b)} against {_e(c.label_a)} ({_e(c.series)})</h3>" + machines +
-            f"<p>Ratio = B / A (above 1: B slower). A is {_e(c.side_a)}; B is {_e(c.side_b)}. "
-            f"Launch-level t test on the noise floor, Holm-corrected across sizes, α = {c.alpha:g} "
-            "(docs/statistics.md). “within noise”: not significant.</p>"
-            + _table(["size", "A", "B", "ratio", "CI", "p", "p (Holm)", "verdict"], rows)
-            + (_table(["parameter", "A", "B", "ratio", "CI", "p (Holm)", "verdict"], prow) if prow else "")
-            + notes)
+    return _render(
+        "comparison.html", c=c, alpha=f"{c.alpha:g}",
+        machines=diff_line(c.machines) if c.machines is not None else "",
+        sizes=[[units.size(s.bytes), units.seconds(s.value_a_s), units.seconds(s.value_b_s), f"{s.ratio:.3f}",
+                ci(s.ratio_ci), pv(s.p_value), pv(s.p_adjusted), verdict(s.verdict)] for s in c.sizes],
+        parameters=[[p.label, fmt[p.unit](p.value_a), fmt[p.unit](p.value_b),
+                     f"{p.ratio:.3f}" if math.isfinite(p.ratio) else "-", ci(p.ratio_ci), pv(p.p_adjusted),
+                     verdict(p.verdict)] for p in c.parameters],
+        notes=[*needed_lines(c), *c.notes])
 
 
 DETAILED_SERIES = 3  # up to this many series, each gets all its figures
@@ -364,100 +308,90 @@ def _anchor(index: int, what: str) -> str:
     return f"run{index + 1}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", what).strip("-")
 
 
-def answer_html(result: RunResult, index: int = 0) -> str:
+def answer_html(result: RunResult, index: int = 0, tables: bool | None = None, machine: bool | None = None) -> str:
     """The answer block of show and run (the same lines, present/answer_text.py), then links to the
-    sections that hold its evidence and fine print."""
+    sections that hold its evidence and fine print (``tables``, ``machine``: whether the run's
+    section has those; found out when not given)."""
     from msgperf.present.answer_text import answer_lines  # noqa: PLC0415
 
-    block = "\n".join(_e(line) for line in answer_lines(result))
     links = [("figures", "model figures")]
     links += [(s.name, f"{s.name}: plots, per-size table, caveats") for s in result.series if s.model is not None]
-    if _pattern_tables(result):
+    if tables if tables is not None else _pattern_tables(result):
         links.append(("tables", "pattern tables"))
     if result.conditions:
         links.append(("conditions", "the machine during the launches"))
-    if machine_html(result):
+    if machine if machine is not None else machine_html(result):
         links.append(("machine", "machine"))
     links.append(("metadata", "metadata"))
-    nav = " · ".join(f"<a href='#{_anchor(index, key)}'>{_e(words)}</a>" for key, words in links)
-    return f"<pre class='answer'>{block}</pre><nav class='details'>Details: {nav}</nav>"
+    return _render("answer.html", lines=answer_lines(result),
+                   links=[(_anchor(index, key), words) for key, words in links])
+
+
+_TIME_CAPTION = ("Median time per size with its distribution-free interval; the piecewise Hockney model; shaded: "
+                 "breakpoint intervals (dashed: most likely gap); crosses: anomalies.")
+_VARIABILITY_CAPTION = ("Per size: box = quartiles, whiskers = 5th–95th percentile, mean ± sd, min and max, "
+                        "samples flagged as outliers (kept in every statistic).")
+
+
+def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool, bound: float | None) -> dict[str, Any]:
+    """One series of a run's section: its figures (with ``detailed``, or as the main series), its
+    per-size table, its caveats, and for the main series message combining."""
+    if s.model is None:
+        return {"name": s.name, "not_modelled": s.not_modelled}
+    a = s.model
+    main = s is result.main
+    figures = []
+    if detailed or main:
+        is_memcpy = s.key.pattern == "memcpy"
+        figures = [_figure(plots.time_plot(a), f"{s.name}: time against size", _TIME_CAPTION),
+                   _figure(plots.bandwidth_plot(a, None if is_memcpy else bound), f"{s.name}: bandwidth",
+                           "Bandwidth b / median T(b) (1 MB = 10^6 B); asymptotic bandwidth 1/β, n½ = α/β"
+                           + ("; memcpy's peak bandwidth as the hardware bound" if bound and not is_memcpy else "")
+                           + "."),
+                   _figure(plots.variability_plot(a), f"{s.name}: variability", _VARIABILITY_CAPTION)]
+        if a.launch_comparison is not None:
+            figures.append(_figure(plots.launches_plot(a), f"{s.name}: launches",
+                                   "Each launch's median per size relative to the launches' consensus; "
+                                   "launches that stand apart are drawn in vermillion."))
+    return {"name": s.name, "not_modelled": "", "anchor": _anchor(index, s.name), "time_words": s.facts.time_words,
+            "figures": figures, "size_head": ["size", "time", f"{100 * result.confidence:.0f} % interval", "model",
+                                              "resid.", "bandwidth", "n", "mean", "sd", "min", "p95", "max", "outliers"],
+            "sizes": _size_rows(s), "caveats": _caveat_groups(a.caveats),
+            "combining": _combining(result) if main else None}
 
 
 def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
-    main = result.main
-    parts = []
-    title = f"Run {index + 1}: {result.source.label}" if several else result.source.label
-    parts.append(f"<h2>{_e(title)}</h2><p class='sub'>{_e(result.source.path)} — {_e(result.source.method)}</p>")
-    parts.append(answer_html(result, index))
-    bound = _memcpy_peak(result)
     modelled = [s for s in result.series if s.model is not None]
     # Every series gets its tables and caveats; its own figures only when the run has few series
     # (or it is the main one). With many patterns, their curves are compared in one figure per
     # family instead: more readable, and a report of every pattern stays quick to write.
     detailed = len(modelled) <= DETAILED_SERIES
-    if not detailed:
-        parts.append("<h3>Methods compared</h3>" + "".join(
-            _img(plots.overlay_plot([(s.name, s.model) for s in group], title=f"{family}: median time and model"),
-                 f"{family} compared", "Each series' medians with their intervals and its piecewise model.")
-            for family, group in _families(modelled)))
-    for s in result.series:
-        if s.model is None:
-            if not s.not_modelled.startswith("no time-against-size model"):
-                parts.append(f"<h3>{_e(s.name)}</h3><p>Not modelled: {_e(s.not_modelled)}</p>")
-            continue
-        a = s.model
-        parts.append(f"<a id='{_anchor(index, s.name)}'></a><h3>{_e(s.name)}</h3>"
-                     f"<p class='sub'>{_e(s.facts.time_words)}</p>")
-        if not (detailed or s is main):
-            parts.append("<details><summary>Per-size table</summary>" + _size_table(s, result.confidence) + "</details>")
-            parts.append("<h4>Caveats</h4>" + _caveats(a.caveats))
-            continue
-        parts.append(_img(plots.time_plot(a), f"{s.name}: time against size",
-                          "Median time per size with its distribution-free interval; the piecewise "
-                          "Hockney model; shaded: breakpoint intervals (dashed: most likely gap); "
-                          "crosses: anomalies."))
-        is_memcpy = s.key.pattern == "memcpy"
-        parts.append(_img(plots.bandwidth_plot(a, None if is_memcpy else bound), f"{s.name}: bandwidth",
-                          "Bandwidth b / median T(b) (1 MB = 10^6 B); asymptotic bandwidth 1/β, "
-                          "n½ = α/β" + ("; memcpy's peak bandwidth as the hardware bound" if bound and not is_memcpy else "") + "."))
-        parts.append(_img(plots.variability_plot(a), f"{s.name}: variability",
-                          "Per size: box = quartiles, whiskers = 5th–95th percentile, mean ± sd, "
-                          "min and max, samples flagged as outliers (kept in every statistic)."))
-        if a.launch_comparison is not None:
-            parts.append(_img(plots.launches_plot(a), f"{s.name}: launches",
-                              "Each launch's median per size relative to the launches' consensus; "
-                              "launches that stand apart are drawn in vermillion."))
-        parts.append("<details><summary>Per-size table</summary>" + _size_table(s, result.confidence) + "</details>")
-        parts.append("<h4>Caveats</h4>" + _caveats(a.caveats))
-        if s is main:
-            parts.append("<h4>Message combining</h4>" + _combining(result))
-    if result.contention is not None:
-        parts.append("<h3>Contention</h3>" + _img(plots.contention_plot(result.contention), "pairs contention",
-                                                  "Slowest pair's one-way time as concurrent pairs are added."))
+    families = [] if detailed else [
+        _figure(plots.overlay_plot([(s.name, s.model) for s in group], title=f"{family}: median time and model"),
+                f"{family} compared", "Each series' medians with their intervals and its piecewise model.")
+        for family, group in _families(modelled)]
+    bound = _memcpy_peak(result)
+    series = [_series_view(s, result, index, detailed, bound) for s in result.series
+              if s.model is not None or not s.not_modelled.startswith("no time-against-size model")]
     grids = result.matrices
-    for grid in {id(g): g for g in (grids[:1] + grids[-1:])}.values():
-        parts.append(_img(plots.matrix_plot(grid), f"matrix {grid.bytes} B",
-                          "Every ordered rank pair; lines mark host boundaries."))
-    collectives = [t for t in result.tables if t.method]  # a collective's table states its methodology
-    if collectives:
-        from msgperf.present.run_tables import row_grid  # noqa: PLC0415
-
-        parts.append(f"<a id='{_anchor(index, 'collectives')}'></a><h3>Collectives</h3><p class='sub'>Time per "
-                     "call, the slowest rank's, per size as measured: no ping-pong model is fitted to a "
-                     "collective.</p>" + "".join(grid_html(row_grid(t)) for t in collectives))
+    # a collective's table states its methodology: its per-size times, as measured
+    from msgperf.present.run_tables import row_grid  # noqa: PLC0415
+    collectives = [row_grid(t) for t in result.tables if t.method]
     tables = _pattern_tables(result)
-    if tables:
-        parts.append(f"<a id='{_anchor(index, 'tables')}'></a><h3>Pattern tables</h3>" + tables)
-    parts.append(f"<a id='{_anchor(index, 'figures')}'></a><h3>Headline figures</h3>" + headline_html(result))
-    if result.conditions:
-        parts.append(f"<a id='{_anchor(index, 'conditions')}'></a><h3>The machine during the launches</h3>" + "".join(
-            f"<p>launch {c.launch}: {_e(c.words())}</p>" for c in result.conditions)
-            + _caveats(result.caveats))
     machine = machine_html(result)
-    if machine:
-        parts.append(f"<a id='{_anchor(index, 'machine')}'></a><h3>Machine</h3>" + machine)
-    parts.append(f"<a id='{_anchor(index, 'metadata')}'></a><h3>Metadata</h3>" + metadata_html(run))
-    return "".join(parts)
+    return _render(
+        "run.html", title=f"Run {index + 1}: {result.source.label}" if several else result.source.label,
+        source_path=result.source.path, method=result.source.method,
+        answer=answer_html(result, index, bool(tables), bool(machine)), families=families, series=series,
+        contention=_figure(plots.contention_plot(result.contention), "pairs contention",
+                           "Slowest pair's one-way time as concurrent pairs are added.")
+        if result.contention is not None else None,
+        matrices=[_figure(plots.matrix_plot(g), f"matrix {g.bytes} B", "Every ordered rank pair; lines mark host "
+                          "boundaries.") for g in {id(g): g for g in (grids[:1] + grids[-1:])}.values()],
+        collectives=collectives, tables=tables, headline=headline_html(result),
+        conditions=[(c.launch, c.words()) for c in result.conditions], run_caveats=_caveat_groups(result.caveats),
+        machine=machine, metadata=metadata_html(run),
+        anchors={k: _anchor(index, k) for k in ("collectives", "tables", "figures", "conditions", "machine", "metadata")})
 
 
 def profile_section(advice: Any) -> str:
@@ -465,19 +399,20 @@ def profile_section(advice: Any) -> str:
     sent against the model's regimes, then the advice in the words of ``advise --profile``."""
     from msgperf.present.profile_advice_text import advice_sections, heading  # noqa: PLC0415
 
-    parts = [f"<h2>Profile: {_e(heading(advice))}</h2>",
-             f"<p>{_e(advice.model_choice)}</p>" if advice.model_choice else "",
-             _img(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
-                  "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
-                  "eager or rendezvous by the eager limit the eager-probe measured, bandwidth-bound from "
-                  "n½ = α/β of the single Hockney line up."),
-             _table(["sizes", "messages", "regime"],
-                    [[_e(f"{units.size(b.low_bytes)} – {units.size(b.high_bytes)}" if b.low_bytes else "0 B"),
-                      _e(units.count(b.messages)), _e(b.regime)] for b in advice.histogram])]
-    for title, lines in advice_sections(advice):
-        if lines:
-            parts.append(f"<h3>{_e(title)}</h3><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
-    return "".join(parts)
+    return _render(
+        "profile.html", heading=heading(advice), model_choice=advice.model_choice,
+        histogram=_figure(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
+                          "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
+                          "eager or rendezvous by the eager limit the eager-probe measured, bandwidth-bound from "
+                          "n½ = α/β of the single Hockney line up."),
+        buckets=[[f"{units.size(b.low_bytes)} – {units.size(b.high_bytes)}" if b.low_bytes else "0 B",
+                  units.count(b.messages), b.regime] for b in advice.histogram],
+        sections=advice_sections(advice))
+
+
+def generated_at() -> str:
+    """When the report is written ("2026-11-23 15:30 UTC"), in the line output_guard.STAMPED knows."""
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence[RunComparison | str] = (),
@@ -485,34 +420,28 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
     """The whole report as one HTML string: ``results`` are (result, run) pairs, ``comparisons``
     each later run against the first (or the reason it could not be compared), ``profiles`` the
     advice on applications' profiles (``ProfileAdvice``, from the first run's model), shown first."""
+    from markupsafe import Markup  # noqa: PLC0415
+
     if not results:
         raise ValueError("no run to report")
     several = len(results) > 1
-    sections = [profile_section(a) for a in profiles]
-    sections += [_run_section(r, run, i, several) for i, (r, run) in enumerate(results)]
-    head = []
+    overlay = None
     if several:
-        overlay = [(f"{i + 1}: {r.source.label}", r.main.model) for i, (r, _) in enumerate(results)
-                   if r.main is not None and r.main.model is not None]
-        if len(overlay) > 1:
-            head.append("<h2>Runs overlaid</h2>" + _img(plots.overlay_plot(overlay), "runs overlaid",
-                                                         "Each run's medians, intervals and fitted model."))
-        comps = [comparison_html(c) if isinstance(c, RunComparison) else f"<p>{_e(c)}</p>" for c in comparisons]
-        head.append("<h2>Comparison</h2>" + "".join(comps))
+        drawn = [(f"{i + 1}: {r.source.label}", r.main.model) for i, (r, _) in enumerate(results)
+                 if r.main is not None and r.main.model is not None]
+        if len(drawn) > 1:
+            overlay = _figure(plots.overlay_plot(drawn), "runs overlaid", "Each run's medians, intervals and fitted model.")
     first = results[0][0]
     name = title or ("msgperf report: " + (f"{profiles[0].program} against {first.source.label}" if profiles else
                                            first.source.label if not several else f"{len(results)} runs"))
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"{REPORT_MARK}"
-            "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-            "img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
-            f"<title>{_e(name)}</title><style>{CSS}</style><script>{PROBE}</script></head><body>"
-            f"<h1>{_e(name)}</h1>{stamp()}; times are per message "
-            "(one-way = half a round trip for ping-pongs); MB/s = 10^6 B/s; KiB = 2^10 B</p>"
-            + "".join(head) + "".join(sections)
-            + "<p class='sub'>Methods: docs/statistics.md and docs/report.md of msgperf.</p>"
-            "</body></html>")
+    return _environment().get_template("report.html").render(
+        name=name, generator_mark=Markup(REPORT_MARK),
+        generated=generated_at(), several=several,
+        overlay=overlay,
+        comparisons=[{"html": comparison_html(c)} if isinstance(c, RunComparison) else {"html": "", "text": c}
+                     for c in comparisons],
+        profiles=[profile_section(a) for a in profiles],
+        runs=[_run_section(r, run, i, several) for i, (r, run) in enumerate(results)])
 
 
 def write_report(results: Sequence[tuple[RunResult, Any]], path: str | Path,

@@ -8,7 +8,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.tables import TOOL_NAMES, FirstMessages, RunSource
 from msgperf.analysis.result import RowTable, RunResult
-from msgperf.present.grid import Grid
+from msgperf.present.grid import Grid, render
 from msgperf.present.machine_text import machine_lines
 from msgperf.present.text import FIELD_LIMIT, cut, printable, safe
 
@@ -147,9 +147,7 @@ def render_table(console: Console, t: RowTable, detail: bool = True,
     """A table of show: every column, the first messages and the machine's caveats with
     ``detail``; else the compact table without the sizes in ``hidden``."""
     grid = row_grid(t) if detail else compact_grid(t, hidden)
-    console.print(f"[bold]{safe(grid.heading)}[/]")
-    console.print(grid.text(), markup=False, highlight=False, soft_wrap=True)
-    console.print(safe(grid.note), style="dim")
+    render(console, grid)
     if not detail:
         return
     line = first_message_line(t.first)

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from rich import box
 from rich.console import Console
-from rich.markup import escape
-from rich.measure import Measurement
-from rich.table import Table
 
 from msgperf import units
 from msgperf.analysis.tables import SaphirRow
-from msgperf.present.text import safe
+from msgperf.present.grid import Grid, render
+from msgperf.present.text import printable
 
 SAPHIR_COLUMNS = ("run", "MPI library", "place", "0 B lat.", "asym. lat.", "peak MB/s", "asym. MB/s",
                   "copy MB/s", "b_e MB/s", "eager", "n½", "÷ floor")
@@ -49,24 +46,23 @@ CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the sma
            "-: the run has no such pattern. The same values as msgperf show and fit print")
 
 
-def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
-    t = Table(title="message passing across MPI builds (Saphir 1994, Table 1)", caption=escape(CAPTION),
-              caption_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+def saphir_grid(rows: Sequence[SaphirRow]) -> Grid:
+    t = Grid(heading="message passing across MPI builds (Saphir 1994, Table 1)", note=CAPTION, box="rule",
+             pad_edge=False)
     for c in SAPHIR_COLUMNS:
-        if c == "run":
-            t.add_column(c, justify="left", overflow="fold", min_width=10)
-        elif c == "MPI library":
-            t.add_column(c, justify="left", no_wrap=True)
-        else:
-            t.add_column(_HEADERS[c], justify="right", no_wrap=True)
+        t.add_column(_HEADERS[c], justify="left" if c in ("run", "MPI library") else "right")
     for row in rows:
-        t.add_row(*map(safe, saphir_cells(row)))
+        t.add_row(*map(printable, saphir_cells(row)))
+    return t
+
+
+def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
+    t = saphir_grid(rows)
     if not console.is_terminal:
-        # Off a terminal (a file, a pipe) nothing scrolls sideways to cut: the table gets its
-        # natural width, so run names stay whole and every column keeps all its characters.
-        natural = Measurement.get(console, console.options.update_width(10 ** 6), t).maximum
-        console.width = max(console.width, natural)
-    console.print(t)
+        # Off a terminal (a file, a pipe) nothing scrolls sideways to cut: the caption is wrapped
+        # at the table's width, as wide as its widest run name.
+        console.width = max(console.width, t.width)
+    render(console, t, centred_heading=True)
     for row in rows:
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)

@@ -80,4 +80,4 @@ def test_every_output_says_cannot_tell_for_a_disagreeing_probe(msgperf, tmp_path
     report = tmp_path / "r.html"
     made = msgperf("report", path, "-o", report)
     assert made.returncode == 0, made.stderr
-    assert "cannot tell (the probe&#x27;s records disagree: 2091 B, 8112 B)" in report.read_text()
+    assert "cannot tell (the probe&#39;s records disagree: 2091 B, 8112 B)" in report.read_text()  # escaped

@@ -6,7 +6,7 @@ combining what-ifs, the machine and its differences, where the run came from.
 The face: what other rooms and msgperf's other packages may use (tests/analysis/test_rooms.py).
 ``result.py`` assembles the run's tables, hence the face's width."""
 
-from msgperf.analysis.tables.buffering import (BufferingEstimate, BufferingRow, agreement, buffering_row, copy_speed,
+from msgperf.analysis.tables.buffering import (BufferingEstimate, BufferingRow, agreement, buffering_of, buffering_row, copy_speed,
                                                effective_bandwidth, estimate_buffering, memcpy_times, run_copy_speed)
 from msgperf.analysis.tables.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.tables.combining import MIN_GAIN, CombiningPrediction, Gap, predict_combining
@@ -30,7 +30,7 @@ __all__ = [
     "Contention", "Difference", "EagerLimit", "FirstMessages", "FloorRow", "Gap", "MIN_GAIN", "Machine",
     "MachineDiff", "MatrixGrid", "OverlapRow", "PatternFacts", "PlacementModel", "PlacementPair", "RunSource",
     "SaphirRow", "SizeRow", "TOOL_NAMES", "ToolRow", "VariantPair", "agreement", "barrier_rows", "bidirectional", "collective_method",
-    "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
+    "buffering_of", "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
     "run_copy_speed", "run_machine", "saphir_row", "send_modes", "size_rows", "tool_rows", "variant_pairs",

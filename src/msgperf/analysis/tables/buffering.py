@@ -29,6 +29,8 @@ class BufferingEstimate:
     bytes: int | None
     unbuffered_s: float | None  # T(b): the model's time, or b / b_n
     buffered_s: float | None  # T(b) + b / b_c
+    copy_from: str = ""  # where b_c comes from, in words
+    network_from: str = ""  # where b_n comes from, in words
 
 
 def effective_bandwidth(copy_bandwidth: float, network_bandwidth: float) -> float:
@@ -53,6 +55,29 @@ def estimate_buffering(copy_bandwidth: float, network_bandwidth: float, size: in
         network_bandwidth_bytes_per_s=float(network_bandwidth),
         effective_bandwidth_bytes_per_s=b_e, slowdown=network_bandwidth / b_e, bytes=size,
         unbuffered_s=unbuffered, buffered_s=buffered)
+
+
+def buffering_of(size: int, unbuffered_s: float, characteristics: Any,
+                 memcpy_sizes: Sequence[tuple[int, float]],
+                 copy_bandwidth: float | None = None) -> BufferingEstimate | None:
+    """What buffering ``size`` bytes costs (advise: the k·s bytes of the combined message, whose
+    modelled time is ``unbuffered_s``). b_c: ``copy_bandwidth`` when given, else the run's memcpy
+    (``copy_speed``); None without either. b_n: Saphir's asymptotic bandwidth when the sweep
+    (``characteristics``) reached bandwidth-bound sizes, else the peak measured bandwidth (said
+    so): never a slope beyond the measurements."""
+    copy_from = "--copy-bandwidth"
+    if copy_bandwidth is None:
+        measured = copy_speed(memcpy_sizes)
+        if measured is None:
+            return None
+        copy_bandwidth, at = measured
+        copy_from = f"memcpy at {at} B in this run"
+    network, network_from = characteristics.asymptotic_bandwidth_bytes_per_s, "the asymptotic bandwidth"
+    if not network:
+        network, network_from = characteristics.peak_bandwidth_bytes_per_s, (
+            "the peak measured bandwidth (the sweep did not reach bandwidth-bound sizes)")
+    return dataclasses.replace(estimate_buffering(copy_bandwidth, network, size, unbuffered_s),
+                               copy_from=copy_from, network_from=network_from)
 
 
 # ---- what a run measured: copy speed, and the buffered path against Saphir's relation --------

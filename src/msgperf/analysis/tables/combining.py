@@ -32,6 +32,7 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.model import LineFit, PiecewiseFit
 from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.tables.eager import goes_eagerly
+from msgperf.analysis.tables.buffering import BufferingEstimate
 
 MIN_GAIN = 0.10
 _GRID = np.geomspace(1.0, 2.0 ** 40, 2049)
@@ -74,6 +75,7 @@ class CombiningPrediction:
     paying_bytes: tuple[tuple[float, float], ...] = ()
     within_bytes: float = 0.0
     pays_to_within: bool = False  # the last range reaches within_bytes (beyond it: no evidence)
+    buffering: BufferingEstimate | None = None  # what buffering the k·s bytes costs (RunResult.advise)
 
     @property
     def model_words(self) -> str:
