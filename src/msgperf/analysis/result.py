@@ -32,6 +32,7 @@ from msgperf.analysis.eager import EagerLimit, eager_limit
 from msgperf.analysis.first_message import FirstMessages, first_messages
 from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.machine import Machine, run_machine
+from msgperf.analysis.mpit_thresholds import reported_thresholds
 from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
 from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.points import TOLERANCE
@@ -475,11 +476,15 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
         return s.model.sweep.piecewise.breakpoints if s is not None else ()
 
     environment = _environment(run)
+    machine = run_machine(run)
+    reported = reported_thresholds(machine.thresholds, machine.cvars, describe_source(run).pair_shares_node,
+                                   environment)
     limit = None
     if eager is not None:
         limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)
     return BreakpointEvidence(eager_limit=limit, memcpy_breakpoints=knees("memcpy"),
-                              floor_breakpoints=knees("floor"), thresholds=known_thresholds(environment))
+                              floor_breakpoints=knees("floor"),
+                              thresholds=known_thresholds(environment) + reported)
 
 
 def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: Any) -> tuple[SeriesResult, ...]:
