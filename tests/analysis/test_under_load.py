@@ -46,6 +46,14 @@ def test_every_output_of_the_answer_says_cannot_tell_for_a_disturbed_headline(ms
     answer = json.loads(msgperf("show", "--json", BUSY).stdout)["answer"]
     assert answer["latency"]["value"] is None and "beside other work" in answer["latency"]["why_not"]
     assert answer["peak_bandwidth"]["value"] is None
+    summary = msgperf("summary", BUSY)
+    assert summary.returncode == 0, summary.stderr
+    assert "0 B latency: cannot tell (disturbed: launch 0 beside other work (14 ms))" in summary.stdout
+    assert "peak bandwidth: cannot tell (disturbed: launch 0 beside other work (13.3 GB/s))" in summary.stdout
+    rows = json.loads(msgperf("summary", "--json", BUSY).stdout)
+    row = rows[0] if isinstance(rows, list) else rows["rows"][0]
+    assert row["zero_byte_latency_s"] is None and row["zero_byte_latency_why_not"].startswith("disturbed")
+    assert row["peak_bandwidth_bytes_per_s"] is None
 
 
 def test_a_quiet_launch_keeps_its_headline_though_a_later_launch_was_busy():

@@ -37,7 +37,7 @@ from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyz
 from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.points import TOLERANCE
 from msgperf.analysis.run_source import RunSource, describe_source
-from msgperf.analysis.saphir import SaphirRow, saphir_row
+from msgperf.analysis.saphir import SaphirRow, saphir_row, undisturbed
 from msgperf.analysis.series import SeriesAnalysis, analyze_series
 from msgperf.analysis.side_by_side import (BarrierRow, ColumnsTable, CompatRow, FloorRow, OverlapRow,
                                            VariantPair, barrier_rows, bidirectional, compat, difference,
@@ -412,6 +412,11 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds)
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
+    if main is not None and answer is not None:  # the disturbed figures the answer cannot tell, in summary too
+        lat, peak = (f.why_not if f.value is None and f.why_not.startswith("disturbed") else ""
+                     for f in (answer.latency, answer.peak_bandwidth))
+        partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, lat, peak) if r.series == main.name else r
+                                                            for r in partial.saphir))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer))
 
