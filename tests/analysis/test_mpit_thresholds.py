@@ -67,3 +67,27 @@ def test_no_label_from_mpi_t_when_the_pair_crossed_nodes():
     launches = tuple(dataclasses.replace(l, pair_shares_node=False) for l in run.launches)
     labels = analyze(dataclasses.replace(run, launches=launches)).main.labels
     assert not any(CELL in s for l in labels for s in l.sources)
+
+
+PROBE_256 = Path(__file__).parent.parent / "data" / "kernel-runs" / "openmpi-second-job-probe-256.jsonl"
+
+
+def test_a_probe_limit_outside_the_mpi_s_own_eager_threshold_cannot_be_told():
+    """Beside a second job both searches of Open MPI's probe closed on 256 B (quiet: 4040 B); MPI_T
+    reports btl_vader_eager_limit = 4096, whose eager payload lies in (3072, 4096]."""
+    result = analyze(read_run(PROBE_256).run)
+    e = result.answer.eager_limit
+    assert e.value is None and e.why_not == (
+        "the probe's limit, 256 B, is not where the MPI says through MPI_T: "
+        "btl_vader_eager_limit = 4096 puts it in (3072, 4096] B")
+    assert not any("eager-probe" in s for sw in result.answer.switches for s in sw.evidence)
+
+
+def test_a_probe_limit_inside_the_reported_threshold_is_kept():
+    from msgperf.analysis.mpit_thresholds import probe_contradiction
+
+    vader = reported_thresholds(OPEN_MPI, dict(OPEN_MPI), True, {})
+    assert probe_contradiction(4040, vader) == ""
+    assert probe_contradiction(256, vader).startswith("the probe's limit, 256 B")
+    assert probe_contradiction(256, ()) == ""  # nothing reported: nothing to contradict
+    assert probe_contradiction(8112, reported_thresholds(MPICH, dict(MPICH), True, {})) != ""  # 16 KiB cells here

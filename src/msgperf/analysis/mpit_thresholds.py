@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from msgperf.analysis.breakpoint_labels import KnownThreshold, known_thresholds
+from msgperf.analysis.breakpoint_labels import EAGER, KnownThreshold, known_thresholds
 
 # (pattern over the MPI_T name, the transport it belongs to: "shm" on one node, "net" across nodes)
 _TRANSPORT: tuple[tuple[re.Pattern, str], ...] = (
@@ -59,3 +59,17 @@ def reported_thresholds(thresholds: Sequence[tuple[str, object]], cvars: Mapping
             as_set[_as_environment(off)] = str(cvars[off])
     return tuple(KnownThreshold(t.kind, named[t.name][0], t.value, t.low, t.high, SOURCE)
                  for t in known_thresholds(as_set) if t.name in named)
+
+
+def probe_contradiction(split_bytes: int, thresholds: Sequence[KnownThreshold]) -> str:
+    """Why an eager-probe limit cannot be told against the eager thresholds the MPI itself reports
+    for the transport in use (``reported_thresholds``, which MPI_T gives in force, set or not): ""
+    when there is none, or the limit lies in one's (low, high]. Two searches of one probe launch can
+    agree and both be wrong on a loaded machine (Open MPI beside a second job: 256 B and 256 B for
+    4040 B, bench/RESULTS.md §19), where every size past a point waits past the probe's 10 ms; the
+    MPI's own eager threshold is evidence a disturbance cannot move."""
+    eager = [t for t in thresholds if t.kind == EAGER]
+    if not eager or any(t.low <= split_bytes < t.high for t in eager):
+        return ""
+    said = ", ".join(f"{t.name} = {t.value} puts it in ({t.low}, {t.high}] B" for t in eager)
+    return f"the probe's limit, {split_bytes} B, is not where the MPI says through MPI_T: {said}"

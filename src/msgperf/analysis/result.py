@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
-from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, known_thresholds,
-                                                label_breakpoints)
+from msgperf.analysis.breakpoint_labels import (BreakpointEvidence, BreakpointLabel, KnownThreshold,
+                                                known_thresholds, label_breakpoints)
 from msgperf.analysis.buffering import BufferingRow, agreement, buffering_row
 from msgperf.analysis.catalog_view import PatternFacts, pattern_facts
 from msgperf.analysis.conditions import LaunchConditions, caveats_of, run_conditions
@@ -32,7 +32,7 @@ from msgperf.analysis.eager import EagerLimit, eager_limit
 from msgperf.analysis.first_message import FirstMessages, first_messages
 from msgperf.analysis.inputs import AnalysisError
 from msgperf.analysis.machine import Machine, run_machine
-from msgperf.analysis.mpit_thresholds import reported_thresholds
+from msgperf.analysis.mpit_thresholds import probe_contradiction, reported_thresholds
 from msgperf.analysis.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
 from msgperf.analysis.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.points import TOLERANCE
@@ -234,14 +234,16 @@ def _series_keys(run: Any, launch: int | None) -> list[SeriesKey]:
 
 
 def _model(run: Any, key: SeriesKey, facts: PatternFacts, launch: int | None, tolerance: float,
-           confidence: float, anchor: int | None = None, thresholds: tuple[int, ...] = ()) -> SeriesResult:
+           confidence: float, anchor: int | None = None, thresholds: tuple[int, ...] = (),
+           regime_bounds: tuple[int, ...] = ()) -> SeriesResult:
     if not facts.modelled:
         return SeriesResult(key, facts, None, "no time-against-size model for this pattern "
                             "(its own table says what it measured)")
     try:
         model = analyze_series(run, pattern=key.pattern, launch=launch, tolerance=tolerance,
                                confidence=confidence, variant=key.variant,
-                               placement=key.placement or None, anchor=anchor, thresholds=thresholds)
+                               placement=key.placement or None, anchor=anchor, thresholds=thresholds,
+                               regime_bounds=regime_bounds)
     except AnalysisError as exc:
         reason = str(exc)
         prefix = f"{run.path or 'the run'}: "
@@ -372,12 +374,19 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     # every record of the probe (each launch's), checked for agreement; a limit they disagree on is
     # "cannot tell" (result.eager keeps it, with the reason) and nothing below is derived from it
     probe = eager_limit(rows, [(m.bytes, m.extra) for m in measured.measurements if m.pattern == "eager-probe"])
+    if probe is not None and probe.agreed:  # ... and with the MPI's own eager threshold, where MPI_T reports one
+        said = probe_contradiction(probe.split_bytes, _reported(run))
+        probe = dataclasses.replace(probe, disagreement=said) if said else probe
     eager = probe if probe is not None and probe.agreed else None
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
     anchor = eager.switch_bytes if eager is not None else None
     # ... and where the launch environment set a threshold to the byte (a single-copy threshold)
     thresholds = threshold_anchors(run)
-    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds)
+    # the probe's limit and every threshold the MPI names: between two, sizes off the model are a regime
+    bounds = tuple(sorted({*([eager.split_bytes] if eager is not None else []),
+                           *(t.low for t in _mpi_thresholds(run))}))
+    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds,
+                          bounds if key.pattern not in ("memcpy", "floor") else ())
                    for key in _series_keys(run, launch))
     series = _labelled(series, eager, run)
     conditions = tuple(c for c in run_conditions(measured) if launch is None or c.launch == launch)
@@ -473,6 +482,21 @@ def threshold_anchors(run: Any) -> tuple[int, ...]:
     return tuple(sorted({t.low for t in known_thresholds(_environment(run)) if t.high == t.low + 1}))
 
 
+def _reported(run: Any) -> tuple[KnownThreshold, ...]:
+    """The thresholds in force that MPI_T reports for the pair's transport (set or not)."""
+    machine = run_machine(run)
+    return reported_thresholds(machine.thresholds, machine.cvars, describe_source(run).pair_shares_node, {})
+
+
+def _mpi_thresholds(run: Any) -> tuple[KnownThreshold, ...]:
+    """The MPI's thresholds: as the launch environment set them, and as MPI_T reports them for the
+    transport the pair used (where the environment did not set them)."""
+    environment = _environment(run)
+    machine = run_machine(run)
+    return known_thresholds(environment) + reported_thresholds(
+        machine.thresholds, machine.cvars, describe_source(run).pair_shares_node, environment)
+
+
 def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any) -> BreakpointEvidence:
     """What in the run can name a breakpoint: the measured eager limit, memcpy's and the floor's
     own knees, and the MPI's thresholds as the launch environment set them."""
@@ -480,16 +504,12 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
         s = next((s for s in series if s.key.pattern == pattern and s.model is not None), None)
         return s.model.sweep.piecewise.breakpoints if s is not None else ()
 
-    environment = _environment(run)
-    machine = run_machine(run)
-    reported = reported_thresholds(machine.thresholds, machine.cvars, describe_source(run).pair_shares_node,
-                                   environment)
     limit = None
     if eager is not None:
         limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)
     return BreakpointEvidence(eager_limit=limit, memcpy_breakpoints=knees("memcpy"),
                               floor_breakpoints=knees("floor"),
-                              thresholds=known_thresholds(environment) + reported)
+                              thresholds=_mpi_thresholds(run))
 
 
 def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: Any) -> tuple[SeriesResult, ...]:
