@@ -114,3 +114,16 @@ def test_a_likely_gap_is_dropped_under_load():
         "8 KiB was measured while disturbed" in busy.step.step.why_not
     set_aside = _held_likely(s, measured, rows, [cv.refinement_disturbed(2, 1.0, 2.0, 3)], _probe(9000))
     assert (set_aside.best_low_bytes, set_aside.best_high_bytes) == (4096, 16384)
+
+
+def test_show_detail_and_the_report_say_cannot_tell_like_the_answer(msgperf, tmp_path):
+    detail = msgperf("show", "--detail", BUSY)
+    assert detail.returncode == 0, detail.stderr
+    assert "zero-byte latency     cannot tell  disturbed: launch 0 beside other work (14 ms)" in detail.stdout
+    assert "(most likely between 16 B and 32 B)" not in detail.stdout  # the answer dropped that gap
+    report = tmp_path / "r.html"
+    made = msgperf("report", BUSY, "-o", report)
+    assert made.returncode == 0, made.stderr
+    html = report.read_text()
+    assert "cannot tell (disturbed: launch 0 beside other work (14 ms))" in html
+    assert "most likely 16 B–32 B" not in html
