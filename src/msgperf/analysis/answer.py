@@ -12,6 +12,7 @@ and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -27,6 +28,19 @@ from msgperf.analysis.tables import EagerLimit, SizeRow
 # term between them small against a protocol's step; further apart, the difference is mostly
 # β·Δb and says nothing about the switch.
 STEP_SPAN = 2 ** (1 / 8)
+
+# A figure measured while the ranks did not have their cores to themselves is not the machine's
+# figure: a rank that loses its core waits a scheduler slice (milliseconds) in the middle of a
+# microsecond message, and a launch beside other work gave 4.00 ms for 0.14 µs and half the quiet
+# bandwidth (bench/RESULTS.md §18). The launch verdicts that say so (analysis/conditions.py)...
+DISTURBING = ("busy_machine", "oversubscribed")
+# ... and two ranks seen on one CPU, which alone is no proof (6 of 20 quiet runs on 2 vCPUs saw it
+# at an instant), so it counts only with the samples' own sign of a scheduler: two groups of times
+# at the figure's size, or a time of at least one slice (1 ms, the shortest tick, HZ = 1000).
+SHARED = "shared_core"
+SLICE_S = 1e-3
+_HOW = {"busy_machine": "beside other work", "oversubscribed": "oversubscribed",
+        SHARED: "ranks on one core", "bimodal": "two groups of times"}
 
 CAUSES = {EAGER: "eager → rendezvous", SINGLE_COPY: "single-copy threshold",
           CAPACITY: "cache/memory capacity", FLOOR: "the hardware's own knee",
@@ -157,6 +171,60 @@ def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
     return tuple(out)
 
 
+def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[Caveat]) -> str:
+    """Why ``figure`` (a size's time, or a bandwidth read from it) cannot be told under load: ""
+    when none of the launches its size was measured in was disturbed (``DISTURBING``), or only
+    seen with two ranks on one core while its samples show no scheduler (``SHARED``, ``SLICE_S``)."""
+    row = rows.get(figure.bytes) if figure.bytes is not None else None
+    if figure.value is None or row is None:
+        return ""
+    launches = set(row.launch_ids)
+    hits = [c for c in caveats if c.launch in launches and c.kind in DISTURBING]
+    if not hits:
+        shared = [c for c in caveats if c.launch in launches and c.kind == SHARED]
+        slices = [c for c in caveats if c.kind == "bimodal" and c.bytes == row.bytes]
+        if shared and (slices or row.time_s >= SLICE_S):
+            hits = shared + slices[:1]
+    if not hits:
+        return ""
+    said = ", ".join(dict.fromkeys(_HOW[c.kind] for c in hits))
+    where = sorted({c.launch for c in hits if c.launch is not None})
+    return f"{_launch_words(where)} {said}"
+
+
+def _undisturbed(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[Caveat], said: str) -> Figure:
+    """``figure``, or "cannot tell" with its value in the reason (``said``: the value in words)."""
+    why = disturbance(figure, rows, caveats)
+    if not why:
+        return figure
+    return Figure(None, covers=figure.covers, bytes=figure.bytes, launches=figure.launches,
+                  why_not=f"disturbed: {why} ({said})")
+
+
+def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, SizeRow],
+                 caveats: Sequence[Caveat], eager: EagerLimit | None) -> Switch:
+    """The switch with its most likely gap only where that gap is held to its rule: its two sizes
+    measured undisturbed, no refinement launch set aside as disturbed, and, for an eager switch,
+    the gap holding the probe's limit; else the gap is the whole interval and the step across it
+    cannot be told (beside a busy process a switch at 8112/8113 B read "likely 8 KiB – 16 KiB")."""
+    if (s.best_low_bytes, s.best_high_bytes) == (s.low_bytes, s.high_bytes):
+        return s
+    why = ""
+    if any(c.kind == "refinement_disturbed" for c in caveats):
+        why = "a refinement launch was set aside as disturbed"
+    for b in (s.best_low_bytes, s.best_high_bytes):
+        if not why and b in measured and disturbance(measured[b], rows, caveats):
+            why = f"{units.size(b)} was measured while disturbed"
+    if not why and EAGER in s.kinds and eager is not None and eager.agreed and eager.limit_bytes is not None \
+            and not s.best_low_bytes <= eager.split_bytes < s.best_high_bytes:
+        why = f"the likely gap does not hold the eager-probe's limit, {eager.limit_bytes} B"
+    if not why:
+        return s
+    none = Figure(None, why_not=why)
+    return dataclasses.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
+                               step=Step(s.step.below, s.step.above, none, None))
+
+
 def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
     if eager is None:
         why = ("not measured (run without --no-probe)"
@@ -258,7 +326,10 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     large = _term_figure(ch.asymptotic_bandwidth, points,
                          "the largest size is latency-bound" if ch.asymptotic_bandwidth.sizes else "")
     pw = sweep.piecewise
-    switches = _switches(pw.breakpoints, labels, measured)
+    by_size = {r.bytes: r for r in rows}
+    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]
+    switches = tuple(_held_likely(s, measured, by_size, caveats, eager)
+                     for s in _switches(pw.breakpoints, labels, measured))
     why_no_switches = "" if pw.criterion else "too few sizes to look for switches"
     off = len(pw.off_model)
     none_words = ("every size fits one line within its noise" if pw.fits_every_size else
@@ -275,6 +346,8 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
             n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
     else:
         n_half = Figure(None, why_not="α or β of the line is not positive")
-    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]
+    latency = _undisturbed(latency, by_size, caveats, f"{units.seconds(latency.value)}")
+    peak = _undisturbed(peak, by_size, caveats, units.rate(peak.value))
+    large = _undisturbed(large, by_size, caveats, units.rate(large.value))
     return Answer(series, time_words, latency, peak, large, eager_figure, step, step_why, switches,
                   why_no_switches, none_words, n_half, warnings_of(caveats, len(sweep.points)), confidence)

@@ -20,9 +20,10 @@ from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer
-from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, LogGPAnalysis, LogGPError,
+from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, KnownThreshold, LogGPAnalysis, LogGPError,
                                     LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
-                                    known_thresholds, label_breakpoints, points_from_rows)
+                                    known_thresholds, label_breakpoints, points_from_rows,
+                                    probe_contradiction, reported_thresholds)
 from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, ColumnsTable, CombiningPrediction,
                                      CompatRow, Contention, EagerLimit, FirstMessages, FloorRow, Gap, Machine,
                                      MatrixGrid, OverlapRow, PatternFacts, PlacementModel, PlacementPair,
@@ -30,7 +31,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      bidirectional, buffering_of, buffering_row, compat, contention, describe_source,
                                      difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
                                      matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
-                                     predict_combining, run_machine, saphir_row, send_modes, size_rows,
+                                     predict_combining, run_machine, saphir_row, send_modes, undisturbed, size_rows,
                                      variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
@@ -239,14 +240,16 @@ def _series_keys(run: Any, launch: int | None) -> list[SeriesKey]:
 
 
 def _model(run: Any, key: SeriesKey, facts: PatternFacts, launch: int | None, tolerance: float,
-           confidence: float, anchor: int | None = None, thresholds: tuple[int, ...] = ()) -> SeriesResult:
+           confidence: float, anchor: int | None = None, thresholds: tuple[int, ...] = (),
+           regime_bounds: tuple[int, ...] = ()) -> SeriesResult:
     if not facts.modelled:
         return SeriesResult(key, facts, None, "no time-against-size model for this pattern "
                             "(its own table says what it measured)")
     try:
         model = analyze_series(run, pattern=key.pattern, launch=launch, tolerance=tolerance,
                                confidence=confidence, variant=key.variant,
-                               placement=key.placement or None, anchor=anchor, thresholds=thresholds)
+                               placement=key.placement or None, anchor=anchor, thresholds=thresholds,
+                               regime_bounds=regime_bounds)
     except AnalysisError as exc:
         reason = str(exc)
         prefix = f"{run.path or 'the run'}: "
@@ -377,12 +380,19 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     # every record of the probe (each launch's), checked for agreement; a limit they disagree on is
     # "cannot tell" (result.eager keeps it, with the reason) and nothing below is derived from it
     probe = eager_limit(rows, [(m.bytes, m.extra) for m in measured.measurements if m.pattern == "eager-probe"])
+    if probe is not None and probe.agreed:  # ... and with the MPI's own eager threshold, where MPI_T reports one
+        said = probe_contradiction(probe.split_bytes, _reported(run))
+        probe = dataclasses.replace(probe, disagreement=said) if said else probe
     eager = probe if probe is not None and probe.agreed else None
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
     anchor = eager.switch_bytes if eager is not None else None
     # ... and where the launch environment set a threshold to the byte (a single-copy threshold)
     thresholds = threshold_anchors(run)
-    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds)
+    # the probe's limit and every threshold the MPI names: between two, sizes off the model are a regime
+    bounds = tuple(sorted({*([eager.split_bytes] if eager is not None else []),
+                           *(t.low for t in _mpi_thresholds(run))}))
+    series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds,
+                          bounds if key.pattern not in ("memcpy", "floor") else ())
                    for key in _series_keys(run, launch))
     series = _labelled(series, eager, run)
     conditions = tuple(c for c in run_conditions(measured) if launch is None or c.launch == launch)
@@ -417,6 +427,11 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
+    if main is not None and answer is not None:  # the disturbed figures the answer cannot tell, in summary too
+        lat, peak = (f.why_not if f.value is None and f.why_not.startswith("disturbed") else ""
+                     for f in (answer.latency, answer.peak_bandwidth))
+        partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, lat, peak) if r.series == main.name else r
+                                                            for r in partial.saphir))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),
                                collectives=_collectives(rows, series, source, tolerance, conditions))
@@ -489,6 +504,21 @@ def threshold_anchors(run: Any) -> tuple[int, ...]:
     return tuple(sorted({t.low for t in known_thresholds(_environment(run)) if t.high == t.low + 1}))
 
 
+def _reported(run: Any) -> tuple[KnownThreshold, ...]:
+    """The thresholds in force that MPI_T reports for the pair's transport (set or not)."""
+    machine = run_machine(run)
+    return reported_thresholds(machine.thresholds, machine.cvars, describe_source(run).pair_shares_node, {})
+
+
+def _mpi_thresholds(run: Any) -> tuple[KnownThreshold, ...]:
+    """The MPI's thresholds: as the launch environment set them, and as MPI_T reports them for the
+    transport the pair used (where the environment did not set them)."""
+    environment = _environment(run)
+    machine = run_machine(run)
+    return known_thresholds(environment) + reported_thresholds(
+        machine.thresholds, machine.cvars, describe_source(run).pair_shares_node, environment)
+
+
 def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any) -> BreakpointEvidence:
     """What in the run can name a breakpoint: the measured eager limit, memcpy's and the floor's
     own knees, and the MPI's thresholds as the launch environment set them."""
@@ -496,12 +526,12 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
         s = next((s for s in series if s.key.pattern == pattern and s.model is not None), None)
         return s.model.sweep.piecewise.breakpoints if s is not None else ()
 
-    environment = _environment(run)
     limit = None
     if eager is not None:
         limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)
     return BreakpointEvidence(eager_limit=limit, memcpy_breakpoints=knees("memcpy"),
-                              floor_breakpoints=knees("floor"), thresholds=known_thresholds(environment))
+                              floor_breakpoints=knees("floor"),
+                              thresholds=_mpi_thresholds(run))
 
 
 def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: Any) -> tuple[SeriesResult, ...]:

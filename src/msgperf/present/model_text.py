@@ -44,7 +44,19 @@ def _line_rows(line: LineFit) -> list[tuple[str, str, str]]:
     ]
 
 
-def _model(console: Console, s: SeriesResult, confidence: float) -> None:
+def answer_says(result: RunResult, s: SeriesResult) -> tuple[dict[str, str], dict[tuple[int, int], tuple[int, int]]]:
+    """What the answer block decided about this series, for the tables to say the same: the
+    figures it cannot tell because they were measured while disturbed (by Saphir's name), and each
+    switch's most likely gap as held to its rule (by (low, high)); empty for another series."""
+    a = result.answer
+    if a is None or s.name != a.series:
+        return {}, {}
+    figures = {name: f.why_not for name, f in (("zero-byte latency", a.latency), ("peak bandwidth", a.peak_bandwidth))
+               if f.value is None and f.why_not.startswith("disturbed")}
+    return figures, {(w.low_bytes, w.high_bytes): (w.best_low_bytes, w.best_high_bytes) for w in a.switches}
+
+
+def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict[str, str] | None = None) -> None:
     model = s.model
     sweep = model.sweep
     h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
@@ -56,11 +68,13 @@ def _model(console: Console, s: SeriesResult, confidence: float) -> None:
                  f"weighted R² {h.r_squared:.4f}"))
     _rows(console, rows)
     console.print("[bold]Latency and bandwidth[/] (as Saphir 1994 defines them, each limited by the evidence)")
-    _rows(console, [term_row("zero-byte latency", ch.zero_byte_latency, "s"),
-                    term_row("asymptotic latency", ch.asymptotic_latency, "s"),
-                    term_row("peak bandwidth", ch.peak_bandwidth, "B/s"),
-                    term_row("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
-                    term_row("1/β, last segment", ch.line_bandwidth, "B/s")])
+    rows = [term_row("zero-byte latency", ch.zero_byte_latency, "s"),
+            term_row("asymptotic latency", ch.asymptotic_latency, "s"),
+            term_row("peak bandwidth", ch.peak_bandwidth, "B/s"),
+            term_row("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
+            term_row("1/β, last segment", ch.line_bandwidth, "B/s")]
+    _rows(console, [(name, "cannot tell", (disturbed or {})[name]) if name in (disturbed or {}) else (name, v, note)
+                    for name, v, note in rows])
 
 
 def term_row(name: str, term, unit: str) -> tuple[str, str, str]:
@@ -104,7 +118,7 @@ def _left_out(s: SeriesResult) -> str:
     return "left out of the model: " + "; ".join(parts)
 
 
-def _piecewise(console: Console, s: SeriesResult) -> None:
+def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
     pw = s.model.sweep.piecewise
     left_out = _left_out(s)
     if not pw.breakpoints:
@@ -126,8 +140,9 @@ def _piecewise(console: Console, s: SeriesResult) -> None:
     origins = list(s.model.sweep.provenance) + [None] * (len(pw.breakpoints) - len(s.model.sweep.provenance))
     for bp, label, origin in zip(pw.breakpoints, labels, origins):
         best = ""
-        if (bp.best_low_bytes, bp.best_high_bytes) != (bp.low_bytes, bp.high_bytes):
-            best = f" (most likely between {units.size(bp.best_low_bytes)} and {units.size(bp.best_high_bytes)})"
+        best_low, best_high = (held or {}).get((bp.low_bytes, bp.high_bytes), (bp.best_low_bytes, bp.best_high_bytes))
+        if (best_low, best_high) != (bp.low_bytes, bp.high_bytes):
+            best = f" (most likely between {units.size(best_low)} and {units.size(best_high)})"
         what = label.text if label is not None else "a switch"
         console.print(f"  between {units.size(bp.low_bytes)} and {units.size(bp.high_bytes)}{best}: {what}"
                       f"{_origin(origin)}", markup=False)
@@ -282,8 +297,9 @@ def render_series(console: Console, s: SeriesResult, result: RunResult, per_size
     if s.model.flows > 1:
         console.print(f"  (each time covers {s.model.flows} messages of b bytes: bandwidths here "
                       "are per message; show's table counts all of them)", style="dim")
-    _model(console, s, result.confidence)
-    _piecewise(console, s)
+    disturbed, held = answer_says(result, s)
+    _model(console, s, result.confidence, disturbed)
+    _piecewise(console, s, held)
     anomalies = s.model.sweep.anomalies
     console.print("[bold]Anomalies[/]: " + (", ".join(
         f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"

@@ -29,6 +29,7 @@ from msgperf.output_guard import REPORT_MARK
 from msgperf.present import plots
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
+from msgperf.present.model_text import answer_says
 from msgperf.present.compare_table import needed_lines
 from msgperf.present.text import printable
 
@@ -84,6 +85,7 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
     if main is not None and main.model is not None:
         line = main.model.sweep.hockney.line
         ch = main.model.sweep.characteristics
+        disturbed, held = answer_says(result, main)
         items.append(("series", f"{main.name} — {main.facts.time_words}"))
         items.append(("α latency", units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s")))
         items.append(("β inverse bandwidth", units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B")))
@@ -95,12 +97,15 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
                                  ("peak bandwidth", ch.peak_bandwidth, "B/s"),
                                  ("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
                                  ("1/β of the last segment", ch.line_bandwidth, "B/s")):
-            items.append((name, term_text(term, unit)))
+            items.append((name, f"cannot tell ({disturbed[name]})" if name in disturbed else term_text(term, unit)))
         bps = main.model.sweep.piecewise.breakpoints
         if bps:
+            best = {(b.low_bytes, b.high_bytes): held.get((b.low_bytes, b.high_bytes),
+                                                          (b.best_low_bytes, b.best_high_bytes)) for b in bps}
             words = "; ".join(f"between {units.size(b.low_bytes)} and {units.size(b.high_bytes)}"
-                              + (f" (most likely {units.size(b.best_low_bytes)}–{units.size(b.best_high_bytes)})"
-                                 if (b.best_low_bytes, b.best_high_bytes) != (b.low_bytes, b.high_bytes) else "")
+                              + (f" (most likely {units.size(best[b.low_bytes, b.high_bytes][0])}–"
+                                 f"{units.size(best[b.low_bytes, b.high_bytes][1])})"
+                                 if best[b.low_bytes, b.high_bytes] != (b.low_bytes, b.high_bytes) else "")
                               + (f": {label.text}" if label is not None else "")
                               for b, label in zip(bps, list(main.labels) + [None] * len(bps)))
             items.append(("breakpoints", f"{len(bps)}: {words}"))

@@ -24,25 +24,33 @@ def _library(text: str) -> str:
 
 def saphir_cells(row: SaphirRow) -> list[str]:
     """The printed cells of one row, in SAPHIR_COLUMNS order ("-" where the run has no data)."""
-    zero = units.seconds(row.zero_byte_latency_s)
+    zero = units.seconds(row.zero_byte_latency_s) if not row.zero_byte_latency_why_not else "cannot tell"
     if row.zero_byte_latency_s is not None and row.zero_byte_size:
         zero += f" ({units.size(row.zero_byte_size)})"
+    peak = units.mb_per_s(row.peak_bandwidth_bytes_per_s) if not row.peak_bandwidth_why_not else "cannot tell"
+    ratio = units.MISSING
+    if row.floor_ratio is not None:
+        ratio = units.ratio(row.floor_ratio)
+        if row.floor_ratio_low is not None and row.floor_ratio_high is not None:
+            ratio += f" [{units.ratio(row.floor_ratio_low)[:-1]}–{units.ratio(row.floor_ratio_high)[:-1]}]"
+    elif row.floor_cannot_tell:
+        ratio = "cannot tell"
     return [row.run, _library(row.mpi_library), row.placement or units.MISSING, zero,
-            units.seconds(row.asymptotic_latency_s), units.mb_per_s(row.peak_bandwidth_bytes_per_s),
+            units.seconds(row.asymptotic_latency_s), peak,
             units.mb_per_s(row.bandwidth_bytes_per_s), units.mb_per_s(row.copy_speed_bytes_per_s),
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
             units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
             "cannot tell" if row.eager_limit_why_not else units.MISSING,
             units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
-            units.ratio(row.floor_ratio) if row.floor_ratio is not None else
-            "cannot tell" if row.floor_cannot_tell else units.MISSING]
+            ratio]
 
 
 CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the smallest size; asym. lat.: "
            "asymptotic latency, the intercept of the large-message segment; peak MB/s: the largest measured "
            "bandwidth; asym. MB/s: the asymptotic bandwidth (MB/s = 10^6 B/s); copy: memcpy bandwidth at its "
            "largest size; b_e = b_c·b_n/(b_c+b_n), the buffered bandwidth; eager limit: eager-probe; n½ = α/β "
-           "of the Hockney line; ÷ floor: 0 B latency over the shared-memory floor (the floor pattern); "
+           "of the Hockney line; ÷ floor: 0 B latency over the shared-memory floor (the floor pattern), with "
+           "the widest interval the two 95 % intervals allow; "
            "-: the run has no such pattern. The same values as msgperf show and fit print")
 
 
@@ -64,6 +72,12 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
         console.width = max(console.width, t.width)
     render(console, t, centred_heading=True)
     for row in rows:
+        if row.zero_byte_latency_why_not:
+            console.print(f"{row.run}: 0 B latency: cannot tell ({row.zero_byte_latency_why_not})", markup=False,
+                          highlight=False)
+        if row.peak_bandwidth_why_not:
+            console.print(f"{row.run}: peak bandwidth: cannot tell ({row.peak_bandwidth_why_not})", markup=False,
+                          highlight=False)
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)
         if row.eager_limit_why_not:

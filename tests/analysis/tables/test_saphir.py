@@ -177,5 +177,20 @@ def test_floor_rule_without_intervals_compares_the_values():
 
     high = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 4e-3, 2e-6, None)], (0, 2e-6))
     assert high.floor_ratio is None and "is above the zero-byte latency" in high.floor_cannot_tell
+    # below the latency, but with no interval the ratio has none: "cannot tell", not a bare 10×
     low = saphir_row("x", "MPICH", "4.1", "intra", None, [], None, [FloorRow(0, 2e-7, 2e-6, 10.0)], (0, 2e-6))
-    assert low.floor_ratio == pytest.approx(10.0) and low.floor_cannot_tell == ""
+    assert low.floor_ratio is None and low.floor_cannot_tell.startswith("no interval")
+
+
+def test_the_floor_ratio_of_summary_carries_its_interval():
+    """Issue 27 item 4: the ratio's interval is the widest the latency's and the floor's allow."""
+    result = analyze(full_run(0))
+    row = next(r for r in result.saphir if r.floor_ratio is not None)
+    main = result.main.model.sweep.characteristics
+    floor = next(f for f in result.floor if f.bytes == row.zero_byte_size)
+    assert row.floor_ratio_low == pytest.approx(main.zero_byte_latency_ci_s[0] / floor.floor_high_s)
+    assert row.floor_ratio_high == pytest.approx(main.zero_byte_latency_ci_s[1] / floor.floor_low_s)
+    assert row.floor_ratio_low < row.floor_ratio < row.floor_ratio_high
+    from msgperf.present.saphir_table import saphir_cells
+    low, high = (units.ratio(x)[:-1] for x in (row.floor_ratio_low, row.floor_ratio_high))
+    assert saphir_cells(row)[-1] == f"{units.ratio(row.floor_ratio)} [{low}–{high}]"

@@ -6,10 +6,12 @@ The face: what other rooms and msgperf's other packages may use (tests/analysis/
 
 from msgperf.analysis.model.anomalies import Anomaly, find_anomalies
 from msgperf.analysis.model.breakpoint_labels import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED,
-                                                      BreakpointEvidence, BreakpointLabel, known_thresholds,
+                                                      BreakpointEvidence, BreakpointLabel, KnownThreshold,
+                                                      known_thresholds,
                                                       label_breakpoints)
 from msgperf.analysis.model.hockney import HockneyFit, LineFit, fit_hockney
 from msgperf.analysis.model.loggp import LogGPAnalysis, LogGPError, LogGPPoint, analyze_loggp, points_from_rows
+from msgperf.analysis.model.mpit_thresholds import probe_contradiction, reported_thresholds
 from msgperf.analysis.model.piecewise import Breakpoint, PiecewiseFit, fit_piecewise
 from msgperf.analysis.model.points import SizePoint, point_from_stats
 from msgperf.analysis.model.regimes import Characteristics, SizeRegime, Term, dominant_term
@@ -21,9 +23,9 @@ from msgperf.analysis.model.tolerance import TOLERANCE
 
 __all__ = [
     "Anomaly", "Breakpoint", "BreakpointEvidence", "BreakpointLabel", "CAPACITY", "Characteristics", "EAGER",
-    "FLOOR", "HockneyFit", "LaunchModel", "LineFit", "LogGPAnalysis", "LogGPError", "LogGPPoint", "PiecewiseFit",
+    "FLOOR", "HockneyFit", "KnownThreshold", "LaunchModel", "LineFit", "LogGPAnalysis", "LogGPError", "LogGPPoint", "PiecewiseFit",
     "SIDE", "SINGLE_COPY", "SeriesAnalysis", "SizeAnalysis", "SizePoint", "SizeRegime", "SweepAnalysis",
     "TOLERANCE", "Term", "UNEXPLAINED", "analyze_loggp", "analyze_pairs", "analyze_series", "analyze_sets",
     "analyze_sweep", "dominant_term", "find_anomalies", "fit_hockney", "fit_piecewise", "known_thresholds",
-    "label_breakpoints", "patterns_of", "point_from_stats", "points_from_rows", "series_of",
+    "label_breakpoints", "patterns_of", "point_from_stats", "points_from_rows", "probe_contradiction", "reported_thresholds", "series_of",
 ]

@@ -8,7 +8,8 @@ switch lies in that interval:
 
 - the eager limit measured by the eager-probe pattern: messages up to L bytes are sent
   eagerly, so rendezvous starts at L + 1 (an interval when the probe could not be exact);
-- the MPI's thresholds recorded in the launch environment (``known_thresholds``): MPICH's
+- the MPI's thresholds recorded in the launch environment (``known_thresholds``), or reported
+  through MPI_T for the transport in use (analysis/mpit_thresholds.py): MPICH's
   single-copy (CMA, XPMEM) thresholds start the new protocol at the value itself; its
   shared-memory cell size and Open MPI's btl eager limits bound the eager payload, which
   is the value less a header, so their switch lies within ``HEADER_ALLOWANCE`` below it;
@@ -49,6 +50,7 @@ class KnownThreshold:
     value: int  # as set
     low: int  # the largest size that is still in the old regime, at most
     high: int  # the smallest size that is already in the new regime, at least
+    source: str = "launch environment"  # where the value was read: the launch environment, or "MPI_T"
 
 
 @dataclass(frozen=True)
@@ -181,8 +183,9 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
     for t in ev.thresholds:
         if _overlaps(bp, t.low, t.high):
             what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
+            where = "reported through MPI_T" if t.source == "MPI_T" else f"in the {t.source}"
             parts.append((t.kind, f"{what} ({t.name} = {t.value})",
-                          f"{t.name} = {t.value} in the launch environment puts the switch in "
+                          f"{t.name} = {t.value} {where} puts the switch in "
                           f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
     memcpy = _knee(bp, ev.memcpy_breakpoints)
     if memcpy is not None:

@@ -117,7 +117,7 @@ def _launch_caveats(comparison: LaunchComparison) -> list[cv.Caveat]:
 def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                  tolerance: float = TOLERANCE, confidence: float = 0.95,
                  planned: frozenset[int] | None = None, anchor: int | None = None,
-                 thresholds: Sequence[int] = ()) -> SeriesAnalysis:
+                 thresholds: Sequence[int] = (), regime_bounds: Sequence[int] = ()) -> SeriesAnalysis:
     """Analyse sample sets of one pattern (any sizes, any launches); ``planned``: the sizes the
     run's plan lists, which tell the sweep's launches from those that added sizes; ``anchor``:
     the eager-probe's limit, ``thresholds`` the last size before each switch the MPI settings name
@@ -151,7 +151,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     rescaled = frozenset(b for a in alignments if a.factor != 1.0 for b in a.added_bytes)
     sweep = analyze_sweep([s.point for s in sizes], tolerance, confidence,
                           model_sizes=planned if refinements or disturbed else None, refinements=refinements,
-                          anchor=anchor, thresholds=thresholds, rescaled=rescaled)
+                          anchor=anchor, thresholds=thresholds, rescaled=rescaled, regime_bounds=regime_bounds)
     launches = tuple(sorted({m.launch for s in sizes for m in s.measurements}))
     per_launch_models: list[LaunchModel] = []
     comparison = None
@@ -232,7 +232,8 @@ def series_of(run: Any) -> tuple[tuple[str, str], ...]:
 def analyze_series(run: Any, pattern: str | None = None, launch: int | None = None,
                    tolerance: float = TOLERANCE, confidence: float = 0.95,
                    variant: str | None = None, placement: str | None = None,
-                   anchor: int | None = None, thresholds: Sequence[int] = ()) -> SeriesAnalysis:
+                   anchor: int | None = None, thresholds: Sequence[int] = (),
+                   regime_bounds: Sequence[int] = ()) -> SeriesAnalysis:
     """Analyse one series of a run: the first pattern in the file unless ``pattern`` is given,
     its first variant unless ``variant`` is given; all launches pooled unless ``launch`` is;
     every placement pooled unless ``placement`` ("intra", "inter") is given."""
@@ -273,7 +274,7 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
     result = analyze_sets(sets, pattern, name, tolerance, confidence, planned=planned, anchor=anchor,
-                          thresholds=thresholds)
+                          thresholds=thresholds, regime_bounds=regime_bounds)
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
     return dataclasses.replace(result, variant=variant, caveats=result.caveats + extra,

@@ -16,6 +16,7 @@ from msgperf.analysis.model.regimes import (Characteristics, SizeRegime, charact
                                       size_regimes)
 from msgperf.analysis.model.scatter import overdispersion
 from msgperf.analysis.model.switch_location import located, suspects
+from msgperf.analysis.model.threshold_regime import regime_between
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ def _alone_in(size: int, bp, sizes: Sequence[int]) -> bool:
 def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
                   confidence: float = 0.95, model_sizes: frozenset[int] | None = None,
                   refinements: Sequence[Sequence[SizePoint]] = (), anchor: int | None = None,
-                  thresholds: Sequence[int] = (), rescaled: frozenset[int] = frozenset()) -> SweepAnalysis:
+                  thresholds: Sequence[int] = (), rescaled: frozenset[int] = frozenset(),
+                  regime_bounds: Sequence[int] = ()) -> SweepAnalysis:
     """Fit and characterise one sweep: one point per distinct size. ``model_sizes``: the sizes
     the models are fitted to (the sweep's, when a refinement added others; default: all);
     ``refinements``: each refinement launch's own points, which locate the model's breakpoints
@@ -136,7 +138,9 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     ``thresholds``: the last size before each switch the run's MPI settings name, likewise;
     ``rescaled``: sizes whose points were put on the sweep's level (launch_alignment.py): the
     model takes them so, but the measured characteristics (latency, peak and largest-size
-    bandwidth) are read from the sizes as measured only."""
+    bandwidth) are read from the sizes as measured only; ``regime_bounds``: the last size before
+    each threshold the run knows (the probe's limit, the MPI's thresholds), between two of which a
+    run of sizes off the model gets a segment of its own (threshold_regime.py)."""
     pts = tuple(sorted(points, key=lambda p: p.bytes))
     if len({p.bytes for p in pts}) != len(pts):
         raise AnalysisError("each message size must appear once in a sweep")
@@ -158,6 +162,11 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     else:
         around = suspects(model, [p.bytes for p in pts])
         provenance = tuple(Provenance() for _ in model.breakpoints)
+    if regime_bounds:
+        before = {bp.best_high_bytes: p for bp, p in zip(model.breakpoints, provenance)}
+        model, made = regime_between(model, pts, regime_bounds, confidence)
+        if made:
+            provenance = tuple(before.get(bp.best_high_bytes, Provenance()) for bp in model.breakpoints)
     anomalies = find_anomalies(pts, model)
     terms = characteristics([p for p in pts if p.bytes not in rescaled] or pts, model)
     return SweepAnalysis(

@@ -18,7 +18,7 @@ from msgperf.analysis.tables.machine import Machine, device_of, run_machine
 from msgperf.analysis.tables.machine_diff import MachineDiff, machine_diff
 from msgperf.analysis.tables.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.tables.run_source import TOOL_NAMES, RunSource, describe_source
-from msgperf.analysis.tables.saphir import SaphirRow, saphir_row
+from msgperf.analysis.tables.saphir import SaphirRow, saphir_row, undisturbed
 from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, CompatRow, Difference, FloorRow,
                                                   OverlapRow, VariantPair, barrier_rows, bidirectional, compat,
                                                   difference, floor_rows, index, overlap_rows, send_modes,
@@ -33,5 +33,5 @@ __all__ = [
     "buffering_of", "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
-    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "size_rows", "tool_rows", "variant_pairs",
+    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "tool_rows", "variant_pairs",
 ]

@@ -12,13 +12,20 @@ shows exactly what ``show``, ``fit`` and the report show:
 - floor ratio: zero-byte latency / the ``floor`` pattern's median at the same size (its smallest
   size when it lacks that one): how far MPI sits above a shared-memory round trip. A floor must lie
   below the latency it divides (side_by_side.floor_above, within both intervals); when it does not,
-  the ratio is None and ``floor_cannot_tell`` says why.
+  the ratio is None and ``floor_cannot_tell`` says why. Its interval (``floor_ratio_low``,
+  ``floor_ratio_high``) is the widest the two intervals allow: the latency's low end over the
+  floor's high end, its high end over the floor's low end; without both intervals the ratio has
+  none and is "cannot tell" too (issue 27 item 4: every ratio ``summary`` prints has an interval);
+- a zero-byte latency or peak bandwidth that the answer cannot tell because it was measured while
+  disturbed (analysis/answer.py ``disturbance``) is None here too, with the answer's reason
+  (``zero_byte_latency_why_not``, ``peak_bandwidth_why_not``), and the floor ratio with it.
 
 None where the run does not hold what a value needs. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
@@ -51,6 +58,10 @@ class SaphirRow:
     floor_cannot_tell: str = ""    # why the floor ratio is not a finding (the floor is not below the latency)
     # why the eager limit is not given although the probe ran ("" when it is, or was not measured)
     eager_limit_why_not: str = ""
+    floor_ratio_low: float | None = None   # the floor ratio's interval (None with the ratio)
+    floor_ratio_high: float | None = None
+    zero_byte_latency_why_not: str = ""    # why the zero-byte latency is not given (disturbed), "" when it is
+    peak_bandwidth_why_not: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,6 +93,7 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
     bc, bc_size = copy if copy is not None else (None, None)
     be = effective_bandwidth(bc, bn) if bc is not None and bn is not None and bn > 0 else None
     ratio, why = None, ""
+    ratio_low = ratio_high = None
     if floors and zero is not None:
         by_size = {f.bytes: f for f in floors}
         f = by_size.get(zero_size, min(floors, key=lambda r: r.bytes))
@@ -89,6 +101,13 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
         zero_high = zero_ci[1] if zero_ci is not None else None
         why = floor_above(f.floor_s, f.floor_low_s, zero, zero_high, "the zero-byte latency")
         ratio = zero / f.floor_s if f.floor_s > 0 and not why else None
+        if ratio is not None:
+            ends = (zero_ci[0] if zero_ci is not None else None, zero_high, f.floor_low_s, f.floor_high_s)
+            if any(e is None or not math.isfinite(e) for e in ends) or ends[2] <= 0 or ends[3] <= 0:
+                ratio, why = None, ("no interval: the zero-byte latency or the floor has none, so the ratio "
+                                    "has none")
+            else:
+                ratio_low, ratio_high = ends[0] / ends[3], ends[1] / ends[2]
     return SaphirRow(run=name, series=main.series if main is not None else "", mpi_library=mpi_library,
                      mpi_version=mpi_version, placement=placement, zero_byte_size=zero_size,
                      zero_byte_latency_s=zero, asymptotic_latency_s=alpha, bandwidth_bytes_per_s=bn,
@@ -97,5 +116,24 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
                      effective_buffered_bandwidth_bytes_per_s=be,
                      eager_limit_bytes=eager.limit_bytes if eager is not None and eager.agreed else None,
                      n_half_bytes=n_half, floor_ratio=ratio, floor_cannot_tell=why,
+                     floor_ratio_low=ratio_low if ratio is not None else None,
+                     floor_ratio_high=ratio_high if ratio is not None else None,
                      eager_limit_why_not=f"cannot tell ({eager.disagreement})" if eager is not None and not eager.agreed
                      else "")
+
+
+def undisturbed(row: SaphirRow, latency_why_not: str, peak_why_not: str) -> SaphirRow:
+    """The row with the figures the answer could not tell because they were measured while
+    disturbed (its ``why_not``s, "" when told) as None with that reason, and the floor ratio with
+    the latency."""
+    if not latency_why_not and not peak_why_not:
+        return row
+    changes: dict[str, Any] = {}
+    if latency_why_not:
+        changes.update(zero_byte_latency_s=None, zero_byte_latency_why_not=latency_why_not)
+        if row.floor_ratio is not None or row.floor_cannot_tell:
+            changes.update(floor_ratio=None, floor_ratio_low=None, floor_ratio_high=None,
+                           floor_cannot_tell=f"the zero-byte latency cannot be told ({latency_why_not})")
+    if peak_why_not:
+        changes.update(peak_bandwidth_bytes_per_s=None, peak_bandwidth_why_not=peak_why_not)
+    return dataclasses.replace(row, **changes)

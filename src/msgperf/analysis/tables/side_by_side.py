@@ -146,6 +146,7 @@ class FloorRow:
     ratio: float | None  # MPI / floor; None when the floor breaks its rule (cannot_tell)
     floor_low_s: float | None = None  # the floor's interval, lower end (None: no interval)
     cannot_tell: str = ""  # why the ratio is not a finding: the floor is not below the MPI time
+    floor_high_s: float | None = None  # the floor's interval, upper end (None: no interval)
 
 
 def floor_above(floor_s: float, floor_low_s: float | None, mpi_s: float, mpi_high_s: float | None,
@@ -319,9 +320,10 @@ def floor_rows(rows: Sequence[SizeRow]) -> tuple[FloorRow, ...]:
         if f is None:
             continue
         low = f.interval.low if f.interval is not None else None
+        high = f.interval.high if f.interval is not None else None
         why = floor_above(f.time_s, low, p.time_s, p.interval.high if p.interval is not None else None) if p else ""
         out.append(FloorRow(size, f.time_s, p.time_s if p else None,
-                            _ratio(p.time_s, f.time_s) if p and not why else None, low, why))
+                            _ratio(p.time_s, f.time_s) if p and not why else None, low, why, high))
     return tuple(out)
 
 

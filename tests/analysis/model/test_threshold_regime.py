@@ -1,0 +1,59 @@
+"""Consecutive sizes off the model between two of the MPI's thresholds are a regime with its own
+segment, not a row of spikes (issue 27 item 3, analysis/threshold_regime.py). The curve: eager up
+to 8112 B, rendezvous through cells up to a single-copy threshold at 65536 B (a dearer line), then
+single copy; the fit given has one breakpoint (as a fit on a loaded machine can keep), which leaves
+32 KiB and 48 KiB off it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from msgperf.analysis.model.anomalies import find_anomalies
+from msgperf.analysis.model.piecewise import fit_piecewise
+from msgperf.analysis.model.points import SizePoint
+from msgperf.analysis.model.threshold_regime import regime_between
+
+SIZES = sorted([2 ** k for k in range(6, 23)] + [3 * 2 ** k for k in range(5, 21)])
+
+
+def _time(b: int) -> float:
+    if b <= 8112:
+        return 1e-6 + b / 1e10
+    if b <= 65535:
+        return 2.5e-6 + b / 0.5e10
+    return 4e-6 + b / 1e10
+
+
+def _points(regime=_time):
+    rng = np.random.default_rng(3)
+    out = []
+    for b in SIZES:
+        v = regime(b) * (1 + rng.normal(0, 0.003))
+        out.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
+    return out
+
+
+def test_sizes_off_the_model_between_two_thresholds_get_a_segment_of_their_own():
+    pts = _points()
+    fit = fit_piecewise(pts, max_breaks=1)
+    assert [a.bytes for a in find_anomalies(pts, fit)] == [32768, 49152]  # a row of spikes
+    new, made = regime_between(fit, pts, [8112, 65535])
+    assert made == ((8112, 65535),)
+    assert [(b.low_bytes, b.high_bytes) for b in new.breakpoints] == [(6144, 8192), (49152, 65536)]
+    assert len(new.segments) == 3 and find_anomalies(pts, new) == ()
+
+
+def test_without_a_threshold_on_each_side_the_sizes_stay_anomalies():
+    pts = _points()
+    fit = fit_piecewise(pts, max_breaks=1)
+    assert regime_between(fit, pts, [8112]) == (fit, ())
+    # thresholds around a longer stretch: one segment from 8 KiB to 1 MiB does not fit the run either
+    assert regime_between(fit, pts, [8112, 1 << 20])[1] == ()
+
+
+def test_one_size_off_alone_stays_a_spike():
+    spiked = lambda b: 1e-6 + b / 1e10 + (3e-6 if b == 32768 else 0.0)  # noqa: E731
+    pts = _points(spiked)
+    fit = fit_piecewise(pts)
+    assert 32768 in {a.bytes for a in find_anomalies(pts, fit)}
+    assert regime_between(fit, pts, [8112, 65535]) == (fit, ())

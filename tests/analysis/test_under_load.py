@@ -1,0 +1,129 @@
+"""Measured beside other work, a figure is "cannot tell", not a finding (issue 27 item 2,
+analysis/answer.py ``disturbance``): the headline latency and bandwidth of a launch that ran beside
+other work or oversubscribed, or with its pair seen on one core while its samples show a scheduler
+(two groups of times, or a slice of 1 ms), and the "likely" gap of a switch that is not held to
+its rule. The recorded run is a replay of the kernels' output on a loaded 2-core machine (Open MPI
+beside other work: 0 B one way read 14 ms)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from msgperf.analysis import caveats as cv
+from msgperf.analysis.answer import Figure, Step, Switch, _held_likely, disturbance
+from msgperf.analysis.model import EAGER
+from msgperf.analysis.tables import EagerLimit
+from msgperf.analysis.result import analyze
+from msgperf.records.runfile_read import read_run
+
+RUNS = Path(__file__).parent.parent / "data" / "kernel-runs"
+BUSY = RUNS / "openmpi-busy-0-1M.jsonl"  # launch 0 beside other work: 1.75 of 2 cores
+QUIET = RUNS / "mpich-cell32k-switch-refined.jsonl"  # main launch quiet (a refinement launch was busy)
+
+
+def _row(size: int, launches: tuple[int, ...], time_s: float = 2e-6):
+    return SimpleNamespace(bytes=size, launch_ids=launches, time_s=time_s)
+
+
+def _fig(size: int, value: float = 2e-6) -> Figure:
+    return Figure(value, value * 0.99, value * 1.01, "within one launch", size)
+
+
+def test_a_headline_measured_beside_other_work_is_cannot_tell():
+    a = analyze(read_run(BUSY).run).answer
+    assert a.latency.value is None and a.latency.low is None
+    assert a.latency.why_not == "disturbed: launch 0 beside other work (14 ms)"
+    assert a.peak_bandwidth.value is None
+    assert a.peak_bandwidth.why_not == "disturbed: launch 0 beside other work (13.3 GB/s)"
+
+
+def test_every_output_of_the_answer_says_cannot_tell_for_a_disturbed_headline(msgperf):
+    shown = msgperf("show", BUSY)
+    assert shown.returncode == 0, shown.stderr
+    assert "latency     cannot tell: disturbed: launch 0 beside other work (14 ms)" in shown.stdout
+    answer = json.loads(msgperf("show", "--json", BUSY).stdout)["answer"]
+    assert answer["latency"]["value"] is None and "beside other work" in answer["latency"]["why_not"]
+    assert answer["peak_bandwidth"]["value"] is None
+    summary = msgperf("summary", BUSY)
+    assert summary.returncode == 0, summary.stderr
+    assert "0 B latency: cannot tell (disturbed: launch 0 beside other work (14 ms))" in summary.stdout
+    assert "peak bandwidth: cannot tell (disturbed: launch 0 beside other work (13.3 GB/s))" in summary.stdout
+    rows = json.loads(msgperf("summary", "--json", BUSY).stdout)
+    row = rows[0] if isinstance(rows, list) else rows["rows"][0]
+    assert row["zero_byte_latency_s"] is None and row["zero_byte_latency_why_not"].startswith("disturbed")
+    assert row["peak_bandwidth_bytes_per_s"] is None
+
+
+def test_a_quiet_launch_keeps_its_headline_though_a_later_launch_was_busy():
+    result = analyze(read_run(QUIET).run)
+    assert any(c.kind == "busy_machine" and c.launch == 2 for c in result.main.model.caveats)
+    a = result.answer
+    assert a.latency.value is not None and a.latency.low is not None
+    assert a.peak_bandwidth.value is not None
+
+
+def test_busy_or_oversubscribed_on_the_figure_s_own_launch_is_disturbed_another_launch_is_not():
+    rows = {0: _row(0, (0,)), 64: _row(64, (1,))}
+    busy = [cv.busy_machine(0, "other work 1.75 of 2 cores")]
+    assert disturbance(_fig(0), rows, busy) == "launch 0 beside other work"
+    assert disturbance(_fig(64), rows, busy) == ""
+    over = [cv.oversubscribed(1, 3, 2, "vm", ())]
+    assert disturbance(_fig(64), rows, over) == "launch 1 oversubscribed"
+
+
+def test_two_ranks_seen_on_one_core_count_only_with_the_samples_sign_of_a_scheduler():
+    shared = [cv.shared_core(0, [((0, 1), 0, "end")])]
+    quiet = {0: _row(0, (0,), 2e-6)}
+    assert disturbance(_fig(0), quiet, shared) == ""  # seen at an instant: no proof alone
+    sliced = {0: _row(0, (0,), 4e-3)}
+    assert disturbance(_fig(0, 4e-3), sliced, shared) == "launch 0 ranks on one core"
+    groups = shared + [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]
+    assert disturbance(_fig(0), quiet, groups) == "launch 0 ranks on one core, two groups of times"
+    assert disturbance(_fig(0), quiet, [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]) == ""  # no verdict: kept
+
+
+def _switch(low: int, high: int, best_low: int, best_high: int) -> Switch:
+    step = Step(_fig(best_low), _fig(best_high, 3e-6), Figure(1e-6, 0.9e-6, 1.1e-6, "within one launch"), 0.5)
+    return Switch(low, high, best_low, best_high, (EAGER,), "eager → rendezvous", ("eager-probe",), step)
+
+
+def _probe(limit: int) -> EagerLimit:
+    return EagerLimit(limit, limit, limit + 1, 1 << 20, (), "")
+
+
+def test_a_likely_gap_that_misses_the_probe_s_limit_is_dropped():
+    s = _switch(4096, 16384, 8192, 16384)  # the switch at 8112/8113 B read "likely 8 KiB – 16 KiB"
+    rows = {b: _row(b, (0,)) for b in (4096, 8192, 16384)}
+    measured = {b: _fig(b) for b in rows}
+    held = _held_likely(s, measured, rows, [], _probe(8112))
+    assert (held.best_low_bytes, held.best_high_bytes) == (4096, 16384)
+    assert held.step.step.value is None and "does not hold the eager-probe's limit, 8112 B" in held.step.step.why_not
+    kept = _held_likely(s, measured, rows, [], _probe(9000))
+    assert kept == s
+
+
+def test_a_likely_gap_is_dropped_under_load():
+    s = _switch(4096, 16384, 8192, 16384)
+    rows = {b: _row(b, (0,)) for b in (4096, 8192, 16384)}
+    measured = {b: _fig(b) for b in rows}
+    busy = _held_likely(s, measured, rows, [cv.busy_machine(0, "x")], _probe(9000))
+    assert (busy.best_low_bytes, busy.best_high_bytes) == (4096, 16384)
+    assert "16 KiB was measured while disturbed" in busy.step.step.why_not or \
+        "8 KiB was measured while disturbed" in busy.step.step.why_not
+    set_aside = _held_likely(s, measured, rows, [cv.refinement_disturbed(2, 1.0, 2.0, 3)], _probe(9000))
+    assert (set_aside.best_low_bytes, set_aside.best_high_bytes) == (4096, 16384)
+
+
+def test_show_detail_and_the_report_say_cannot_tell_like_the_answer(msgperf, tmp_path):
+    detail = msgperf("show", "--detail", BUSY)
+    assert detail.returncode == 0, detail.stderr
+    assert "zero-byte latency     cannot tell  disturbed: launch 0 beside other work (14 ms)" in detail.stdout
+    assert "(most likely between 16 B and 32 B)" not in detail.stdout  # the answer dropped that gap
+    report = tmp_path / "r.html"
+    made = msgperf("report", BUSY, "-o", report)
+    assert made.returncode == 0, made.stderr
+    html = report.read_text()
+    assert "cannot tell (disturbed: launch 0 beside other work (14 ms))" in html
+    assert "most likely 16 B–32 B" not in html
