@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from msgperf.commands._options import db_option
 from msgperf.present.text import FIELD_LIMIT, cut, safe
 from msgperf.store.db import NoStoreError, open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since, parse_time
@@ -91,8 +92,7 @@ def profiles_table(rows: list[ProfileRow]) -> Table:
 
 
 @click.command("runs")
-@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: $MSGPERF_HOME/msgperf.db "
-              "or ~/.local/share/msgperf/msgperf.db).")
+@db_option
 @click.option("--host", help="Only runs with a host containing this text.")
 @click.option("--mpi", help="Only runs whose MPI library/version contains this text.")
 @click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu-*' works).")

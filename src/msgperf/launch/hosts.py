@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from msgperf.errors import MsgperfError
+from msgperf.plan import PLACEMENTS
 
-PLACEMENTS = ("intra", "inter", "both")
 _HOST = re.compile(r"^[A-Za-z0-9_.\-\[\]]+$")
 
 

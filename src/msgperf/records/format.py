@@ -29,6 +29,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.errors import MsgperfError
+from msgperf.plan import PAIR_PLACEMENTS, PLAN_PLACEMENTS, Plan
 from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
                                     check_int)
 from msgperf.records.pattern_names import pattern_name
@@ -38,7 +39,6 @@ FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
-PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
 MAX_LAUNCH = 1 << 20  # launch indices: --repeat is at most 1000, each resume adds one
 # A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
@@ -48,32 +48,6 @@ PARTICIPANTS = ("pair", "all")  # the --pair (other ranks idle), or every rank
 
 class RecordError(MsgperfError):
     """A record that does not follow the format."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What a run was asked to measure (the ``plan`` object of the ``run`` record)."""
-
-    patterns: tuple[str, ...]
-    sizes: tuple[int, ...]
-    buffer: str
-    pair: tuple[int, int]
-    nranks: int
-    precision: float
-    time_budget_s: float
-    min_samples: int
-    max_samples: int
-    placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
-    active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
-    repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
-    total_time_s: float = 0.0  # --total-time: one budget per launch, shared out (0: time_budget_s per size)
-    # --iterations-per-sample: k as the user fixed it (1: one iteration per sample); None: k was
-    # calibrated per measurement (files before the field too)
-    iterations_per_sample: int | None = None
-    # what msgperf run does after the sweep ("probe": the eager-probe launch, "refine": the
-    # refinement launches), as chosen by --no-probe/--no-refine; None: files before the field
-    # (a --resume of one refines, as before)
-    after: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -398,8 +372,8 @@ def _after_of(plan: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
 
 def _total_time_of(plan: Mapping[str, Any], where: str) -> float:
     value = plan.get("total_time_s", 0.0)  # files written before the field existed: per-size budgets
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 7 * 86400:
-        raise RecordError(f"{where}: plan.total_time_s must be seconds from 0 to a week")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_TIME_S:
+        raise RecordError(f"{where}: plan.total_time_s must be seconds from 0 to {MAX_TIME_S:g}")
     return float(value)
 
 
@@ -427,8 +401,8 @@ def _active_of(plan: Mapping[str, Any], where: str) -> list[int]:
 
 def _placement_of(plan: Mapping[str, Any], where: str) -> str:
     value = plan.get("placement", "pair")  # files written before the field existed: --pair
-    if value not in ("pair", "intra", "inter", "both"):
-        raise RecordError(f"{where}: plan.placement must be pair, intra, inter or both")
+    if value not in PLAN_PLACEMENTS:
+        raise RecordError(f"{where}: plan.placement must be {', '.join(PLAN_PLACEMENTS[:-1])} or {PLAN_PLACEMENTS[-1]}")
     return value
 
 
@@ -706,8 +680,8 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     _check_pair_samples(obj, where)
     _check_extra(obj, where)
     placement = obj.get("placement", "")
-    if placement not in PLACEMENTS:
-        raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
+    if placement != "" and placement not in PAIR_PLACEMENTS:
+        raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PAIR_PLACEMENTS)}")
     return Measurement(
         pattern=pattern_name(_require(obj, "pattern", str, where)),
         bytes=size,
