@@ -205,7 +205,8 @@ class Plan:
         if odd and self.nranks % 2:
             raise MsgperfError(
                 f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
-                f"number of ranks, not --np {self.nranks} (it would deadlock); use --np {self.nranks + 1} or {self.nranks - 1}")
+                f"number of ranks, not --np {self.nranks} (it would deadlock); use --np {self.nranks + 1} "
+                f"or {self.nranks - 1}")
         if self.active:
             sweeping = [known[name] for name in self.patterns if known[name].sweeps]
             if not sweeping:

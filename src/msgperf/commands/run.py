@@ -23,7 +23,8 @@ from msgperf.present.progress import CommandProgress
 from msgperf.present.terminal import console as terminal_console
 
 # What to measure comes from the run file with --resume: these options would be ignored.
-FROM_THE_RUN_FILE = {**PLAN_FLAGS, "np_": "--np", "repeat": "--repeat", "output": "-o", "force": "--force"}
+FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repeat": "--repeat", "output": "-o",
+                     "force": "--force"}
 
 
 @click.command("run")

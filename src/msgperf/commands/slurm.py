@@ -206,7 +206,8 @@ def command(plan_options: PlanOptions, nodes, per_node, mpicc, kernels_path, sru
     with atomic_write(script_path, mode=0o777, recheck=recheck) as out:  # executable, as the umask allows
         out.write(text)
     # every name in a command to copy is shell-quoted: a name with $(...) or ';' stays a name
-    click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement or 'the --pair'})")
+    click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), "
+               f"placement {placement or 'the --pair'})")
     if not submit:
         named = str(script_path) if not str(script_path).startswith("-") else f"./{script_path}"  # not an option
         click.echo(f"submit it with: sbatch {shlex.quote(named)}")

@@ -114,6 +114,8 @@ class MeasureRequest:
     def __post_init__(self) -> None:
         if (self.plan is None) == (self.resume is None):
             raise MsgperfError("a measurement needs either a plan or a run file to resume, not both")
+        if self.plan is not None:  # a plan built by hand (the API, tests) is checked as the options' are
+            object.__setattr__(self, "plan", self.plan.checked())
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= MAX_REPEAT:
             raise MsgperfError(f"--repeat {self.repeat}: use 1 to {MAX_REPEAT} launches")
         if self.deadline_s is not None:
