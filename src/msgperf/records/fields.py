@@ -39,7 +39,8 @@ def decode(table: tuple[Field, ...], obj: Any, where: str, error: Error, what: s
     return {f.attr: f.read(obj, where, error, prefix) for f in table}
 
 
-def _absent(name: str, default: Any, where: str, error: Error) -> Any:
+def absent(name: str, default: Any, where: str, error: Error) -> Any:
+    """The value of a field that is absent or null: its default, or one line when it has none."""
     if default is REQUIRED:
         raise error(f"{where}: missing field '{name}'")
     return default() if callable(default) else default
@@ -52,7 +53,7 @@ def integer(name: str, low: int = -MAX_INT64, high: int = MAX_INT64, *, default:
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if type(value) is not int:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise error(f"{where}: field '{prefix}{name}' must be an integer, got {type(value).__name__}")
@@ -69,7 +70,7 @@ def number(name: str, low: float, high: float, *, low_open: bool = False, defaul
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise error(f"{where}: field '{prefix}{name}' must be a number, got {type(value).__name__}")
         return check_float(float(value), where, prefix + name, low, high, error, low_open=low_open)
@@ -83,7 +84,7 @@ def text(name: str, *, choices: tuple[str, ...] | None = None, default: Any = RE
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if not isinstance(value, str):
             if wrong is not REQUIRED:
                 return wrong
@@ -99,7 +100,7 @@ def flag(name: str, *, default: Any = REQUIRED, attr: str | None = None) -> Fiel
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if not isinstance(value, bool):
             raise error(f"{where}: field '{prefix}{name}' must be true or false")
         return value
@@ -121,7 +122,7 @@ def items(name: str, item: Callable[[Any], bool], what: str, *, default: Any = R
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if (not isinstance(value, list) or (nonempty and not value) or (length is not None and len(value) != length)
                 or not all(item(v) for v in value)):
             raise error(f"{where}: field '{prefix}{name}' must be {what}")
@@ -136,7 +137,7 @@ def int_items(name: str, low: int, high: int, what: str, *, default: Any = REQUI
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if (not isinstance(value, list) or (nonempty and not value) or (length is not None and len(value) != length)
                 or not all(type(v) is int and low <= v <= high for v in value)):
             raise error(f"{where}: field '{prefix}{name}' must be {what}")
@@ -150,7 +151,7 @@ def records(name: str, table: tuple[Field, ...], make: Callable[..., Any], what:
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if not isinstance(value, list) or (nonempty and not value):
             raise error(f"{where}: field '{prefix}{name}' must be a {'non-empty ' if nonempty else ''}list of objects "
                         f"({what})")
@@ -165,7 +166,7 @@ def record(name: str, table: tuple[Field, ...], make: Callable[..., Any], *, def
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         return make(**decode(table, value, where, error, f"field '{prefix}{name}'", f"{prefix}{name}."))
     return Field(name, read, attr)
 
@@ -175,7 +176,7 @@ def strings_map(name: str, *, default: Any = REQUIRED, attr: str | None = None) 
     def read(obj, where, error, prefix=""):
         value = obj.get(name)
         if value is None:
-            return _absent(prefix + name, default, where, error)
+            return absent(prefix + name, default, where, error)
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
             raise error(f"{where}: field '{prefix}{name}' must map names to strings")
         return dict(value)
