@@ -136,6 +136,12 @@ AUTO_SHARE_S = AUTO_TOTAL_S / 28
 DEFAULT_SIZES = (0, *(1 << i for i in range(27)))  # 0:64M
 
 
+def check_placement(placement: str) -> None:
+    """A --placement value (the one check; click's choice refuses others at the command line)."""
+    if placement not in PLACEMENTS:
+        raise MsgperfError(f"--placement {placement}: use intra, inter or both")
+
+
 @dataclass(frozen=True)
 class Plan:
     """What a run measures: built from ``msgperf run``'s and ``msgperf slurm``'s options (and
@@ -180,8 +186,8 @@ class Plan:
                 f"(ranks are 0 to {self.nranks - 1}); use ranks below {self.nranks} or raise --np")
         if self.buffer not in BUFFERS:
             raise MsgperfError(f"unknown --buffer '{self.buffer}'; use separate or inplace")
-        if self.placement not in PLAN_PLACEMENTS:
-            raise MsgperfError(f"--placement {self.placement}: use intra, inter or both")
+        if self.placement != "pair":
+            check_placement(self.placement)
         k = self.iterations_per_sample
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_ITERATIONS_PER_SAMPLE):
             raise MsgperfError(f"--iterations-per-sample {k}: use 1 to {MAX_ITERATIONS_PER_SAMPLE} "

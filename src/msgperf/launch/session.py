@@ -33,7 +33,7 @@ from msgperf.launch.job import LaunchError, execute
 from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
 from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
                                            default_output, make_parent)
-from msgperf.plan import PLACEMENTS, Plan
+from msgperf.plan import Plan, check_placement
 from msgperf.records.format import PatternInfo
 from msgperf.records.format import RecordError, Run
 from msgperf.records.runfile_read import read_run
@@ -122,8 +122,8 @@ class MeasureRequest:
             check_deadline(self.deadline_s)
         if self.launcher is not None:
             split_launcher(self.launcher)
-        if self.placement is not None and self.placement not in PLACEMENTS:
-            raise MsgperfError(f"--placement {self.placement}: use intra, inter or both")
+        if self.placement is not None:
+            check_placement(self.placement)
         if self.resume is not None:
             given = [name for name, value in (("-o", self.output), ("--force", self.force),
                                                ("--repeat", self.repeat != 1), ("--placement", self.placement))
