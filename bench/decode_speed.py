@@ -1,7 +1,7 @@
-"""Time run-file decoding (records/format.py): decoding many small records, where the per-field
-checks dominate (not the samples), this tree's decoders against those of a git revision
-(--against, default HEAD), alternating in one process so that both meet the same load; and
-reading bench/big_run_file.py's large file with this tree's reader.
+"""Time run-file decoding (records/format.py), this tree's decoders against those of a git
+revision (--against, default HEAD), alternating in one process (and which goes first) so that both
+meet the same load: many small records, where the per-field checks dominate; one record of
+bench/big_run_file.py's large file (its samples dominate); and reading that whole file with each.
 
     .venv/bin/python bench/decode_speed.py BIG.jsonl [--against REV] [--repeats 7]
 
@@ -54,14 +54,16 @@ def main() -> int:
     args = ap.parse_args()
     before = module_at(args.against)
     with open(args.big) as f:
-        run_obj, launch_obj = json.loads(f.readline()), json.loads(f.readline())
+        run_obj, launch_obj, big_obj = json.loads(f.readline()), json.loads(f.readline()), json.loads(f.readline())
     small = {"type": "measurement", "launch": 0, "pattern": "pingpong", "bytes": 1024, "buffer": "separate",
              "ranks": [0, 1], "k": 10, "divisor": 20, "metric": "one_way", "timing": "t", "warmup": 3,
              "first_s": 1e-5, "elapsed_s": 0.5, "stop_reason": "precision", "validation": "ok",
              "samples_s": [2e-5 + i * 1e-8 for i in range(20)], "placement": "intra", "window": 8}
-    n = args.records
-    for what, obj, name in (("measurement", small, "decode_measurement"), ("run", run_obj, "decode_run"),
-                            ("launch", launch_obj, "decode_launch")):
+    for what, obj, name, n in (("measurement", small, "decode_measurement", args.records),
+                               ("run", run_obj, "decode_run", args.records),
+                               ("launch", launch_obj, "decode_launch", args.records),
+                               (f"large measurement ({len(big_obj['samples_s'])} samples)", big_obj,
+                                "decode_measurement", 3)):
         times: dict[str, list[float]] = {"this tree": [], args.against: []}
         for i in range(args.repeats):
             for label, module in [(("this tree", current), (args.against, before))[j] for j in ((0, 1), (1, 0))[i % 2]]:
