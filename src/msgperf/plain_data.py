@@ -122,6 +122,7 @@ msgperf.analysis.side_by_side:VariantPair
 msgperf.analysis.size_rows:SizeRow
 msgperf.analysis.sweep:Provenance
 msgperf.analysis.sweep:SweepAnalysis
+msgperf.plan:Plan
 msgperf.records.format:ClockSelfTest
 msgperf.records.format:HostFacts
 msgperf.records.format:HostLoad
@@ -129,7 +130,6 @@ msgperf.records.format:Launch
 msgperf.records.format:LaunchHost
 msgperf.records.format:Measurement
 msgperf.records.format:PatternInfo
-msgperf.records.format:Plan
 msgperf.records.format:RankPlacement
 msgperf.records.format:Run
 msgperf.records.format:RunInfo
