@@ -1,6 +1,7 @@
 /* What a pattern is: a small set of functions the driver plugs into its one timed loop.
- * A pattern never times its samples, prints, parses options or allocates the message buffers;
- * what it needs beyond them (requests, a Bsend buffer, a shared window) it makes in setup(). */
+ * A pattern never times (its samples, or the extra series of series(), which the driver times
+ * too), prints, parses options or allocates the message buffers; what it needs beyond them
+ * (requests, a Bsend buffer, a shared window) it makes in setup(). */
 #ifndef MP_PATTERN_H
 #define MP_PATTERN_H
 
@@ -45,6 +46,21 @@ enum mp_family {
 
 struct mp_fields; /* a measurement record's pattern members (record.h) */
 
+/* One extra series (pattern series()): `tests` tests, each `calls` calls and a closing call. */
+struct mp_series {
+    int tests;           /* 0: no more series */
+    int calls;           /* calls of one test before its closing call */
+    double pause_s;      /* this rank waits this long, untimed, before each call after the first */
+    int time_first_call; /* whether the first call counts in the time per call */
+    int calls_on;        /* comm rank whose time per call is kept (-1: none) */
+};
+
+/* What the driver measured of a series, the same on every rank: medians over its tests. */
+struct mp_series_result {
+    double test_s;       /* a whole test, as comm rank 0 saw it */
+    double call_s;       /* one call, as comm rank calls_on saw it (mean of its calls in a test) */
+};
+
 struct mp_pattern {
     const char *name;
     enum mp_family family;
@@ -78,6 +94,14 @@ struct mp_pattern {
     long long (*verify)(const struct mp_ctx *ctx);
     /* Optional: the pairs measured at once, as comm ranks (initiator first); returns how many. */
     int (*pairs)(const struct mp_ctx *ctx, int *pairs, int max_pairs);
+    /* Optional, collective: extra series after the samples (loggp's PRTT tests), timed by the
+     * driver (series.c) and then checked by verify() again. Called with index 0, 1, ...: fill
+     * *next (the same on every rank but pause_s), given the results of series 0 .. index-1;
+     * next->tests = 0 ends them. series_call() runs call `call` of a test (call == calls: the
+     * closing call). */
+    void (*series)(const struct mp_ctx *ctx, int index, const struct mp_series_result *done,
+                   struct mp_series *next);
+    void (*series_call)(const struct mp_ctx *ctx, int call);
     /* Optional, on comm rank 0 after verify(): the pattern's own record members, each through a
      * record_field_* call (record.h); median = this variant's time per iteration. */
     void (*fields)(const struct mp_ctx *ctx, double median, struct mp_fields *out);

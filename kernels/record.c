@@ -9,8 +9,8 @@
 #include "json.h"
 #include "patterns.h"
 
-#ifndef MSGPERF_VERSION
-#define MSGPERF_VERSION "0.1.0"
+#ifndef MSGPERF_VERSION /* written once, in src/msgperf/__init__.py: kernels/Makefile and msgperf build pass it */
+#error "define MSGPERF_VERSION (make -C kernels does)"
 #endif
 
 extern char **environ;

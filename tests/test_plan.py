@@ -1,7 +1,7 @@
 import pytest
 
 from msgperf.errors import MsgperfError
-from msgperf.plan import (RunPlan, parse_fraction, parse_pair, parse_seconds, parse_size,
+from msgperf.plan import (Plan, parse_fraction, parse_pair, parse_seconds, parse_size,
                           parse_sizes)
 from tests.catalog_data import catalog_entry, committed_catalog
 
@@ -93,21 +93,21 @@ def test_parse_pair():
 
 def test_plan_rejects_impossible_ranks():
     with pytest.raises(MsgperfError, match="at least 2 ranks"):
-        RunPlan(np=1)
+        Plan(nranks=1).checked()
     with pytest.raises(MsgperfError, match="does not exist"):
-        RunPlan(np=2, pair=(0, 2))
-    assert RunPlan(np=5, pair=(4, 1)).pair == (4, 1)
+        Plan(nranks=2, pair=(0, 2)).checked()
+    assert Plan(nranks=5, pair=(4, 1)).checked().pair == (4, 1)
 
 
 def test_plan_memory_check_happens_before_allocation():
-    plan = RunPlan(sizes=(1, 2**30), np=2)
+    plan = Plan(sizes=(1, 2**30), nranks=2)
     with pytest.raises(MsgperfError, match="GiB of buffers"):
         plan.check_memory(available_bytes=2**31)
     plan.check_memory(available_bytes=2**34)
 
 
 def test_kernel_args_carry_the_whole_plan():
-    args = RunPlan(sizes=(0, 8), pair=(1, 0), buffer="inplace", precision=0.02).kernel_args()
+    args = Plan(sizes=(0, 8), pair=(1, 0), buffer="inplace", precision=0.02).kernel_args()
     assert args[args.index("--sizes") + 1] == "0,8"
     assert args[args.index("--pair") + 1] == "1:0"
     assert args[args.index("--buffer") + 1] == "inplace"
@@ -115,23 +115,23 @@ def test_kernel_args_carry_the_whole_plan():
 
 
 def test_iterations_per_sample_is_passed_on_and_checked():
-    assert "--iterations-per-sample" not in RunPlan().kernel_args()  # k calibrated by default
-    args = RunPlan(iterations_per_sample=1).kernel_args()
+    assert "--iterations-per-sample" not in Plan().kernel_args()  # k calibrated by default
+    args = Plan(iterations_per_sample=1).kernel_args()
     assert args[args.index("--iterations-per-sample") + 1] == "1"
     for bad in (0, -3, 10**10, True):
         with pytest.raises(MsgperfError, match="--iterations-per-sample .*: use 1 to 1000000000"):
-            RunPlan(iterations_per_sample=bad)
+            Plan(iterations_per_sample=bad).checked()
 
 
 def test_the_collectives_methodology_is_passed_on_and_checked():
-    args = RunPlan().kernel_args()  # the defaults: root 0, calls back to back, the same buffers
+    args = Plan().kernel_args()  # the defaults: root 0, calls back to back, the same buffers
     assert not {"--root", "--iteration-barrier", "--off-cache"} & set(args)
-    args = RunPlan(root="rotate", iteration_barrier=True, off_cache=True).kernel_args()
+    args = Plan(root="rotate", iteration_barrier=True, off_cache=True).kernel_args()
     assert args[args.index("--root") + 1] == "rotate" and "--iteration-barrier" in args and "--off-cache" in args
     with pytest.raises(MsgperfError, match="unknown --root 'first'"):
-        RunPlan(root="first")
+        Plan(root="first").checked()
     with pytest.raises(MsgperfError, match="--iteration-barrier times one call per sample"):
-        RunPlan(iteration_barrier=True, iterations_per_sample=4)
+        Plan(iteration_barrier=True, iterations_per_sample=4).checked()
 
 
 def test_the_collectives_methodology_is_read_back_from_the_plan_record():
@@ -155,32 +155,32 @@ def test_active_steps_of_the_pairs_sweep():
     assert parse_active("1,4,1") == (1, 4)
     with pytest.raises(MsgperfError, match="cannot read --active"):
         parse_active("0")
-    plan = RunPlan(patterns=("pairs",), np=8, active=(1, 4))
+    plan = Plan(patterns=("pairs",), nranks=8, active=(1, 4))
     plan.validate(committed_catalog(8))
     assert plan.kernel_args()[-2:] == ["--active", "1,4"] and plan.records_per_size(catalog_entry("pairs", 8)) == 2
     with pytest.raises(MsgperfError, match="sweeps 1, 2, 4 concurrent pairs"):
-        RunPlan(patterns=("pairs",), np=8, active=(3,)).validate(committed_catalog(8))
+        Plan(patterns=("pairs",), nranks=8, active=(3,)).validate(committed_catalog(8))
     with pytest.raises(MsgperfError, match="add --pattern pairs"):
-        RunPlan(np=8, active=(1,)).validate(committed_catalog(8))
+        Plan(nranks=8, active=(1,)).validate(committed_catalog(8))
 
 
 def test_unknown_pattern_names_the_known_ones():
     with pytest.raises(MsgperfError, match="unknown pattern 'nosuch'; known patterns: pingpong, pingpong-nb, ") as err:
-        RunPlan(patterns=("pingpong", "nosuch")).validate(committed_catalog(2))
+        Plan(patterns=("pingpong", "nosuch")).validate(committed_catalog(2))
     assert all(p.name in str(err.value) for p in committed_catalog(2))
-    RunPlan(patterns=tuple(p.name for p in committed_catalog(2))).validate(committed_catalog(2))
+    Plan(patterns=tuple(p.name for p in committed_catalog(2))).validate(committed_catalog(2))
 
 
 def test_patterns_that_pair_ranks_up_need_an_even_number():
     with pytest.raises(MsgperfError, match="pattern pairs .* needs an even number of ranks, not --np 3 .* use --np 4 or 2"):
-        RunPlan(patterns=("pingpong", "pairs"), np=3).validate(committed_catalog(4))
-    RunPlan(patterns=("pingpong", "matrix", "ring"), np=3).validate(committed_catalog(4))  # these do not
+        Plan(patterns=("pingpong", "pairs"), nranks=3).validate(committed_catalog(4))
+    Plan(patterns=("pingpong", "matrix", "ring"), nranks=3).validate(committed_catalog(4))  # these do not
 
 
 @pytest.mark.parametrize("np", [2, 4, 8])
 def test_records_per_size_come_from_the_catalog(np):
     """What plan.py used to restate (one record per variant): the kernels' catalog says the same."""
-    plan = RunPlan(np=np)
+    plan = Plan(nranks=np)
     counts = {p.name: plan.records_per_size(p) for p in committed_catalog(np)}
     steps = {2: 1, 4: 2, 8: 3}[np]
     assert counts["pairs"] == steps and counts["matrix"] == 2 * (np - 1)

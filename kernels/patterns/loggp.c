@@ -3,8 +3,8 @@
  *   PRTT(n,d,s): the first rank sends n messages of s bytes, waiting d between two sends; the
  *   second rank receives all n, then sends one message of s bytes back; timed on the first rank.
  * The driver's timed samples are the plain round trip PRTT(1,0,s) (metric round_trip). After
- * them (in verify(), so that the cold first iteration stays cold and nothing is mixed into the
- * samples) the pattern measures, with the driver's clock and median:
+ * them (so that the cold first iteration stays cold and nothing is mixed into the samples) the
+ * driver times the pattern's series (pattern.h series(); the driver's clock and median):
  *   prtt_1_0_s, prtt_n_0_s, prtt_n_d_s  (d = prtt_1_0_s, as Netgauge chooses it: larger than the gap)
  *   send_call_s: one MPI_Send call on the first rank, in the PRTT(n,d,s) series (paced by d)
  *   recv_call_s: one MPI_Recv call on the second rank when the message has had d to arrive
@@ -13,10 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../clock.h"
 #include "../payload.h"
 #include "../record.h"
-#include "../stats.h"
 
 #define TAG 10
 #define LOGGP_N 10              /* Netgauge's n */
@@ -26,6 +24,7 @@
 
 struct loggp_state {
     int reps;
+    int calls; /* messages of the current series' tests */
     double prtt_1_0, prtt_n_0, prtt_n_d, d, send_call, recv_call;
 };
 
@@ -46,61 +45,53 @@ static void loggp_iterate(const struct mp_ctx *c, long iterations)
         pingpong_once(c);
 }
 
-static double median_of(double *x, long n)
+/* One call of a PRTT(n,d,s) test: the first rank sends message `call` (its closing call is the
+ * receive of the reply); the second receives it (its closing call sends the reply). */
+static void loggp_series_call(const struct mp_ctx *c, int call)
 {
-    double m, lo, hi;
-    stats_median_ci(x, n, 0.95, &m, &lo, &hi);
-    return m;
+    const struct loggp_state *st = c->state;
+    int closing = call == st->calls;
+    if ((c->me == 0) != closing)
+        MPI_Send(c->send, c->bytes, MPI_BYTE, 1 - c->me, TAG, c->comm);
+    else
+        MPI_Recv(c->recv, c->bytes, MPI_BYTE, 1 - c->me, TAG, c->comm, MPI_STATUS_IGNORE);
 }
 
-/* One PRTT(n,d,s) test. The first rank returns the round trip and adds its send-call times to
- * *send_calls; with recv_delay > 0 the second rank waits that long before each receive after
- * the first and adds its receive-call times to *recv_calls (Netgauge's o_r series). */
-static double prtt(const struct mp_ctx *c, int n, double d, double recv_delay, double *send_calls,
-                   double *recv_calls)
+/* The series, in order: a few warm round trips (how many tests fit the target), PRTT(1,0,s),
+ * PRTT(n,0,s), PRTT(n,d,s) with the first rank's send calls, then the o_r series (the second
+ * rank waits d before each receive) with its receive calls. */
+static void loggp_series(const struct mp_ctx *c, int index, const struct mp_series_result *done,
+                         struct mp_series *next)
 {
-    if (c->me == 0) {
-        int64_t t0 = clock_now_ns();
-        for (int i = 0; i < n; i++) {
-            int64_t s0 = clock_now_ns();
-            MPI_Send(c->send, c->bytes, MPI_BYTE, 1, TAG, c->comm);
-            if (send_calls)
-                *send_calls += (clock_now_ns() - s0) * 1e-9;
-            if (d > 0 && i < n - 1)
-                clock_spin_ns((int64_t)(d * 1e9));
-        }
-        MPI_Recv(c->recv, c->bytes, MPI_BYTE, 1, TAG, c->comm, MPI_STATUS_IGNORE);
-        return (clock_now_ns() - t0) * 1e-9;
+    struct loggp_state *st = c->state;
+    switch (index) {
+    case 0:
+        *next = (struct mp_series){LOGGP_MIN_REPS, 1, 0.0, 0, -1};
+        break;
+    case 1: {
+        double per_rep = done[0].test_s * (3 * LOGGP_N + 1), fit = per_rep > 0 ? LOGGP_TARGET_S / per_rep : 0;
+        st->reps = fit > LOGGP_MAX_REPS ? LOGGP_MAX_REPS : fit < LOGGP_MIN_REPS ? LOGGP_MIN_REPS : (int)fit;
+        *next = (struct mp_series){st->reps, 1, 0.0, 0, -1};
+        break;
     }
-    for (int i = 0; i < n; i++) {
-        if (recv_delay > 0 && i > 0)
-            clock_spin_ns((int64_t)(recv_delay * 1e9));
-        int64_t r0 = clock_now_ns();
-        MPI_Recv(c->recv, c->bytes, MPI_BYTE, 0, TAG, c->comm, MPI_STATUS_IGNORE);
-        if (recv_calls && i > 0)
-            *recv_calls += (clock_now_ns() - r0) * 1e-9;
+    case 2:
+        st->prtt_1_0 = st->d = done[1].test_s; /* Netgauge: d = PRTT(1,0,s), larger than g + G·s */
+        *next = (struct mp_series){st->reps, LOGGP_N, 0.0, 0, -1};
+        break;
+    case 3:
+        st->prtt_n_0 = done[2].test_s;
+        *next = (struct mp_series){st->reps, LOGGP_N, c->me == 0 ? st->d : 0.0, 1, 0};
+        break;
+    case 4:
+        st->prtt_n_d = done[3].test_s;
+        st->send_call = done[3].call_s;
+        *next = (struct mp_series){st->reps, LOGGP_N, c->me == 1 ? st->d : 0.0, 0, 1};
+        break;
+    default:
+        st->recv_call = done[4].call_s;
+        next->tests = 0;
     }
-    MPI_Send(c->send, c->bytes, MPI_BYTE, 0, TAG, c->comm);
-    return 0.0;
-}
-
-/* `reps` tests of PRTT(n,d,s): the median round trip on the first rank (0 elsewhere), and the
- * medians of the per-call send / receive times of each test. */
-static double series(const struct mp_ctx *c, int reps, int n, double d, double recv_delay, double *buf,
-                     double *send_call, double *recv_call)
-{
-    double *sends = buf + reps, *recvs = buf + 2 * reps;
-    for (int r = 0; r < reps; r++) {
-        sends[r] = recvs[r] = 0.0;
-        buf[r] = prtt(c, n, d, recv_delay, &sends[r], &recvs[r]);
-        sends[r] /= n;
-        recvs[r] /= n > 1 ? n - 1 : 1;
-    }
-    if (send_call)
-        *send_call = median_of(sends, reps);
-    if (recv_call)
-        *recv_call = median_of(recvs, reps);
-    return median_of(buf, reps);
+    st->calls = next->calls;
 }
 
 static int loggp_setup(struct mp_ctx *c, char *err, size_t errlen)
@@ -114,47 +105,6 @@ static int loggp_setup(struct mp_ctx *c, char *err, size_t errlen)
 }
 
 static void loggp_teardown(struct mp_ctx *c) { free(c->state); }
-
-/* Check the timed loop's bytes, then run the PRTT series (collective on both ranks) and check
- * the bytes again: every message of every series carries the partner's payload. */
-static long long loggp_verify(const struct mp_ctx *c)
-{
-    struct loggp_state *st = c->state;
-    long long bad = payload_verify_partner(c);
-    double *buf = malloc(3 * LOGGP_MAX_REPS * sizeof *buf);
-    int ok = buf != NULL;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, c->comm);
-    if (!ok) {
-        free(buf);
-        return bad;
-    }
-    /* How many tests fit the target: from a few warm round trips, decided on the first rank. */
-    double est = series(c, LOGGP_MIN_REPS, 1, 0.0, 0.0, buf, NULL, NULL);
-    int reps = LOGGP_MIN_REPS;
-    if (c->me == 0 && est > 0) {
-        double per_rep = est * (3 * LOGGP_N + 1);
-        double fit = LOGGP_TARGET_S / per_rep;
-        reps = fit > LOGGP_MAX_REPS ? LOGGP_MAX_REPS : fit < LOGGP_MIN_REPS ? LOGGP_MIN_REPS : (int)fit;
-    }
-    MPI_Bcast(&reps, 1, MPI_INT, 0, c->comm);
-    st->reps = reps;
-    st->prtt_1_0 = series(c, reps, 1, 0.0, 0.0, buf, NULL, NULL);
-    st->prtt_n_0 = series(c, reps, LOGGP_N, 0.0, 0.0, buf, NULL, NULL);
-    double d = st->prtt_1_0; /* Netgauge: d = PRTT(1,0,s), larger than g + G·s */
-    MPI_Bcast(&d, 1, MPI_DOUBLE, 0, c->comm);
-    st->d = d;
-    st->prtt_n_d = series(c, reps, LOGGP_N, d, 0.0, buf, &st->send_call, NULL);
-    double recv_call = 0.0;
-    series(c, reps, LOGGP_N, 0.0, d, buf, NULL, &recv_call);
-    /* The receive-call time was measured on the second rank: bring it to the first. */
-    double calls[2] = {c->me == 0 ? st->send_call : 0.0, c->me == 1 ? recv_call : 0.0};
-    MPI_Allreduce(MPI_IN_PLACE, calls, 2, MPI_DOUBLE, MPI_MAX, c->comm);
-    st->send_call = calls[0];
-    st->recv_call = calls[1];
-    free(buf);
-    long long again = payload_verify_partner(c);
-    return bad ? bad : again;
-}
 
 static void loggp_fields(const struct mp_ctx *c, double median, struct mp_fields *out)
 {
@@ -179,5 +129,6 @@ const struct mp_pattern pattern_loggp = {
               "prtt_n_d_s (d between sends), send_call_s (one MPI_Send call, paced by d), recv_call_s (one "
               "MPI_Recv call after waiting d, the message already there)",
     .metric = "round_trip", .divisor = 1, .setup = loggp_setup, .teardown = loggp_teardown,
-    .iterate = loggp_iterate, .prepare = payload_prepare, .verify = loggp_verify, .fields = loggp_fields,
+    .iterate = loggp_iterate, .prepare = payload_prepare, .verify = payload_verify_partner, .fields = loggp_fields,
+    .series = loggp_series, .series_call = loggp_series_call,
 };

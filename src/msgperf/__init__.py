@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 from msgperf.errors import MsgperfError
 
 _LAZY = {"Launch": "msgperf.records.format", "Measurement": "msgperf.records.format",
-         "Plan": "msgperf.records.format", "Run": "msgperf.records.format",
+         "Plan": "msgperf.plan", "Run": "msgperf.records.format",
          "RunInfo": "msgperf.records.format", "read_run": "msgperf.records.runfile_read"}
 
 __all__ = ["__version__", "MsgperfError", "Launch", "Measurement", "Plan", "Run", "RunInfo",

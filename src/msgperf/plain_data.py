@@ -131,6 +131,7 @@ msgperf.analysis.tables.side_by_side:VariantPair
 msgperf.analysis.tables.size_rows:SizeRow
 msgperf.analysis.model.sweep:Provenance
 msgperf.analysis.model.sweep:SweepAnalysis
+msgperf.plan:Plan
 msgperf.records.format:ClockSelfTest
 msgperf.records.format:HostFacts
 msgperf.records.format:HostLoad
@@ -138,7 +139,6 @@ msgperf.records.format:Launch
 msgperf.records.format:LaunchHost
 msgperf.records.format:Measurement
 msgperf.records.format:PatternInfo
-msgperf.records.format:Plan
 msgperf.records.format:RankPlacement
 msgperf.records.format:Run
 msgperf.records.format:RunInfo

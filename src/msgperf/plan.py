@@ -3,7 +3,7 @@
 The grammar matches the kernels' own parser (kernels/units.c), so a plan written here and a
 standalone ``msgperf-kernels --sizes ...`` mean the same thing. What the patterns are (their
 names, the ranks they need, the records they write) is not restated here: it comes from the
-kernel binary's catalog (``launch/catalog.py``), checked by ``RunPlan.validate``.
+kernel binary's catalog (``launch/catalog.py``), checked by ``Plan.validate``.
 """
 
 from __future__ import annotations
@@ -13,14 +13,24 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from msgperf.errors import MsgperfError
-from msgperf.records.format import PatternInfo
-from msgperf.records.limits import MAX_SIZES  # noqa: F401  (one limit for runs and imports)
+from msgperf.records.limits import MAX_BUDGET_S, MAX_SIZES
+
+if TYPE_CHECKING:
+    from msgperf.records.format import PatternInfo
 
 MAX_COUNT = 2**31 - 1  # the largest count of one MPI_BYTE message without large-count support
 BUFFERS = ("separate", "inplace")
+MIN_SAMPLES, MAX_SAMPLES = 6, 100_000_000  # a median's confidence interval needs 6 samples
+MAX_ITERATIONS_PER_SAMPLE = 1_000_000_000
+
+# Where the measured pair sits: one vocabulary for the options, the plan, the records and listings.
+PAIR_PLACEMENTS = ("intra", "inter")  # a measurement's pair: on one host, on different hosts
+PLACEMENTS = (*PAIR_PLACEMENTS, "both")  # --placement: the kernels choose the pair (both: one of each)
+PLAN_PLACEMENTS = ("pair", *PLACEMENTS)  # a plan's: "pair" is the --pair as given
+PLACEMENT_WORDS = {"intra": "intra-node", "inter": "inter-node", "both": "intra- and inter-node"}
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20,
           "mib": 2**20, "g": 2**30, "gb": 2**30, "gib": 2**30}
@@ -99,7 +109,7 @@ def parse_seconds(text: str) -> float:
         value = float(m.group(1)) * {"ms": 1e-3, "us": 1e-6, "s": 1, "m": 60, "min": 60, None: 1}[m.group(2)]
     except (AttributeError, ValueError):
         raise MsgperfError(f"cannot read duration '{text}'; write seconds like 1.5, 500ms or 2s") from None
-    if not (math.isfinite(value) and 0 < value <= 86400):
+    if not (math.isfinite(value) and 0 < value <= MAX_BUDGET_S):
         raise MsgperfError(f"time budget {text} is out of range; use more than 0 and at most a day")
     return value
 
@@ -123,49 +133,65 @@ def distinct_sizes(sizes: tuple[int, ...] | list[int]) -> tuple[int, ...]:
 # what its largest sizes need for a 1 % interval on a quiet two-core node (bench/time_to_answer.py).
 AUTO_TOTAL_S = 10.0
 AUTO_SHARE_S = AUTO_TOTAL_S / 28
-MAX_ITERATIONS_PER_SAMPLE = 1_000_000_000  # the kernels' own bound
+DEFAULT_SIZES = (0, *(1 << i for i in range(27)))  # 0:64M
+
+
+def check_placement(placement: str) -> None:
+    """A --placement value (the one check; click's choice refuses others at the command line)."""
+    if placement not in PLACEMENTS:
+        raise MsgperfError(f"--placement {placement}: use intra, inter or both")
 
 
 @dataclass(frozen=True)
-class RunPlan:
-    """A ``msgperf run``: everything the launcher needs. Built, it holds valid options; with the
-    kernel binary's catalog, ``validate`` checks the patterns too."""
+class Plan:
+    """What a run measures: built from ``msgperf run``'s and ``msgperf slurm``'s options (and
+    ``checked``), handed to the kernels as their options (``kernel_args``), and written back by
+    them as the ``plan`` object of the run record (records/format.py reads it)."""
 
     patterns: tuple[str, ...] = ("pingpong",)
-    sizes: tuple[int, ...] = parse_sizes("0:64M")
-    np: int = 2
-    pair: tuple[int, int] = (0, 1)
+    sizes: tuple[int, ...] = DEFAULT_SIZES
     buffer: str = "separate"
+    pair: tuple[int, int] = (0, 1)
+    nranks: int = 2
     precision: float = 0.01
     time_budget_s: float = 1.0
-    # One budget for the launch (kernels' --total-time): each measurement gets the time left
-    # divided by the measurements left, so sizes that reach the precision early hand their time
-    # to those that have not. 0: every size gets time_budget_s. None: chosen when the number of
-    # measurements is known (``with_total_time``).
-    total_time_s: float | None = 0.0
     min_samples: int = 20
     max_samples: int = 1_000_000
+    placement: str = "pair"  # one of PLAN_PLACEMENTS: "pair" (--pair as given) or --placement's
     active: tuple[int, ...] = ()  # pairs: the steps of its contention sweep to measure (empty: all)
+    repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
+    # One budget for the launch (kernels' --total-time): each measurement gets the time left
+    # divided by the measurements left, so sizes that reach the precision early hand their time
+    # to those that have not. 0: every size gets time_budget_s. None (before the launch only):
+    # chosen when the number of measurements is known (``with_total_time``).
+    total_time_s: float | None = 0.0
     # --iterations-per-sample: k, the iterations one sample times, fixed (1: per-iteration samples);
-    # None: the kernels calibrate k per measurement
+    # None: the kernels calibrate k per measurement (files before the field too)
     iterations_per_sample: int | None = None
     # The collectives' methodology (docs/patterns.md): --root 0|rotate, --iteration-barrier, --off-cache
     root: str = "0"
     iteration_barrier: bool = False
     off_cache: bool = False
+    # what msgperf run does after the sweep ("probe": the eager-probe launch, "refine": the
+    # refinement launches), as chosen by --no-probe/--no-refine; None: files before the field
+    # (a --resume of one refines, as before)
+    after: tuple[str, ...] | None = None
 
-    def __post_init__(self) -> None:
-        # Each size once, ascending (the order the kernels measure in): a size listed twice
-        # would be measured twice and pooled as if it were one measurement.
-        object.__setattr__(self, "sizes", distinct_sizes(self.sizes))
-        if self.np < 2:
-            raise MsgperfError(f"--np {self.np}: a pairwise pattern needs at least 2 ranks; use --np 2 or more")
-        if max(self.pair) >= self.np:
+    def checked(self) -> "Plan":
+        """This plan, each size once and ascending (the order the kernels measure in: a size
+        listed twice would be measured twice and pooled as one), when its values are ones the
+        kernels can run; else a MsgperfError that names the option and the fix. The one
+        validation of what a user asks for (the kernels keep only a guard against the impossible)."""
+        if self.nranks < 2:
+            raise MsgperfError(f"--np {self.nranks}: a pairwise pattern needs at least 2 ranks; use --np 2 or more")
+        if max(self.pair) >= self.nranks:
             raise MsgperfError(
-                f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.np} "
-                f"(ranks are 0 to {self.np - 1}); use ranks below {self.np} or raise --np")
+                f"--pair {self.pair[0]}:{self.pair[1]} names a rank that does not exist with --np {self.nranks} "
+                f"(ranks are 0 to {self.nranks - 1}); use ranks below {self.nranks} or raise --np")
         if self.buffer not in BUFFERS:
             raise MsgperfError(f"unknown --buffer '{self.buffer}'; use separate or inplace")
+        if self.placement != "pair":
+            check_placement(self.placement)
         k = self.iterations_per_sample
         if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_ITERATIONS_PER_SAMPLE):
             raise MsgperfError(f"--iterations-per-sample {k}: use 1 to {MAX_ITERATIONS_PER_SAMPLE} "
@@ -174,14 +200,15 @@ class RunPlan:
             raise MsgperfError(f"unknown --root '{self.root}'; use 0 or rotate")
         if self.iteration_barrier and k is not None and k > 1:
             raise MsgperfError(f"--iteration-barrier times one call per sample; drop --iterations-per-sample {k}")
-        if not 6 <= self.min_samples <= self.max_samples <= 100_000_000:
+        if not MIN_SAMPLES <= self.min_samples <= self.max_samples <= MAX_SAMPLES:
             raise MsgperfError(
                 f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
-                "6 <= min <= max <= 100000000 (a median CI needs 6 samples)")
+                f"{MIN_SAMPLES} <= min <= max <= {MAX_SAMPLES} (a median CI needs {MIN_SAMPLES} samples)")
+        return dataclasses.replace(self, sizes=distinct_sizes(self.sizes))
 
     def validate(self, catalog: Iterable[PatternInfo]) -> None:
         """Check the patterns against the kernel binary's catalog for this plan's number of ranks
-        (``pattern_catalog(kernel.path, plan.np)``): known names, an even number of ranks where a
+        (``pattern_catalog(kernel.path, plan.nranks)``): known names, an even number of ranks where a
         pattern needs one, --active among the steps of a sweep."""
         catalog = tuple(catalog)
         known = {p.name: p for p in catalog}
@@ -189,10 +216,11 @@ class RunPlan:
             if name not in known:
                 raise MsgperfError(f"unknown pattern '{name}'; known patterns: {', '.join(known)}")
         odd = [name for name in self.patterns if known[name].even_ranks]
-        if odd and self.np % 2:
+        if odd and self.nranks % 2:
             raise MsgperfError(
                 f"pattern {odd[0]} pairs the bottom half of the ranks with the top half and needs an even "
-                f"number of ranks, not --np {self.np} (it would deadlock); use --np {self.np + 1} or {self.np - 1}")
+                f"number of ranks, not --np {self.nranks} (it would deadlock); use --np {self.nranks + 1} "
+                f"or {self.nranks - 1}")
         if self.active:
             sweeping = [known[name] for name in self.patterns if known[name].sweeps]
             if not sweeping:
@@ -204,7 +232,7 @@ class RunPlan:
                 sweep = [v.active_pairs for v in p.variants]
                 wrong = [a for a in self.active if a not in sweep]
                 if wrong:
-                    raise MsgperfError(f"--active {wrong[0]}: with {self.np} ranks {p.name} sweeps "
+                    raise MsgperfError(f"--active {wrong[0]}: with {self.nranks} ranks {p.name} sweeps "
                                        f"{', '.join(map(str, sweep))} concurrent pairs; choose among them")
 
     def records_per_size(self, pattern: PatternInfo) -> int:
@@ -222,14 +250,14 @@ class RunPlan:
                 available_bytes = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
             except (ValueError, OSError):
                 return
-        ranks = ranks_per_node if ranks_per_node is not None else self.np
+        ranks = ranks_per_node if ranks_per_node is not None else self.nranks
         need = 2 * max(self.sizes) * ranks
         if need > 0.9 * available_bytes:
             raise MsgperfError(
                 f"sizes up to {max(self.sizes)} B need {need / 2**30:.1f} GiB of buffers for {ranks} "
                 f"ranks but {available_bytes / 2**30:.1f} GiB are free; use smaller sizes or fewer ranks")
 
-    def with_total_time(self, measurements: int) -> "RunPlan":
+    def with_total_time(self, measurements: int) -> "Plan":
         """This plan with its automatic one budget chosen for ``measurements`` records a launch:
         AUTO_TOTAL_S for up to 28 (the default sweep, 0 B and 1 B to 64 MiB), AUTO_SHARE_S more
         for each one beyond."""

@@ -129,7 +129,7 @@ def test_slurm_refuses_an_existing_script_before_building(tmp_path, capsys):
 
 def test_slurm_default_script_is_rewritten_only_when_it_is_msgperfs(tmp_path, capsys, monkeypatch):
     from msgperf.commands.slurm import batch_script
-    from msgperf.plan import RunPlan, parse_pair
+    from msgperf.plan import Plan, parse_pair
 
     monkeypatch.chdir(tmp_path)
     default = tmp_path / "msgperf-slurm.sh"
@@ -138,7 +138,7 @@ def test_slurm_default_script_is_rewritten_only_when_it_is_msgperfs(tmp_path, ca
     assert code == 1 and "msgperf-slurm.sh: the file exists and is not msgperf's batch script" in err
     assert default.read_text() == "#!/bin/bash\necho mine\n"
     assert not is_msgperf_script(default)
-    plan = RunPlan(patterns=("pingpong",), sizes=(8,), np=2, pair=parse_pair("0:1"))
+    plan = Plan(patterns=("pingpong",), sizes=(8,), nranks=2, pair=parse_pair("0:1"))
     default.write_text(batch_script(kernels="/k/msgperf-kernels", plan=plan, nodes=2, per_node=1, placement="inter",
                                     command_line="msgperf slurm"))
     assert is_msgperf_script(default)

@@ -9,11 +9,11 @@ import pytest
 
 from msgperf.commands.slurm import batch_script
 from msgperf.errors import MsgperfError
-from msgperf.plan import RunPlan
+from msgperf.plan import Plan
 from tests.conftest import run_cli
 
-PLAN = RunPlan(patterns=("pingpong",), sizes=(0, 8), np=2, pair=(0, 1), buffer="separate", precision=0.01,
-               time_budget_s=1.0, min_samples=20, max_samples=1000)
+PLAN = Plan(patterns=("pingpong",), sizes=(0, 8), nranks=2, pair=(0, 1), buffer="separate", precision=0.01,
+            time_budget_s=1.0, min_samples=20, max_samples=1000)
 INJECTED = "x\ntouch INJECTED1; $(touch INJECTED2) `touch INJECTED3`"
 
 
@@ -142,3 +142,57 @@ def test_the_script_prints_the_run_file_quoted(tmp_path):
                    cwd=tmp_path, capture_output=True)
     assert not (tmp_path / "PWNED").exists()
     assert hint == "add it with: msgperf import d\\ \\$\\(touch\\ PWNED\\)/slurm-7-pingpong.jsonl"
+
+
+def test_run_and_slurm_take_the_same_plan_options():
+    """One declaration: every plan option of msgperf run is msgperf slurm's too, with the same default."""
+    from msgperf.commands._options import PLAN_FLAGS
+    from msgperf.commands.run import command as run
+    from msgperf.commands.slurm import command as slurm
+
+    def options(command):
+        return {p.name: (p.opts, p.default, p.help) for p in command.params if p.name in PLAN_FLAGS}
+
+    assert options(run) == options(slurm) and set(options(run)) == set(PLAN_FLAGS)
+
+
+def _script_args(tmp_path, capsys, kernels, *options):
+    from tests.cli_in_process import cli
+
+    code, out, err = cli(capsys, "slurm", "--kernels", kernels, "-o", tmp_path / "job.sh", *options)
+    assert code == 0, err
+    (line,) = [l for l in (tmp_path / "job.sh").read_text().splitlines() if l.startswith("ARGS=(")]
+    return line
+
+
+def test_slurm_passes_the_plan_options_run_has(tmp_path, capsys, catalog_without_mpi):
+    """--total-time, --iterations-per-sample and --buffer were missing in slurm; --sizes is checked
+    and ordered as run does it."""
+    line = _script_args(tmp_path, capsys, catalog_without_mpi, "--total-time", "5s", "--iterations-per-sample", "1",
+                        "--buffer", "inplace", "--sizes", "8,0,8")
+    assert "--total-time 5.0" in line and "--iterations-per-sample 1" in line and "--buffer inplace" in line
+    assert "--sizes 0,8" in line and "--placement inter" in line
+
+
+def test_slurm_chooses_the_automatic_budget_as_run_does(tmp_path, capsys, catalog_without_mpi):
+    """No budget given: one budget for the launch, 10 s for the default 28 sizes (was 1 s per size)."""
+    line = _script_args(tmp_path, capsys, catalog_without_mpi)
+    assert "--total-time 10.0" in line and "--time-budget 1.0" in line
+
+
+@pytest.mark.parametrize("options, message", [
+    (("--total-time", "2d"), "cannot read duration '2d'"),
+    (("--total-time", "100000"), "time budget 100000 is out of range; use more than 0 and at most a day"),
+    (("--total-time", "5s", "--time-budget", "1s"), "--total-time and --time-budget: give one"),
+    (("--min-samples", "3"), "--min-samples 3 / --max-samples 1000000: need 6 <= min"),
+    (("--pair", "0:2", "--placement", "intra"), "--pair 0:2 and --placement intra both choose the measured pair"),
+])
+def test_a_bad_plan_option_is_the_same_one_line_error_in_run_and_slurm(tmp_path, capsys, catalog_without_mpi,
+                                                                        options, message):
+    from tests.cli_in_process import cli
+
+    for command in (("run", "--no-store", "-o", tmp_path / "run.jsonl"),
+                    ("slurm", "--kernels", catalog_without_mpi, "-o", tmp_path / "job.sh")):
+        code, out, err = cli(capsys, *command, *options)
+        assert code == 1 and message in err and err.count("\n") == 1, (command, err)
+    assert sorted(os.listdir(tmp_path)) == ["msgperf-kernels"]

@@ -12,7 +12,7 @@ import pytest
 
 from msgperf.launch.build import build_kernel
 from msgperf.launch.catalog import pattern_catalog
-from msgperf.plan import RunPlan
+from msgperf.plan import Plan
 from msgperf.records.format import FAMILIES
 from msgperf.records.runfile_read import read_run
 from tests.catalog_data import CATALOG_FILE, RANKS
@@ -70,7 +70,7 @@ def test_the_variants_are_the_records_of_a_real_four_rank_run(msgperf, tmp_path)
     for name in patterns:
         for size in (0, 1024):
             records = [m for m in run.measurements if m.pattern == name and m.bytes == size]
-            assert len(records) == RunPlan(np=4).records_per_size(catalog[name]) == len(catalog[name].variants)
+            assert len(records) == Plan(nranks=4).records_per_size(catalog[name]) == len(catalog[name].variants)
             assert [m.variant for m in records] == [v.name for v in catalog[name].variants]
             assert [m.extra.get("active_pairs") for m in records] == [v.active_pairs for v in catalog[name].variants]
 

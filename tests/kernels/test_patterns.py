@@ -9,7 +9,7 @@ import pytest
 
 from msgperf.launch.build import build_kernel
 from msgperf.launch.catalog import pattern_catalog
-from msgperf.plan import RunPlan
+from msgperf.plan import Plan
 from msgperf.records.runfile_read import read_run
 
 pytestmark = pytest.mark.mpi
@@ -46,7 +46,7 @@ def test_every_pattern_runs_validated_at_two_ranks(two_rank_run):
     assert seen == {p.name for p in catalog()} and len(seen) == 41
     assert run.info.catalog == catalog()  # the run record carries the planned patterns' entries
     for p in catalog():  # one record per size and variant, as the catalog says
-        assert sum(m.pattern == p.name for m in run.measurements) == 3 * RunPlan().records_per_size(p), p.name
+        assert sum(m.pattern == p.name for m in run.measurements) == 3 * Plan().records_per_size(p), p.name
         assert [m.variant for m in run.measurements if m.pattern == p.name and m.bytes == 0] == \
             [v.name for v in p.variants], p.name
         for m in run.measurements:

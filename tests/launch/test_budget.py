@@ -11,7 +11,7 @@ import pytest
 
 from msgperf.launch import budget
 from msgperf.launch.session import MeasureRequest, measure
-from msgperf.plan import RunPlan, parse_sizes
+from msgperf.plan import Plan, parse_sizes
 from tests.launch.fake_launcher import Behaviour, FakeLauncher
 from tests.launch.test_refinement import CURVE
 
@@ -66,7 +66,7 @@ def test_the_command_start_is_the_process_start_when_msgperf_is_the_process():
 
 
 def _request(tmp_path, **changes) -> MeasureRequest:
-    plan = RunPlan(sizes=parse_sizes("1K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12,
+    plan = Plan(sizes=parse_sizes("1K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12,
                    total_time_s=changes.pop("total_time_s", 20.0))
     return MeasureRequest(**{"plan": plan, "output": tmp_path / "run.jsonl", "log_dir": tmp_path, "store": False,
                              "refine": True, "probe": True, "whole_budget": True, "after_s": 1.0, **changes})

@@ -66,7 +66,7 @@ def test_hosts_and_placement_checks():
 
 def test_slurm_job_shape_and_script():
     from msgperf.commands.slurm import batch_script, job_shape
-    from msgperf.plan import RunPlan
+    from msgperf.plan import Plan
 
     assert job_shape("inter", None, None) == (2, 1)  # the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1
     assert job_shape("intra", None, None) == (1, 2)
@@ -75,8 +75,8 @@ def test_slurm_job_shape_and_script():
         job_shape("inter", 1, 2)
     with pytest.raises(MsgperfError, match="--placement intra: no two ranks share a node"):
         job_shape("intra", 2, 1)
-    plan = RunPlan(patterns=("pingpong",), sizes=(0, 1024), np=2, pair=(0, 1), buffer="separate", precision=0.01,
-                   time_budget_s=1.0, min_samples=20, max_samples=1000)
+    plan = Plan(patterns=("pingpong",), sizes=(0, 1024), nranks=2, pair=(0, 1), buffer="separate", precision=0.01,
+                time_budget_s=1.0, min_samples=20, max_samples=1000)
     text = batch_script(kernels="/k/msgperf-kernels", plan=plan, nodes=2, per_node=1, placement="inter",
                         command_line="msgperf slurm", srun_mpi="pmi2")
     assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n" in text
@@ -104,7 +104,7 @@ def test_a_rank_count_in_the_launcher_is_refused_before_anything_runs(tmp_path, 
     from msgperf.launch import launcher as launcher_module
     from msgperf.launch.build import Kernel
     from msgperf.launch.session import MeasureRequest, measure
-    from msgperf.plan import RunPlan
+    from msgperf.plan import Plan
 
     mpicc = tmp_path / "mpicc"
     (tmp_path / "mpiexec").write_text("")
@@ -113,7 +113,7 @@ def test_a_rank_count_in_the_launcher_is_refused_before_anything_runs(tmp_path, 
     monkeypatch.setattr(launcher_module, "build_kernel", lambda mpicc=None: kernel)
     monkeypatch.setattr(launcher_module, "detect_flavor", lambda name: "hydra")
     out = tmp_path / "run.jsonl"
-    request = MeasureRequest(plan=RunPlan(sizes=(0,), np=2), output=out, launcher="mpiexec -n 3", store=False)
+    request = MeasureRequest(plan=Plan(sizes=(0,), nranks=2), output=out, launcher="mpiexec -n 3", store=False)
     with pytest.raises(MsgperfError) as refused:
         measure(request)
     message = str(refused.value)

@@ -50,5 +50,5 @@ def test_the_reader_attaches_launch_host_to_its_launch_and_rejects_a_stray_one()
     assert host is not None and host.other_cores == pytest.approx(0.3) and host.usable_cores == record["usable_cores"]
     with pytest.raises(RecordError, match="launch_host' for launch 7, which never started"):
         parse_run_text(_text(encode_run(run.info), encode_launch(launch(0)), {**record, "launch": 7}))
-    with pytest.raises(RecordError, match="other_cores must be a non-negative number"):
+    with pytest.raises(RecordError, match="field 'other_cores' must be a number, got str"):
         parse_run_text(_text(encode_run(run.info), encode_launch(launch(0)), {**record, "other_cores": "x"}))

@@ -13,7 +13,7 @@ from msgperf.analysis.result import analyze
 from msgperf.analysis.model.series import analyze_series
 from msgperf.analysis.tables.size_rows import size_rows
 from msgperf.launch.session import MeasureRequest, measure
-from msgperf.plan import RunPlan, parse_sizes
+from msgperf.plan import Plan, parse_sizes
 from msgperf.records.runfile_read import read_run
 from tests.launch.fake_launcher import Behaviour, FakeLauncher
 
@@ -24,7 +24,7 @@ SWEEP = parse_sizes("1K:1M")  # ratio 2: 11 sizes, the step between 8 and 16 KiB
 
 
 def request(tmp_path, **changes) -> MeasureRequest:
-    plan = RunPlan(sizes=SWEEP, time_budget_s=0.05, min_samples=8, max_samples=12)
+    plan = Plan(sizes=SWEEP, time_budget_s=0.05, min_samples=8, max_samples=12)
     return MeasureRequest(**{"plan": plan, "output": tmp_path / "run.jsonl", "log_dir": tmp_path, "store": False,
                              "refine": True, **changes})
 
@@ -116,7 +116,7 @@ def test_a_switch_the_sweep_took_for_a_spike_is_found_and_located(tmp_path):
     locates it; the spike was a switch (bench/RESULTS.md §7)."""
     wobble = ((65536, 1.07), (262144, 0.86), (1048576, 1.2))
     curve = (1e-6, 1.2e-10, 32689, 3e-6, wobble)
-    plan = RunPlan(sizes=parse_sizes("4K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12)
+    plan = Plan(sizes=parse_sizes("4K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12)
     starts = []
     outcome = measure(request(tmp_path, plan=plan), launcher=FakeLauncher(every=Behaviour(curve=curve)),
                       on_launch=starts.append)
@@ -156,7 +156,7 @@ def test_a_spike_stays_a_spike(tmp_path):
     """One size off a straight line, in every launch: the refinement measures around it, sees no
     switch, and says so; no breakpoint is made of it."""
     curve = (1e-6, 1e-10, 1 << 40, 0.0, ((32768, 1.3),))
-    plan = RunPlan(sizes=parse_sizes("4K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12)
+    plan = Plan(sizes=parse_sizes("4K:1M"), time_budget_s=0.05, min_samples=8, max_samples=12)
     outcome = measure(request(tmp_path, plan=plan), launcher=FakeLauncher(every=Behaviour(curve=curve)))
     assert sum(l.refining for l in outcome.launches) == 1
     model = analyze(outcome.run).main.model

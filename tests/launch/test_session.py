@@ -19,7 +19,7 @@ from msgperf.errors import MsgperfError
 from msgperf.launch.job import LOG_PREFIX, LaunchError, clean_old_logs
 from msgperf.launch.run_file_guard import lock_path_of
 from msgperf.launch.session import MeasureRequest, measure, parse_deadline, resume_state
-from msgperf.plan import RunPlan
+from msgperf.plan import Plan
 from msgperf.records.runfile_read import read_run
 from msgperf.store.db import open_store
 from tests.factories import pingpong_run, write_run
@@ -28,8 +28,8 @@ from tests.launch.fake_launcher import Behaviour, FakeLauncher
 SIZES = (0, 8, 1024, 65536)
 
 
-def plan(**changes) -> RunPlan:
-    return RunPlan(**{"sizes": SIZES, "time_budget_s": 0.05, "min_samples": 8, "max_samples": 12, **changes})
+def plan(**changes) -> Plan:
+    return Plan(**{"sizes": SIZES, "time_budget_s": 0.05, "min_samples": 8, "max_samples": 12, **changes})
 
 
 @pytest.fixture
@@ -133,7 +133,7 @@ def test_duplicate_sizes_are_measured_once_in_ascending_order(req):
 
 def test_variants_and_placement_both_are_counted_in_what_is_expected(req):
     starts = []
-    outcome = measure(req(plan=plan(patterns=("pingpong", "unexpected", "ring"), np=4), placement="both"),
+    outcome = measure(req(plan=plan(patterns=("pingpong", "unexpected", "ring"), nranks=4), placement="both"),
                       launcher=FakeLauncher(), on_launch=starts.append)
     # pingpong and unexpected (2 variants) for the intra pair, then the inter pair; ring once
     per_size = 2 * (1 + 2) + 1

@@ -154,7 +154,7 @@ def test_machine_facts_round_trip_and_older_files_read_without_them():
 
 @pytest.mark.parametrize("fields, message", [
     ({"host_facts": {"host": "a"}}, "'host_facts' must be a list of objects"),
-    ({"host_facts": [{"host": "a"}]}, "missing field 'smt'"),
+    ({"host_facts": [{"host": "a"}]}, "missing field 'host_facts.0..cpu_model'"),
     ({"mpi_t_cvars": {"x": [1]}}, "'mpi_t_cvars' must map names to numbers or strings"),
     ({"mpi_t_cvars": {"x": True}}, "'mpi_t_cvars' must map names to numbers or strings"),
 ])

@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 
 EXIT_SLOWDOWN = 3
@@ -57,8 +58,7 @@ def _history(runs: list, db: str | None) -> list:
               help="Ignore stored runs of the same configuration (noise floor from the "
                    "compared runs' own launches only).")
 @click.option("--json", "as_json", is_flag=True, help="The comparison as JSON.")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids and "
-              "the history of the configuration.")
+@db_option
 def command(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effect: float,
             fail_above: float | None, no_history: bool, as_json: bool, db: str | None) -> None:
     """Compare runs A B [C...] (run files or run ids): each later run against A."""

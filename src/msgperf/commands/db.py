@@ -11,9 +11,8 @@ from pathlib import Path
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.present.text import printable
-
-DB_HELP = "Database file (default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db)."
 
 
 @click.group("db")
@@ -28,7 +27,7 @@ def _path(db: str | None) -> Path:
 
 
 @command.command("check")
-@click.option("--db", type=click.Path(dir_okay=False), help=DB_HELP)
+@db_option
 def check(db: str | None) -> None:
     """Check every page, the schema and every stored run: one line per problem, exit 1 if any.
     Never writes to the database."""
@@ -45,7 +44,7 @@ def check(db: str | None) -> None:
 
 
 @command.command("recover")
-@click.option("--db", type=click.Path(dir_okay=False), help=DB_HELP)
+@db_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="The new database (default: NAME.recovered.db beside the damaged one); must not exist.")
 def recover(db: str | None, output: str | None) -> None:

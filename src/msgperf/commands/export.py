@@ -15,6 +15,7 @@ from typing import Callable, TextIO
 import click
 
 from msgperf.atomic_file import atomic_path
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 from msgperf.output_guard import check_replace
 from msgperf.records.export_json import write_export_json
@@ -143,7 +144,7 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None,
                    "characters cut) or tidy (-o X.csv gets "
                    "measurement, sample, sample_s, per_message_s; X.measurements.csv one row per "
                    "measurement; joined on measurement they are the wide table).")
-@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
+@db_option
 @click.option("--force", is_flag=True, help="Replace the -o file(s) if they exist (never a run file, profile or "
               "database).")
 def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: str | None, force: bool) -> None:

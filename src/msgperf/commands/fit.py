@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from msgperf.analysis.model import TOLERANCE
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
+from msgperf.plan import PAIR_PLACEMENTS
 
 
 def series_options(f):
@@ -13,10 +15,10 @@ def series_options(f):
     for option in reversed((
             click.option("--pattern", help="Pattern to model (default: the ping-pong, else the run's main series)."),
             click.option("--variant", help="Variant of the pattern (default: its first), e.g. late."),
-            click.option("--placement", type=click.Choice(["intra", "inter"]),
+            click.option("--placement", type=click.Choice(PAIR_PLACEMENTS),
                          help="With --placement both runs: the intra- or inter-node pair (default: intra)."),
             click.option("--launch", type=int, help="One launch only (default: all launches pooled)."),
-            click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids."))):
+            db_option)):
         f = option(f)
     return f
 

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 from msgperf.records.importers import TOOLS, load_file
 from msgperf.store.db import open_store
@@ -17,7 +18,7 @@ from msgperf.store.db import open_store
               help="The files are text outputs of this tool (OSU Micro-Benchmarks, Intel MPI "
                    "Benchmarks, NetPIPE np.out), imported as summaries without raw samples.")
 @click.option("--label", default="", help="Label for the runs this adds.")
-@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
+@db_option
 def command(files: tuple[str, ...], tool: str | None, label: str, db: str | None) -> None:
     """Add run files, JSON exports or (with --from) other tools' outputs to the store.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 from msgperf.present.text import printable
 from msgperf.store.db import open_store
@@ -26,7 +27,7 @@ def check_label(label: str) -> str:
 @click.command("label")
 @click.argument("run_id", metavar="ID", type=int)
 @click.argument("text", nargs=-1)
-@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: the user's store).")
+@db_option
 def command(run_id: int, text: tuple[str, ...], db: str | None) -> None:
     """Set the label of stored run ID (no TEXT clears it)."""
     label = check_label(" ".join(text).strip())

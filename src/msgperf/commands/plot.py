@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 from msgperf.present.plots import KINDS
 
@@ -21,7 +22,7 @@ from msgperf.present.plots import KINDS
 @click.option("--launch", type=int, default=None, help="Only this launch (default: all pooled).")
 @click.option("--size", "size", default=None,
               help="matrix: the message size to draw, e.g. 4K (default: the largest).")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@db_option
 @click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
               "database).")
 def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str | None, variant: str | None,

@@ -25,6 +25,7 @@ from pathlib import Path
 import click
 
 from msgperf.atomic_file import atomic_write
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 from msgperf.launch import children
 from msgperf.launch.build import build_profiler
@@ -305,7 +306,7 @@ class KeptFileError(MsgperfError):
               "(default: the pip mpich's).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Profile file (default: runs/<time>-profile-<program>.jsonl); never replaced.")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database the profile lands in.")
+@db_option
 @click.option("--no-store", is_flag=True, help="Do not add the profile to the result database.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="-- LAUNCHER ARGS PROGRAM...")
 def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bool, argv: tuple[str, ...]) -> None:

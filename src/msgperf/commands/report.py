@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
 
 
@@ -66,7 +67,7 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
 @click.option("--title", default=None, help="Heading of the report.")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of the comparisons (several runs).")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@db_option
 @click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
               "database). Without it, only msgperf's own report at the default name is replaced.")
 def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha: float,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,28 +13,22 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
+from msgperf.commands._options import PLAN_FLAGS, PlanOptions, db_option, plan_options
 from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
-from msgperf.launch.hosts import PLACEMENTS, parse_hosts
+from msgperf.launch.hosts import parse_hosts
 from msgperf.launch.session import LaunchStart, MeasureRequest, StoreOutcome, measure, parse_deadline
-from msgperf.plan import RunPlan, parse_active, parse_fraction, parse_pair, parse_seconds, parse_sizes
 from msgperf.present.progress import CommandProgress
 from msgperf.present.terminal import console as terminal_console
 
 # What to measure comes from the run file with --resume: these options would be ignored.
-PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes": "--sizes",
-                "precision": "--precision", "time_budget": "--time-budget", "total_time": "--total-time",
-                "buffer": "--buffer",
-                "min_samples": "--min-samples", "max_samples": "--max-samples", "active": "--active",
-                "iterations_per_sample": "--iterations-per-sample", "root": "--root",
-                "iteration_barrier": "--iteration-barrier", "off_cache": "--off-cache",
-                "placement": "--placement", "repeat": "--repeat", "output": "-o", "force": "--force"}
+FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repeat": "--repeat", "output": "-o",
+                     "force": "--force"}
 
 
 @click.command("run")
-@click.option("--pattern", "patterns", multiple=True, metavar="NAME",
-              help="Pattern to measure; repeat for several (default pingpong).")
+@plan_options
 @click.option("--np", "np_", type=int, default=2, show_default=True, help="Number of MPI ranks.")
 @click.option("--launcher", metavar="CMD", help="Launcher: mpiexec, mpirun, srun or a command with its own options "
               "(default: the mpiexec of the selected MPI; srun inside a SLURM job when the MPI has none).")
@@ -43,45 +36,6 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
               "(-hosts, --host, --nodelist).")
 @click.option("--ranks-per-node", type=int, default=None, metavar="K",
               help="Ranks per host (-ppn, --map-by ppr:K:node, --ntasks-per-node); default round robin.")
-@click.option("--placement", type=click.Choice(PLACEMENTS), default=None,
-              help="Choose the measured pair from the rank->host map: two ranks on one node (intra), "
-                   "on different nodes (inter), or both pairs one after the other (instead of --pair).")
-@click.option("--active", metavar="N,...", help="pairs: measure only these steps of its contention sweep "
-              "(concurrent pairs 1, 2, 4 ... P/2; default all).")
-@click.option("--pair", default="0:1", show_default=True, help="Measured ranks A:B (A sends first); other ranks idle.")
-@click.option("--sizes", default="0:64M", show_default=True,
-              help="Sizes: a list 0,1,4K, a power-of-two range 1:64M, or 1:64M:4 (K, M, G = 1024-based); "
-                   "OSU's -m MIN:MAX in bytes means the same, e.g. 1:4194304.")
-@click.option("--precision", default="1%", show_default=True,
-              help="Stop sampling a size when the 95% CI of its median is within ± this.")
-@click.option("--total-time", default=None, metavar="DURATION",
-              help="One wall-clock budget for the whole command (e.g. 10s, 2m), from its start to the answer "
-                   "and the report: the build check, the sweep, the eager probe, the refinement and the "
-                   "analysis. The sweep gets what is left after shares for the others, and its sizes share it "
-                   "(those that reach the precision early hand their time on); a size that cannot reach the "
-                   "precision in it says so. Default: 10 s for up to 28 measurements, 0.36 s more for each "
-                   "one beyond, times --repeat.")
-@click.option("--time-budget", default=None, metavar="DURATION",
-              help="A fixed time budget for every size instead of one for the command (e.g. 1s, 500ms): the "
-                   "command then takes as long as its sizes need.")
-@click.option("--buffer", type=click.Choice(["separate", "inplace"]), default="separate", show_default=True,
-              help="Separate send and receive buffers, or one buffer in place (data really crosses cores).")
-@click.option("--min-samples", type=int, default=20, show_default=True)
-@click.option("--max-samples", type=int, default=1_000_000, show_default=True)
-@click.option("--iterations-per-sample", type=int, default=None, metavar="K",
-              help="Iterations each sample times (k), instead of calibrating k so a sample lasts >= 20 µs; "
-                   "1: one sample per round trip (per-iteration samples; short ones are near the clock's "
-                   "resolution, which the caveats say).")
-@click.option("--root", type=click.Choice(["0", "rotate"]), default="0", show_default=True,
-              help="Collectives with a root (bcast, reduce): rank 0 every iteration (as OSU), or rotate it, "
-                   "iteration mod P (as IMB).")
-@click.option("--iteration-barrier", is_flag=True,
-              help="Collectives: time one call per sample, each after an MPI_Barrier outside the timing (as OSU); "
-                   "default: k calls back to back, so a rank may start the next call while another is still in "
-                   "the last one (as IMB).")
-@click.option("--off-cache", is_flag=True,
-              help="Collectives: cycle through buffer sets that together exceed twice the last-level cache, so no "
-                   "call finds its buffers cached (as IMB -off_cache); default: the same buffers every call.")
 @click.option("--repeat", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Separate MPI launches into one run file (run-to-run variation).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -95,8 +49,7 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
 @click.option("--deadline", default=None, metavar="SECONDS",
               help="Seconds without a finished measurement before the job is declared hung "
                    "(default 60 + 10 × the time budget, per size or for the sweep).")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database the run lands in "
-              "(default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db).")
+@db_option
 @click.option("--no-store", is_flag=True, help="Do not add the run to the result database.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress line.")
 @click.option("--test-stall", hidden=True, metavar="RANK:BYTES",
@@ -114,9 +67,7 @@ PLAN_OPTIONS = {"patterns": "--pattern", "np_": "--np", "pair": "--pair", "sizes
                    "stands off the model alone: switch or spike?), until each switch is located to an eighth of "
                    "an octave, within what is left of --total-time (with --time-budget: as long as the sweep, "
                    "at least 10 s); see docs/statistics.md.")
-def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, pair, sizes, precision, total_time,
-            time_budget, buffer, min_samples, max_samples, iterations_per_sample, root, iteration_barrier, off_cache,
-            repeat, output, force, resume, mpicc,
+def command(plan_options: PlanOptions, np_, launcher, hosts, ranks_per_node, repeat, output, force, resume, mpicc,
             deadline, db, no_store, quiet, test_stall, no_report, no_probe, detail, all_sizes, refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     started = budgets.command_start()
@@ -128,35 +79,20 @@ def command(patterns, np_, launcher, hosts, ranks_per_node, placement, active, p
 
     deadline = parse_deadline(deadline) if deadline is not None else None
     if resume is not None:
-        given = [flag for name, flag in PLAN_OPTIONS.items()
+        given = [flag for name, flag in FROM_THE_RUN_FILE.items()
                  if click.get_current_context().get_parameter_source(name) not in (ParameterSource.DEFAULT, None)]
         if given:
             raise MsgperfError(f"--resume {resume} takes the plan from the run file; drop {', '.join(given)} "
                                "(or measure anew without --resume)")
         plan = None
     else:
-        if total_time is not None and time_budget is not None:
-            raise MsgperfError("--total-time and --time-budget: give one (a budget for the whole command, or one "
-                               "per size)")
-        listed = parse_sizes(sizes)
-        plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=listed, np=np_,
-                       pair=parse_pair(pair), buffer=buffer, precision=parse_fraction(precision),
-                       time_budget_s=parse_seconds(time_budget) if time_budget is not None else 1.0,
-                       total_time_s=(parse_seconds(total_time) if total_time is not None
-                                     else None if time_budget is None else 0.0),
-                       min_samples=min_samples, max_samples=max_samples,
-                       active=parse_active(active) if active else (), iterations_per_sample=iterations_per_sample,
-                       root=root, iteration_barrier=iteration_barrier, off_cache=off_cache)
-        twice = sorted(s for s, n in Counter(listed).items() if n > 1)
-        if twice:
-            warn(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "
-                 "measured once")
+        plan = plan_options.plan(np_, warn)
     request = MeasureRequest(
-        plan=plan, resume=resume, output=output, force=force, repeat=repeat, placement=placement,
+        plan=plan, resume=resume, output=output, force=force, repeat=repeat, placement=plan_options.placement,
         hosts=parse_hosts(hosts), ranks_per_node=ranks_per_node, launcher=launcher, mpicc=mpicc,
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe,
-        whole_budget=time_budget is None, started_s=started,
+        whole_budget=plan_options.time_budget is None, started_s=started,
         after_s=budgets.remembered_finish(report=not no_report),
         overrun_s=budgets.remembered_overrun(max(plan.sizes)) if plan is not None else 0.0)
 

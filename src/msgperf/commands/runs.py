@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from msgperf.commands._options import db_option
 from msgperf.present.runs_table import nothing_stored, render_listing
 from msgperf.present.terminal import console
 from msgperf.store.db import NoStoreError, open_store
@@ -15,8 +16,7 @@ DEFAULT_LIMIT = 50  # newest runs listed without --all: a screenful, however lon
 
 
 @click.command("runs")
-@click.option("--db", type=click.Path(dir_okay=False), help="Database file (default: $MSGPERF_HOME/msgperf.db "
-              "or ~/.local/share/msgperf/msgperf.db).")
+@db_option
 @click.option("--host", help="Only runs with a host containing this text.")
 @click.option("--mpi", help="Only runs whose MPI library/version contains this text.")
 @click.option("--pattern", help="Only runs that measured this pattern (a glob such as 'osu-*' works).")

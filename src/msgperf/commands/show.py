@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import click
 
+from msgperf.commands._options import db_option
+
 
 @click.command("show")
 @click.argument("run_file", metavar="RUN")
 @click.option("--json", "as_json", is_flag=True,
               help='The answer block\'s figures ("answer") and one object per row of the tables ("rows").')
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@db_option
 @click.option("--brief", is_flag=True, help="Only the answer block (the figures, their intervals and the "
               "warnings that change them), without the tables.")
 @click.option("--detail", is_flag=True, help="Everything: the machine and each launch's conditions, every column "

@@ -11,6 +11,7 @@ node with two tasks.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import shutil
@@ -21,10 +22,10 @@ from pathlib import Path
 import click
 
 from msgperf.atomic_file import atomic_write
+from msgperf.commands._options import PlanOptions, plan_options
 from msgperf.errors import MsgperfError
 from msgperf.launch.dialects import launch_argv
-from msgperf.launch.hosts import PLACEMENTS
-from msgperf.plan import RunPlan, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.plan import Plan, parse_pair
 from msgperf.present.text import printable
 
 DEFAULT_SCRIPT = "msgperf-slurm.sh"
@@ -85,7 +86,7 @@ def check_script_values(*, partition: str | None, time_limit: str, srun_mpi: str
                                "is needed in a batch script")
 
 
-def batch_script(*, kernels: str, plan: RunPlan, nodes: int, per_node: int, placement: str | None,
+def batch_script(*, kernels: str, plan: Plan, nodes: int, per_node: int, placement: str | None,
                  command_line: str, job_name: str = "msgperf", time_limit: str = "00:30:00",
                  partition: str | None = None, srun: str = "srun", srun_mpi: str | None = None,
                  output_dir: str = "runs") -> str:
@@ -147,17 +148,10 @@ def is_msgperf_script(path: Path) -> bool:
 
 
 @click.command("slurm")
+@plan_options
 @click.option("--nodes", type=int, default=None, help="Nodes (default: 2 for inter/both, 1 for intra).")
 @click.option("--ntasks-per-node", "per_node", type=int, default=None,
               help="Tasks per node (default: 1 for inter, 2 for intra/both).")
-@click.option("--placement", type=click.Choice(PLACEMENTS), default="inter", show_default=True,
-              help="Measure two ranks on different nodes (inter), on one node (intra), or both in one job.")
-@click.option("--pattern", "patterns", multiple=True, metavar="NAME", help="Pattern (repeatable; default pingpong).")
-@click.option("--sizes", default="0:64M", show_default=True, help="Sizes, as for msgperf run.")
-@click.option("--precision", default="1%", show_default=True)
-@click.option("--time-budget", default="1s", show_default=True, help="Time budget per size.")
-@click.option("--min-samples", type=int, default=20, show_default=True)
-@click.option("--max-samples", type=int, default=1_000_000, show_default=True)
 @click.option("--mpicc", metavar="PATH", help="MPI to build the kernels with (default: the pip mpich's).")
 @click.option("--kernels", "kernels_path", metavar="PATH",
               help="A kernel binary built already (make -C kernels MPICC=...), instead of building one.")
@@ -171,8 +165,8 @@ def is_msgperf_script(path: Path) -> bool:
 @click.option("--force", is_flag=True, help="Replace the -o file if it exists (never a run file, profile or "
               f"database). Without it, only msgperf's own script named {DEFAULT_SCRIPT} is replaced.")
 @click.option("--submit", is_flag=True, help="Submit it with sbatch and print the job id.")
-def command(nodes, per_node, placement, patterns, sizes, precision, time_budget, min_samples, max_samples,
-            mpicc, kernels_path, srun_mpi, partition, time_limit, output_dir, script_path, force, submit) -> None:
+def command(plan_options: PlanOptions, nodes, per_node, mpicc, kernels_path, srun_mpi, partition, time_limit,
+            output_dir, script_path, force, submit) -> None:
     """Write a SLURM batch script that measures with srun (the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1)."""
     from msgperf.output_guard import check_replace
 
@@ -183,14 +177,14 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
                            "character cannot be given to sbatch safely; choose another name")
     recheck = check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
                              chosen=chosen)
+    if plan_options.placement is None and parse_pair(plan_options.pair) == (0, 1):  # the exercise's inter-node pair
+        plan_options = dataclasses.replace(plan_options, placement="inter")
+    placement = plan_options.placement
     nodes, per_node = job_shape(placement, nodes, per_node)
     # before the (slow) build: refused values never reach a script
     check_script_values(partition=partition, time_limit=time_limit, srun_mpi=srun_mpi, output_dir=output_dir,
                         kernels=kernels_path or "kernels")
-    plan = RunPlan(patterns=tuple(dict.fromkeys(patterns)) or ("pingpong",), sizes=parse_sizes(sizes),
-                   np=nodes * per_node, pair=parse_pair("0:1"), buffer="separate",
-                   precision=parse_fraction(precision), time_budget_s=parse_seconds(time_budget),
-                   min_samples=min_samples, max_samples=max_samples)
+    plan = plan_options.plan(nodes * per_node, lambda text: click.echo(text, err=True))
     if kernels_path:
         kernels = Path(kernels_path)
         if not kernels.is_file():
@@ -199,7 +193,12 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
         from msgperf.launch.build import build_kernel
         kernels = build_kernel(mpicc).path
     from msgperf.launch.catalog import pattern_catalog
-    plan.validate(pattern_catalog(kernels, plan.np))
+    catalog = pattern_catalog(kernels, plan.nranks)
+    plan.validate(catalog)
+    if plan.total_time_s is None:  # the automatic one budget, as msgperf run chooses it for its sweep
+        from msgperf.launch.session import expected_records
+
+        plan = plan.with_total_time(len(expected_records(plan, plan.sizes, placement, catalog)))
     command_line = "msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,
@@ -207,7 +206,8 @@ def command(nodes, per_node, placement, patterns, sizes, precision, time_budget,
     with atomic_write(script_path, mode=0o777, recheck=recheck) as out:  # executable, as the umask allows
         out.write(text)
     # every name in a command to copy is shell-quoted: a name with $(...) or ';' stays a name
-    click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), placement {placement})")
+    click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), "
+               f"placement {placement or 'the --pair'})")
     if not submit:
         named = str(script_path) if not str(script_path).startswith("-") else f"./{script_path}"  # not an option
         click.echo(f"submit it with: sbatch {shlex.quote(named)}")

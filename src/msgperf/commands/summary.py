@@ -8,11 +8,13 @@ import dataclasses
 
 import click
 
+from msgperf.commands._options import db_option
+
 
 @click.command("summary")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per row (seconds, bytes, bytes/s; null: absent).")
-@click.option("--db", type=click.Path(dir_okay=False), help="Result database for run ids.")
+@db_option
 def command(runs: tuple[str, ...], as_json: bool, db: str | None) -> None:
     """Compare RUNs (run files, exports, other tools' outputs, or stored run ids) in one table."""
     from msgperf.loader import load_analyzed

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from msgperf.errors import MsgperfError
+from msgperf.plan import check_placement
 
-PLACEMENTS = ("intra", "inter", "both")
 _HOST = re.compile(r"^[A-Za-z0-9_.\-\[\]]+$")
 
 
@@ -48,8 +48,7 @@ def check_launch(np: int, hosts: tuple[str, ...], ranks_per_node: int | None, pl
                            f"= {len(hosts) * ranks_per_node}; name more hosts or raise --ranks-per-node")
     if placement is None:
         return
-    if placement not in PLACEMENTS:
-        raise MsgperfError(f"--placement {placement}: use intra, inter or both")
+    check_placement(placement)
     if placement == "both" and np < 3:
         raise MsgperfError(f"--placement both needs at least 3 ranks (two on one node, one on another), not {np}; "
                            "e.g. --np 4 --hosts a,b --ranks-per-node 2")

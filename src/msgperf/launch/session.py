@@ -27,13 +27,13 @@ from msgperf.analysis.refinement import by_priority, next_step
 from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
-from msgperf.launch.hosts import PLACEMENTS, check_launch, pairs_per_size
+from msgperf.launch.hosts import check_launch, pairs_per_size
 from msgperf.launch.children import Terminated, stop_signals
 from msgperf.launch.job import LaunchError, execute
 from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
 from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
                                            default_output, make_parent)
-from msgperf.plan import RunPlan
+from msgperf.plan import Plan, check_placement
 from msgperf.records.format import PatternInfo
 from msgperf.records.format import RecordError, Run
 from msgperf.records.runfile_read import read_run
@@ -83,7 +83,7 @@ class MeasureRequest:
     """A validated ``msgperf run``: a new run (``plan``) or the continuation of a run file
     (``resume``, whose plan comes from the file)."""
 
-    plan: RunPlan | None = None
+    plan: Plan | None = None
     resume: Path | None = None
     output: Path | None = None  # None: <runs_dir>/<time>-<patterns>.jsonl
     runs_dir: Path = Path("runs")  # where run files go without ``output`` (relative: the working directory)
@@ -114,14 +114,16 @@ class MeasureRequest:
     def __post_init__(self) -> None:
         if (self.plan is None) == (self.resume is None):
             raise MsgperfError("a measurement needs either a plan or a run file to resume, not both")
+        if self.plan is not None:  # a plan built by hand (the API, tests) is checked as the options' are
+            object.__setattr__(self, "plan", self.plan.checked())
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= MAX_REPEAT:
             raise MsgperfError(f"--repeat {self.repeat}: use 1 to {MAX_REPEAT} launches")
         if self.deadline_s is not None:
             check_deadline(self.deadline_s)
         if self.launcher is not None:
             split_launcher(self.launcher)
-        if self.placement is not None and self.placement not in PLACEMENTS:
-            raise MsgperfError(f"--placement {self.placement}: use intra, inter or both")
+        if self.placement is not None:
+            check_placement(self.placement)
         if self.resume is not None:
             given = [name for name, value in (("-o", self.output), ("--force", self.force),
                                                ("--repeat", self.repeat != 1), ("--placement", self.placement))
@@ -193,7 +195,7 @@ class MeasureOutcome:
 class ResumeState:
     """What ``--resume`` continues: the original plan and the launches still to run."""
 
-    plan: RunPlan
+    plan: Plan
     placement: str | None  # None: the plan's --pair
     repeat: int
     launches: tuple[tuple[int, ...], ...]  # the sizes of each launch still to run
@@ -214,11 +216,7 @@ def resume_state(path: Path) -> ResumeState:
         raise MsgperfError(f"--resume {path}: an imported run ({run.info.source}) cannot be continued; "
                            "measure anew with msgperf run")
     p = run.info.plan
-    plan = RunPlan(patterns=p.patterns, sizes=p.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
-                   precision=p.precision, time_budget_s=p.time_budget_s, total_time_s=p.total_time_s,
-                   min_samples=p.min_samples, max_samples=p.max_samples, active=p.active,
-                   iterations_per_sample=p.iterations_per_sample, root=p.root,
-                   iteration_barrier=p.iteration_barrier, off_cache=p.off_cache)
+    plan = p
     missing = run.missing()  # one entry per launch a (pattern, size) still lacks
     per_size: dict[int, int] = {}
     for pattern in p.patterns:
@@ -231,7 +229,7 @@ def resume_state(path: Path) -> ResumeState:
                        launches=launches, next_index=next_index, refine=p.after is None or "refine" in p.after)
 
 
-def expected_records(plan: RunPlan, sizes: tuple[int, ...], placement: str | None,
+def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
                      catalog: tuple[PatternInfo, ...]) -> list[tuple[str, int, str]]:
     """(pattern, size, who) of each measurement record, in the order the kernels write them:
     one per variant (the kernels' catalog), for each pair (two with --placement both; patterns
@@ -239,7 +237,7 @@ def expected_records(plan: RunPlan, sizes: tuple[int, ...], placement: str | Non
     known = {p.name: p for p in catalog}
     pair = "the --placement pair" if placement else f"ranks {plan.pair[0]} and {plan.pair[1]}"
     every = {p for p in plan.patterns if known[p].participants == "all"}
-    return [(p, s, f"all {plan.np} ranks" if p in every else pair)
+    return [(p, s, f"all {plan.nranks} ranks" if p in every else pair)
             for n in range(pairs_per_size(placement)) for p in plan.patterns
             if n == 0 or p not in every
             for s in sizes for _ in range(plan.records_per_size(known[p]))]
@@ -289,7 +287,7 @@ def store_run(run: Run, db: str | None) -> StoreOutcome:
     return StoreOutcome(run_id=run_id, added=added)
 
 
-def _kernel_args(plan: RunPlan, sizes: tuple[int, ...], run_file: Path, index: int, request: MeasureRequest,
+def _kernel_args(plan: Plan, sizes: tuple[int, ...], run_file: Path, index: int, request: MeasureRequest,
                  placement: str | None, first: str) -> list[str]:
     """The kernels' options for one launch; ``first`` is "--append", "--overwrite" or "" (the
     kernels create the file, refusing one that exists)."""
@@ -327,7 +325,7 @@ def round_detail(step, again_after: int | None = None) -> str:
 
 
 def refine(run_file: Path, end_s: float, next_index: int,
-           launch: Callable[[int, str, RunPlan, LaunchStart], None], note: Callable[[str], None], *,
+           launch: Callable[[int, str, Plan, LaunchStart], None], note: Callable[[str], None], *,
            why: str = "the refinement budget", fix: str = "", overhead_s: float = budgets.LAUNCH_OVERHEAD_S,
            last_look: list | None = None) -> int:
     """Measure extra sizes inside the main pattern's breakpoint intervals until each is at most
@@ -388,11 +386,7 @@ def refine(run_file: Path, end_s: float, next_index: int,
             if not kept:
                 return made
         p = run.info.plan
-        refine_plan = RunPlan(patterns=(step.pattern,), sizes=step.sizes, np=p.nranks, pair=p.pair, buffer=p.buffer,
-                              precision=p.precision, time_budget_s=p.time_budget_s, min_samples=p.min_samples,
-                              max_samples=p.max_samples, active=p.active,
-                              iterations_per_sample=p.iterations_per_sample, total_time_s=share, root=p.root,
-                              iteration_barrier=p.iteration_barrier, off_cache=p.off_cache)
+        refine_plan = dataclasses.replace(p, patterns=(step.pattern,), sizes=step.sizes, total_time_s=share)
         again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
         if last_look is not None:
             last_look.clear()  # the file is about to change
@@ -408,7 +402,7 @@ def refine(run_file: Path, end_s: float, next_index: int,
 PROBE_BUDGET_S = 0.2
 
 
-def default_deadline(plan: RunPlan) -> float:
+def default_deadline(plan: Plan) -> float:
     """Seconds without a finished measurement before a launch is declared hung: a measurement
     may take up to five budgets (its last samples), and with one budget for the launch the
     last measurement may get all of it."""
@@ -435,14 +429,14 @@ def _an_extra(note: Callable[[str], None], what: str) -> Iterator[None]:
 PROBE_SIZES = (0, 1)
 
 
-def probe_plan(plan: RunPlan) -> RunPlan:
+def probe_plan(plan: Plan) -> Plan:
     """The short eager-probe launch ``msgperf run`` adds after a sweep: two sizes (two searches
     for the limit that must agree), few samples; the probe's bisection (before timing) finds the
     eager limit, which names the switches the model finds (analysis/model/breakpoint_labels.py). Its
     pair is the sweep's."""
-    return RunPlan(patterns=("eager-probe",), sizes=PROBE_SIZES, np=plan.np, pair=plan.pair, buffer="separate",
-                   precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),
-                   min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
+    return Plan(patterns=("eager-probe",), sizes=PROBE_SIZES, nranks=plan.nranks, pair=plan.pair, buffer="separate",
+                precision=plan.precision, time_budget_s=min(plan.time_budget_s, PROBE_BUDGET_S),
+                min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
 
 
 Note = Callable[[str], None]
@@ -502,7 +496,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
             else:
                 check_output_directory(request.runs_dir)
         plan.check_memory()
-        check_launch(plan.np, request.hosts, request.ranks_per_node, placement)
+        check_launch(plan.nranks, request.hosts, request.ranks_per_node, placement)
         if launches and on_phase:
             on_phase("build")
         if launches and launcher is None:
@@ -512,7 +506,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         deadline: float | None = None  # the end of the command's budget (time.monotonic())
         probing = False
         if launches:
-            catalog = launcher.catalog(plan.np)
+            catalog = launcher.catalog(plan.nranks)
             plan.validate(catalog)  # pattern names, even ranks, --active: the kernels' own facts
             auto = plan.total_time_s is None
             plan = plan.with_total_time(len(expected_records(plan, plan.sizes, placement, catalog)))
@@ -543,8 +537,8 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         spans: list[float] = []  # each launch's time from its first record to its last
         last_look: list = []  # the refinement's last (run, analysis), while the file is unchanged
 
-        def launch(index: int, kind: str, launch_plan: RunPlan, start: LaunchStart) -> None:
-            argv = launcher.command(plan.np, _kernel_args(launch_plan, start.sizes, run_file, index, request,
+        def launch(index: int, kind: str, launch_plan: Plan, start: LaunchStart) -> None:
+            argv = launcher.command(plan.nranks, _kernel_args(launch_plan, start.sizes, run_file, index, request,
                                                           placement, kind))
             expected = expected_records(launch_plan, start.sizes, placement, catalog)
             start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
@@ -562,7 +556,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
                 if on_record:
                     on_record(record)
 
-            env = launcher.environment(plan.np)
+            env = launcher.environment(plan.nranks)
             before = snapshot()
             try:
                 with contextlib.ExitStack() as launch_stack:

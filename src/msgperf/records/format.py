@@ -29,8 +29,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from msgperf.errors import MsgperfError
-from msgperf.records.limits import (MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S, check_float,
-                                    check_int)
+from msgperf.plan import PAIR_PLACEMENTS, PLAN_PLACEMENTS, Plan
+from msgperf.records.fields import (decode, flag, int_items, integer, items, nullable, number, record, records,
+                                    strings_map, text)
+from msgperf.records.limits import MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S
 from msgperf.records.pattern_names import pattern_name
 from msgperf.records.spilled_samples import SpilledSamples
 
@@ -38,7 +40,6 @@ FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
 
 STOP_REASONS = ("precision", "time_budget", "max_samples", "imported")
-PLACEMENTS = ("", "intra", "inter")  # a measurement's pair: on one host, on different hosts
 MAX_LAUNCH = 1 << 20  # launch indices: --repeat is at most 1000, each resume adds one
 # A pattern's family in the catalog (kernels/catalog.c names them; a new one is a format change).
 FAMILIES = ("pingpong", "bidirectional", "compat", "many-ranks", "buffering", "combining", "overlap", "probe",
@@ -48,38 +49,6 @@ PARTICIPANTS = ("pair", "all")  # the --pair (other ranks idle), or every rank
 
 class RecordError(MsgperfError):
     """A record that does not follow the format."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What a run was asked to measure (the ``plan`` object of the ``run`` record)."""
-
-    patterns: tuple[str, ...]
-    sizes: tuple[int, ...]
-    buffer: str
-    pair: tuple[int, int]
-    nranks: int
-    precision: float
-    time_budget_s: float
-    min_samples: int
-    max_samples: int
-    placement: str = "pair"  # "pair" (--pair as given), or chosen by --placement: intra, inter, both
-    active: tuple[int, ...] = ()  # --active: the steps of pairs' contention sweep measured (empty: all)
-    repeat: int = 1  # --repeat: launches planned, each measuring every size (files before the field: 1)
-    total_time_s: float = 0.0  # --total-time: one budget per launch, shared out (0: time_budget_s per size)
-    # --iterations-per-sample: k as the user fixed it (1: one iteration per sample); None: k was
-    # calibrated per measurement (files before the field too)
-    iterations_per_sample: int | None = None
-    # what msgperf run does after the sweep ("probe": the eager-probe launch, "refine": the
-    # refinement launches), as chosen by --no-probe/--no-refine; None: files before the field
-    # (a --resume of one refines, as before)
-    after: tuple[str, ...] | None = None
-    # The collectives' methodology (files before the fields: the defaults): the root of bcast and
-    # reduce ("0", or "rotate": iteration mod P), a barrier before each timed call (one call per
-    # sample), buffer sets cycled beyond the last-level cache.
-    root: str = "0"
-    iteration_barrier: bool = False
-    off_cache: bool = False
 
 
 @dataclass(frozen=True)
@@ -323,171 +292,176 @@ class Run:
                 if len(launches.get((p, s), ())) <= rep]
 
 
-# ---- decoding -------------------------------------------------------------------------------
+# ---- decoding: each record type is a table of its fields (records/fields.py) ------------------
 
-def _require(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if name not in obj:
-        raise RecordError(f"{where}: missing field '{name}'")
-    value = obj[name]
-    if kind in (int, float) or kind == (int, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RecordError(f"{where}: field '{name}' must be a number, got {type(value).__name__}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise RecordError(f"{where}: field '{name}' is not a finite number")
-        if kind is int and not float(value).is_integer():
-            raise RecordError(f"{where}: field '{name}' must be an integer")
-        if kind is int and not -MAX_INT64 <= value <= MAX_INT64:
-            raise RecordError(f"{where}: field '{name}' is beyond the 64-bit range of any count msgperf keeps")
-        return int(value) if kind is int else float(value)
-    if not isinstance(value, kind):
-        raise RecordError(f"{where}: field '{name}' has the wrong type ({type(value).__name__})")
-    return value
+AFTER_SWEEP = ("probe", "refine")
+NOT_FINITE_CVAR = "not a finite number"
+_RANKS = "a list of rank numbers (0 to %d)" % (MAX_RANKS - 1)
+
+ROOTS = ("0", "rotate")  # --root: rank 0 every call (as OSU), or rotating (as IMB)
+
+PLAN_FIELDS = (
+    items("patterns", lambda v: isinstance(v, str), "a list of pattern names", convert=pattern_name),
+    int_items("sizes", 0, MAX_EXACT, "a list of byte counts from 0 to 2^53"),
+    text("buffer"),
+    int_items("pair", 0, MAX_RANKS - 1, f"two rank numbers (0 to {MAX_RANKS - 1})", length=2),
+    integer("nranks", 1, MAX_RANKS),
+    number("precision", 0.0, 1.0),
+    number("time_budget_s", 0.0, MAX_TIME_S),
+    integer("min_samples", 0, MAX_EXACT),
+    integer("max_samples", 0, MAX_EXACT),
+    text("placement", choices=PLAN_PLACEMENTS, default="pair"),  # absent in older files: --pair
+    int_items("active", 1, MAX_RANKS - 1, "a list of positive pair counts", default=()),
+    integer("repeat", 1, 1000, default=1),  # absent in older files: one launch
+    number("total_time_s", 0.0, MAX_TIME_S, default=0.0),  # absent in older files: per-size budgets
+    integer("iterations_per_sample", 1, MAX_EXACT, default=None),  # absent: k calibrated per measurement
+    nullable(items("after", lambda v: v in AFTER_SWEEP, f"some of {', '.join(AFTER_SWEEP)}")),
+    # the collectives' methodology; absent in older files: rank 0, no barrier, the same buffers
+    text("root", choices=ROOTS, default="0"),
+    flag("iteration_barrier", default=False),
+    flag("off_cache", default=False),
+)
+
+VARIANT_FIELDS = (
+    text("name"),
+    integer("active_pairs", 1, MAX_RANKS - 1, default=None),  # null when the variant is no step of a sweep
+)
+
+PATTERN_FIELDS = (
+    text("name"),
+    text("family"),  # checked against FAMILIES with its own advice (upgrade msgperf)
+    flag("modelled"),
+    text("participants", choices=PARTICIPANTS),
+    flag("even_ranks"),
+    text("metric"),
+    integer("divisor", 0, MAX_EXACT),
+    integer("flows", 1, MAX_RANKS),
+    flag("inplace_ok"),
+    text("timing"),
+    records("variants", VARIANT_FIELDS, VariantInfo, "variants, one per record per size", nonempty=True),
+)
+
+RANK_FIELDS = (
+    integer("rank", 0, MAX_RANKS - 1),
+    text("host"),
+    integer("cpu", -1, MAX_RANKS),
+    integer("node", 0, MAX_RANKS - 1),
+)
+
+CLOCK_FIELDS = (
+    text("source"),
+    number("resolution_s", 0.0, MAX_TIME_S),
+    number("overhead_s", 0.0, MAX_TIME_S),
+    flag("monotonic"),
+    number("reported_resolution_s", 0.0, MAX_TIME_S),
+    number("mpi_wtick_s", 0.0, MAX_TIME_S),
+)
+
+HOST_FACTS_FIELDS = (
+    text("host"),
+    text("cpu_model"),
+    *(integer(name, 0, MAX_INT64, default=None)  # null: the host does not expose it
+      for name in ("logical_cpus", "physical_cores", "usable_cpus", "memory_bytes", "ranks")),
+    text("smt", choices=SMT_STATES),
+    text("os"),
+    text("kernel"),
+    text("arch"),
+    text("governor"),
+)
+
+HOST_LOAD_FIELDS = (
+    number("load_1m", 0.0, math.inf),
+    number("load_5m", 0.0, math.inf),
+    number("load_15m", 0.0, math.inf),
+    integer("runnable", 0, MAX_INT64, default=None),
+)
+
+LAUNCH_HOST_FIELDS = (
+    text("host", default="", wrong=""),
+    integer("usable_cores", 1, MAX_INT64, default=None),
+    integer("online_cores", 1, MAX_INT64, default=None),
+    strings_map("progress", default=dict),
+    record("before", HOST_LOAD_FIELDS, HostLoad, default=None),
+    record("after", HOST_LOAD_FIELDS, HostLoad, default=None),
+    number("interval_s", 0.0, math.inf, default=0.0),
+    number("steal_fraction", 0.0, math.inf, default=None),
+    number("other_cores", 0.0, math.inf, default=None),
+)
+
+RUN_FIELDS = (
+    text("msgperf_version"),
+    text("command_line"),
+    text("start_time"),
+    record("plan", PLAN_FIELDS, Plan),
+    text("source", default="msgperf", wrong="msgperf"),
+)
+
+LAUNCH_FIELDS = (
+    integer("launch", 0, MAX_LAUNCH, attr="index"),
+    text("mpi_library"),
+    text("mpi_version"),
+    integer("nranks", 1, MAX_RANKS),
+    records("ranks", RANK_FIELDS, RankPlacement, "rank placements"),
+    int_items("pair", 0, MAX_RANKS - 1, _RANKS, nonempty=True),  # the first and the last are the pair
+    flag("pair_shares_node"),
+    record("clock", CLOCK_FIELDS, ClockSelfTest),
+    strings_map("environment"),
+    text("start_time"),
+    nullable(text("launcher_command_line")),
+    records("host_facts", HOST_FACTS_FIELDS, HostFacts, "host facts", default=()),  # absent in older files
+)
+
+MEASUREMENT_FIELDS = (
+    text("pattern", convert=pattern_name),
+    integer("bytes", 0, MAX_EXACT),
+    text("buffer"),
+    int_items("ranks", 0, MAX_RANKS - 1, _RANKS, nonempty=True),
+    integer("k", 1, MAX_EXACT),
+    integer("divisor", 1, MAX_EXACT),
+    text("stop_reason", choices=STOP_REASONS),
+    integer("launch", 0, MAX_LAUNCH, default=0, whole_floats=False),
+    text("timing", default="", wrong=""),
+    text("metric", default="one_way", wrong=""),
+    number("first_s", 0.0, MAX_TIME_S, low_open=True, default=None),  # the cold first iteration
+    integer("warmup", 0, MAX_EXACT, default=0),
+    number("elapsed_s", 0.0, 10 * MAX_TIME_S, default=0.0),
+    integer("flows", 1, MAX_RANKS, default=1, whole_floats=False),
+    text("variant", default=""),
+    text("placement", choices=("", *PAIR_PLACEMENTS), default=""),
+)
+# The record's own members; the rest is the pattern's (``extra``), and so is ``placement`` (so that
+# the rows built from measurements, ``msgperf show --json``, carry it).
+_MEASUREMENT_KNOWN = frozenset({"type", "samples_s", "validation",
+                                *(f.name for f in MEASUREMENT_FIELDS if f.name != "placement")})
 
 
-def _pair(value: Any, where: str, name: str) -> tuple[int, ...]:
-    if (not isinstance(value, list) or not value
-            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < MAX_RANKS for v in value)):
-        raise RecordError(f"{where}: field '{name}' must be a list of rank numbers (0 to {MAX_RANKS - 1})")
-    return tuple(value)
-
-
-def _int_in(obj: Mapping[str, Any], name: str, where: str, low: int, high: int) -> int:
-    return check_int(_require(obj, name, int, where), where, name, low, high, RecordError)
-
-
-def _float_in(obj: Mapping[str, Any], name: str, where: str, low: float, high: float, low_open: bool = False) -> float:
-    return check_float(_require(obj, name, float, where), where, name, low, high, RecordError, low_open=low_open)
+_FORMAT_VERSION, _VALIDATION = integer("format_version"), text("validation")
+_HOST_FACTS = LAUNCH_FIELDS[-1]
 
 
 def decode_plan(obj: Any, where: str) -> Plan:
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where}: field 'plan' must be an object")
-    patterns = _require(obj, "patterns", list, where)
-    sizes = _require(obj, "sizes", list, where)
-    if not all(isinstance(p, str) for p in patterns):
-        raise RecordError(f"{where}: plan.patterns must be strings")
-    if not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_EXACT for s in sizes):
-        raise RecordError(f"{where}: plan.sizes must be byte counts from 0 to 2^53")
-    pair = _pair(_require(obj, "pair", list, where), where, "plan.pair")
-    if len(pair) != 2:
-        raise RecordError(f"{where}: plan.pair must name two ranks")
-    return Plan(
-        patterns=tuple(pattern_name(p) for p in patterns),
-        sizes=tuple(sizes),
-        buffer=_require(obj, "buffer", str, where),
-        pair=(pair[0], pair[1]),
-        nranks=_int_in(obj, "nranks", where, 1, MAX_RANKS),
-        precision=_float_in(obj, "precision", where, 0.0, 1.0),
-        time_budget_s=_float_in(obj, "time_budget_s", where, 0.0, MAX_TIME_S),
-        min_samples=_int_in(obj, "min_samples", where, 0, MAX_EXACT),
-        max_samples=_int_in(obj, "max_samples", where, 0, MAX_EXACT),
-        placement=_placement_of(obj, where),
-        active=tuple(_active_of(obj, where)),
-        repeat=_repeat_of(obj, where),
-        total_time_s=_total_time_of(obj, where),
-        iterations_per_sample=_iterations_per_sample_of(obj, where),
-        after=_after_of(obj, where),
-        **_collective_method_of(obj, where),
-    )
-
-
-ROOTS = ("0", "rotate")
-
-
-def _collective_method_of(plan: Mapping[str, Any], where: str) -> dict[str, Any]:
-    root = plan.get("root", "0")  # absent: a file from before the fields (rank 0, no barrier, same buffers)
-    if root not in ROOTS:
-        raise RecordError(f"{where}: plan.root must be 0 or rotate")
-    flags = {name: plan.get(name, False) for name in ("iteration_barrier", "off_cache")}
-    for name, value in flags.items():
-        if not isinstance(value, bool):
-            raise RecordError(f"{where}: plan.{name} must be true or false")
-    return {"root": root, **flags}
-
-
-AFTER_SWEEP = ("probe", "refine")
-
-
-def _after_of(plan: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
-    value = plan.get("after")  # absent: a file from before the field
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(v in AFTER_SWEEP for v in value):
-        raise RecordError(f"{where}: plan.after must list some of {', '.join(AFTER_SWEEP)}")
-    return tuple(value)
-
-
-def _total_time_of(plan: Mapping[str, Any], where: str) -> float:
-    value = plan.get("total_time_s", 0.0)  # files written before the field existed: per-size budgets
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 7 * 86400:
-        raise RecordError(f"{where}: plan.total_time_s must be seconds from 0 to a week")
-    return float(value)
-
-
-def _iterations_per_sample_of(plan: Mapping[str, Any], where: str) -> int | None:
-    value = plan.get("iterations_per_sample")  # absent: k calibrated per measurement
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise RecordError(f"{where}: plan.iterations_per_sample must be an integer >= 1")
-    return value
-
-
-def _repeat_of(plan: Mapping[str, Any], where: str) -> int:
-    value = plan.get("repeat", 1)  # files written before the field existed: one launch
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
-        raise RecordError(f"{where}: plan.repeat must be a launch count from 1 to 1000")
-    return value
-
-
-def _active_of(plan: Mapping[str, Any], where: str) -> list[int]:
-    value = plan.get("active", [])  # files written before the field existed: the whole sweep
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < MAX_RANKS
-                                              for v in value):
-        raise RecordError(f"{where}: plan.active must be a list of positive pair counts")
-    return value
-
-
-def _placement_of(plan: Mapping[str, Any], where: str) -> str:
-    value = plan.get("placement", "pair")  # files written before the field existed: --pair
-    if value not in ("pair", "intra", "inter", "both"):
-        raise RecordError(f"{where}: plan.placement must be pair, intra, inter or both")
-    return value
+    return Plan(**decode(PLAN_FIELDS, obj, where, RecordError, "field 'plan'", "plan."))
 
 
 def decode_variant(obj: Any, where: str) -> VariantInfo:
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where}: each variant must be an object")
-    name = _require(obj, "name", str, where)
-    if "active_pairs" not in obj:  # present, null when the variant is not a step of a sweep
+    if isinstance(obj, dict) and "active_pairs" not in obj:  # present, null when the variant is not a step
         raise RecordError(f"{where}: missing field 'active_pairs'")
-    active = obj["active_pairs"]
-    if active is not None and (isinstance(active, bool) or not isinstance(active, int) or not 1 <= active < MAX_RANKS):
-        raise RecordError(f"{where}: variant active_pairs must be a positive integer or null")
-    return VariantInfo(name=name, active_pairs=active)
+    return VariantInfo(**decode(VARIANT_FIELDS, obj, where, RecordError, "each variant"))
 
 
 def decode_pattern_info(obj: Any, where: str) -> PatternInfo:
     """One catalog entry (``msgperf-kernels --list-patterns`` or the run record's ``catalog``)."""
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where}: each catalog entry must be an object")
-    name = _require(obj, "name", str, where)
-    where = f"{where}: pattern {name!r}"
-    family = _require(obj, "family", str, where)
-    if family not in FAMILIES:
-        raise RecordError(f"{where}: unknown family {family!r} (known: {', '.join(FAMILIES)}); upgrade msgperf")
-    participants = _require(obj, "participants", str, where)
-    if participants not in PARTICIPANTS:
-        raise RecordError(f"{where}: participants must be pair or all, not {participants!r}")
-    divisor, flows = _require(obj, "divisor", int, where), _require(obj, "flows", int, where)
-    if not 0 <= divisor <= MAX_EXACT or not 1 <= flows <= MAX_RANKS:
-        raise RecordError(f"{where}: divisor must be >= 0 and flows >= 1 (and at most 2^53 and {MAX_RANKS})")
-    variants = _require(obj, "variants", list, where)
-    if not variants:
-        raise RecordError(f"{where}: a pattern writes at least one record per size (variants is empty)")
-    return PatternInfo(
-        name=name, family=family, modelled=_require(obj, "modelled", bool, where), participants=participants,
-        even_ranks=_require(obj, "even_ranks", bool, where), metric=_require(obj, "metric", str, where), divisor=divisor,
-        flows=flows, inplace_ok=_require(obj, "inplace_ok", bool, where), timing=_require(obj, "timing", str, where),
-        variants=tuple(decode_variant(v, where) for v in variants))
+    if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+        where = f"{where}: pattern {obj['name']!r}"
+    if isinstance(obj, dict) and isinstance(obj.get("variants"), list):
+        for v in obj["variants"]:
+            if isinstance(v, dict) and "active_pairs" not in v:
+                raise RecordError(f"{where}: missing field 'active_pairs'")
+    fields = decode(PATTERN_FIELDS, obj, where, RecordError, "each catalog entry")
+    if fields["family"] not in FAMILIES:
+        raise RecordError(f"{where}: unknown family {fields['family']!r} (known: {', '.join(FAMILIES)}); "
+                          "upgrade msgperf")
+    return PatternInfo(**fields)
 
 
 def decode_catalog(obj: Any, where: str) -> tuple[PatternInfo, ...]:
@@ -502,7 +476,7 @@ def decode_catalog(obj: Any, where: str) -> tuple[PatternInfo, ...]:
 
 
 def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
-    version = _require(obj, "format_version", int, where)
+    version = _FORMAT_VERSION.read(obj, where, RecordError)
     if version > FORMAT_VERSION:
         raise RecordError(
             f"{where}: run file format version {version} is newer than this msgperf reads "
@@ -511,84 +485,20 @@ def decode_run(obj: Mapping[str, Any], where: str) -> RunInfo:
         raise RecordError(f"{where}: unknown run file format version {version}")
     if obj.get("format") != FORMAT_NAME:
         raise RecordError(f"{where}: not a msgperf run file (format is {obj.get('format')!r})")
-    return RunInfo(
-        format_version=version,
-        msgperf_version=_require(obj, "msgperf_version", str, where),
-        command_line=_require(obj, "command_line", str, where),
-        start_time=_require(obj, "start_time", str, where),
-        plan=decode_plan(obj.get("plan"), where),
-        source=obj.get("source", "msgperf") if isinstance(obj.get("source", ""), str) else "msgperf",
-        catalog=decode_catalog(obj.get("catalog", []), where),  # absent before format 2
-    )
+    return RunInfo(format_version=version, **decode(RUN_FIELDS, obj, where, RecordError),
+                   catalog=decode_catalog(obj.get("catalog", []), where))  # absent before format 2
 
 
 def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
-    ranks_raw = _require(obj, "ranks", list, where)
-    ranks = []
-    for r in ranks_raw:
-        if not isinstance(r, dict):
-            raise RecordError(f"{where}: each entry of 'ranks' must be an object")
-        ranks.append(RankPlacement(rank=_int_in(r, "rank", where, 0, MAX_RANKS - 1),
-                                   host=_require(r, "host", str, where),
-                                   cpu=_int_in(r, "cpu", where, -1, MAX_RANKS),
-                                   node=_int_in(r, "node", where, 0, MAX_RANKS - 1)))
-    clock = _require(obj, "clock", dict, where)
-    env = _require(obj, "environment", dict, where)
-    if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise RecordError(f"{where}: 'environment' must map names to strings")
-    pair = _pair(_require(obj, "pair", list, where), where, "pair")
-    return Launch(
-        index=_int_in(obj, "launch", where, 0, MAX_LAUNCH),
-        mpi_library=_require(obj, "mpi_library", str, where),
-        mpi_version=_require(obj, "mpi_version", str, where),
-        nranks=_int_in(obj, "nranks", where, 1, MAX_RANKS),
-        ranks=tuple(ranks),
-        pair=(pair[0], pair[-1]),
-        pair_shares_node=_require(obj, "pair_shares_node", bool, where),
-        clock=ClockSelfTest(
-            source=_require(clock, "source", str, where),
-            resolution_s=_float_in(clock, "resolution_s", where, 0.0, MAX_TIME_S),
-            overhead_s=_float_in(clock, "overhead_s", where, 0.0, MAX_TIME_S),
-            monotonic=_require(clock, "monotonic", bool, where),
-            reported_resolution_s=_float_in(clock, "reported_resolution_s", where, 0.0, MAX_TIME_S),
-            mpi_wtick_s=_float_in(clock, "mpi_wtick_s", where, 0.0, MAX_TIME_S),
-        ),
-        environment=dict(env),
-        start_time=_require(obj, "start_time", str, where),
-        launcher_command_line=_optional_str(obj, "launcher_command_line", where),
-        host_facts=decode_host_facts(obj.get("host_facts", []), where),  # absent in older files
-        mpi_t_cvars=decode_cvars(obj.get("mpi_t_cvars"), where),
-        host=decode_launch_host(obj["host"], where) if obj.get("host") is not None else None,
-    )
-
-
-def _optional_count(obj: Mapping[str, Any], name: str, where: str) -> int | None:
-    value = obj.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise RecordError(f"{where}: host_facts {name} must be a non-negative integer or null")
-    return value
+    fields = decode(LAUNCH_FIELDS, obj, where, RecordError)
+    pair = fields["pair"]
+    fields["pair"] = (pair[0], pair[-1])
+    return Launch(**fields, mpi_t_cvars=decode_cvars(obj.get("mpi_t_cvars"), where),
+                  host=decode_launch_host(obj["host"], where) if obj.get("host") is not None else None)
 
 
 def decode_host_facts(obj: Any, where: str) -> tuple[HostFacts, ...]:
-    if not isinstance(obj, list) or not all(isinstance(h, dict) for h in obj):
-        raise RecordError(f"{where}: 'host_facts' must be a list of objects")
-    facts = []
-    for h in obj:
-        smt = _require(h, "smt", str, where)
-        if smt not in SMT_STATES:
-            raise RecordError(f"{where}: host_facts smt must be on, off or unknown")
-        facts.append(HostFacts(
-            host=_require(h, "host", str, where), cpu_model=_require(h, "cpu_model", str, where),
-            logical_cpus=_optional_count(h, "logical_cpus", where),
-            physical_cores=_optional_count(h, "physical_cores", where),
-            usable_cpus=_optional_count(h, "usable_cpus", where),
-            memory_bytes=_optional_count(h, "memory_bytes", where), ranks=_optional_count(h, "ranks", where),
-            smt=smt, os=_require(h, "os", str, where), kernel=_require(h, "kernel", str, where),
-            arch=_require(h, "arch", str, where), governor=_require(h, "governor", str, where)))
-    return tuple(facts)
-
-
-NOT_FINITE_CVAR = "not a finite number"
+    return _HOST_FACTS.read({"host_facts": obj}, where, RecordError)
 
 
 def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:
@@ -604,49 +514,9 @@ def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:
     return dict(obj)
 
 
-def _number(obj: Mapping[str, Any], name: str, where: str, optional: bool = True) -> float | None:
-    value = obj.get(name)
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise RecordError(f"{where}: launch_host {name} must be a non-negative number")
-    return float(value)
-
-
-def _host_load(obj: Any, where: str) -> HostLoad | None:
-    if obj is None:
-        return None
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where}: launch_host before/after must be objects")
-    runnable = obj.get("runnable")
-    return HostLoad(_number(obj, "load_1m", where, False), _number(obj, "load_5m", where, False),
-                    _number(obj, "load_15m", where, False),
-                    runnable if isinstance(runnable, int) and not isinstance(runnable, bool) else None)
-
-
 def decode_launch_host(obj: Any, where: str) -> LaunchHost:
     """A ``launch_host`` record (or the ``host`` member of a launch record msgperf wrote itself)."""
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where}: launch_host must be an object")
-    progress = obj.get("progress", {})
-    if not isinstance(progress, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in progress.items()):
-        raise RecordError(f"{where}: launch_host progress must map names to strings")
-
-    def cores(name: str) -> int | None:
-        value = obj.get(name)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RecordError(f"{where}: launch_host {name} must be a count >= 1")
-        return value
-
-    host = obj.get("host", "")
-    return LaunchHost(host=host if isinstance(host, str) else "", usable_cores=cores("usable_cores"),
-                      online_cores=cores("online_cores"), progress=dict(progress),
-                      before=_host_load(obj.get("before"), where), after=_host_load(obj.get("after"), where),
-                      interval_s=_number(obj, "interval_s", where) or 0.0,
-                      steal_fraction=_number(obj, "steal_fraction", where),
-                      other_cores=_number(obj, "other_cores", where))
+    return LaunchHost(**decode(LAUNCH_HOST_FIELDS, obj, where, RecordError, "launch_host"))
 
 
 def encode_launch_host(host: LaunchHost) -> dict[str, Any]:
@@ -671,15 +541,12 @@ def _check_pair_samples(obj: Mapping[str, Any], where: str) -> None:
                               "times (a clock or overflow fault, not a measurement)")
 
 
-def _optional_str(obj: Mapping[str, Any], name: str, where: str) -> str | None:
-    value = obj.get(name)
-    if value is not None and not isinstance(value, str):
-        raise RecordError(f"{where}: {name} must be a string")
-    return value
-
-
-def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
-    samples = _require(obj, "samples_s", list, where)
+def _samples(obj: Mapping[str, Any], where: str) -> np.ndarray:
+    samples = obj.get("samples_s")
+    if samples is None:
+        raise RecordError(f"{where}: missing field 'samples_s'")
+    if not isinstance(samples, list):
+        raise RecordError(f"{where}: field 'samples_s' has the wrong type ({type(samples).__name__})")
     if not samples:
         raise RecordError(f"{where}: a measurement needs at least one sample")
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
@@ -694,62 +561,18 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
         raise RecordError(
             f"{where}: sample {i} is {_number_text(samples[i])} s; a time must be positive and finite "
             "(a clock or overflow fault, not a measurement)")
-    k = _require(obj, "k", int, where)
-    divisor = _require(obj, "divisor", int, where)
-    size = _require(obj, "bytes", int, where)
-    if k < 1 or divisor < 1 or size < 0:
-        raise RecordError(f"{where}: k and divisor must be >= 1 and bytes >= 0")
-    if k > MAX_EXACT or divisor > MAX_EXACT or size > MAX_EXACT:
-        raise RecordError(f"{where}: k, divisor and bytes must be at most 2^53 (k {k}, divisor {divisor}, "
-                          f"bytes {size}); no real measurement comes near")
-    _check_sample_range(array, divisor, where)
-    stop = _require(obj, "stop_reason", str, where)
-    if stop not in STOP_REASONS:
-        raise RecordError(f"{where}: unknown stop_reason {stop!r}")
-    validation = _require(obj, "validation", str, where)
-    first = obj.get("first_s")
-    if first is not None:
-        first = _float_in(obj, "first_s", where, 0.0, MAX_TIME_S, low_open=True)
-    warmup = _int_in(obj, "warmup", where, 0, MAX_EXACT) if obj.get("warmup") is not None else 0
-    elapsed = _float_in(obj, "elapsed_s", where, 0.0, 10 * MAX_TIME_S) if obj.get("elapsed_s") is not None else 0.0
-    known = {"type", "pattern", "bytes", "buffer", "ranks", "k", "divisor", "samples_s",
-             "stop_reason", "validation", "launch", "timing", "metric", "first_s", "warmup",
-             "elapsed_s", "flows", "variant"}
-    flows = obj.get("flows", 1)
-    if isinstance(flows, bool) or not isinstance(flows, int) or not 1 <= flows <= MAX_RANKS:
-        raise RecordError(f"{where}: flows must be an integer from 1 to {MAX_RANKS}")
-    launch = obj.get("launch", 0)
-    if isinstance(launch, bool) or not isinstance(launch, int) or not 0 <= launch <= MAX_LAUNCH:
-        raise RecordError(f"{where}: launch must be a launch index from 0 to {MAX_LAUNCH}")
-    variant = obj.get("variant", "")
-    if not isinstance(variant, str):
-        raise RecordError(f"{where}: variant must be a string")
+    return array
+
+
+def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
+    array = _samples(obj, where)
+    fields = decode(MEASUREMENT_FIELDS, obj, where, RecordError)
+    _check_sample_range(array, fields["divisor"], where)
+    validation = _VALIDATION.read(obj, where, RecordError)
     _check_pair_samples(obj, where)
     _check_extra(obj, where)
-    placement = obj.get("placement", "")
-    if placement not in PLACEMENTS:
-        raise RecordError(f"{where}: placement must be one of {', '.join(repr(p) for p in PLACEMENTS if p)}")
-    return Measurement(
-        pattern=pattern_name(_require(obj, "pattern", str, where)),
-        bytes=size,
-        buffer=_require(obj, "buffer", str, where),
-        ranks=_pair(_require(obj, "ranks", list, where), where, "ranks"),
-        k=k,
-        divisor=divisor,
-        samples_s=array,
-        stop_reason=stop,
-        validated=validation == "ok",
-        launch=launch,
-        timing=obj.get("timing", "") if isinstance(obj.get("timing", ""), str) else "",
-        metric=obj.get("metric", "one_way") if isinstance(obj.get("metric", ""), str) else "",
-        first_s=first,
-        warmup=warmup,
-        elapsed_s=elapsed,
-        flows=flows,
-        variant=variant,
-        extra={k2: v for k2, v in obj.items() if k2 not in known},
-        placement=placement,
-    )
+    return Measurement(**fields, samples_s=array, validated=validation == "ok",
+                       extra={k: v for k, v in obj.items() if k not in _MEASUREMENT_KNOWN})
 
 
 def _is_int(v: Any, low: int, high: int) -> bool:

@@ -29,6 +29,7 @@ MAX_INT64 = (1 << 63) - 1  # SQLite's INTEGER
 MAX_EXACT = 1 << 53  # counts and byte sizes: exact as a double
 MAX_RANKS = 1 << 24  # 16 M ranks (rank numbers, ranks per launch, flows)
 MAX_TIME_S = 1e6  # a sample, a first message, a time budget: at most 11.6 days
+MAX_BUDGET_S = 86400.0  # what msgperf run or slurm asks: a time budget, per size or for a launch (plan.py)
 MIN_PER_MESSAGE_S = 1e-15  # a femtosecond: light crosses a third of a micrometre
 MAX_DEPTH = 32  # nesting of JSON objects and lists inside one record
 # A profile (records/profile_format.py): what a profiled program did, over its whole life.

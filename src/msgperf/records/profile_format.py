@@ -23,13 +23,13 @@ Version 1 files stay readable: their ranks have ``clock`` None (they were timed 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.errors import MsgperfError
-from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_MESSAGE_BYTES, MAX_PID,
-                                    MAX_PROFILE_TIME_S, MAX_RANKS, check_float, check_int)
+from msgperf.records.fields import REQUIRED, Field, absent, decode, flag, integer, items, number, records, text
+from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_INT64, MAX_MESSAGE_BYTES, MAX_PID,
+                                    MAX_PROFILE_TIME_S, MAX_RANKS, check_int)
 
 FORMAT_NAME = "msgperf-profile"
 FORMAT_VERSION = 2  # 2: each rank record names its clock and its calibration
@@ -282,212 +282,207 @@ class Profile:
         return self.info.argv[0].rsplit("/", 1)[-1] if self.info.argv else ""
 
 
-# ---- decoding ------------------------------------------------------------------------------
+# ---- decoding: each record type is a table of its fields (records/fields.py) ------------------
 
-def _get(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if key not in obj:
-        raise ProfileError(f"{where}: missing field {key!r}")
-    value = obj[key]
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        name = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise ProfileError(f"{where}: field {key!r} must be {name}, not {type(value).__name__}")
-    return value
-
-
-def _count(obj: Mapping[str, Any], key: str, where: str, high: int = MAX_EXACT) -> int:
+def _count(name: str, high: int = MAX_EXACT, **kw: Any) -> Field:
     """A count (or a total of bytes) within [0, ``high``]: the limits of records/limits.py."""
-    value = _get(obj, key, int, where)
-    if value < 0:
-        raise ProfileError(f"{where}: field {key!r} must not be negative ({value})")
-    return check_int(value, where, key, 0, high, ProfileError)
+    return integer(name, 0, high, whole_floats=False, **kw)
 
 
-def _total(obj: Mapping[str, Any], key: str, where: str) -> int:
+def _total(name: str, **kw: Any) -> Field:
     """A total of bytes over many messages: within a signed 64-bit integer."""
-    return _count(obj, key, where, (1 << 63) - 1)
+    return _count(name, MAX_INT64, **kw)
 
 
-def _message_bytes(obj: Mapping[str, Any], key: str, where: str) -> int:
-    """The size of one message: at most ``MAX_MESSAGE_BYTES``."""
-    return _count(obj, key, where, MAX_MESSAGE_BYTES)
+def _seconds(name: str, **kw: Any) -> Field:
+    return number(name, 0.0, MAX_PROFILE_TIME_S, **kw)
 
 
-def _seconds(obj: Mapping[str, Any], key: str, where: str) -> float:
-    value = _get(obj, key, float, where)
-    if not math.isfinite(value) or value < 0:
-        raise ProfileError(f"{where}: field {key!r} must be a non-negative time ({value})")
-    return check_float(value, where, key, 0.0, MAX_PROFILE_TIME_S, ProfileError)
+def _rate(name: str, **kw: Any) -> Field:
+    """A clock's ticks per second: positive, at most ``MAX_CLOCK_TICKS_PER_S``."""
+    return number(name, 0.0, MAX_CLOCK_TICKS_PER_S, low_open=True, **kw)
 
 
-def _pairs(value: Any, key: str, where: str) -> tuple[SizeCount, ...]:
+def _strings(name: str, **kw: Any) -> Field:
+    return items(name, lambda v: isinstance(v, str), "a list of strings", **kw)
+
+
+def _size_counts(name: str, default: Any = REQUIRED) -> Field:
     """[bytes, count] pairs: a message size within ``MAX_MESSAGE_BYTES``, a count within 2^53."""
-    if not isinstance(value, list):
-        raise ProfileError(f"{where}: field {key!r} must be a list of [bytes, count] pairs")
-    out = []
-    for i, pair in enumerate(value):
-        if (not isinstance(pair, list) or len(pair) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in pair)):
-            raise ProfileError(f"{where}: field {key!r} must be a list of [bytes, count] pairs")
-        out.append(SizeCount(bytes=check_int(pair[0], where, f"{key}[{i}] bytes", 0, MAX_MESSAGE_BYTES, ProfileError),
-                             count=check_int(pair[1], where, f"{key}[{i}] count", 0, MAX_EXACT, ProfileError)))
-    return tuple(out)
+    def read(obj, where, error, prefix=""):
+        value = obj.get(name)
+        if value is None:
+            return absent(prefix + name, default, where, error)
+        if not isinstance(value, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 and all(type(x) is int and x >= 0 for x in pair)
+                for pair in value):
+            raise error(f"{where}: field '{prefix}{name}' must be a list of [bytes, count] pairs")
+        return tuple(SizeCount(bytes=check_int(b, where, f"{prefix}{name}[{i}] bytes", 0, MAX_MESSAGE_BYTES, error),
+                               count=check_int(c, where, f"{prefix}{name}[{i}] count", 0, MAX_EXACT, error))
+                     for i, (b, c) in enumerate(value))
+    return Field(name, read)
 
 
-def _strings(value: Any, key: str, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-        raise ProfileError(f"{where}: field {key!r} must be a list of strings")
-    return tuple(value)
+INFO_FIELDS = (
+    text("profiler_version"),
+    _strings("argv"),
+    text("mpi_library"),
+    text("mpi_version"),
+    integer("nranks", 1, MAX_RANKS, whole_floats=False),
+    _strings("hosts"),
+    text("start_time"),
+    text("end_time"),
+    text("thread_level"),
+    text("clock"),
+    _seconds("clock_read_s"),
+    _seconds("sequence_gap_s"),
+    flag("complete"),
+)
 
+MESSAGES_FIELDS = (
+    _count("peer"),
+    text("direction", choices=DIRECTIONS),
+    text("kind"),  # a kind of its direction: checked beside the table
+    _count("count"),
+    _total("bytes"),
+    _size_counts("sizes"),
+    _count("other_count"),
+    _total("other_bytes"),
+    _size_counts("log2"),
+)
 
-def _peer(obj: Mapping[str, Any], nranks: int | None, where: str) -> int:
-    peer = _count(obj, "peer", where)
-    if nranks is not None and peer >= nranks:
-        raise ProfileError(f"{where}: peer {peer} is not a rank of this run ({nranks} ranks)")
-    return peer
+SHAPE_FIELDS = (
+    _count("count"),
+    _count("length"),
+    _total("bytes"),
+    _count("min_bytes", MAX_MESSAGE_BYTES),
+    _count("max_bytes", MAX_MESSAGE_BYTES),
+    _strings("kinds"),
+    _size_counts("sizes", default=None),  # absent in version 1 files
+)
+
+SEQUENCES_FIELDS = (
+    _count("peer"),
+    _count("count"),
+    _count("messages"),
+    _total("bytes"),
+    records("shapes", SHAPE_FIELDS, SequenceShape, "sequence shapes"),
+    _count("other_count"),
+    _count("other_messages"),
+    _total("other_bytes"),
+    _count("other_max_length"),
+)
+
+CALL_FIELDS = (_count("n"), _seconds("time_s"))
+
+CLOCK_FIELDS = (
+    text("clock", attr="name"),
+    _rate("clock_ticks_per_s", attr="ticks_per_s"),
+    _rate("clock_ticks_per_s_at_init", attr="ticks_per_s_at_init"),
+    _seconds("clock_calibration_s", attr="calibration_s"),
+    _seconds("clock_read_s", attr="read_s"),
+)
+
+RANK_FIELDS = (
+    _count("rank"),
+    text("host"),
+    _count("pid", MAX_PID),
+    text("ended_by", choices=ENDED_BY),
+    _seconds("wall_s"),
+    _seconds("mpi_time_s"),
+    _seconds("wait_time_s"),
+    records("messages", MESSAGES_FIELDS, PeerMessages, "messages per peer"),
+    records("sequences", SEQUENCES_FIELDS, PeerSequences, "sequences per peer"),
+    _count("proc_null"),
+    _count("unknown_peer"),
+    _count("untracked_requests"),
+)
+_FORMAT_VERSION = integer("format_version", whole_floats=False)
 
 
 def decode_info(obj: Mapping[str, Any], where: str) -> ProfileInfo:
     if obj.get("format") != FORMAT_NAME:
         raise ProfileError(f"{where}: not a msgperf profile (format {obj.get('format')!r})")
-    version = _get(obj, "format_version", int, where)
+    version = _FORMAT_VERSION.read(obj, where, ProfileError)
     if version > FORMAT_VERSION:
         raise ProfileError(f"{where}: profile format version {version} is newer than this msgperf "
                            f"reads ({FORMAT_VERSION}); upgrade msgperf")
     if version < 1:
         raise ProfileError(f"{where}: profile format version {version} does not exist")
-    nranks = _count(obj, "nranks", where, MAX_RANKS)
-    if nranks < 1:
-        raise ProfileError(f"{where}: nranks must be at least 1")
-    hosts = _strings(_get(obj, "hosts", list, where), "hosts", where)
-    if hosts and len(hosts) != nranks:
-        raise ProfileError(f"{where}: {len(hosts)} hosts for {nranks} ranks")
-    return ProfileInfo(
-        format_version=version,
-        profiler_version=_get(obj, "profiler_version", str, where),
-        argv=_strings(_get(obj, "argv", list, where), "argv", where),
-        mpi_library=_get(obj, "mpi_library", str, where),
-        mpi_version=_get(obj, "mpi_version", str, where),
-        nranks=nranks,
-        hosts=hosts,
-        start_time=_get(obj, "start_time", str, where),
-        end_time=_get(obj, "end_time", str, where),
-        thread_level=_get(obj, "thread_level", str, where),
-        clock=_get(obj, "clock", str, where),
-        clock_read_s=_seconds(obj, "clock_read_s", where),
-        sequence_gap_s=_seconds(obj, "sequence_gap_s", where),
-        complete=_get(obj, "complete", bool, where),
-    )
+    info = ProfileInfo(format_version=version, **decode(INFO_FIELDS, obj, where, ProfileError))
+    if info.hosts and len(info.hosts) != info.nranks:
+        raise ProfileError(f"{where}: {len(info.hosts)} hosts for {info.nranks} ranks")
+    return info
 
 
-def _decode_messages(obj: Any, nranks: int | None, where: str) -> PeerMessages:
-    if not isinstance(obj, dict):
-        raise ProfileError(f"{where}: each entry of 'messages' must be an object")
-    direction = _get(obj, "direction", str, where)
-    kind = _get(obj, "kind", str, where)
-    if direction not in DIRECTIONS:
-        raise ProfileError(f"{where}: direction {direction!r} is neither 'send' nor 'recv'")
-    if kind not in (SEND_KINDS if direction == "send" else RECV_KINDS):
-        raise ProfileError(f"{where}: {kind!r} is not a kind of {direction}")
-    m = PeerMessages(peer=_peer(obj, nranks, where), direction=direction, kind=kind,
-                     count=_count(obj, "count", where), bytes=_total(obj, "bytes", where),
-                     sizes=_pairs(_get(obj, "sizes", list, where), "sizes", where),
-                     other_count=_count(obj, "other_count", where),
-                     other_bytes=_total(obj, "other_bytes", where),
-                     log2=_pairs(_get(obj, "log2", list, where), "log2", where))
+def _check_peer(peer: int, nranks: int | None, where: str) -> None:
+    if nranks is not None and peer >= nranks:
+        raise ProfileError(f"{where}: peer {peer} is not a rank of this run ({nranks} ranks)")
+
+
+def _check_messages(m: PeerMessages, nranks: int | None, where: str) -> None:
+    """What the table cannot say: a kind of its direction, counts and bytes that add up."""
+    _check_peer(m.peer, nranks, where)
+    if m.kind not in (SEND_KINDS if m.direction == "send" else RECV_KINDS):
+        raise ProfileError(f"{where}: {m.kind!r} is not a kind of {m.direction}")
     if sum(s.count for s in m.sizes) + m.other_count != m.count or sum(s.count for s in m.log2) != m.count:
-        raise ProfileError(f"{where}: the size counts of peer {m.peer} ({kind}) do not add up to {m.count}")
+        raise ProfileError(f"{where}: the size counts of peer {m.peer} ({m.kind}) do not add up to {m.count}")
     if sum(s.bytes * s.count for s in m.sizes) + m.other_bytes != m.bytes:
-        raise ProfileError(f"{where}: the sizes of peer {m.peer} ({kind}) do not add up to {m.bytes} bytes")
-    return m
+        raise ProfileError(f"{where}: the sizes of peer {m.peer} ({m.kind}) do not add up to {m.bytes} bytes")
 
 
-def _decode_shape(obj: Any, where: str) -> SequenceShape:
-    if not isinstance(obj, dict):
-        raise ProfileError(f"{where}: each sequence shape must be an object")
-    sizes = obj.get("sizes")
-    kinds = _strings(_get(obj, "kinds", list, where), "kinds", where)
-    if any(k not in SEND_KINDS for k in kinds):
-        raise ProfileError(f"{where}: a sequence holds sends only, not {kinds}")
-    shape = SequenceShape(count=_count(obj, "count", where), length=_count(obj, "length", where),
-                          bytes=_total(obj, "bytes", where), min_bytes=_message_bytes(obj, "min_bytes", where),
-                          max_bytes=_message_bytes(obj, "max_bytes", where), kinds=kinds,
-                          sizes=None if sizes is None else _pairs(sizes, "sizes", where))
+def _check_shape(shape: SequenceShape, where: str) -> None:
+    if any(k not in SEND_KINDS for k in shape.kinds):
+        raise ProfileError(f"{where}: a sequence holds sends only, not {shape.kinds}")
     if shape.length < 2:
         raise ProfileError(f"{where}: a sequence has at least 2 messages, not {shape.length}")
     if shape.sizes is not None and (sum(s.count for s in shape.sizes) != shape.length
                                     or sum(s.bytes * s.count for s in shape.sizes) != shape.bytes):
         raise ProfileError(f"{where}: the sizes of a sequence shape do not add up to its length and bytes")
-    return shape
 
 
-def _decode_sequences(obj: Any, nranks: int | None, where: str) -> PeerSequences:
-    if not isinstance(obj, dict):
-        raise ProfileError(f"{where}: each entry of 'sequences' must be an object")
-    shapes = _get(obj, "shapes", list, where)
-    seq = PeerSequences(peer=_peer(obj, nranks, where), count=_count(obj, "count", where),
-                        messages=_count(obj, "messages", where), bytes=_total(obj, "bytes", where),
-                        shapes=tuple(_decode_shape(s, where) for s in shapes),
-                        other_count=_count(obj, "other_count", where),
-                        other_messages=_count(obj, "other_messages", where),
-                        other_bytes=_total(obj, "other_bytes", where),
-                        other_max_length=_count(obj, "other_max_length", where))
+def _check_sequences(seq: PeerSequences, nranks: int | None, where: str) -> None:
+    _check_peer(seq.peer, nranks, where)
+    for shape in seq.shapes:
+        _check_shape(shape, where)
     if (sum(s.count for s in seq.shapes) + seq.other_count != seq.count
             or sum(s.count * s.length for s in seq.shapes) + seq.other_messages != seq.messages):
         raise ProfileError(f"{where}: the sequence shapes of peer {seq.peer} do not add up to its totals")
-    return seq
 
 
-def _rate(obj: Mapping[str, Any], key: str, where: str) -> float:
-    """A clock's ticks per second: positive, at most ``MAX_CLOCK_TICKS_PER_S``."""
-    value = _get(obj, key, float, where)
-    if not math.isfinite(value) or value <= 0:
-        raise ProfileError(f"{where}: field {key!r} must be a positive number ({value})")
-    return check_float(value, where, key, 0.0, MAX_CLOCK_TICKS_PER_S, ProfileError, low_open=True)
-
-
-def _decode_clock(obj: Mapping[str, Any], where: str) -> RankClock:
-    return RankClock(name=_get(obj, "clock", str, where),
-                     ticks_per_s=_rate(obj, "clock_ticks_per_s", where),
-                     ticks_per_s_at_init=_rate(obj, "clock_ticks_per_s_at_init", where),
-                     calibration_s=_seconds(obj, "clock_calibration_s", where),
-                     read_s=_seconds(obj, "clock_read_s", where))
+def _calls(obj: Mapping[str, Any], where: str) -> tuple[CallTime, ...]:
+    calls = obj.get("calls")
+    if calls is None:
+        raise ProfileError(f"{where}: missing field 'calls'")
+    if not isinstance(calls, dict):
+        raise ProfileError(f"{where}: field 'calls' must be an object of calls")
+    return tuple(CallTime(call=name, **decode(CALL_FIELDS, value, where, ProfileError, f"calls[{name!r}]",
+                                              f"calls.{name}."))
+                 for name, value in calls.items())
 
 
 def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
                 version: int = FORMAT_VERSION) -> RankProfile:
     """A ``rank`` record of a file of format ``version`` (its header's)."""
-    calls_obj = _get(obj, "calls", dict, where)
-    calls = []
-    for name, value in calls_obj.items():
-        if not isinstance(value, dict):
-            raise ProfileError(f"{where}: calls[{name!r}] must be an object")
-        calls.append(CallTime(call=name, n=_count(value, "n", where), time_s=_seconds(value, "time_s", where)))
-    rank = _count(obj, "rank", where)
+    calls = _calls(obj, where)
+    fields = decode(RANK_FIELDS, obj, where, ProfileError)
+    rank = fields["rank"]
     if nranks is not None and rank >= nranks:
         raise ProfileError(f"{where}: rank {rank} in a run of {nranks} ranks")
-    ended_by = _get(obj, "ended_by", str, where)
-    if ended_by not in ENDED_BY:
-        raise ProfileError(f"{where}: ended_by {ended_by!r} is not one of {', '.join(ENDED_BY)}")
-    messages = tuple(_decode_messages(m, nranks, where) for m in _get(obj, "messages", list, where))
-    sequences = tuple(_decode_sequences(s, nranks, where) for s in _get(obj, "sequences", list, where))
+    for m in fields["messages"]:
+        _check_messages(m, nranks, where)
+    for seq in fields["sequences"]:
+        _check_sequences(seq, nranks, where)
     sends: dict[int, int] = {}
-    for m in messages:
+    for m in fields["messages"]:
         if m.direction == "send":
             sends[m.peer] = sends.get(m.peer, 0) + m.count
-    for seq in sequences:  # a sequence is of sends the rank made, each counted among its messages
+    for seq in fields["sequences"]:  # a sequence is of sends the rank made, each counted among its messages
         if seq.messages > sends.get(seq.peer, 0):
             raise ProfileError(f"{where}: rank {rank} sends {seq.messages} messages to peer {seq.peer} in "
                                f"sequences but {sends.get(seq.peer, 0)} in all; the record is inconsistent")
-    return RankProfile(
-        rank=rank, host=_get(obj, "host", str, where), pid=_count(obj, "pid", where, MAX_PID), ended_by=ended_by,
-        wall_s=_seconds(obj, "wall_s", where), mpi_time_s=_seconds(obj, "mpi_time_s", where),
-        wait_time_s=_seconds(obj, "wait_time_s", where), calls=tuple(calls),
-        messages=messages, sequences=sequences,
-        proc_null=_count(obj, "proc_null", where), unknown_peer=_count(obj, "unknown_peer", where),
-        untracked_requests=_count(obj, "untracked_requests", where),
-        clock=_decode_clock(obj, where) if version >= 2 else None)
+    clock = RankClock(**decode(CLOCK_FIELDS, obj, where, ProfileError)) if version >= 2 else None
+    return RankProfile(**fields, calls=calls, clock=clock)
 
 
 # ---- encoding (the inverse of decoding, field for field) -------------------------------------

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterable, Sequence
 
 from msgperf.errors import MsgperfError
+from msgperf.plan import PLACEMENT_WORDS
 from msgperf.records.format import Launch, RunInfo
 from msgperf.records.machine_name import machine_name
 from msgperf.records.mpi_name import mpi_name  # noqa: F401 (re-exported: listings use it)
@@ -96,9 +97,9 @@ def listing_of(info: RunInfo, launches: Sequence[Launch],
     mpi = "; ".join(dict.fromkeys(mpi_name(launch) for launch in launches))
     shared = {launch.pair_shares_node for launch in launches}
     placement = ("" if not shared else "mixed" if len(shared) > 1
-                 else "intra-node" if shared.pop() else "inter-node")
+                 else PLACEMENT_WORDS["intra" if shared.pop() else "inter"])
     if info.plan.placement == "both":  # a pair on a node and a pair across: the launch names only the first
-        placement = "intra- and inter-node"
+        placement = PLACEMENT_WORDS["both"]
     nranks = max((launch.nranks for launch in launches), default=info.plan.nranks)
     return Listing(hosts=hosts, mpi=mpi, patterns=tuple(dict.fromkeys(p for p, _ in measured)),
                    sizes=tuple(sorted({b for _, b in measured})), nranks=nranks,
