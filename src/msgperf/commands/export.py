@@ -23,7 +23,7 @@ from msgperf.records.runfile_write import write_run_records
 from msgperf.records.sample_table import (cut_note, tidy_measurements_path, write_csv, write_csv_tidy,
                                           write_parquet)
 from msgperf.store.listing import RunRow
-from msgperf.store.resolve import resolve_run_ref
+from msgperf.loader import load
 
 FORMATS = ("json", "csv", "parquet", "run")
 
@@ -118,7 +118,8 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None,
         header, measurements = streamed
         run, row, ms, measured = header.run, None, measurements(), header.measured
     else:
-        run, row = resolve_run_ref(arg, db)
+        loaded = load(arg, db)
+        run, row = loaded.run, loaded.row
         ms, measured = None, None
     with atomic_path(table_path, recheck=rechecks[1]) as table_tmp, \
             atomic_path(target, recheck=rechecks[0]) as samples_tmp:
@@ -171,9 +172,9 @@ def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: 
         if header.truncated:
             click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
     else:
-        loaded, row = resolve_run_ref(run, db)
-        writer = (lambda out: cut.extend(write_csv(loaded, row, out))) if fmt == "csv" else None
-        written = export_run(loaded, row, fmt, output, stdout=sys.stdout, writer=writer, recheck=recheck)
+        loaded = load(run, db)
+        writer = (lambda out: cut.extend(write_csv(loaded.run, loaded.row, out))) if fmt == "csv" else None
+        written = export_run(loaded.run, loaded.row, fmt, output, stdout=sys.stdout, writer=writer, recheck=recheck)
     if cut:
         click.echo(f"note: {cut_note(tuple(cut))}", err=True)
     if written:

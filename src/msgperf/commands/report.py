@@ -107,7 +107,8 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
 
     profiles = []
     if profile_arg is not None:
-        from msgperf.commands.advise_profile import load_profile, profile_advice
+        from msgperf.commands.advise_profile import profile_advice
+        from msgperf.loader import load_profile
 
         choice = None
         if not runs:

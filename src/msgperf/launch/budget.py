@@ -142,9 +142,9 @@ FINISH_TIMES = "finish-times.json"  # in the kernels' cache folder: what the las
 
 
 def _finish_file():
-    from msgperf.launch.build import cache_dir
+    from msgperf.cache_dir import cache_dir
 
-    return cache_dir() / FINISH_TIMES
+    return cache_dir("kernels") / FINISH_TIMES
 
 
 def _remembered() -> dict:
