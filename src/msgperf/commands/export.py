@@ -14,9 +14,8 @@ from typing import Callable, TextIO
 
 import click
 
-from msgperf.atomic_file import atomic_path
+from msgperf.writing import atomic_path, output as output_file
 from msgperf.errors import MsgperfError
-from msgperf.output_guard import check_replace
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
@@ -37,7 +36,7 @@ def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
                recheck: Callable[[Path], None] | None = None) -> str | None:
     """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
     when ``path`` is None. Returns the path written, if any. ``writer``: writes the text itself
-    (a streamed CSV, where ``run`` holds no measurements). ``recheck``: output_guard's check,
+    (a streamed CSV, where ``run`` holds no measurements). ``recheck``: the guard's check (writing.py),
     made again before the file is renamed into place."""
     if fmt not in FORMATS:
         raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -154,10 +153,10 @@ def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: 
     recheck = table_recheck = None
     if output is not None:  # before anything is read: a refusal costs nothing
         stdout = "to write the export to standard output, give -o - (or no -o)"
-        recheck = check_replace(Path(output), force, what="an export", to_stdout=stdout)
+        recheck = output_file(output, force, what="an export", to_stdout=stdout).recheck
         if csv_layout == "tidy":
-            table_recheck = check_replace(tidy_measurements_path(Path(output)), force, what="an export",
-                                          option="-o (its table)", to_stdout=stdout)
+            table_recheck = output_file(tidy_measurements_path(Path(output)), force, what="an export",
+                                        option="-o (its table)", to_stdout=stdout).recheck
     if csv_layout == "tidy":
         _export_tidy(run, fmt, output, db, (recheck, table_recheck))
         return

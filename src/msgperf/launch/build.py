@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from msgperf import __version__
-from msgperf.atomic_file import atomic_write
+from msgperf.writing import atomic_write
 from msgperf.cache_dir import cache_dir
 from msgperf.errors import MsgperfError
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from msgperf import units
-from msgperf.atomic_file import atomic_path
+from msgperf.writing import Output
 from msgperf.errors import MsgperfError
 from msgperf.present.text import printable
 
@@ -395,16 +395,15 @@ def profile_histogram_plot(advice: Any, title: str | None = None):
     return fig
 
 
-def save_figure(fig: Any, path: str | Path, recheck: Callable[[Path], None] | None = None) -> Path:
-    """Write ``fig`` as PNG, SVG or PDF (by suffix), to a temporary name renamed when complete
-    (``recheck``: output_guard's check, made again before the rename)."""
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
+def save_figure(fig: Any, to: Output) -> Path:
+    """Write ``fig`` as PNG, SVG or PDF (by suffix) whole, to the file the guard allowed
+    (writing.py)."""
+    fmt = to.path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg", "pdf"):
-        raise MsgperfError(f"{path}: write a .png, .svg or .pdf file")
-    with atomic_path(path, parents=True, recheck=recheck) as tmp:
+        raise MsgperfError(f"{to.path}: write a .png, .svg or .pdf file")
+    with to.temporary(parents=True) as tmp:
         fig.savefig(tmp, format=fmt, dpi=DPI)
-    return path
+    return to.path
 
 
 def figure_png(fig: Any) -> bytes:

@@ -1,4 +1,4 @@
-"""The line of a report that says when it was generated (output_guard.py recognises it in
+"""The line of a report that says when it was generated (writing.py recognises it in
 reports written before the generator mark)."""
 
 from __future__ import annotations
