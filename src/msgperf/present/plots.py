@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 

@@ -15,7 +15,7 @@ import html
 import math
 import re
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from msgperf import units
 from msgperf.present.report_stamp import stamp
