@@ -34,6 +34,7 @@ from msgperf.launch.catalog import pattern_catalog  # noqa: E402
 from msgperf.records.runfile_read import read_run  # noqa: E402
 
 MSGPERF = [sys.executable, "-m", "msgperf"]
+FLOOR = "import msgperf.cli, numpy, msgperf.analysis.result, rich.console, rich.table"
 
 
 def timed(argv: list[str], repeats: int, env: dict[str, str]) -> tuple[list[float], list[float]]:
@@ -92,8 +93,15 @@ def main() -> int:
         compiled = sum(1 for _ in (ROOT / "src" / "msgperf").rglob("__pycache__/*.pyc"))
         print(f"{args.repeats} repeats; {sys.executable} -m msgperf ...; PYTHONDONTWRITEBYTECODE="
               f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}, {compiled} msgperf .pyc files cached")
+        where = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
+                               capture_output=True, text=True, env=env).stdout.strip()
+        print(f"msgperf imported from {where}")
         print(figure("python -c pass", *timed([sys.executable, "-c", "pass"], args.repeats, env)))
         print(figure("import msgperf.cli", *timed([sys.executable, "-c", "import msgperf.cli"], args.repeats, env)))
+        # the floor of a warm show or fit: the interpreter, the CLI, numpy, the classes a cached
+        # analysis is made of (every analysis module) and the terminal renderer, nothing run
+        print(figure("import numpy", *timed([sys.executable, "-c", "import numpy"], args.repeats, env)))
+        print(figure("imports of a warm show", *timed([sys.executable, "-c", FLOOR], args.repeats, env)))
         if args.only:
             commands = {label: commands[label] for label in args.only.split(",")}
         for label, (cmd, target) in commands.items():

@@ -17,6 +17,7 @@ import pytest
 
 import msgperf.analysis.result as result_module
 from msgperf import analysis_cache, plain_data
+from msgperf.cache_dir import cache_dir
 from msgperf.loader import load_analyzed
 from msgperf.store.db import open_store
 from tests.cli_in_process import cli
@@ -80,7 +81,7 @@ def test_a_stored_run_is_keyed_by_its_content(tmp_path, counted):
 def test_no_cache_when_switched_off_and_a_broken_entry_is_ignored(tmp_path, counted, monkeypatch):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
     load_analyzed(str(path))
-    for entry in analysis_cache.cache_dir().glob("*.npz"):
+    for entry in cache_dir("analysis").glob("*.npz"):
         entry.write_bytes(b"not an entry")
     load_analyzed(str(path))
     assert len(counted) == 2  # recomputed, and rewritten
@@ -151,7 +152,7 @@ def test_an_entry_of_another_user_is_ignored(tmp_path, counted, monkeypatch):
 def test_a_cache_directory_others_may_write_is_not_read_and_is_made_private(tmp_path, counted):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
     load_analyzed(str(path))
-    directory = analysis_cache.cache_dir()
+    directory = cache_dir("analysis")
     directory.chmod(0o777)
     load_analyzed(str(path))  # not read from a directory anyone could have written; made private again
     assert len(counted) == 2 and stat.S_IMODE(directory.stat().st_mode) == 0o700
@@ -190,7 +191,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, counted, monkeypatch)
 
     monkeypatch.setattr(plain_data, "encode", full_disk)
     _, result = load_analyzed(str(path))
-    assert result.saphir and list(analysis_cache.cache_dir().iterdir()) == []
+    assert result.saphir and list(cache_dir("analysis").iterdir()) == []
 
 
 def test_a_file_size_limit_leaves_no_temporary_file(tmp_path):
@@ -210,7 +211,7 @@ def test_a_file_size_limit_leaves_no_temporary_file(tmp_path):
 
 
 def test_a_killed_writers_old_temporary_files_are_removed(tmp_path, counted):
-    directory = analysis_cache.cache_dir()
+    directory = cache_dir("analysis")
     directory.mkdir(parents=True, mode=0o700)
     old, fresh = directory / "x.123.tmp", directory / "y.456.tmp"  # fresh: another process writing now
     old.write_bytes(b"half")
@@ -234,3 +235,30 @@ def test_damaged_stored_samples_are_a_new_key(tmp_path, counted):
         assert store.content_now(run_id) != before
     load_analyzed(str(run_id), str(db))
     assert len(counted) == 2
+
+
+def test_the_old_output_replay_cache_is_removed_once_and_nothing_beside_it(tmp_path, counted):
+    """The removed output-replay cache left ``<cache>/output`` full of pickles: the first analysis
+    written removes that directory, and only it (its siblings, and a link named ``output``, stay)."""
+    old = cache_dir("output")
+    (old / "sub").mkdir(parents=True)
+    (old / "sub" / "entry.pickle").write_bytes(pickle.dumps(("show", b"old output")))
+    beside = cache_dir("outputs")
+    beside.mkdir()
+    (beside / "keep").write_text("not msgperf's")
+    kernels = cache_dir("kernels")
+    kernels.mkdir()
+    path = write_run(pingpong_run(), tmp_path / "r.jsonl")
+    load_analyzed(str(path))
+    assert not old.exists() and (beside / "keep").exists() and kernels.is_dir()
+    assert len(counted) == 1 and list(cache_dir("analysis").glob("*.npz"))
+
+
+def test_a_link_named_like_the_old_output_cache_is_left_alone(tmp_path, counted):
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "precious").write_text("the user's")
+    cache_dir("output").parent.mkdir(parents=True)
+    cache_dir("output").symlink_to(target)
+    load_analyzed(str(write_run(pingpong_run(), tmp_path / "r.jsonl")))
+    assert (target / "precious").read_text() == "the user's" and cache_dir("output").is_symlink()

@@ -1,4 +1,4 @@
-"""Every file msgperf writes whole goes to a temporary name and is renamed (atomic_file.py), so a
+"""Every file msgperf writes whole goes to a temporary name and is renamed (writing.py), so a
 full disk or a crash never leaves half a file or destroys the previous one. This test reads the
 sources: a new place that opens a file for writing fails it until it is either made atomic or
 listed below with the reason it may write in place."""
@@ -14,7 +14,7 @@ WRITES = re.compile(r"""write_text\(|write_bytes\(|open\([^)]*['"]([wax]\+?b?|[w
 
 # (file, the line's code) -> why it may write where it does
 ALLOWED = {
-    ("atomic_file.py", 'with temporary.open("w", encoding="utf-8", newline="") as out:'): "the temporary name itself",
+    ("writing.py", 'with temporary.open("w", encoding="utf-8", newline="") as out:'): "the temporary name itself",
     ("commands/export.py", 'with tmp.open("w", encoding="utf-8", newline="") as out:'): "atomic_path's temporary",
     ("commands/export.py", 'with table_tmp.open("w", encoding="utf-8", newline="") as table, \\'): "atomic_path's temporary",
     ("commands/export.py", 'samples_tmp.open("w", encoding="utf-8", newline="") as samples:'): "atomic_path's temporary",
@@ -43,5 +43,33 @@ def test_every_write_is_atomic_or_listed_with_its_reason():
             if WRITES.search(code) and not code.startswith("#"):
                 found.add((str(path.relative_to(SRC)), code))
     unlisted = sorted(found - set(ALLOWED))
-    assert not unlisted, f"writes a file in place; use atomic_file.atomic_write or list it with its reason: {unlisted}"
+    assert not unlisted, f"writes a file in place; use writing.atomic_write or list it with its reason: {unlisted}"
     assert not set(ALLOWED) - found, f"listed but gone (remove from ALLOWED): {sorted(set(ALLOWED) - found)}"
+
+
+# Files that write whole without the guard: msgperf's own files, not a file a user named over
+# something that exists (the guard's job, writing.output), or a writer the guard checked already.
+OWN_FILES = {
+    "records/runfile_write.py": "a run file msgperf assembles (msgperf run -o has its own guard, launch/run_file_guard.py)",
+    "commands/profile.py": "the merged profile, over the placeholder msgperf profile claimed itself",
+    "launch/build.py": "the kernels' build cache",
+    "launch/budget.py": "the finish times in the cache",
+    "commands/export.py": "export_run and the tidy pair write through atomic_path with the guard's recheck from output()",
+}
+
+
+def test_user_files_are_written_through_the_one_writing_face():
+    """A report, plot, batch script or export is checked by writing.output (the guard) and
+    written whole; nothing outside writing.py asks the guard itself or writes whole unlisted."""
+    asks_guard, writes_whole = set(), set()
+    for path in sorted(SRC.rglob("*.py")):
+        name = str(path.relative_to(SRC))
+        if name == "writing.py":
+            continue
+        text = path.read_text()
+        if "check_replace(" in text:
+            asks_guard.add(name)
+        if re.search(r"\batomic_(write|path)\(", text):
+            writes_whole.add(name)
+    assert not asks_guard, f"ask writing.output, not check_replace: {sorted(asks_guard)}"
+    assert writes_whole <= set(OWN_FILES), f"write through writing.output(...): {sorted(writes_whole - set(OWN_FILES))}"

@@ -19,8 +19,10 @@ allowed result classes; anything else is ignored and replaced. Entries are writt
 temporary file and renamed; a write that fails (full disk, file-size limit) removes its
 temporary, and temporaries older than ``STALE_TMP_S`` (a killed writer's) are removed at the
 next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
-``$MSGPERF_CACHE/analysis`` or ``$XDG_CACHE_HOME/msgperf/analysis``; ``MSGPERF_NO_CACHE=1``
-turns the cache off.
+Entries live in ``cache_dir("analysis")`` (cache_dir.py: ``$MSGPERF_CACHE/analysis`` or
+``$XDG_CACHE_HOME/msgperf/analysis``); ``MSGPERF_NO_CACHE=1`` turns the cache off. A write also
+removes the older output-replay cache's directory when it is found (cache_dir.py). Only the
+loader (loader.py, the one reading module) uses this cache.
 """
 
 from __future__ import annotations
@@ -34,19 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from msgperf import __version__
+from msgperf.cache_dir import cache_dir, remove_old_output_cache
 
 MAX_ENTRIES = 64
 STALE_TMP_S = 600.0
 SUFFIX = ".npz"
 _SHAPING = ("analysis", "records", "store", "loader.py", "units.py", "analysis_cache.py", "plain_data.py")
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("MSGPERF_CACHE")
-    if env:
-        return Path(env) / "analysis"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "msgperf" / "analysis"
 
 
 @functools.lru_cache(maxsize=1)
@@ -97,7 +92,7 @@ def entry_key(source_key: str, options: tuple) -> str:
 
 
 def entry_path(source_key: str, options: tuple) -> Path:
-    return cache_dir() / f"{entry_key(source_key, options)}{SUFFIX}"
+    return cache_dir("analysis") / f"{entry_key(source_key, options)}{SUFFIX}"
 
 
 def enabled() -> bool:
@@ -132,7 +127,7 @@ def get(source_key: str | None, options: tuple) -> Any | None:
         return None
     from msgperf import plain_data  # noqa: PLC0415
 
-    directory = cache_dir()
+    directory = cache_dir("analysis")
     if not _usable_dir(directory, create=False):
         return None
     key = entry_key(source_key, options)
@@ -174,7 +169,8 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
         return
     from msgperf import plain_data  # noqa: PLC0415
 
-    directory = cache_dir()
+    remove_old_output_cache()
+    directory = cache_dir("analysis")
     if not _usable_dir(directory, create=True):
         return
     key = entry_key(source_key, options)

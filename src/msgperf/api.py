@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Iterable, Union
 
 from msgperf.analysis.samples import sample_stats
 from msgperf.errors import MsgperfError
+from msgperf.loader import load
 from msgperf.records.sample_table import COLUMN_NAMES, sample_table
 from msgperf.records.format import Run
 from msgperf.store.db import open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since
-from msgperf.store.resolve import resolve_run_ref
 
 if TYPE_CHECKING:
     import pandas
@@ -76,7 +76,8 @@ def _load(ref: RunRef, db: str | None) -> tuple[Run, RunRow | None]:
     if isinstance(ref, int):
         with open_store(db, create=False) as store:
             return store.load_run(ref), store.get_row(ref)
-    return resolve_run_ref(os.fspath(ref), db)
+    loaded = load(os.fspath(ref), db)
+    return loaded.run, loaded.row
 
 
 def _refs(refs: RunRef | Iterable[RunRef]) -> list[RunRef]:

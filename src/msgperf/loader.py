@@ -1,10 +1,14 @@
-"""The one loader: every command that reads a run takes a stored run id or a file of any tool
-msgperf reads — a msgperf run file, a msgperf JSON export, an output of OSU Micro-Benchmarks,
+"""The one reading module: every command that reads a run takes a stored run id or a file of any
+tool msgperf reads — a msgperf run file, a msgperf JSON export, an output of OSU Micro-Benchmarks,
 the Intel MPI Benchmarks or NetPIPE (recognised by its content, so OSU's microseconds are read as
 microseconds), or a two-column text file of samples (bytes and seconds per line).
 
-``load(arg, db) -> Loaded``: the ``Run``, its store row when it came from the store, and notes
-(a cut-off last line, an imported output's skipped lines) for the command to print.
+- ``load(arg, db) -> Loaded``: the ``Run``, its store row when it came from the store, and notes
+  (a cut-off last line, an imported output's skipped lines) for the command to print;
+- ``load_analyzed(arg, db, ...) -> (Loaded, RunResult)``: the same and its analysis, from the
+  analysis cache (analysis_cache.py, used by nothing else) while the run is unchanged;
+- ``load_profile(arg, db) -> (Profile, label)``: a profile file or a stored profile's id;
+- ``stored_id(arg)``: the one rule for what names a stored run or profile (``12``, ``#12``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from msgperf import __version__
+from msgperf import __version__, analysis_cache
 from msgperf.errors import MsgperfError
 from msgperf.records.format import FORMAT_VERSION, Measurement, Plan, Run, RunInfo
 from msgperf.records.importers import TOOLS, guess_tool, load_file, parse_foreign
@@ -25,6 +29,12 @@ from msgperf.records.samples_text import is_run_file, read_samples_text
 from msgperf.store.listing import RunRow
 
 _ID = re.compile(r"#?(\d{1,18})\Z")
+
+
+def stored_id(arg: str) -> int | None:
+    """The stored run's or profile's id that ``arg`` names (``12``, ``#12``), or None."""
+    match = _ID.match(str(arg).strip())
+    return int(match.group(1)) if match else None
 
 
 @dataclass(frozen=True)
@@ -72,12 +82,11 @@ def load(arg: str, db: str | None = None) -> Loaded:
     path = Path(text)
     if path.exists():
         return _from_file(path)
-    match = _ID.match(text.strip())
-    if match:
+    run_id = stored_id(text)
+    if run_id is not None:
         from msgperf.store.db import open_store  # noqa: PLC0415 (only commands given an id need SQLite)
 
         with open_store(db, create=False) as store:
-            run_id = int(match.group(1))
             return Loaded(store.load_run(run_id), store.get_row(run_id))
     raise MsgperfError(f"no run file or run id '{text}': no such file, and a run id is a number "
                        "that 'msgperf runs' lists")
@@ -87,7 +96,6 @@ def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
                   tolerance: float | None = None, confidence: float = 0.95) -> tuple[Loaded, Any]:
     """``load`` and ``analyze`` once, or both from the cache when this run, as it is now, was
     analysed before by this code (msgperf/analysis_cache.py): (Loaded, RunResult)."""
-    from msgperf import analysis_cache  # noqa: PLC0415
     from msgperf.analysis.model import TOLERANCE  # noqa: PLC0415
 
     tolerance = TOLERANCE if tolerance is None else tolerance
@@ -95,17 +103,15 @@ def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
     text = str(arg)
     key: str | None = None
     row = None
-    if Path(text).exists() and not Path(text).is_dir():
-        key = analysis_cache.file_key(text)
-    else:
-        match = _ID.match(text.strip())
-        if match:
-            from msgperf.store.db import open_store  # noqa: PLC0415
+    run_id = None if Path(text).exists() else stored_id(text)
+    if run_id is not None:
+        from msgperf.store.db import open_store  # noqa: PLC0415
 
-            with open_store(db, create=False) as store:
-                run_id = int(match.group(1))
-                row = store.get_row(run_id)
-                key = analysis_cache.stored_key(store.content_now(run_id))
+        with open_store(db, create=False) as store:
+            row = store.get_row(run_id)
+            key = analysis_cache.stored_key(store.content_now(run_id))
+    elif not Path(text).is_dir():
+        key = analysis_cache.file_key(text)  # None when there is no such file: load says so
     cached = analysis_cache.get(key, options)
     if cached is not None:
         run, notes, result = cached
@@ -116,3 +122,20 @@ def load_analyzed(arg: str, db: str | None = None, *, launch: int | None = None,
     result = analyze(loaded.run, launch=launch, tolerance=tolerance, confidence=confidence)
     analysis_cache.put(key, options, (loaded.run, loaded.notes, result))
     return loaded, result
+
+
+def load_profile(arg: str, db: str | None = None) -> tuple[Any, str]:
+    """(Profile, its label): a profile file, or a stored profile's id."""
+    from msgperf.records.profile_read import read_profile  # noqa: PLC0415 (profiles only)
+
+    path = Path(arg)
+    if path.is_file():
+        return read_profile(path).profile, str(path)
+    profile_id = stored_id(arg)
+    if profile_id is not None:
+        from msgperf.store.db import open_store  # noqa: PLC0415
+
+        with open_store(db, create=False) as store:
+            return store.load_profile(profile_id), f"profile {profile_id}"
+    raise MsgperfError(f"no profile file or profile id '{arg}': no such file, and a profile id is a number "
+                       "that 'msgperf runs --source profile' lists")

@@ -10,7 +10,7 @@ import pytest
 
 from msgperf.commands.report import report_next_to
 from msgperf.commands.slurm import is_msgperf_script
-from msgperf.output_guard import measurements_in
+from msgperf.writing import measurements_in
 from msgperf.records.profile_format import profile_text
 from msgperf.records.runfile_read import read_run
 from tests.cli_in_process import cli
@@ -196,7 +196,7 @@ def test_export_to_standard_output_with_a_dash(tmp_path, capsys, run_file):
 
 
 def test_the_atomic_rename_never_replaces_a_device_even_unguarded(tmp_path):
-    from msgperf.atomic_file import atomic_write
+    from msgperf.writing import atomic_write
     from msgperf.errors import MsgperfError
 
     link = tmp_path / "null"
@@ -250,7 +250,7 @@ def test_a_report_that_appears_while_writing_is_kept(tmp_path, capsys, run_file,
 def test_report_to_a_name_the_user_gave_replaces_msgperfs_own_report_only(tmp_path, capsys, run_file):
     """`msgperf report RUN -o RUN.html` after `msgperf run` (which wrote RUN.html) refused
     without --force; msgperf's own report may be replaced at any name, a foreign file may not."""
-    from msgperf.output_guard import REPORT_MARK, is_msgperf_report
+    from msgperf.writing import REPORT_MARK, is_msgperf_report
 
     mine = tmp_path / "run.html"
     assert report_next_to(read_run(run_file).run, run_file) == f"report: {mine}"

@@ -10,8 +10,8 @@ import pytest
 
 from msgperf.errors import MsgperfError
 from msgperf.records.runfile_read import read_run
+from msgperf.loader import load
 from msgperf.store.db import open_store
-from msgperf.store.resolve import resolve_run, resolve_run_ref
 from tests.cli_in_process import cli
 from tests.factories import assert_same_run, stored_run, write_run_file
 
@@ -139,22 +139,27 @@ def test_export_format_follows_the_extension_and_a_mismatch_is_an_error(tmp_path
     assert code == 1 and "cannot tell the format" in err
 
 
-def test_resolve_reads_files_and_ids(tmp_path, files, monkeypatch):
+def load_run(arg, db):
+    return load(arg, db).run
+
+
+def test_the_loader_reads_files_and_ids(tmp_path, files, monkeypatch):
     db = str(tmp_path / "s.db")
     with open_store(db) as store:
         store.add_run(read_run(files[1]).run)
-    assert_same_run(resolve_run(str(files[0]), db), read_run(files[0]).run)
-    run, row = resolve_run_ref("1", db)
+    assert_same_run(load_run(str(files[0]), db), read_run(files[0]).run)
+    loaded = load("1", db)
+    run, row = loaded.run, loaded.row
     assert_same_run(run, read_run(files[1]).run) and row.id == 1
     monkeypatch.chdir(tmp_path)
     (tmp_path / "1").write_text(files[0].read_text())  # an existing path wins over an id
-    assert_same_run(resolve_run("1", db), read_run(files[0]).run)
+    assert_same_run(load_run("1", db), read_run(files[0]).run)
     with pytest.raises(MsgperfError, match="no run 5 in"):
-        resolve_run("5", db)
+        load_run("5", db)
     with pytest.raises(MsgperfError, match="no run file or run id 'run3.jsonl'"):
-        resolve_run("run3.jsonl", db)
+        load_run("run3.jsonl", db)
     with pytest.raises(MsgperfError, match="is a directory"):
-        resolve_run(str(tmp_path), db)
+        load_run(str(tmp_path), db)
 
 
 def test_reading_commands_do_not_create_a_database(tmp_path, capsys):

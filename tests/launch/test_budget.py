@@ -121,9 +121,9 @@ def test_what_follows_the_measurements_is_kept_aside_at_what_it_took_last_time(t
     budget.remember_finish(answer_s=0.8)  # a run without a report keeps the report's last time
     assert budget.remembered_finish(report=True) == pytest.approx(5.0)
     assert budget.remembered_finish(report=False) == pytest.approx(0.8)
-    (tmp_path / "cache" / budget.FINISH_TIMES).write_text('{"answer_s": NaN, "report_s": "x"}')
+    (tmp_path / "cache" / "kernels" / budget.FINISH_TIMES).write_text('{"answer_s": NaN, "report_s": "x"}')
     assert budget.remembered_finish(report=True) == budget.FINISH_S + budget.REPORT_S  # no memory, not an error
-    (tmp_path / "cache" / budget.FINISH_TIMES).write_text("[1, 2")
+    (tmp_path / "cache" / "kernels" / budget.FINISH_TIMES).write_text("[1, 2")
     assert budget.remembered_finish(report=False) == budget.FINISH_S
 
 

@@ -9,7 +9,12 @@ import pytest
 from msgperf.analysis import analyze_series
 from msgperf.analysis.result import analyze
 from msgperf.present import plots
+from msgperf.writing import output
 from tests.factories import REPORT_SIZES, pingpong_run, rich_run
+
+
+def saved(fig, path):
+    return plots.save_figure(fig, output(path, False, what="a plot"))
 
 
 def png_size(path):
@@ -28,7 +33,7 @@ def test_time_plot_png_size_and_series(tmp_path):
     # one errorbar data line + one line per segment + one dashed line per breakpoint
     assert len(ax.get_lines()) >= 1 + segments + len(result.sweep.piecewise.breakpoints)
     assert len(ax.patches) == len(result.sweep.piecewise.breakpoints)  # the interval spans
-    path = plots.save_figure(fig, tmp_path / "t.png")
+    path = saved(fig, tmp_path / "t.png")
     assert png_size(path) == (800, 500)
 
 
@@ -40,7 +45,7 @@ def test_bandwidth_plot_marks_asymptote_n_half_and_bound(tmp_path):
     assert any("n½" in l for l in labels)
     assert any("memcpy" in l for l in labels)
     assert "10^9 B/s" in fig.axes[0].get_ylabel() or "10^6 B/s" in fig.axes[0].get_ylabel()
-    assert png_size(plots.save_figure(fig, tmp_path / "b.png")) == (800, 500)
+    assert png_size(saved(fig, tmp_path / "b.png")) == (800, 500)
 
 
 def test_variability_plot_has_boxes_errorbars_min_max_outliers(tmp_path):
@@ -52,7 +57,7 @@ def test_variability_plot_has_boxes_errorbars_min_max_outliers(tmp_path):
     assert {"min", "max"} <= set(labels)
     assert any("outliers" in l for l in labels)
     assert len(ax.patches) == len(REPORT_SIZES)  # one box per size
-    assert png_size(plots.save_figure(fig, tmp_path / "v.png")) == (900, 500)
+    assert png_size(saved(fig, tmp_path / "v.png")) == (900, 500)
 
 
 def test_launch_overlay_one_line_per_launch(tmp_path):
@@ -72,7 +77,7 @@ def test_contention_and_matrix(tmp_path):
     ax = fig.axes[0]
     assert len(ax.images) == 1 and ax.images[0].get_array().shape == (4, 4)
     assert len(ax.get_lines()) == 2  # one host boundary, horizontal and vertical
-    assert png_size(plots.save_figure(fig, tmp_path / "m.png")) == (650, 550)
+    assert png_size(saved(fig, tmp_path / "m.png")) == (650, 550)
 
 
 def test_overlay_one_series_per_run_and_formats(tmp_path):
@@ -80,11 +85,11 @@ def test_overlay_one_series_per_run_and_formats(tmp_path):
     fig = plots.overlay_plot(results)
     handles, labels = fig.axes[0].get_legend_handles_labels()
     assert labels == ["run 0", "run 1", "run 2"]
-    svg = plots.save_figure(fig, tmp_path / "o.svg").read_text()
+    svg = saved(fig, tmp_path / "o.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert plots.save_figure(fig, tmp_path / "o.pdf").read_bytes()[:5] == b"%PDF-"
+    assert saved(fig, tmp_path / "o.pdf").read_bytes()[:5] == b"%PDF-"
     with pytest.raises(Exception, match="png"):
-        plots.save_figure(fig, tmp_path / "o.gif")
+        saved(fig, tmp_path / "o.gif")
 
 
 def test_units_are_human():
@@ -113,7 +118,7 @@ def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
     evil = "$\\frac{a$_x^^\x1b[31m" + "h" * 500
     result = analyze_series(pingpong_run(host=evil))
     fig = plots.overlay_plot([(evil, result), ("plain", analyze_series(pingpong_run(seed=1)))], title=evil)
-    assert png_size(plots.save_figure(fig, tmp_path / "o.png")) == (800, 500)
+    assert png_size(saved(fig, tmp_path / "o.png")) == (800, 500)
     ax = fig.axes[0]
     title = ax.get_title()
     assert title.startswith("$\\frac{a$_x^^\\x1b[31m") and title.endswith(f"…(+{len(evil) - 160} chars)")
@@ -137,5 +142,5 @@ def test_profile_histogram_one_bar_per_bucket_coloured_by_regime(tmp_path):
     assert [p.get_x() for p in ax.patches] == [8, 64]  # each bar starts at its bucket's low end
     marks = {line.get_label() for line in ax.get_lines()}
     assert "eager limit 16384 B" in marks and any(m.startswith("n½ = ") for m in marks)
-    path = plots.save_figure(fig, tmp_path / "h.png")
+    path = saved(fig, tmp_path / "h.png")
     assert png_size(path) == (800, 500)

@@ -147,7 +147,7 @@ def test_a_write_that_fails_midway_keeps_the_previous_report(run_file, tmp_path,
 
     import pytest
 
-    from msgperf import atomic_file
+    from msgperf import writing
     from msgperf.errors import MsgperfError
     from msgperf.records.runfile_read import read_run
     target = tmp_path / "r.html"
@@ -155,9 +155,9 @@ def test_a_write_that_fails_midway_keeps_the_previous_report(run_file, tmp_path,
 
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(atomic_file.os, "fsync", full)
+    monkeypatch.setattr(writing.os, "fsync", full)
     with pytest.raises(MsgperfError, match="cannot write it \\(No space left on device\\); nothing was changed"):
-            report.write_report(analyze_runs([read_run(run_file).run])[0], target)
+            report.write_report(analyze_runs([read_run(run_file).run])[0], writing.output(target, True, what="the report"))
     assert target.read_text() == "the previous report" and sorted(os.listdir(tmp_path)) == ["a.jsonl", "r.html"]
 
 

@@ -17,13 +17,14 @@ import pytest
 
 from msgperf.commands.report import analyze_runs
 from msgperf.present import report as report_module
+from msgperf.writing import output
 from tests.conftest import ROOT
 from tests.factories import HOSTILE, every_family_run, host_facts, pingpong_run, rich_run, with_machine
 
 
 def write_report(runs, path):
     results, comparisons = analyze_runs(list(runs))
-    return report_module.write_report(results, path, comparisons)
+    return report_module.write_report(results, output(path, True, what="the report"), comparisons)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -5,33 +5,12 @@ report (msgperf report --profile P) loads them the same way."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import click
 
 from msgperf.errors import MsgperfError
-
-_ID = re.compile(r"#?(\d{1,18})\Z")
-
-
-def load_profile(arg: str, db: str | None) -> tuple[Any, str]:
-    """(Profile, its label): a profile file, or a stored profile's id."""
-    from msgperf.records.profile_read import read_profile
-    from msgperf.store.db import open_store
-
-    path = Path(arg)
-    if path.is_file():
-        result = read_profile(path)
-        return result.profile, str(path)
-    match = _ID.match(arg.strip())
-    if match:
-        with open_store(db, create=False) as store:
-            return store.load_profile(int(match.group(1))), f"profile {match.group(1)}"
-    raise MsgperfError(f"no profile file or profile id '{arg}': no such file, and a profile id is a number "
-                       "that 'msgperf runs --source profile' lists")
-
 
 # Runs whose conditions are read (each one loaded) before the choice gives up: the newest that the
 # listing lets through; an older run is rarely the better model of today's machine.
@@ -83,6 +62,7 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
     from msgperf.analysis import AnalysisError
     from msgperf.analysis.advice import advise_profile
     from msgperf.commands.fit import load_series
+    from msgperf.loader import load_profile
 
     profile, label = load_profile(profile_arg, db)
     if not profile.ranks:

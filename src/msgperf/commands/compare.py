@@ -71,7 +71,7 @@ def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effec
     from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, gate
     from msgperf.present.compare_table import render_comparison, render_gate
     from msgperf.present.terminal import console as terminal_console
-    from msgperf.store.resolve import resolve_run
+    from msgperf.loader import load
 
     if len(runs) < 2:
         raise MsgperfError("compare needs at least two runs: msgperf compare A B")
@@ -79,7 +79,7 @@ def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effec
         raise MsgperfError(f"--alpha {alpha:g}: give a level between 0 and 1, e.g. 0.05")
     _percentage("--fail-above", fail_above, MAX_FAIL_ABOVE)
     _percentage("--min-effect", min_effect, 100.0)
-    loaded = [resolve_run(r, db) for r in runs]
+    loaded = [load(r, db).run for r in runs]
     history = [] if no_history else _history(loaded, db)
     results = []
     for arg, run in zip(runs[1:], loaded[1:]):

@@ -14,17 +14,16 @@ from typing import Callable, TextIO
 
 import click
 
-from msgperf.atomic_file import atomic_path
 from msgperf.commands._options import db_option
+from msgperf.writing import atomic_path, output as output_file
 from msgperf.errors import MsgperfError
-from msgperf.output_guard import check_replace
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
 from msgperf.records.sample_table import (cut_note, tidy_measurements_path, write_csv, write_csv_tidy,
                                           write_parquet)
 from msgperf.store.listing import RunRow
-from msgperf.store.resolve import resolve_run_ref
+from msgperf.loader import load
 
 FORMATS = ("json", "csv", "parquet", "run")
 
@@ -38,7 +37,7 @@ def export_run(run: Run, row: RunRow | None, fmt: str, path: str | Path | None,
                recheck: Callable[[Path], None] | None = None) -> str | None:
     """Write ``run`` as ``fmt`` to ``path`` (atomically), or to ``stdout`` for a text format
     when ``path`` is None. Returns the path written, if any. ``writer``: writes the text itself
-    (a streamed CSV, where ``run`` holds no measurements). ``recheck``: output_guard's check,
+    (a streamed CSV, where ``run`` holds no measurements). ``recheck``: the guard's check (writing.py),
     made again before the file is renamed into place."""
     if fmt not in FORMATS:
         raise MsgperfError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -119,7 +118,8 @@ def _export_tidy(arg: str, fmt: str, output: str | None, db: str | None,
         header, measurements = streamed
         run, row, ms, measured = header.run, None, measurements(), header.measured
     else:
-        run, row = resolve_run_ref(arg, db)
+        loaded = load(arg, db)
+        run, row = loaded.run, loaded.row
         ms, measured = None, None
     with atomic_path(table_path, recheck=rechecks[1]) as table_tmp, \
             atomic_path(target, recheck=rechecks[0]) as samples_tmp:
@@ -154,10 +154,10 @@ def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: 
     recheck = table_recheck = None
     if output is not None:  # before anything is read: a refusal costs nothing
         stdout = "to write the export to standard output, give -o - (or no -o)"
-        recheck = check_replace(Path(output), force, what="an export", to_stdout=stdout)
+        recheck = output_file(output, force, what="an export", to_stdout=stdout).recheck
         if csv_layout == "tidy":
-            table_recheck = check_replace(tidy_measurements_path(Path(output)), force, what="an export",
-                                          option="-o (its table)", to_stdout=stdout)
+            table_recheck = output_file(tidy_measurements_path(Path(output)), force, what="an export",
+                                        option="-o (its table)", to_stdout=stdout).recheck
     if csv_layout == "tidy":
         _export_tidy(run, fmt, output, db, (recheck, table_recheck))
         return
@@ -172,9 +172,9 @@ def command(run: str, fmt: str | None, output: str | None, csv_layout: str, db: 
         if header.truncated:
             click.echo(f"note: {run}: the last line was cut off (a killed job?) and was left out", err=True)
     else:
-        loaded, row = resolve_run_ref(run, db)
-        writer = (lambda out: cut.extend(write_csv(loaded, row, out))) if fmt == "csv" else None
-        written = export_run(loaded, row, fmt, output, stdout=sys.stdout, writer=writer, recheck=recheck)
+        loaded = load(run, db)
+        writer = (lambda out: cut.extend(write_csv(loaded.run, loaded.row, out))) if fmt == "csv" else None
+        written = export_run(loaded.run, loaded.row, fmt, output, stdout=sys.stdout, writer=writer, recheck=recheck)
     if cut:
         click.echo(f"note: {cut_note(tuple(cut))}", err=True)
     if written:

@@ -36,9 +36,9 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
 
     if output.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise MsgperfError(f"{output}: write a .png, .svg or .pdf file")
-    from msgperf.output_guard import check_replace
+    from msgperf.writing import output as output_file
 
-    recheck = check_replace(output, force, what="a plot")
+    to = output_file(output, force, what="a plot")
     kind = kind or ("overlay" if len(runs) > 1 else "time")
     if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")
@@ -76,4 +76,4 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
                 fig = plots.launches_plot(series.model)
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from exc
-    click.echo(f"plot: {plots.save_figure(fig, output, recheck)}")
+    click.echo(f"plot: {plots.save_figure(fig, to)}")

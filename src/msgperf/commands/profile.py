@@ -24,8 +24,8 @@ from pathlib import Path
 
 import click
 
-from msgperf.atomic_file import atomic_write
 from msgperf.commands._options import db_option
+from msgperf.writing import atomic_write
 from msgperf.errors import MsgperfError
 from msgperf.launch import children
 from msgperf.launch.build import build_profiler

@@ -24,12 +24,12 @@ def report_next_to(run: Any, run_file: str | Path, result: Any = None) -> str:
     from msgperf.analysis.result import analyze
     from msgperf.present.report import write_report
 
-    from msgperf.output_guard import check_replace, is_msgperf_report
+    from msgperf.writing import is_msgperf_report, output
 
     path = default_report_path(run_file)
     try:
-        recheck = check_replace(path, False, what="the report", ours=is_msgperf_report, chosen=True)
-        write_report([(result if result is not None else analyze(run), run)], path, recheck=recheck)
+        to = output(path, False, what="the report", ours=is_msgperf_report, chosen=True)
+        write_report([(result if result is not None else analyze(run), run)], to)
     except Exception as exc:  # noqa: BLE001 - a report problem must not lose a measurement
         return f"note: no report written ({type(exc).__name__}: {exc}); try: msgperf report {run_file}"
     return f"report: {path}"
@@ -79,17 +79,16 @@ def command(runs: tuple[str, ...], output: Path | None, title: str | None, alpha
         raise MsgperfError(f"--alpha {alpha}: give a level between 0 and 1, e.g. 0.05")
     if not runs and profile_arg is None:
         raise click.UsageError("give RUN... (run files or ids), or --profile P [RUN]")
-    output, recheck = _checked_output(runs, profile_arg, output, force)
-    _report(runs, output, title, alpha, db, profile_arg, recheck)
+    _report(runs, _checked_output(runs, profile_arg, output, force), title, alpha, db, profile_arg)
 
 
 def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path | None,
-                    force: bool) -> tuple[Path, Any]:
-    """The report's path (-o, else beside the first run or profile when it is a file, else
-    report-<id>.html here), checked before anything is measured, read or replayed, and the
-    check to make again before the report is renamed into place. A report msgperf wrote is
+                    force: bool) -> Any:
+    """The report's file (-o, else beside the first run or profile when it is a file, else
+    report-<id>.html here) as writing.py's ``Output``, checked before anything is measured or
+    read, and again before the report is renamed into place. A report msgperf wrote is
     replaced without --force, at any name: writing it again is the point of the command."""
-    from msgperf.output_guard import check_replace, is_msgperf_report
+    from msgperf.writing import is_msgperf_report, output as output_file
 
     chosen = output is None
     if output is None:
@@ -98,17 +97,18 @@ def _checked_output(runs: tuple[str, ...], profile_arg: str | None, output: Path
                   else Path(f"report-{'profile-' if profile_arg is not None else ''}{first.lstrip('#')}.html"))
     if output.suffix.lower() not in (".html", ".htm"):
         raise MsgperfError(f"{output}: the report is HTML; name it something.html")
-    return output, check_replace(output, force, what="the report", ours=is_msgperf_report, chosen=chosen)
+    return output_file(output, force, what="the report", ours=is_msgperf_report, chosen=chosen)
 
 
-def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float,
-            db: str | None, profile_arg: str | None, recheck: Any = None) -> None:
+def _report(runs: tuple[str, ...], to: Any, title: str | None, alpha: float,
+            db: str | None, profile_arg: str | None) -> None:
     from msgperf.loader import load_analyzed
     from msgperf.present.report import write_report
 
     profiles = []
     if profile_arg is not None:
-        from msgperf.commands.advise_profile import load_profile, profile_advice
+        from msgperf.commands.advise_profile import profile_advice
+        from msgperf.loader import load_profile
 
         choice = None
         if not runs:
@@ -120,5 +120,5 @@ def _report(runs: tuple[str, ...], output: Path, title: str | None, alpha: float
     pairs = [load_analyzed(r, db) for r in runs]
     loaded = [item for item, _ in pairs]
     results, comparisons = analyze_runs([item.run for item in loaded], alpha, [r for _, r in pairs])
-    path = write_report(results, output, comparisons, title=title, profiles=profiles, recheck=recheck)
+    path = write_report(results, to, comparisons, title=title, profiles=profiles)
     click.echo(f"report: {path}")

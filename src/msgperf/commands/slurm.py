@@ -21,7 +21,6 @@ from pathlib import Path
 
 import click
 
-from msgperf.atomic_file import atomic_write
 from msgperf.commands._options import PlanOptions, plan_options
 from msgperf.errors import MsgperfError
 from msgperf.launch.dialects import launch_argv
@@ -168,15 +167,15 @@ def is_msgperf_script(path: Path) -> bool:
 def command(plan_options: PlanOptions, nodes, per_node, mpicc, kernels_path, srun_mpi, partition, time_limit,
             output_dir, script_path, force, submit) -> None:
     """Write a SLURM batch script that measures with srun (the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1)."""
-    from msgperf.output_guard import check_replace
+    from msgperf.writing import output
 
     chosen = script_path is None
     script_path = Path(DEFAULT_SCRIPT) if chosen else script_path
     if _one_line(str(script_path)) != str(script_path):  # it is printed in a command to copy: one line
         raise MsgperfError(f"-o '{_one_line(str(script_path))}': a script name with a newline or another control "
                            "character cannot be given to sbatch safely; choose another name")
-    recheck = check_replace(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
-                             chosen=chosen)
+    to = output(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
+                chosen=chosen)
     if plan_options.placement is None and parse_pair(plan_options.pair) == (0, 1):  # the exercise's inter-node pair
         plan_options = dataclasses.replace(plan_options, placement="inter")
     placement = plan_options.placement
@@ -203,7 +202,7 @@ def command(plan_options: PlanOptions, nodes, per_node, mpicc, kernels_path, sru
     text = batch_script(kernels=str(kernels.absolute()), plan=plan, nodes=nodes, per_node=per_node,
                         placement=placement, command_line=command_line, time_limit=time_limit,
                         partition=partition, srun_mpi=srun_mpi, output_dir=output_dir)
-    with atomic_write(script_path, mode=0o777, recheck=recheck) as out:  # executable, as the umask allows
+    with to.text(mode=0o777) as out:  # executable, as the umask allows
         out.write(text)
     # every name in a command to copy is shell-quoted: a name with $(...) or ';' stays a name
     click.echo(f"batch script: {script_path} ({nodes} node(s) x {per_node} task(s), "

@@ -142,9 +142,9 @@ FINISH_TIMES = "finish-times.json"  # in the kernels' cache folder: what the las
 
 
 def _finish_file():
-    from msgperf.launch.build import cache_dir
+    from msgperf.cache_dir import cache_dir
 
-    return cache_dir() / FINISH_TIMES
+    return cache_dir("kernels") / FINISH_TIMES
 
 
 def _remembered() -> dict:
@@ -181,7 +181,7 @@ def remember_finish(answer_s: float | None = None, report_s: float | None = None
     """Keep what this run's analysis and answer (``answer_s``, from the end of the last launch) and
     report (``report_s``) took, and how far its sweep's kernels went past their budget (a sweep up
     to ``largest`` bytes), for the next run's budget; a cache that cannot be written is skipped (the defaults serve)."""
-    from msgperf.atomic_file import atomic_write
+    from msgperf.writing import atomic_write
 
     path = _finish_file()
     seen = _remembered()

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from msgperf import __version__
-from msgperf.atomic_file import atomic_write
+from msgperf.writing import atomic_write
+from msgperf.cache_dir import cache_dir
 from msgperf.errors import MsgperfError
 
 KERNEL_NAME = "msgperf-kernels"
@@ -45,14 +46,6 @@ def kernels_dir() -> Path:
 
 def kernel_sources(root: Path) -> list[Path]:
     return sorted(root.glob("*.c")) + sorted((root / "patterns").glob("*.c"))
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("MSGPERF_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "msgperf" / "kernels"
 
 
 def find_mpicc(explicit: str | None = None) -> Path:
@@ -161,7 +154,7 @@ def _cache_folder(target_dir: Path) -> None:
         probe = tempfile.NamedTemporaryFile(dir=target_dir, prefix=".writable.")
         probe.close()
     except OSError as exc:
-        raise cache_error(cache_dir(), exc.strerror or str(exc)) from None
+        raise cache_error(cache_dir("kernels"), exc.strerror or str(exc)) from None
 
 
 def _compile(cmd: list[str], compiler: Path, tmp: Path, what: str) -> None:
@@ -174,7 +167,7 @@ def _compile(cmd: list[str], compiler: Path, tmp: Path, what: str) -> None:
     first = _first_error(result.stderr)
     unwritable = next((l.strip() for l in result.stderr.splitlines() if any(p in l for p in _CANNOT_WRITE)), None)
     if unwritable is not None and str(tmp.parent) in result.stderr:
-        raise cache_error(cache_dir(), unwritable)
+        raise cache_error(cache_dir("kernels"), unwritable)
     if unwritable is not None:  # the compiler's own temporary files
         raise MsgperfError(f"{compiler} cannot write while compiling {what}: {unwritable}; free space in "
                            f"{tempfile.gettempdir()} or set TMPDIR to a writable directory")
@@ -186,7 +179,7 @@ def _publish(tmp: Path, final: Path) -> None:
         os.replace(tmp, final)  # atomic: a concurrent build never sees half a binary
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise cache_error(cache_dir(), exc.strerror or str(exc)) from None
+        raise cache_error(cache_dir("kernels"), exc.strerror or str(exc)) from None
 
 
 def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
@@ -195,7 +188,7 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
     root = kernels_dir()
     sources = kernel_sources(root)
     identity = mpi_identity(compiler)
-    target_dir = cache_dir() / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
+    target_dir = cache_dir("kernels") / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
     binary = target_dir / KERNEL_NAME
     kernel = Kernel(path=binary, mpicc=compiler, mpiexec=find_mpiexec(compiler),
                     mpi_version=describe_mpi(identity))
@@ -211,7 +204,7 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
         with atomic_write(target_dir / "identity.json") as out:  # two builds at once: one whole file wins
             out.write(json.dumps({"mpicc": str(compiler), "mpi": kernel.mpi_version, **identity}, indent=1))
     except MsgperfError as exc:  # the binary is in place; the identity is for people reading the cache
-        raise cache_error(cache_dir(), str(exc)) from None
+        raise cache_error(cache_dir("kernels"), str(exc)) from None
     return kernel
 
 
@@ -235,7 +228,7 @@ def build_profiler(mpicc: str | None = None, force: bool = False) -> Profiler:
     root = kernels_dir() / "profiler"
     sources = sorted(root.glob("*.c"))
     identity = mpi_identity(compiler)
-    target_dir = cache_dir() / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
+    target_dir = cache_dir("kernels") / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
     library = target_dir / PROFILER_NAME
     profiler = Profiler(path=library, mpicc=compiler, mpiexec=find_mpiexec(compiler),
                         mpi_version=describe_mpi(identity))

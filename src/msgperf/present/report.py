@@ -19,13 +19,12 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from msgperf import units
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
-from msgperf.atomic_file import atomic_write
-from msgperf.output_guard import REPORT_MARK
+from msgperf.writing import REPORT_MARK, Output
 from msgperf.present import plots
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
@@ -416,7 +415,7 @@ def profile_section(advice: Any) -> str:
 
 
 def generated_at() -> str:
-    """When the report is written ("2026-11-23 15:30 UTC"), in the line output_guard.STAMPED knows."""
+    """When the report is written ("2026-11-23 15:30 UTC"), in the line report_stamp.STAMPED knows."""
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -449,13 +448,11 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
         runs=[_run_section(r, run, i, several) for i, (r, run) in enumerate(results)])
 
 
-def write_report(results: Sequence[tuple[RunResult, Any]], path: str | Path,
+def write_report(results: Sequence[tuple[RunResult, Any]], to: Output,
                  comparisons: Sequence[RunComparison | str] = (), title: str | None = None,
-                 profiles: Sequence[Any] = (), recheck: Callable[[Path], None] | None = None) -> Path:
-    """Build the report and write it to ``path`` (a temporary name, then renamed; ``recheck``:
-    output_guard's check, made again before the rename)."""
-    path = Path(path)
+                 profiles: Sequence[Any] = ()) -> Path:
+    """Build the report and write it whole to the file the guard allowed (writing.py)."""
     text = build_report(results, comparisons, title, profiles)
-    with atomic_write(path, parents=True, recheck=recheck) as out:
+    with to.text(parents=True) as out:
         out.write(text)
-    return path
+    return to.path

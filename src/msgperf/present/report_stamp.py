@@ -1,5 +1,5 @@
 """The line of a report that says when it was generated, as reports written before the generator
-mark carry it (output_guard.py recognises them by it; templates/report.html writes it)."""
+mark carry it (writing.py recognises them by it; templates/report.html writes it)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ def printable(text: str, limit: int | None = LINE_LIMIT) -> str:
     """Control characters (ANSI escapes, carriage returns, newlines, ...) shown as \\xNN, not
     obeyed; cut to ``limit`` characters (before escaping, so the cost is bounded; None: whole)."""
     shown = text if limit is None else cut(text, limit)
+    if shown.isprintable():  # most strings: nothing to show escaped (a report has ~10^5 of them)
+        return shown
     return "".join(c if c.isprintable() or c == " " else f"\\x{ord(c):02x}" for c in shown)
 
 

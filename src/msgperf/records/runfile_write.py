@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from msgperf.atomic_file import atomic_write
+from msgperf.writing import atomic_write
 from msgperf.records.format import (Run, encode_launch, encode_launch_abort, encode_launch_end,
                                     encode_measurement, encode_run)
 

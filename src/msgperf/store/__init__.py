@@ -1,4 +1,4 @@
-"""The results store (SQLite): ``open_store``, ``Store``, ``resolve_run``. See docs/store.md.
+"""The results store (SQLite): ``open_store``, ``Store``. Runs are read through msgperf.loader. See docs/store.md.
 
 The names below are imported on first use (PEP 562): a command that only needs where the store
 lives (store.location) does not import the store and the records with the package."""

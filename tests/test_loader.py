@@ -1,0 +1,23 @@
+"""The one reading module (msgperf/loader.py): the rule for what names a stored run or profile."""
+
+from __future__ import annotations
+
+import pytest
+
+from msgperf.errors import MsgperfError
+from msgperf.loader import load, load_profile, stored_id
+
+
+@pytest.mark.parametrize("arg, expected", [("12", 12), ("#12", 12), (" 7 ", 7), ("0", 0),
+                                           ("9" * 18, int("9" * 18)), ("9" * 19, None), ("12a", None),
+                                           ("-3", None), ("##1", None), ("", None), ("1.0", None)])
+def test_a_stored_id_is_up_to_18_digits_with_an_optional_hash(arg, expected):
+    assert stored_id(arg) == expected
+
+
+def test_runs_and_profiles_name_a_missing_file_the_same_way(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MsgperfError, match="no run file or run id 'nope'"):
+        load("nope", str(tmp_path / "s.db"))
+    with pytest.raises(MsgperfError, match="no profile file or profile id 'nope'"):
+        load_profile("nope", str(tmp_path / "s.db"))
