@@ -32,7 +32,7 @@ from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_MESSAG
                                     MAX_PROFILE_TIME_S, MAX_RANKS, check_float, check_int)
 
 FORMAT_NAME = "msgperf-profile"
-FORMAT_VERSION = 2  # 2: each rank record names its clock and its calibration
+FORMAT_VERSION = 3  # 2: each rank record names its clock; 3: every MPI call, kinds, sites, collectives
 
 DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
@@ -42,6 +42,12 @@ RECV_KINDS = ("recv", "irecv", "recv_init", "sendrecv", "sendrecv_replace")
 SIGNAL_ENDINGS = tuple(f"signal {name}" for name in
                        ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTERM", "SIGINT", "SIGHUP"))
 ENDED_BY = ("MPI_Finalize", "MPI_Abort", "exit without MPI_Finalize", *SIGNAL_ENDINGS)
+# The kinds of MPI call the profiler tells apart (its prof.h enum call_kind; version 3). A
+# version 1 or 2 file wrapped point-to-point calls and their waits and tests alone.
+CALL_KINDS = ("point-to-point", "wait/test", "collective", "one-sided", "probe",
+              "communicator/datatype", "other MPI")
+WAIT_CALLS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
+              "MPI_Testany", "MPI_Testsome")
 
 
 class ProfileError(MsgperfError):
@@ -143,6 +149,36 @@ class CallTime:
     call: str  # "MPI_Isend", "MPI_Waitall", ...
     n: int
     time_s: float
+    kind: str = "point-to-point"  # one of CALL_KINDS
+    bytes: int = 0  # sent by a point-to-point send, a collective's or a one-sided transfer's data (version 3)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call site: the return address of an MPI call in the program (version 3).
+
+    ``object`` is the file the address lies in (the program or a shared library, as the
+    dynamic loader named it; None where it could not tell) and ``offset`` the address from
+    that file's load address, what ``addr2line -e object`` reads; without an object,
+    ``offset`` is the absolute address."""
+
+    call: str
+    object: str | None
+    offset: int
+    n: int
+    time_s: float
+
+
+@dataclass(frozen=True)
+class CollectiveCalls:
+    """The calls of one collective with one communicator size and one data size (version 3):
+    what a collective's model needs to predict them."""
+
+    call: str  # "MPI_Allreduce", "MPI_Ibcast", ...
+    comm_size: int  # the communicator's size (remote group of an intercommunicator)
+    bytes: int  # the data of one call at this rank (docs/profile.md)
+    n: int
+    time_s: float
 
 
 @dataclass(frozen=True)
@@ -195,6 +231,13 @@ class RankProfile:
     unknown_peer: int  # messages whose peer could not be translated to a world rank
     untracked_requests: int  # requests the profiler could not remember (out of memory)
     clock: RankClock | None = None  # None in a version 1 file
+    # Version 3 (empty before): the sites with the most time, then the rest summed
+    sites: tuple[CallSite, ...] = ()
+    sites_other_n: int = 0
+    sites_other_time_s: float = 0.0
+    collectives: tuple[CollectiveCalls, ...] = ()
+    collectives_other_n: int = 0  # calls whose (call, size, bytes) found the table full
+    collectives_other_time_s: float = 0.0
 
     @property
     def finalized(self) -> bool:
@@ -463,7 +506,16 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     for name, value in calls_obj.items():
         if not isinstance(value, dict):
             raise ProfileError(f"{where}: calls[{name!r}] must be an object")
-        calls.append(CallTime(call=name, n=_count(value, "n", where), time_s=_seconds(value, "time_s", where)))
+        _string(name, f"calls[{name[:40]!r}]", where)
+        if version >= 3:
+            kind = _get(value, "kind", str, where)
+            if kind not in CALL_KINDS:
+                raise ProfileError(f"{where}: calls[{name!r}] kind {kind!r} is not one of {', '.join(CALL_KINDS)}")
+            extra = {"kind": kind, "bytes": _total(value, "bytes", where)}
+        else:
+            extra = {"kind": "wait/test" if name in WAIT_CALLS else "point-to-point"}
+        calls.append(CallTime(call=name, n=_count(value, "n", where), time_s=_seconds(value, "time_s", where),
+                              **extra))
     rank = _count(obj, "rank", where)
     if nranks is not None and rank >= nranks:
         raise ProfileError(f"{where}: rank {rank} in a run of {nranks} ranks")
@@ -487,7 +539,38 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
         messages=messages, sequences=sequences,
         proc_null=_count(obj, "proc_null", where), unknown_peer=_count(obj, "unknown_peer", where),
         untracked_requests=_count(obj, "untracked_requests", where),
-        clock=_decode_clock(obj, where) if version >= 2 else None)
+        clock=_decode_clock(obj, where) if version >= 2 else None,
+        **(_decode_v3(obj, where, nranks) if version >= 3 else {}))
+
+
+def _string(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise ProfileError(f"{where}: field {key!r} must be str, not {type(value).__name__}")
+    return value  # its length and characters: the reader's check_json_values
+
+
+def _decode_v3(obj: Mapping[str, Any], where: str, nranks: int | None) -> dict[str, Any]:
+    sites = []
+    for i, site in enumerate(_get(obj, "sites", list, where)):
+        if not isinstance(site, dict):
+            raise ProfileError(f"{where}: sites[{i}] must be an object")
+        obj_name = site.get("object")
+        sites.append(CallSite(call=_string(_get(site, "call", str, where), "call", where),
+                              object=None if obj_name is None else _string(obj_name, "object", where),
+                              offset=_total(site, "offset", where), n=_count(site, "n", where),
+                              time_s=_seconds(site, "time_s", where)))
+    colls = []
+    for i, c in enumerate(_get(obj, "collectives", list, where)):
+        if not isinstance(c, dict):
+            raise ProfileError(f"{where}: collectives[{i}] must be an object")
+        colls.append(CollectiveCalls(call=_string(_get(c, "call", str, where), "call", where),
+                                     comm_size=_count(c, "comm_size", where, MAX_RANKS),
+                                     bytes=_message_bytes(c, "bytes", where), n=_count(c, "n", where),
+                                     time_s=_seconds(c, "time_s", where)))
+    return {"sites": tuple(sites), "sites_other_n": _count(obj, "sites_other_n", where),
+            "sites_other_time_s": _seconds(obj, "sites_other_time_s", where),
+            "collectives": tuple(colls), "collectives_other_n": _count(obj, "collectives_other_n", where),
+            "collectives_other_time_s": _seconds(obj, "collectives_other_time_s", where)}
 
 
 # ---- encoding (the inverse of decoding, field for field) -------------------------------------
@@ -505,7 +588,7 @@ def encode_info(info: ProfileInfo) -> dict[str, Any]:
             "sequence_gap_s": info.sequence_gap_s, "complete": info.complete}
 
 
-def encode_rank(r: RankProfile) -> dict[str, Any]:
+def encode_rank(r: RankProfile, version: int = FORMAT_VERSION) -> dict[str, Any]:
     clock = {} if r.clock is None else {
         "clock": r.clock.name, "clock_ticks_per_s": r.clock.ticks_per_s,
         "clock_ticks_per_s_at_init": r.clock.ticks_per_s_at_init,
@@ -513,7 +596,15 @@ def encode_rank(r: RankProfile) -> dict[str, Any]:
     return {
         "type": "rank", "rank": r.rank, "host": r.host, "pid": r.pid, "ended_by": r.ended_by,
         "wall_s": r.wall_s, "mpi_time_s": r.mpi_time_s, "wait_time_s": r.wait_time_s,
-        "calls": {c.call: {"n": c.n, "time_s": c.time_s} for c in r.calls},
+        "calls": {c.call: {"n": c.n, "time_s": c.time_s, **({"kind": c.kind, "bytes": c.bytes} if version >= 3 else {})}
+                  for c in r.calls},
+        **({"sites": [{"call": s.call, "object": s.object, "offset": s.offset, "n": s.n, "time_s": s.time_s}
+                      for s in r.sites],
+            "sites_other_n": r.sites_other_n, "sites_other_time_s": r.sites_other_time_s,
+            "collectives": [{"call": c.call, "comm_size": c.comm_size, "bytes": c.bytes, "n": c.n,
+                             "time_s": c.time_s} for c in r.collectives],
+            "collectives_other_n": r.collectives_other_n,
+            "collectives_other_time_s": r.collectives_other_time_s} if version >= 3 else {}),
         "messages": [{"peer": m.peer, "direction": m.direction, "kind": m.kind, "count": m.count,
                       "bytes": m.bytes, "sizes": _encode_pairs(m.sizes), "other_count": m.other_count,
                       "other_bytes": m.other_bytes, "log2": _encode_pairs(m.log2)} for m in r.messages],
@@ -533,7 +624,7 @@ def encode_rank(r: RankProfile) -> dict[str, Any]:
 
 def encode_profile(profile: Profile) -> list[dict[str, Any]]:
     """The file's records, in order: the header, then the ranks by rank."""
-    return [encode_info(profile.info), *(encode_rank(r) for r in profile.ranks)]
+    return [encode_info(profile.info), *(encode_rank(r, profile.info.format_version) for r in profile.ranks)]
 
 
 def profile_text(profile: Profile) -> str:
