@@ -63,6 +63,13 @@ def kind_of(name: str) -> int:
     return 6
 
 
+def delivers_data(name: str) -> bool:
+    """Whether MPI_<name> can hand the program data (a matched receive, a completion, a
+    collective, a one-sided call, a file read): such a call ends the open back-to-back
+    sequences, as a completed receive does (prof.h, prof_leave_other)."""
+    return kind_of(name) in (0, 1, 2, 3) or re.match(r"MPI_File_i?read", name) is not None
+
+
 def _split_params(text: str) -> list[str]:
     params, depth, start = [], 0, 0
     for i, ch in enumerate(text):
@@ -158,7 +165,8 @@ def source(decls: list[tuple[str, str, str, list[str]]]) -> str:
                 f"    {ret} rc = {call};",
                 "    uint64_t t1 = prof_ticks();",
                 "    prof_lock();",
-                f"    prof_leave_other(&prof_other_stat[{i}], C_COUNT + {i}, t0, t1, PROF_SITE);",
+                f"    prof_leave_other(&prof_other_stat[{i}], C_COUNT + {i}, t0, t1, PROF_SITE, "
+                f"{int(delivers_data(name))});",
                 "    prof_unlock();",
                 "    return rc;", "}", ""]
     out.append(f"const int prof_other_count = {len(names)};")

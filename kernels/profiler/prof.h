@@ -76,7 +76,7 @@ extern const char *const call_kind_name[K_COUNT];
 static inline enum call_kind call_kind_of(enum call_id c)
 {
     return c < C_FIRST_WAIT ? K_P2P : c <= C_LAST_WAIT ? K_WAIT : c < C_FIRST_RMA ? K_COLL
-           : c < C_FIRST_FREE ? K_RMA : c == C_REQUEST_FREE ? K_P2P : K_MAKE;
+           : c < C_FIRST_FREE ? K_RMA : c == C_REQUEST_FREE ? K_OTHER : K_MAKE;
 }
 
 #define SIZE_SLOTS 16     /* distinct sizes counted exactly per (peer, kind) */
@@ -283,16 +283,17 @@ static inline void prof_leave(enum call_id call, uint64_t t_enter, uint64_t t_ex
         prof_slow_done();
 }
 
-/* A call that is not point-to-point (a collective, a one-sided call, a probe, any other MPI
- * call): its time is MPI's, and it ends the open back-to-back sequences, since what the
- * program sends next may depend on what it returned. */
+/* A call that is not one of the hand-wrapped point-to-point calls: its time is MPI's. One
+ * that can hand the program data (`ends`: a collective, a one-sided call, a matched receive,
+ * a completion, a file read) ends the open back-to-back sequences, since what the program
+ * sends next may depend on it; a probe, a communicator or datatype call, or any other call
+ * does not (other_calls.py: delivers_data). */
 static inline void prof_leave_other(struct call_stat *stat, int call, uint64_t t_enter,
-                                    uint64_t t_exit, const void *site)
+                                    uint64_t t_exit, const void *site, int ends)
 {
     uint64_t d = t_exit - t_enter;
-    if (__builtin_expect(P.deferred, 0))
-        prof_flush_recv();
-    if (P.nopen)
+    prof_bookkeeping_start(t_enter);
+    if (ends && P.nopen)
         prof_break_sequences();
     stat->n++;
     stat->ticks += d;

@@ -45,7 +45,7 @@ static uint64_t sum_bytes_w(const int counts[], const MPI_Datatype types[], int 
         uint64_t t1 = prof_ticks();                                                            \
         prof_lock();                                                                           \
         prof_coll(CALL, COMM, rc == MPI_SUCCESS ? (uint64_t)(BYTES) : 0, t1 - t0);             \
-        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE);                             \
+        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 1);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     } while (0)

@@ -124,7 +124,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
         int rc = PCALL;                                                                        \
         uint64_t t1 = prof_ticks();                                                            \
         prof_lock();                                                                           \
-        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE);                             \
+        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 0);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     } while (0)

@@ -15,7 +15,7 @@
         prof_lock();                                                                           \
         if (rc == MPI_SUCCESS)                                                                 \
             P.calls[CALL].bytes += (BYTES);                                                    \
-        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE);                             \
+        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 1);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     } while (0)

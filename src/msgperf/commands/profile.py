@@ -33,7 +33,9 @@ from msgperf.launch.dialects import detect_flavor
 from msgperf.launch.job import explain_failure, launcher_cause
 from msgperf.launch.run_file_guard import claim_new_file
 from msgperf.launch.shm_leftovers import remove_dead_jobs_segments, remove_leftovers, segments
+from msgperf.analysis.profile_accounting import account_profile
 from msgperf.present.profile_summary import render_profile
+from msgperf.records.call_sites import resolve_sites
 from msgperf.present.terminal import console as terminal_console
 from msgperf.records.profile_format import Profile, profile_text
 from msgperf.records.profile_merge import merge_rank_files, rank_files, temporary_files
@@ -371,7 +373,9 @@ def profile_run(library: Path, command_argv: list[str], argv: tuple[str, ...], o
         raise ProgramError(f"no rank left a record in the profile {output} (kept): {program} was "
                            "killed before any rank could write its part, or it is not an MPI program"
                            + (f"; it exited with code {code}" if code else ""), code or 1)
-    render_profile(terminal_console(), profile)
+    sites = {(s.object, s.offset) for r in profile.ranks for s in r.sites}
+    accounting = account_profile(profile, resolve_sites(sites, Path.cwd()))
+    render_profile(terminal_console(), profile, accounting)
     for note in notes:
         click.echo(f"note: {note}")
     if code:
