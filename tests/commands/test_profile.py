@@ -376,10 +376,13 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, 
     assert left_running(job) == []
     assert out.read_bytes() == b""  # the claim nothing of msgperf ran to remove
     result, _ = profile_of(msgperf, tmp_path, "/bin/true")  # the same -o
+    parts = f".p.jsonl.{proc.pid}.part"
     assert result.stderr.splitlines() == [
-        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again",
+        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again; "
+        f"what its ranks recorded is kept in {parts}.rank0, {parts}.rank1",
         "error: no profile written: true never called MPI_Init under the profiler (not an MPI program, or one "
         "linked statically)"]
+    assert not (tmp_path / f"{parts}.started").exists()  # the dead run's marks went, its ranks' parts stayed
     assert unused_new_segments(before) == set()
 
 
@@ -399,6 +402,25 @@ def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
     assert profile_command.take_over(out)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
         profile_command.claim_mark(out).name]
+
+
+def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ranks_recorded(tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    out.touch()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    profile_command.claim_mark(out, dead.pid).touch()
+    private = f".p.jsonl.{dead.pid}.part"
+    for rest in ("started", "error", "rank0", "rank1.tmp.77", "rank2"):
+        (tmp_path / f"{private}.{rest}").write_text("x")
+    other = tmp_path / f".p.jsonl.{os.getpid()}.part.started"  # a live run's: never touched
+    other.write_text("x")
+    (tmp_path / "p.jsonl.rank0").write_text("x")  # not hidden, not the dead run's: never touched
+    assert profile_command.take_over(out)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([profile_command.claim_mark(out).name, f"{private}.rank0", f"{private}.rank2", other.name,
+                           "p.jsonl", "p.jsonl.rank0"])
+    assert f"what its ranks recorded is kept in {private}.rank0, {private}.rank2" in capsys.readouterr().err
 
 
 @pytest.mark.mpi

@@ -115,7 +115,8 @@ def take_over(output: Path) -> bool:
     """Whether ``output`` is the empty claim of a msgperf profile that was killed (``kill -9``
     runs nothing of msgperf afterwards) and is now this one's: it is empty, and its claim marks
     name dead processes only. The takeover renames a dead mark to this process's, which only
-    one msgperf can do; what the dead run's ranks wrote (``.FILE.PID.part.rank<N>``) stays."""
+    one msgperf can do; what the dead run's ranks wrote (``.FILE.PID.part.rank<N>``) stays, the
+    rest of its hidden files goes (``_clean_dead_parts``)."""
     try:
         if output.is_symlink() or not output.is_file() or output.stat().st_size:
             return False
@@ -133,9 +134,31 @@ def take_over(output: Path) -> bool:
         return False  # another msgperf took it first
     for mark, _ in marks[1:]:
         mark.unlink(missing_ok=True)
+    kept = _clean_dead_parts(output, pids)
     click.echo(f"note: -o {output} was left empty by a msgperf profile that was killed (pid {pids[0]}); "
-               "it is used again", err=True)
+               "it is used again" + (f"; what its ranks recorded is kept in {', '.join(kept[:4])}"
+                                     + (" …" if len(kept) > 4 else "") if kept else ""), err=True)
     return True
+
+
+def _clean_dead_parts(output: Path, pids: list[int]) -> list[str]:
+    """Remove what the dead runs' ranks left that holds no record: the ``.started`` and ``.error``
+    marks and the temporary files of a rank killed while writing its part (``.rankN.tmp.PID``);
+    return the names of the rank parts (``.FILE.PID.part.rankN``), which are kept: they are what
+    a killed program recorded. Only names of the dead PIDs' private output, in -o's folder."""
+    kept = []
+    for pid in pids:
+        private = f".{output.name}.{pid}.part"
+        for path in output.absolute().parent.iterdir():
+            name = path.name
+            if not name.startswith(private + ".") or path.is_symlink() or not path.is_file():
+                continue
+            rest = name[len(private) + 1:]
+            if rest in ("started", "error") or re.fullmatch(r"rank\d+\.tmp\.\d+", rest):
+                path.unlink(missing_ok=True)
+            elif re.fullmatch(r"rank\d+", rest):
+                kept.append(name)
+    return sorted(kept)
 
 
 def with_preload_flags(argv: tuple[str, ...], built_for: str) -> list[str]:
