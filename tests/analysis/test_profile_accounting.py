@@ -60,3 +60,11 @@ def test_an_older_profile_says_what_it_did_not_wrap():
     assert {k.name for k in a.kinds} == {"point-to-point", "wait/test"}
     assert any("format 2 profile" in n for n in a.notes)
     assert not math.isnan(a.kinds[0].share)
+
+
+def test_the_point_to_point_model_is_held_against_point_to_point_time_alone():
+    from msgperf.analysis.profile_accounting import point_to_point_time
+
+    v3, v2 = sample_profile(nranks=2, version=3).ranks[0], sample_profile(nranks=2, version=2).ranks[0]
+    assert point_to_point_time(v3) == pytest.approx(0.0625 + 0.125)  # the Allreduce and Comm_rank left out
+    assert point_to_point_time(v2) == v2.mpi_time_s  # nothing else was timed

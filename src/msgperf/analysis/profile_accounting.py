@@ -21,6 +21,17 @@ from msgperf.analysis.profile_advice import LOCKSTEP
 from msgperf.records.profile_format import CALL_KINDS
 
 TOP_SITES = 10
+POINT_TO_POINT_KINDS = ("point-to-point", "wait/test")
+
+
+def point_to_point_time(rank: Any) -> float:
+    """A rank's (records/profile_format.RankProfile) time in point-to-point calls and in waits and
+    tests: what ``advise --profile``'s point-to-point model is held against. A version 1 or 2
+    profile timed nothing else, so it is the rank's whole time inside MPI there, as it is for a
+    rank that made no other call."""
+    if all(c.kind in POINT_TO_POINT_KINDS for c in rank.calls):
+        return rank.mpi_time_s
+    return sum(c.time_s for c in rank.calls if c.kind in POINT_TO_POINT_KINDS)
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,15 @@ class RankSplit:
     by_kind: tuple[tuple[str, float], ...]  # (kind, seconds), in CALL_KINDS order, kinds used
     waiting_s: float | None  # for a slower rank; None: cannot tell (not in lockstep, partial record)
     waits_for: int | None  # the rank that spends longest outside MPI
+
+    def share(self, seconds: float) -> float:
+        """``seconds`` as a share of this rank's time inside MPI (NaN when that is 0)."""
+        return _share(seconds, self.mpi_time_s)
+
+    @property
+    def point_to_point_s(self) -> float:
+        """The part the point-to-point model predicts: its calls and their waits and tests."""
+        return sum(t for k, t in self.by_kind if k in POINT_TO_POINT_KINDS)
 
 
 @dataclass(frozen=True)

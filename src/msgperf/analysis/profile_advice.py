@@ -113,7 +113,7 @@ class RankTime:
     phase_s: float  # what they add: phases × PHASE_SHARE × T(mean size received)
     transfers: Estimate  # max(sends, receives) + phase_s: the model's
     waiting_s: float  # waiting for the slowest rank's compute (lockstep), measured; 0 when not in lockstep
-    measured_s: float  # mpi_time_s of the profile
+    measured_s: float  # the time in point-to-point calls, waits and tests (profile_accounting.point_to_point_time)
     wait_s: float  # of which inside MPI_Wait*/MPI_Test*
     wall_s: float
     messages: int  # sent + received
@@ -448,6 +448,8 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                     speedup=apart_s / combined_s if combined_s > 0 else math.inf))
     combine.sort(key=lambda c: -c.saving.value_s)
 
+    from msgperf.analysis.profile_accounting import point_to_point_time
+
     waiting, lockstep_note = _lockstep_waiting(profile)
     if lockstep_note:
         notes.append(lockstep_note)
@@ -467,7 +469,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                              None if est.high_s is None else est.high_s + w)
         ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
                               phase_s=phase.value(segs), transfers=est, waiting_s=w,
-                              measured_s=r.mpi_time_s, wait_s=r.wait_time_s, wall_s=r.wall_s,
+                              measured_s=point_to_point_time(r), wait_s=r.wait_time_s, wall_s=r.wall_s,
                               messages=r.messages_sent + r.messages_received, finalized=r.finalized))
         # all combined: fewer, larger messages received; as many phases, at most one per message
         left = received_n - merged_into.get(r.rank, 0)
@@ -488,8 +490,8 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     shares = tuple(BoundShare(k, v[0], v[1], v[2], v[2] / all_time if all_time > 0 else 0.0)
                    for k, v in bound.items() if v[0])
     if not any(r.messages for r in profile.ranks):
-        notes.append("the profile holds no point-to-point message (collectives, one-sided communication and "
-                     "probes are not recorded): nothing to predict or advise on")
+        notes.append("the profile holds no point-to-point message (the time of collectives, one-sided "
+                     "communication and probes is accounted, not predicted): nothing to predict or advise on")
     if not profile.info.complete:
         notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
     if profile.missing_ranks:
@@ -539,7 +541,9 @@ def _lockstep_waiting(profile: Any) -> tuple[dict[int, float], str]:
                     "lockstep, so no time is counted as waiting for a slower rank")
     outside = {r.rank: max(r.wall_s - r.mpi_time_s, 0.0) for r in taking}
     slowest = max(outside.values())
-    inside = {r.rank: r.mpi_time_s for r in taking}
+    from msgperf.analysis.profile_accounting import point_to_point_time
+
+    inside = {r.rank: point_to_point_time(r) for r in taking}  # what the prediction is held against
     # never more than the rank spent inside MPI: the walls may differ by up to LOCKSTEP
     return {rank: min(slowest - c, inside[rank]) for rank, c in outside.items()}, ""
 
