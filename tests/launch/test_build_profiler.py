@@ -58,9 +58,13 @@ def test_the_generated_wrappers_follow_the_headers_declarations_and_kinds():
     header = ("typedef int MPI_Comm; int MPI_Win_fence(int assert, MPI_Win win) __attribute__((x(1))); "
               "int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, "
               "MPI_Comm *comm_cart); double MPI_Wtime(void); int MPI_Pcontrol(const int level, ...); "
-              "MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);")
+              "MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);"
+              '__attribute__((visibility("default"))) int MPI_Barrier(MPI_Comm comm) '
+              '__attribute__((__deprecated__("not (really)")));')  # Open MPI's attributes come first
     decls = {d[1]: d for d in gen.declarations(header)}
-    assert set(decls) == {"MPI_Win_fence", "MPI_Cart_create", "MPI_Wtime", "MPI_Aint_add"}  # varargs: not forwardable
+    # MPI_Pcontrol's variable arguments cannot be forwarded
+    assert set(decls) == {"MPI_Win_fence", "MPI_Cart_create", "MPI_Wtime", "MPI_Aint_add", "MPI_Barrier"}
+    assert decls["MPI_Barrier"][0] == "int" and decls["MPI_Barrier"][3] == ["comm"]
     assert decls["MPI_Cart_create"][3] == ["comm_old", "ndims", "dims", "periods", "reorder", "comm_cart"]
     assert decls["MPI_Aint_add"][0] == "MPI_Aint"
     kinds = {name: gen.KINDS[gen.kind_of(name)] for name in (
