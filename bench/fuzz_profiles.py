@@ -4,7 +4,7 @@ traceback, a multi-line error or a command over ``--hang-s`` seconds of CPU is a
 
     .venv/bin/python bench/fuzz_profiles.py [--inputs 5000] [--seed 1] [--minutes 0]
 
-Input i is a profile file (records/profile_format.py; small, version 1 and 2, two and three
+Input i is a profile file (records/profile_format.py; small, version 1, 2 and 3, two and three
 ranks) mutated by its own generator, seeded by (``--seed``, i): a byte-level edit (a cut, an
 inserted token, a changed character) or, for about half of them, one field anywhere in a record
 (nested ones included: a message's sizes, a sequence shape, a call's time) set to a hostile
@@ -56,6 +56,7 @@ def seeds() -> list[str]:
     from tests.factories import sample_profile
     return [profile_text(sample_profile(0, nranks=2)), profile_text(sample_profile(3, nranks=3)),
             profile_text(sample_profile(1, nranks=2, version=1)),
+            profile_text(sample_profile(4, nranks=3, version=3)),
             profile_text(sample_profile(2, nranks=2, complete=False))]
 
 

@@ -15,6 +15,18 @@ medians, the median [min–max] of the paired ratios (each profiled run over the
 to it) and the cost per message in ns. The program's loop time excludes the launch and the
 profile's writing at MPI_Finalize; the whole command's wall time is printed beside it.
 
+Any application instead (issue 31: the overhead on a real program, and its MPI time against an
+independent measurement):
+
+    .venv/bin/python bench/profile_overhead.py --repeats 5 [--timer REGEX] -- mpiexec -n 2 ./app ARGS
+
+runs the command as given, plain and with the profiler preloaded, interleaved, and prints each
+variant's command wall time (the application's run time, its launch included) as median
+[min–max], the ratio of the medians and the paired ratios; with ``--timer`` the application's
+own figure (the first group of REGEX in its output, e.g. ``'Elapsed time += +([0-9.e+-]+)'``) the
+same way. From each profile: the slowest rank's time inside MPI, its share of that rank's
+wall time, and the kinds of call with the most time.
+
 ``--baseline DIR`` adds a third variant to every repetition, in turn with the other two: the
 profiler built from the sources in DIR (another version of kernels/profiler, e.g. one checked
 out with ``git archive COMMIT kernels/profiler``), so that two versions are compared under the
@@ -77,7 +89,12 @@ def main() -> int:
                          "cannot deschedule the ranks (Linux's real-time throttling still leaves them 5 %%)")
     ap.add_argument("--baseline", type=Path,
                     help="a directory holding another version of the profiler's sources, run as a third variant")
+    ap.add_argument("--timer", help="with an application command: a regex whose first group is the "
+                                    "application's own time in seconds")
+    ap.add_argument("command", nargs="*", help="an application command to run instead of many_small (after --)")
     args = ap.parse_args()
+    if args.command:
+        return run_application(args)
     mpicc = find_mpicc(args.mpicc)
     mpiexec = find_mpiexec(mpicc)
     if mpiexec is None:
@@ -127,13 +144,72 @@ def main() -> int:
     return 0
 
 
+def run_application(args: argparse.Namespace) -> int:
+    """The overhead on any application command, plain against profiled, interleaved."""
+    from msgperf.analysis.advice import account_profile
+    from msgperf.records.profile_read import read_profile
+
+    profiler = build_profiler(args.mpicc)
+    timer = re.compile(args.timer) if args.timer else None
+    plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    print(f"MPI: {profiler.mpi_version}; profiler: {profiler.path}")
+    print(f"command: {shlex.join(args.command)}")
+    print(f"load average before: {load()}")
+    walls: dict[str, list[float]] = {"plain": [], "profiled": []}
+    own: dict[str, list[float]] = {"plain": [], "profiled": []}
+    mpi_share, mpi_s, kinds = [], [], []
+    with tempfile.TemporaryDirectory() as name:
+        for i in range(args.repeats):
+            order = ["plain", "profiled"] if i % 2 == 0 else ["profiled", "plain"]
+            for which in order:
+                out = Path(name) / f"p{i}.jsonl"
+                env = plain_env if which == "plain" else {**plain_env, "LD_PRELOAD": str(profiler.path),
+                                                          "MSGPERF_PROFILE_OUTPUT": str(out)}
+                start = time.perf_counter()
+                done = subprocess.run(args.command, env=env, capture_output=True, text=True)
+                walls[which].append(time.perf_counter() - start)
+                if done.returncode != 0:
+                    raise SystemExit(f"{which} run {i + 1} exited with {done.returncode}: {done.stderr[-400:]}")
+                if timer:
+                    m = timer.search(done.stdout + done.stderr)
+                    if not m:
+                        raise SystemExit(f"--timer {args.timer!r} not found in the output of run {i + 1}")
+                    own[which].append(float(m.group(1)))
+                if which == "profiled":
+                    profile = read_profile(out).profile
+                    slowest = max(profile.ranks, key=lambda r: r.mpi_time_s)
+                    mpi_s.append(slowest.mpi_time_s)
+                    mpi_share.append(slowest.mpi_time_s / slowest.wall_s if slowest.wall_s > 0 else float("nan"))
+                    kinds.append(account_profile(profile).kinds)
+            print(f"  repetition {i + 1}: wall {walls['plain'][-1]:.3f} s plain, {walls['profiled'][-1]:.3f} s "
+                  f"profiled" + (f"; own timer {own['plain'][-1]:.4g} s, {own['profiled'][-1]:.4g} s" if timer else "")
+                  + f"; slowest rank in MPI {mpi_s[-1]:.4g} s ({100 * mpi_share[-1]:.1f} %); load {load()}")
+    print(f"load average after: {load()}")
+    figures = [("command wall time", walls)] + ([("application's own timer", own)] if timer else [])
+    for label, values in figures:
+        a, b = values["plain"], values["profiled"]
+        paired = [y / x for x, y in zip(a, b)]
+        print(f"{label}: plain {spread(a)} s, profiled {spread(b)} s; ratio of medians "
+              f"{statistics.median(b) / statistics.median(a):.3f}, paired ratios {spread(paired, digits=3)}")
+    print(f"slowest rank's time inside MPI: {spread(mpi_s)} s, {spread(mpi_share, 100, 3)} % of its wall time")
+    last = kinds[-1]
+    print("last profile, time inside MPI by kind: " + ", ".join(
+        f"{k.name} {k.time_s:.4g} s ({100 * k.share:.1f} %)" for k in last[:4]))
+    return 0
+
+
 def build_baseline(mpicc: Path, sources: Path, tmp: Path) -> Path:
     """The profiler from another copy of its sources, compiled as build_profiler compiles it."""
     library = tmp / "baseline" / "libmsgperf-profile.so"
     library.parent.mkdir()
-    subprocess.run([str(mpicc), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
-                    '-DMSGPERF_VERSION="baseline"', "-o", str(library),
-                    *map(str, sorted(sources.glob("*.c")))], check=True)
+    generated = []
+    if (sources / "other_calls.py").is_file():  # a version that times every other MPI call
+        generated = [tmp / "baseline" / "other_calls.c"]
+        subprocess.run([sys.executable, str(sources / "other_calls.py"), str(mpicc), str(generated[0]),
+                        *map(str, sorted(sources.glob("*.c")))], check=True)
+    subprocess.run([str(mpicc), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", f"-I{sources}", "-fPIC",
+                    "-shared", '-DMSGPERF_VERSION="baseline"', "-o", str(library),
+                    *map(str, sorted(sources.glob("*.c"))), *map(str, generated)], check=True)
     return library
 
 

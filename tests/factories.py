@@ -328,7 +328,7 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, versio
     each rank sends 3 isends of 8 B and 1 of 64 B to the next rank per step, ``seed`` + 2 steps,
     in one back-to-back sequence per step, and receives the same from the previous rank.
     ``version`` 1: the first format, whose ranks do not name their clock."""
-    from msgperf.records.profile_format import (CallTime, PeerMessages, PeerSequences, Profile,
+    from msgperf.records.profile_format import (CallSite, CallTime, CollectiveCalls, PeerMessages, PeerSequences, Profile,
                                                 ProfileInfo, RankClock, RankProfile, SequenceShape,
                                                 SizeCount)
     steps = seed + 2
@@ -342,12 +342,20 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, versio
         ranks.append(RankProfile(
             rank=r, host=f"node{r // 2}", pid=1000 + r, ended_by="MPI_Finalize" if complete else "MPI_Abort",
             wall_s=1.5 + seed, mpi_time_s=0.25, wait_time_s=0.125,
-            calls=(CallTime("MPI_Isend", 4 * steps, 0.0625), CallTime("MPI_Waitall", steps, 0.125)),
+            calls=(CallTime("MPI_Isend", 4 * steps, 0.0625, "point-to-point", 88 * steps if version >= 3 else 0),
+                   CallTime("MPI_Waitall", steps, 0.125, "wait/test"),
+                   *((CallTime("MPI_Allreduce", steps, 0.03125, "collective", 8 * steps),
+                      CallTime("MPI_Comm_rank", 1, 1e-07, "communicator/datatype")) if version >= 3 else ())),
             messages=(PeerMessages(nxt, "send", "isend", 4 * steps, 88 * steps, sizes, 0, 0, log2),
                       PeerMessages(prev, "recv", "irecv", 4 * steps, 88 * steps, sizes, 0, 0, log2)),
             sequences=(PeerSequences(nxt, steps, 4 * steps, 88 * steps, (shape,), 0, 0, 0, 0),),
             proc_null=0, unknown_peer=0, untracked_requests=0,
-            clock=None if version < 2 else RankClock("tsc", 2.3e9 + r, 2.3e9 + 2 * r, 1.5 + seed, 1.25e-08)))
+            clock=None if version < 2 else RankClock("tsc", 2.3e9 + r, 2.3e9 + 2 * r, 1.5 + seed, 1.25e-08),
+            **({"sites": (CallSite("MPI_Waitall", "./halo", 4660, steps, 0.125),
+                          CallSite("MPI_Allreduce", None, 0x7f0000001234, steps, 0.03125)),
+                "sites_other_n": 4 * steps + 1, "sites_other_time_s": 0.0625,
+                "collectives": (CollectiveCalls("MPI_Allreduce", nranks, 8, steps, 0.03125),),
+                "collectives_other_n": 0, "collectives_other_time_s": 0.0} if version >= 3 else {})))
     info = ProfileInfo(format_version=version, profiler_version="0.1.0", argv=("./halo", "--steps", str(steps)),
                        mpi_library="MPICH Version:      5.0.2\nMPICH Release date: today", mpi_version="5.0",
                        nranks=nranks, hosts=tuple(f"node{r // 2}" for r in range(nranks)),

@@ -342,6 +342,79 @@ static void put_ticks(struct buf *b, const char *name, uint64_t ticks)
     put_seconds(b, name, ticks_to_ns(ticks));
 }
 
+static void put_call(struct buf *b, int first, const char *name, int kind, const struct call_stat *c)
+{
+    putf(b, "%s\"%s\":{\"n\":%llu", first ? "" : ",", name, (unsigned long long)c->n);
+    put_ticks(b, "time_s", c->ticks);
+    putf(b, ",\"kind\":\"%s\",\"bytes\":%llu}", call_kind_name[kind], (unsigned long long)c->bytes);
+}
+
+static const char *site_call_name(int call)
+{
+    return call < C_COUNT ? call_name[call] : prof_other_name[call - C_COUNT];
+}
+
+/* The TOP_SITES sites with the most time, by selection (no qsort: this also runs in a
+ * signal handler), then what the table could not hold. */
+#define TOP_SITES 32
+static void put_sites(struct buf *b)
+{
+    PUT(b, ",\"sites\":[");
+    uint64_t shown_n = 0, shown_ticks = 0, total_n = P.sites_other_n, total_ticks = P.sites_other_ticks;
+    int picked[TOP_SITES], npicked = 0;
+    for (int i = 0; P.sites && i < SITES; i++)
+        if (P.sites[i].addr) {
+            total_n += P.sites[i].n;
+            total_ticks += P.sites[i].ticks;
+        }
+    while (P.sites && npicked < TOP_SITES) {
+        int best = -1;
+        for (int i = 0; i < SITES; i++) {
+            const struct site *s = &P.sites[i];
+            int taken = 0;
+            for (int k = 0; k < npicked && !taken; k++)
+                taken = picked[k] == i;
+            if (s->addr && !taken && (best < 0 || s->ticks > P.sites[best].ticks))
+                best = i;
+        }
+        if (best < 0)
+            break;
+        picked[npicked++] = best;
+        const struct site *s = &P.sites[best];
+        putf(b, "%s{\"call\":\"%s\",\"object\":", npicked > 1 ? "," : "", site_call_name(s->call));
+        if (s->object)
+            put_string(b, s->object);
+        else
+            PUT(b, "null");
+        putf(b, ",\"offset\":%llu,\"n\":%llu", (unsigned long long)(s->object ? s->addr - s->base : s->addr),
+             (unsigned long long)s->n);
+        put_ticks(b, "time_s", s->ticks);
+        PUT(b, "}");
+        shown_n += s->n;
+        shown_ticks += s->ticks;
+    }
+    putf(b, "],\"sites_other_n\":%llu", (unsigned long long)(total_n - shown_n));
+    put_ticks(b, "sites_other_time_s", total_ticks - shown_ticks);
+}
+
+static void put_collectives(struct buf *b)
+{
+    PUT(b, ",\"collectives\":[");
+    int first = 1;
+    for (int i = 0; P.colls && i < COLL_SLOTS; i++) {
+        const struct coll_stat *c = &P.colls[i];
+        if (!c->call)
+            continue;
+        putf(b, "%s{\"call\":\"%s\",\"comm_size\":%d,\"bytes\":%llu,\"n\":%llu", first ? "" : ",",
+             call_name[c->call], c->comm_size, (unsigned long long)c->bytes, (unsigned long long)c->n);
+        put_ticks(b, "time_s", c->ticks);
+        PUT(b, "}");
+        first = 0;
+    }
+    putf(b, "],\"collectives_other_n\":%llu", (unsigned long long)P.colls_other_n);
+    put_ticks(b, "collectives_other_time_s", P.colls_other_ticks);
+}
+
 static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
 {
     putf(b, "{\"type\":\"rank\",\"rank\":%d,\"host\":", P.rank);
@@ -355,12 +428,17 @@ static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
     int first = 1;
     for (int c = 0; c < C_COUNT; c++)
         if (P.calls[c].n) {
-            putf(b, "%s\"%s\":{\"n\":%llu", first ? "" : ",", call_name[c], (unsigned long long)P.calls[c].n);
-            put_ticks(b, "time_s", P.calls[c].ticks);
-            PUT(b, "}");
+            put_call(b, first, call_name[c], call_kind_of((enum call_id)c), &P.calls[c]);
+            first = 0;
+        }
+    for (int i = 0; i < prof_other_count; i++)
+        if (prof_other_stat[i].n) {
+            put_call(b, first, prof_other_name[i], prof_other_kind[i], &prof_other_stat[i]);
             first = 0;
         }
     PUT(b, "}");
+    put_sites(b);
+    put_collectives(b);
     put_messages(b);
     put_sequences(b);
     putf(b, ",\"proc_null\":%llu,\"unknown_peer\":%llu,\"untracked_requests\":%llu",
@@ -425,7 +503,7 @@ static const char *thread_level_name(int level)
 /* hosts: nranks names of stride `stride`, or NULL (a rank's own file: its host only) */
 static void header(struct buf *b, const char *hosts, int stride, const struct timespec *end, int complete)
 {
-    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":2,\"profiler_version\":");
+    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":3,\"profiler_version\":");
     put_string(b, MSGPERF_VERSION);
     PUT(b, ",\"argv\":");
     if (argv_json.failed || !argv_json.n)

@@ -42,16 +42,42 @@ enum msg_kind {
 extern const char *const msg_kind_name[MK_COUNT];
 extern const unsigned char msg_kind_is_recv[MK_COUNT];
 
-/* The wrapped calls whose time is counted. Wait and Test calls come last (C_FIRST_WAIT..). */
+/* The calls wrapped by hand, whose time is counted. Point-to-point first, then the wait and
+ * test calls (C_FIRST_WAIT..C_LAST_WAIT), then the collectives and one-sided transfers
+ * (wrap_coll.c, wrap_rma.c), which also count bytes. Every other MPI call is timed by the
+ * generated wrappers (other_calls.py), in their own table. */
 enum call_id {
     C_SEND, C_SSEND, C_RSEND, C_BSEND, C_ISEND, C_ISSEND, C_IRSEND, C_IBSEND,
     C_RECV, C_IRECV, C_SENDRECV, C_SENDRECV_REPLACE,
     C_SEND_INIT, C_SSEND_INIT, C_RSEND_INIT, C_BSEND_INIT, C_RECV_INIT, C_START, C_STARTALL,
     C_WAIT, C_WAITALL, C_WAITANY, C_WAITSOME, C_TEST, C_TESTALL, C_TESTANY, C_TESTSOME,
+    C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV,
+    C_ALLGATHER, C_ALLGATHERV, C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE_SCATTER,
+    C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN,
+    C_IBARRIER, C_IBCAST, C_IREDUCE, C_IALLREDUCE, C_IGATHER, C_IGATHERV, C_ISCATTER, C_ISCATTERV,
+    C_IALLGATHER, C_IALLGATHERV, C_IALLTOALL, C_IALLTOALLV, C_IALLTOALLW, C_IREDUCE_SCATTER,
+    C_IREDUCE_SCATTER_BLOCK, C_ISCAN, C_IEXSCAN,
+    C_PUT, C_GET, C_ACCUMULATE, C_GET_ACCUMULATE, C_RPUT, C_RGET, C_RACCUMULATE,
+    C_RGET_ACCUMULATE,
+    C_COMM_FREE, C_TYPE_FREE, C_REQUEST_FREE,
     C_COUNT
 };
 #define C_FIRST_WAIT C_WAIT
+#define C_LAST_WAIT C_TESTSOME
+#define C_FIRST_COLL C_BARRIER
+#define C_FIRST_RMA C_PUT
+#define C_FIRST_FREE C_COMM_FREE
 extern const char *const call_name[C_COUNT];
+
+/* What kind of call a wrapper times: the profile's summary adds the time up per kind. The
+ * generated wrappers name theirs by the call's name (other_calls.py). */
+enum call_kind { K_P2P, K_WAIT, K_COLL, K_RMA, K_PROBE, K_MAKE, K_OTHER, K_COUNT };
+extern const char *const call_kind_name[K_COUNT];
+static inline enum call_kind call_kind_of(enum call_id c)
+{
+    return c < C_FIRST_WAIT ? K_P2P : c <= C_LAST_WAIT ? K_WAIT : c < C_FIRST_RMA ? K_COLL
+           : c < C_FIRST_FREE ? K_RMA : c == C_REQUEST_FREE ? K_OTHER : K_MAKE;
+}
 
 #define SIZE_SLOTS 16     /* distinct sizes counted exactly per (peer, kind) */
 #define LOG2_BUCKETS 65   /* 0: 0 B; b >= 1: [2^(b-1), 2^b) */
@@ -93,6 +119,31 @@ struct peer {
 struct call_stat {
     uint64_t n;
     uint64_t ticks;
+    uint64_t bytes;          /* collectives and one-sided transfers (wrap_coll.c) */
+};
+
+/* The generated wrappers of every other MPI call (other_calls.py writes other_calls.c). */
+extern const int prof_other_count;
+extern const char *const prof_other_name[];
+extern const unsigned char prof_other_kind[];
+extern struct call_stat prof_other_stat[];
+
+/* Call sites (sites.c): per return address of a wrapped call, its count and time. */
+#define SITES 1024
+struct site {
+    uintptr_t addr;          /* 0: empty */
+    int call;                /* call_id, or C_COUNT + index of a generated wrapper */
+    uint64_t n, ticks;
+    const char *object;      /* dladdr's file name at the first call, or NULL */
+    uintptr_t base;          /* its load address */
+};
+
+/* Collectives per (call, communicator size, bytes) (sites.c), for the collective models. */
+#define COLL_SLOTS 256
+struct coll_stat {
+    int call;                /* 0: empty; else a call_id of a collective */
+    int comm_size;
+    uint64_t bytes, n, ticks;
 };
 
 struct prof {
@@ -111,6 +162,10 @@ struct prof {
     struct timespec real_start;
     struct call_stat calls[C_COUNT];
     uint64_t mpi_ticks, wait_ticks;
+    struct site *sites;      /* SITES slots, open addressing by address */
+    uint64_t sites_other_n, sites_other_ticks;   /* calls from sites that found the table full */
+    struct coll_stat *colls; /* COLL_SLOTS slots */
+    uint64_t colls_other_n, colls_other_ticks;
     struct peer **peers;     /* by world rank, allocated on a peer's first message */
     struct peer **open;      /* peers with an open sequence */
     int nopen;
@@ -193,14 +248,57 @@ static inline void prof_bookkeeping_start(uint64_t t_enter)
         prof_break_sequences();
 }
 
-static inline void prof_leave(enum call_id call, uint64_t t_enter, uint64_t t_exit)
+/* sites.c */
+void prof_site_slow(const void *addr, int call, uint64_t ticks);
+int prof_sites_init(void);
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks);
+
+/* The call's site: the return address in the application (the caller of the MPI_ wrapper).
+ * Only a wrapper itself can take it, so each passes PROF_SITE. */
+#define PROF_SITE __builtin_return_address(0)
+
+static inline void prof_site(const void *addr, int call, uint64_t ticks)
+{
+    uintptr_t a = (uintptr_t)addr;
+    struct site *s = &P.sites[(a ^ (a >> 12)) * 0x9E3779B97F4A7C15ull >> 54];  /* 10 bits: SITES */
+    if (__builtin_expect(s->addr == a, 1)) {
+        s->n++;
+        s->ticks += ticks;
+        return;
+    }
+    prof_site_slow(addr, call, ticks);
+}
+
+static inline void prof_leave(enum call_id call, uint64_t t_enter, uint64_t t_exit, const void *site)
 {
     uint64_t d = t_exit - t_enter;
     P.calls[call].n++;
     P.calls[call].ticks += d;
     P.mpi_ticks += d;
-    if (call >= C_FIRST_WAIT)
+    if (call >= C_FIRST_WAIT && call <= C_LAST_WAIT)
         P.wait_ticks += d;
+    prof_site(site, call, d);
+    P.t_last_exit = t_exit;
+    if (__builtin_expect(P.slow, 0))
+        prof_slow_done();
+}
+
+/* A call that is not one of the hand-wrapped point-to-point calls: its time is MPI's. One
+ * that can hand the program data (`ends`: a collective, a one-sided call, a matched receive,
+ * a completion, a file read) ends the open back-to-back sequences, since what the program
+ * sends next may depend on it; a probe, a communicator or datatype call, or any other call
+ * does not (other_calls.py: delivers_data). */
+static inline void prof_leave_other(struct call_stat *stat, int call, uint64_t t_enter,
+                                    uint64_t t_exit, const void *site, int ends)
+{
+    uint64_t d = t_exit - t_enter;
+    prof_bookkeeping_start(t_enter);
+    if (ends && P.nopen)
+        prof_break_sequences();
+    stat->n++;
+    stat->ticks += d;
+    P.mpi_ticks += d;
+    prof_site(site, call, d);
     P.t_last_exit = t_exit;
     if (__builtin_expect(P.slow, 0))
         prof_slow_done();

@@ -28,7 +28,18 @@ const char *const call_name[C_COUNT] = {
     "MPI_Send_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Bsend_init", "MPI_Recv_init",
     "MPI_Start", "MPI_Startall", "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
     "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+    "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv",
+    "MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+    "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+    "MPI_Scan", "MPI_Exscan",
+    "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Igatherv",
+    "MPI_Iscatter", "MPI_Iscatterv", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",
+    "MPI_Ialltoallv", "MPI_Ialltoallw", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block",
+    "MPI_Iscan", "MPI_Iexscan",
+    "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Rput", "MPI_Rget",
+    "MPI_Raccumulate", "MPI_Rget_accumulate", "MPI_Comm_free", "MPI_Type_free", "MPI_Request_free",
 };
+_Static_assert(sizeof call_name / sizeof *call_name == C_COUNT, "a name for every call_id");
 
 atomic_flag prof_spin = ATOMIC_FLAG_INIT;
 atomic_uint prof_type_generation = 1;
@@ -321,7 +332,7 @@ int prof_init(void)
     P.host[len < 0 ? 0 : len] = '\0';
     P.peers = calloc((size_t)P.size, sizeof *P.peers);
     P.open = calloc((size_t)P.size, sizeof *P.open);
-    if (!P.peers || !P.open)
+    if (!P.peers || !P.open || prof_sites_init())
         return 1;
     double gap_s = 1e-6;
     const char *gap = getenv("MSGPERF_PROFILE_GAP_S");

@@ -112,28 +112,35 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     return PMPI_Abort(comm, errorcode);
 }
 
+/* The calls that free a handle: timed like any other call, after the profiler forgot it. */
+#define FREEING(CALL, PCALL, FORGET)                                                           \
+    do {                                                                                       \
+        if (!P.active)                                                                         \
+            return PCALL;                                                                      \
+        prof_lock();                                                                           \
+        FORGET;                                                                                \
+        prof_unlock();                                                                         \
+        uint64_t t0 = prof_ticks();                                                            \
+        int rc = PCALL;                                                                        \
+        uint64_t t1 = prof_ticks();                                                            \
+        prof_lock();                                                                           \
+        prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 0);                             \
+        prof_unlock();                                                                         \
+        return rc;                                                                             \
+    } while (0)
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
-    if (P.active) {
-        prof_lock();
-        comm_forget(*comm);
-        prof_unlock();
-    }
-    return PMPI_Comm_free(comm);
+    FREEING(C_COMM_FREE, PMPI_Comm_free(comm), comm_forget(*comm));
 }
 
 int MPI_Request_free(MPI_Request *request)
 {
-    if (P.active) {
-        prof_lock();
-        req_drop(*request);
-        prof_unlock();
-    }
-    return PMPI_Request_free(request);
+    FREEING(C_REQUEST_FREE, PMPI_Request_free(request), req_drop(*request));
 }
 
 int MPI_Type_free(MPI_Datatype *type)
 {
     atomic_fetch_add_explicit(&prof_type_generation, 1, memory_order_relaxed);  /* even when idle */
-    return PMPI_Type_free(type);
+    FREEING(C_TYPE_FREE, PMPI_Type_free(type), (void)0);
 }

@@ -17,9 +17,11 @@
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
         prof_bookkeeping_start(t0);                                                                          \
-        if (rc == MPI_SUCCESS)                                                                 \
+        if (rc == MPI_SUCCESS) {                                                               \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
-        prof_leave(CALL, t0, t1);                                                              \
+            P.calls[CALL].bytes += bytes;                                                      \
+        }                                                                                      \
+        prof_leave(CALL, t0, t1, PROF_SITE);                                                              \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     }
@@ -41,9 +43,11 @@ SEND_WRAPPER(MPI_Bsend, PMPI_Bsend, C_BSEND, MK_BSEND)
         uint64_t bytes = prof_bytes(count, type);                                              \
         prof_lock();                                                                           \
         prof_bookkeeping_start(t0);                                                                          \
-        if (rc == MPI_SUCCESS)                                                                 \
+        if (rc == MPI_SUCCESS) {                                                               \
             prof_send(KIND, comm_world_rank(comm, dest), bytes);                               \
-        prof_leave(CALL, t0, t1);                                                              \
+            P.calls[CALL].bytes += bytes;                                                      \
+        }                                                                                      \
+        prof_leave(CALL, t0, t1, PROF_SITE);                                                              \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     }
@@ -72,7 +76,7 @@ ISEND_WRAPPER(MPI_Ibsend, PMPI_Ibsend, C_IBSEND, MK_IBSEND)
         r.peer = comm_world_rank(comm, dest);                                                  \
         if (rc == MPI_SUCCESS)                                                                 \
             req_put(*request, &r);                                                             \
-        prof_leave(CALL, t0, t1);                                                              \
+        prof_leave(CALL, t0, t1, PROF_SITE);                                                              \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     }
@@ -96,7 +100,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         prof_defer_recv(MK_RECV, comm, st);
-    prof_leave(C_RECV, t0, t1);
+    prof_leave(C_RECV, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -137,7 +141,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_IRECV, 0, source, comm, bytes);
-    prof_leave(C_IRECV, t0, t1);
+    prof_leave(C_IRECV, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -155,7 +159,7 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, 
     prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         track_receive(*request, MK_RECV_INIT, 1, source, comm, bytes);
-    prof_leave(C_RECV_INIT, t0, t1);
+    prof_leave(C_RECV_INIT, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -180,9 +184,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_SEND, comm_world_rank(comm, dest), bytes);
+        P.calls[C_SENDRECV].bytes += bytes;
         prof_recv_status(MK_SENDRECV_RECV, comm, st);
     }
-    prof_leave(C_SENDRECV, t0, t1);
+    prof_leave(C_SENDRECV, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -203,9 +208,10 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     prof_break_sequences();
     if (rc == MPI_SUCCESS) {
         prof_message(MK_SENDRECV_REPLACE_SEND, comm_world_rank(comm, dest), bytes);
+        P.calls[C_SENDRECV_REPLACE].bytes += bytes;
         prof_recv_status(MK_SENDRECV_REPLACE_RECV, comm, st);
     }
-    prof_leave(C_SENDRECV_REPLACE, t0, t1);
+    prof_leave(C_SENDRECV_REPLACE, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -233,7 +239,7 @@ int MPI_Start(MPI_Request *request)
     prof_bookkeeping_start(t0);
     if (rc == MPI_SUCCESS)
         started(*request);
-    prof_leave(C_START, t0, t1);
+    prof_leave(C_START, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -250,7 +256,7 @@ int MPI_Startall(int count, MPI_Request requests[])
     if (rc == MPI_SUCCESS)
         for (int i = 0; i < count; i++)
             started(requests[i]);
-    prof_leave(C_STARTALL, t0, t1);
+    prof_leave(C_STARTALL, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }

@@ -98,7 +98,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS)
         completed(&pend[0], st);
-    prof_leave(C_WAIT, t0, t1);
+    prof_leave(C_WAIT, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -117,7 +117,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag)
         completed(&pend[0], st);
-    prof_leave(C_TEST, t0, t1);
+    prof_leave(C_TEST, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -136,7 +136,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     if (rc == MPI_SUCCESS)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
-    prof_leave(C_WAITALL, t0, t1);
+    prof_leave(C_WAITALL, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -155,7 +155,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     if (rc == MPI_SUCCESS && *flag)
         for (int k = 0; k < npend; k++)
             completed(&pend[k], &st[pend[k].index]);
-    prof_leave(C_TESTALL, t0, t1);
+    prof_leave(C_TESTALL, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -174,7 +174,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
-    prof_leave(C_WAITANY, t0, t1);
+    prof_leave(C_WAITANY, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -193,7 +193,7 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
     prof_bookkeeping_start(t0);
     if (npend && rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && where[*index] >= 0)
         completed(&pend[where[*index]], st);
-    prof_leave(C_TESTANY, t0, t1);
+    prof_leave(C_TESTANY, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -214,7 +214,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)
                 completed(&pend[where[indices[k]]], &st[k]);
-    prof_leave(C_WAITSOME, t0, t1);
+    prof_leave(C_WAITSOME, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }
@@ -235,7 +235,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
         for (int k = 0; k < *outcount; k++)
             if (where[indices[k]] >= 0)
                 completed(&pend[where[indices[k]]], &st[k]);
-    prof_leave(C_TESTSOME, t0, t1);
+    prof_leave(C_TESTSOME, t0, t1, PROF_SITE);
     prof_unlock();
     return rc;
 }

@@ -214,3 +214,18 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     # the sign of the advice against the measurement: combining made the time inside MPI shorter
     fast_halo, fast_combined = fastest["halo"], fastest["halo_combined"]
     assert fast_combined["measured_s"] < fast_halo["measured_s"], (fast_combined["measured_s"], fast_halo["measured_s"])
+
+
+def test_the_whole_programs_mpi_time_is_split_by_kind_after_the_advice(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    prof = tmp_path / "app3.jsonl"
+    prof.write_text(profile_text(sample_profile(3, version=3)))
+    result = msgperf("advise", "--profile", prof, "--model", run)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    whole = out[out.index("Whole program: rank"):]
+    # the factory's rank: 0.0625 s Isend + 0.125 s Waitall, 0.03125 s Allreduce, 0.1 µs Comm_rank of 0.25 s
+    assert "point-to-point calls, waits and tests 188 ms (75.0 %): predicted above" in whole
+    assert "collective 31.2 ms (12.5 %): measured; no collective model yet" in whole
+    assert "communicator/datatype 100 ns (0.0 %): measured, not predicted" in whole
+    assert "measured   188 ms inside point-to-point calls" in out  # the model is held against that part alone

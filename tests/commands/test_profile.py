@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,9 +37,9 @@ WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact
 def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     built = {}
-    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait", "dies"):
+    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait", "dies", "every_kind"):
         target = out / name
-        subprocess.run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
+        subprocess.run([mpicc, "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
         built[name] = target
     return built
@@ -54,6 +55,49 @@ def profile_of(msgperf, tmp_path, *command, env=None, name="p.jsonl", mpicc=None
     args = ["profile", "-o", out, *(["--mpicc", mpicc] if mpicc else []), "--", *command]
     result = msgperf(*args, env={**YIELD, **(env or {})}, cwd=tmp_path)
     return result, out
+
+
+# ---- every_kind: collectives, one-sided, probes, constructors: every call inside MPI ---------------
+
+EVERY_KIND_STEPS = 12
+
+
+@pytest.mark.mpi
+def test_every_kind_of_call_is_counted_with_its_bytes_and_its_time_agrees_with_the_programs(msgperf, tmp_path,
+                                                                                             apps):
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["every_kind"],
+                             "--steps", str(EVERY_KIND_STEPS), "--sleep-ms", "20")
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    own = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"rank=(\d+) mpi_s=([0-9.]+)", result.stdout)}
+    assert set(own) == {0, 1}
+    s = EVERY_KIND_STEPS
+    for rank in profile.ranks:
+        calls = {c.call: c for c in rank.calls}
+        expected = {  # call: (kind, count, bytes)
+            "MPI_Allreduce": ("collective", 2 * s, s * (32768 + 8)), "MPI_Bcast": ("collective", s, s * 32768),
+            "MPI_Alltoall": ("collective", s, s * 2 * 128), "MPI_Iallreduce": ("collective", s, s * 64),
+            "MPI_Barrier": ("collective", s, 0), "MPI_Put": ("one-sided", s, s * 512),
+            "MPI_Get": ("one-sided", s, s * 256), "MPI_Accumulate": ("one-sided", s, s * 128),
+            "MPI_Win_fence": ("one-sided", 2 * s, 0), "MPI_Win_lock": ("one-sided", s, 0),
+            "MPI_Win_unlock": ("one-sided", s, 0), "MPI_Win_create": ("one-sided", 1, 0),
+            "MPI_Probe": ("probe", s, 0), "MPI_Iprobe": ("probe", s, 0), "MPI_Isend": ("point-to-point", s, s * 80),
+            "MPI_Wait": ("wait/test", 2 * s, 0), "MPI_Comm_dup": ("communicator/datatype", 1, 0),
+            "MPI_Comm_split": ("communicator/datatype", 1, 0), "MPI_Comm_free": ("communicator/datatype", 2, 0),
+            "MPI_Type_contiguous": ("communicator/datatype", 1, 0), "MPI_Type_free": ("communicator/datatype", 1, 0)}
+        for name, (kind, n, nbytes) in expected.items():
+            assert (calls[name].kind, calls[name].n, calls[name].bytes) == (kind, n, nbytes), name
+        colls = {(c.call, c.comm_size, c.bytes): c.n for c in rank.collectives}
+        assert colls[("MPI_Allreduce", 2, 32768)] == s and colls[("MPI_Allreduce", 1, 8)] == s
+        assert colls[("MPI_Alltoall", 2, 256)] == s
+        # the kinds add up to the time inside MPI, which agrees with the program's own MPI_Wtime brackets
+        assert sum(c.time_s for c in rank.calls) == pytest.approx(rank.mpi_time_s, rel=1e-6)
+        assert rank.mpi_time_s == pytest.approx(own[rank.rank], rel=0.10)
+        assert any(site.call == "MPI_Allreduce" and site.object for site in rank.sites)
+    # the summary: per kind, the top site resolved to the program's line, the last rank waited for
+    assert "Time inside MPI by kind of call" in result.stdout
+    assert re.search(r"MPI_Allreduce\s+\S*every_kind\.c:\d+", result.stdout), result.stdout
+    assert "for rank 1" in result.stdout
 
 
 # ---- all_calls: every wrapped call, message by message ------------------------------------------
@@ -95,7 +139,9 @@ def check_all_calls(profile) -> None:
         calls = {c.call: c.n for c in rank.calls}
         assert {k: calls.get(k) for k in ALL_CALLS_N[rank.rank]} == ALL_CALLS_N[rank.rank]
         assert all(calls.get(k, 0) >= 1 for k in ALL_CALLS_LOOPS[rank.rank])
-        assert set(calls) == set(ALL_CALLS_N[rank.rank]) | set(ALL_CALLS_LOOPS[rank.rank])
+        point_to_point = {c.call for c in rank.calls if c.kind in ("point-to-point", "wait/test")}
+        assert point_to_point == set(ALL_CALLS_N[rank.rank]) | set(ALL_CALLS_LOOPS[rank.rank])
+        assert {"MPI_Type_commit", "MPI_Request_free"} <= set(calls)  # every other call is timed too
         assert rank.proc_null == 3 and rank.unknown_peer == 0 and rank.untracked_requests == 0
         assert rank.finalized and 0 < rank.wait_time_s <= rank.mpi_time_s <= rank.wall_s
         assert abs(sum(c.time_s for c in rank.calls) - rank.mpi_time_s) < 1e-6
@@ -141,9 +187,11 @@ def check_halo_counts(profile, nranks: int, combined: bool) -> None:
         got = {(m.peer, m.direction, m.kind): {s.bytes: s.count for s in m.sizes} for m in rank.messages}
         assert got == expected
         assert rank.bytes_sent == 2 * STEPS * sum(b * n for b, n in per_step.items())
-        calls = {c.call: c.n for c in rank.calls}
+        calls = {c.call: c.n for c in rank.calls if c.kind in ("point-to-point", "wait/test")}
         per = 1 if combined else MESSAGES
         assert calls == {"MPI_Isend": 2 * per * STEPS, "MPI_Irecv": 2 * per * STEPS, "MPI_Waitall": STEPS}
+        collectives = {c.call: c.n for c in rank.calls if c.kind == "collective"}
+        assert collectives == {"MPI_Barrier": 1, "MPI_Reduce": 1}  # halo.c and halo_common.h: now inside MPI
 
 
 @pytest.mark.mpi
@@ -328,10 +376,13 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, 
     assert left_running(job) == []
     assert out.read_bytes() == b""  # the claim nothing of msgperf ran to remove
     result, _ = profile_of(msgperf, tmp_path, "/bin/true")  # the same -o
+    parts = f".p.jsonl.{proc.pid}.part"
     assert result.stderr.splitlines() == [
-        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again",
+        f"note: -o {out} was left empty by a msgperf profile that was killed (pid {proc.pid}); it is used again; "
+        f"what its ranks recorded is kept in {parts}.rank0, {parts}.rank1",
         "error: no profile written: true never called MPI_Init under the profiler (not an MPI program, or one "
         "linked statically)"]
+    assert not (tmp_path / f"{parts}.started").exists()  # the dead run's marks went, its ranks' parts stayed
     assert unused_new_segments(before) == set()
 
 
@@ -351,6 +402,25 @@ def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
     assert profile_command.take_over(out)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
         profile_command.claim_mark(out).name]
+
+
+def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ranks_recorded(tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    out.touch()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    profile_command.claim_mark(out, dead.pid).touch()
+    private = f".p.jsonl.{dead.pid}.part"
+    for rest in ("started", "error", "rank0", "rank1.tmp.77", "rank2"):
+        (tmp_path / f"{private}.{rest}").write_text("x")
+    other = tmp_path / f".p.jsonl.{os.getpid()}.part.started"  # a live run's: never touched
+    other.write_text("x")
+    (tmp_path / "p.jsonl.rank0").write_text("x")  # not hidden, not the dead run's: never touched
+    assert profile_command.take_over(out)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([profile_command.claim_mark(out).name, f"{private}.rank0", f"{private}.rank2", other.name,
+                           "p.jsonl", "p.jsonl.rank0"])
+    assert f"what its ranks recorded is kept in {private}.rank0, {private}.rank2" in capsys.readouterr().err
 
 
 @pytest.mark.mpi
@@ -468,7 +538,7 @@ def test_the_clock_is_named_and_its_times_agree_with_clock_gettime(msgperf, tmp_
     rank = profile.ranks[0]
     expected = "tsc" if invariant_tsc() and not forced else "clock_gettime(CLOCK_MONOTONIC)"
     assert [r.clock.name for r in profile.ranks] == [expected, expected] and profile.info.clock == expected
-    assert profile.info.format_version == 2 and profile.info.clock_read_s == rank.clock.read_s > 0
+    assert profile.info.format_version == 3 and profile.info.clock_read_s == rank.clock.read_s > 0
     recv = {c.call: c for c in rank.calls}["MPI_Recv"]
     assert recv.n == 3 and own >= 0.3
     assert recv.time_s == pytest.approx(own, rel=0.10)
@@ -537,6 +607,38 @@ def test_the_library_linked_into_a_program_profiles_it_without_ld_preload(tmp_pa
                    timeout=120)
     profile = read_profile(out).profile
     assert profile.info.complete and {c.call: c.n for c in profile.ranks[0].calls}["MPI_Isend"] == 2 * MESSAGES * STEPS
+
+
+# ---- Fortran (Debian's MPICH and gfortran: tools/install-test-deps installs them with libmpich-dev) ----
+
+MPICH_FC = Path("/usr/bin/mpif90.mpich")
+MPICH_CC = Path("/usr/bin/mpicc.mpich")
+MPICH_RUN = Path("/usr/bin/mpiexec.mpich")
+
+
+@pytest.mark.slow
+@pytest.mark.fortran
+@pytest.mark.parametrize("source, expected", [
+    ("fortran_halo.f90", {"MPI_Isend": (10, 80000), "MPI_Irecv": (10, 0), "MPI_Waitall": (10, 0),
+                          "MPI_Allreduce": (10, 80), "MPI_Barrier": (1, 0)}),
+    ("fortran_old.f", {"MPI_Allreduce": (7, 56), "MPI_Bcast": (1, 8)}),
+])
+def test_a_fortran_program_is_profiled_through_the_c_wrappers(msgperf, tmp_path, source, expected):
+    missing = [str(p) for p in (MPICH_FC, MPICH_CC, MPICH_RUN) if not p.exists()]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (Debian: mpich, libmpich-dev, which brings gfortran)")
+    program = tmp_path / "fprog"
+    subprocess.run([str(MPICH_FC), "-g", "-O1", "-o", str(program), str(APPS / source)], check=True,
+                   capture_output=True)
+    result, out = profile_of(msgperf, tmp_path, str(MPICH_RUN), "-n", "2", program, mpicc=str(MPICH_CC))
+    assert result.returncode == 0, result.stderr
+    profile = read_profile(out).profile
+    assert profile.info.complete and "MPICH" in profile.info.mpi_library
+    for rank in profile.ranks:
+        calls = {c.call: (c.n, c.bytes) for c in rank.calls}
+        assert {k: calls.get(k) for k in expected} == expected
+        # MPICH's bindings call the C functions: the site is in the binding library, not the program's line
+        assert all(s.object and "fort" in s.object for s in rank.sites if s.call in expected)
 
 
 # ---- Open MPI ---------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ def test_every_answer_is_worded_with_its_figures_and_sources():
                               "Latency- versus bandwidth-bound", "Per rank", "Notes"]
     time = sections["Communication time (slowest rank)"]
     assert time[0].startswith("predicted  361 µs [") and "the piecewise model of pingpong in run 7" in time[0]
-    assert time[1].startswith("measured   500 µs inside MPI (rank 0, of which 300 µs in MPI_Wait*/MPI_Test*")
+    assert time[1].startswith("measured   500 µs inside point-to-point calls, waits and tests (rank 0, of which 300 µs in "
+                              "MPI_Wait*/MPI_Test*")
     assert "from the profile app.jsonl" in time[1] and time[2].startswith("measured / predicted  1.38×")
     actions = sections["What to change, in order of payoff"]
     assert actions[0].startswith("1. combine the back-to-back sends (100 sequences): saves 200 µs (predicted")

@@ -25,8 +25,9 @@ def text_of(records: list[dict]) -> str:
     return "".join(json.dumps(r) + "\n" for r in records)
 
 
-def test_a_profile_comes_back_field_for_field(tmp_path):
-    profile = sample_profile(3, nranks=3)
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_profile_comes_back_field_for_field(tmp_path, version):
+    profile = sample_profile(3, nranks=3, version=version)
     path = tmp_path / "p.jsonl"
     path.write_text(profile_text(profile))
     result = read_profile(path)
@@ -39,6 +40,34 @@ def test_each_rank_names_its_clock_and_its_calibration():
     rank = parse_profile_text(profile_text(sample_profile(nranks=2))).profile.ranks[1]
     assert rank.clock.name == "tsc" and rank.clock.ticks_per_s == 2.3e9 + 1 and rank.clock.calibration_s == 1.5
     assert rank.clock.drift == pytest.approx(-1 / (2.3e9 + 2))
+
+
+def test_version_3_names_each_calls_kind_its_sites_and_its_collectives():
+    rank = parse_profile_text(profile_text(sample_profile(nranks=2, version=3))).profile.ranks[0]
+    kinds = {c.call: (c.kind, c.bytes) for c in rank.calls}
+    assert kinds["MPI_Allreduce"] == ("collective", 16) and kinds["MPI_Waitall"] == ("wait/test", 0)
+    assert rank.sites[0].object == "./halo" and rank.sites[1].object is None
+    assert rank.collectives[0].comm_size == 2 and rank.sites_other_n == 9
+
+
+def test_a_version_2_profile_reads_its_calls_as_point_to_point_and_waits():
+    rank = parse_profile_text(profile_text(sample_profile(nranks=2, version=2))).profile.ranks[0]
+    assert {c.call: c.kind for c in rank.calls} == {"MPI_Isend": "point-to-point", "MPI_Waitall": "wait/test"}
+    assert rank.sites == () and rank.collectives == ()
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r[1]["calls"]["MPI_Allreduce"].update(kind="gossip"), "'calls.MPI_Allreduce.kind' is 'gossip'; it must be one of"),
+    (lambda r: r[1]["collectives"][0].update(bytes=1 << 50), "'collectives\\[0\\].bytes' is 1125899906842624"),
+    (lambda r: r[1]["collectives"][0].update(comm_size=-1), "'collectives\\[0\\].comm_size' is -1; it must be from 0"),
+    (lambda r: r[1]["sites"][0].update(object=3), "'sites\\[0\\].object' must be a string"),
+    (lambda r: r[1].pop("sites"), "missing field 'sites'"),
+])
+def test_bad_version_3_fields_are_refused_in_one_line(change, said):
+    records = encode_profile(sample_profile(nranks=2, version=3))
+    change(records)
+    with pytest.raises(ProfileError, match=said):
+        parse_profile_text(text_of(records))
 
 
 def test_a_version_1_profile_stays_readable_and_is_written_back_as_it_was(tmp_path):
@@ -106,7 +135,7 @@ def corrupt(mutate) -> str:
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda r: r[0].update(format="msgperf-run"), "not a msgperf profile"),
-    (lambda r: r[0].update(format_version=3), "newer than this msgperf reads"),
+    (lambda r: r[0].update(format_version=4), "newer than this msgperf reads"),
     (lambda r: r[1].pop("clock_ticks_per_s"), "missing field 'clock_ticks_per_s'"),
     (lambda r: r[1].update(clock_ticks_per_s=0), "field 'clock_ticks_per_s' is 0.0; it must be within \\(0, 1e\\+15\\]"),
     (lambda r: r[1].update(clock_calibration_s=-1.0), "field 'clock_calibration_s' is -1.0; it must be within \\[0, 1e\\+08\\]"),

@@ -34,7 +34,9 @@ from msgperf.launch.dialects import detect_flavor
 from msgperf.launch.job import explain_failure, launcher_cause
 from msgperf.launch.run_file_guard import claim_new_file
 from msgperf.launch.shm_leftovers import remove_dead_jobs_segments, remove_leftovers, segments
+from msgperf.analysis.advice import account_profile
 from msgperf.present.profile_summary import render_profile
+from msgperf.records.call_sites import resolve_sites
 from msgperf.present.terminal import console as terminal_console
 from msgperf.records.profile_format import Profile, profile_text
 from msgperf.records.profile_merge import merge_rank_files, rank_files, temporary_files
@@ -114,7 +116,8 @@ def take_over(output: Path) -> bool:
     """Whether ``output`` is the empty claim of a msgperf profile that was killed (``kill -9``
     runs nothing of msgperf afterwards) and is now this one's: it is empty, and its claim marks
     name dead processes only. The takeover renames a dead mark to this process's, which only
-    one msgperf can do; what the dead run's ranks wrote (``.FILE.PID.part.rank<N>``) stays."""
+    one msgperf can do; what the dead run's ranks wrote (``.FILE.PID.part.rank<N>``) stays, the
+    rest of its hidden files goes (``_clean_dead_parts``)."""
     try:
         if output.is_symlink() or not output.is_file() or output.stat().st_size:
             return False
@@ -132,9 +135,31 @@ def take_over(output: Path) -> bool:
         return False  # another msgperf took it first
     for mark, _ in marks[1:]:
         mark.unlink(missing_ok=True)
+    kept = _clean_dead_parts(output, pids)
     click.echo(f"note: -o {output} was left empty by a msgperf profile that was killed (pid {pids[0]}); "
-               "it is used again", err=True)
+               "it is used again" + (f"; what its ranks recorded is kept in {', '.join(kept[:4])}"
+                                     + (" …" if len(kept) > 4 else "") if kept else ""), err=True)
     return True
+
+
+def _clean_dead_parts(output: Path, pids: list[int]) -> list[str]:
+    """Remove what the dead runs' ranks left that holds no record: the ``.started`` and ``.error``
+    marks and the temporary files of a rank killed while writing its part (``.rankN.tmp.PID``);
+    return the names of the rank parts (``.FILE.PID.part.rankN``), which are kept: they are what
+    a killed program recorded. Only names of the dead PIDs' private output, in -o's folder."""
+    kept = []
+    for pid in pids:
+        private = f".{output.name}.{pid}.part"
+        for path in output.absolute().parent.iterdir():
+            name = path.name
+            if not name.startswith(private + ".") or path.is_symlink() or not path.is_file():
+                continue
+            rest = name[len(private) + 1:]
+            if rest in ("started", "error") or re.fullmatch(r"rank\d+\.tmp\.\d+", rest):
+                path.unlink(missing_ok=True)
+            elif re.fullmatch(r"rank\d+", rest):
+                kept.append(name)
+    return sorted(kept)
 
 
 def with_preload_flags(argv: tuple[str, ...], built_for: str) -> list[str]:
@@ -372,7 +397,9 @@ def profile_run(library: Path, command_argv: list[str], argv: tuple[str, ...], o
         raise ProgramError(f"no rank left a record in the profile {output} (kept): {program} was "
                            "killed before any rank could write its part, or it is not an MPI program"
                            + (f"; it exited with code {code}" if code else ""), code or 1)
-    render_profile(terminal_console(), profile)
+    sites = {(s.object, s.offset) for r in profile.ranks for s in r.sites}
+    accounting = account_profile(profile, resolve_sites(sites, Path.cwd()))
+    render_profile(terminal_console(), profile, accounting)
     for note in notes:
         click.echo(f"note: {note}")
     if code:

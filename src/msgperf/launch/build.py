@@ -228,7 +228,7 @@ def build_profiler(mpicc: str | None = None, force: bool = False) -> Profiler:
     root = kernels_dir() / "profiler"
     sources = sorted(root.glob("*.c"))
     identity = mpi_identity(compiler)
-    target_dir = cache_dir("kernels") / cache_key(compiler, identity, sources + sorted(root.glob("*.h")))
+    target_dir = cache_dir("kernels") / cache_key(compiler, identity, sources + sorted(root.glob("*.h")) + [root / "other_calls.py"])
     library = target_dir / PROFILER_NAME
     profiler = Profiler(path=library, mpicc=compiler, mpiexec=find_mpiexec(compiler),
                         mpi_version=describe_mpi(identity))
@@ -236,8 +236,22 @@ def build_profiler(mpicc: str | None = None, force: bool = False) -> Profiler:
         return profiler
     _cache_folder(target_dir)
     tmp = target_dir / f".{PROFILER_NAME}.{os.getpid()}"
-    cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-fPIC", "-shared",
-           f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources)]
-    _compile(cmd, compiler, tmp, "the profiler")
+    # The timing wrappers of every MPI call not wrapped by hand, from this MPI's mpi.h
+    # (kernels/profiler/other_calls.py, which make runs too).
+    generated = target_dir / f".other_calls.{os.getpid()}.c"
+    gen = subprocess.run([sys.executable, str(root / "other_calls.py"), str(compiler), str(generated),
+                          *map(str, sources)], capture_output=True, text=True)
+    if gen.returncode != 0:
+        generated.unlink(missing_ok=True)
+        first = (gen.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise MsgperfError(f"cannot generate the profiler's wrappers of the other MPI calls with {compiler}: "
+                         f"{first}")
+    cmd = [str(compiler), "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", f"-I{root}", "-fPIC",
+           "-shared", f'-DMSGPERF_VERSION="{__version__}"', "-o", str(tmp), *map(str, sources),
+           str(generated)]
+    try:
+        _compile(cmd, compiler, tmp, "the profiler")
+    finally:
+        generated.unlink(missing_ok=True)
     _publish(tmp, library)
     return profiler

@@ -243,7 +243,7 @@ def show_json(result: RunResult) -> dict[str, Any]:
     out = {"answer": answer_dict(result), "rows": rows_json(result)}
     if result.collectives is not None:
         c = result.collectives
-        out["collectives"] = {"fits": _plain(c.fits), "mpi": c.mpi, "why_not": c.why_not,
+        out["collectives"] = {"fits": plain(c.fits), "mpi": c.mpi, "why_not": c.why_not,
                               "model": c.p2p.gamma_words if c.p2p is not None else None}
     return out
 

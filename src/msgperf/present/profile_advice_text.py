@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import CombineAdvice, Estimate, ProfileAdvice
+from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAccounting, ProfileAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -51,7 +51,8 @@ def time_lines(a: ProfileAdvice) -> list[str]:
     lines = [
         f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: transfers {estimate(slow.transfers)} — "
         f"the model's T(s) summed over its {which}, the larger side{phases}; from {model_words(a)}{waiting})",
-        f"measured   {units.seconds(a.measured_s)} inside MPI (rank {a.measured_rank}, of which "
+        f"measured   {units.seconds(a.measured_s)} inside point-to-point calls, waits and tests (rank "
+        f"{a.measured_rank}, of which "
         f"{units.seconds(meas.wait_s)} in MPI_Wait*/MPI_Test*; {units.seconds(meas.wall_s)} from MPI_Init to "
         f"MPI_Finalize; from the profile {a.profile})",
     ]
@@ -184,3 +185,31 @@ def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
         console.print(title, style="bold", markup=False, highlight=False)
         for line in lines:
             console.print("  " + printable(line), markup=False, highlight=False)
+
+
+def render_whole_program(console: Console, a: ProfileAdvice, accounting: ProfileAccounting) -> None:
+    """The whole time inside MPI of the rank the advice is held against, by kind: what the
+    point-to-point model predicts (above), what it does not (collectives and the rest, measured),
+    and the waiting for a slower rank within it (measured). The parts add up to the MPI time."""
+    split = next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
+    if split is None:
+        return
+    console.print(f"Whole program: rank {split.rank}'s time inside MPI, {units.seconds(split.mpi_time_s)}",
+                  style="bold", markup=False, highlight=False)
+    p2p = split.point_to_point_s
+    line = [f"point-to-point calls, waits and tests {units.seconds(p2p)} ({units.percent(split.share(p2p))}): "
+            "predicted above"]
+    for kind, seconds in split.by_kind:
+        if kind in POINT_TO_POINT_KINDS:
+            continue
+        what = "measured; no collective model yet" if kind == "collective" else "measured, not predicted"
+        line.append(f"{kind} {units.seconds(seconds)} ({units.percent(split.share(seconds))}): {what}")
+    for text in line:
+        console.print("  " + printable(text), markup=False, highlight=False)
+    if split.waiting_s is None:
+        console.print("  waiting for a slower rank: cannot tell (" + printable(
+            "; ".join(accounting.notes) or "no lockstep") + ")", markup=False, highlight=False)
+    elif split.waiting_s > 0:
+        console.print(f"  of it, waiting for rank {split.waits_for}, the slowest outside MPI (load imbalance): "
+                      f"{units.seconds(split.waiting_s)} ({units.percent(split.share(split.waiting_s))}), measured",
+                      markup=False, highlight=False)

@@ -9,11 +9,13 @@ from rich.console import Console
 from msgperf import units
 from msgperf.present.grid import Grid, render
 from msgperf.present.text import FIELD_LIMIT, printable
+from msgperf.analysis.advice import ProfileAccounting
 from msgperf.records.profile_format import Profile, SequenceShape
 from msgperf.store.listing import mpi_name
 
 MAX_RANK_ROWS = 16
 MAX_CANDIDATES = 5
+MAX_CALL_ROWS = 10
 
 
 def _sizes(pairs) -> str:
@@ -51,7 +53,73 @@ def rank_table(profile: Profile) -> Grid:
     return table
 
 
-def render_profile(console: Console, profile: Profile) -> None:
+def _pct(share: float) -> str:
+    return units.percent(share) if share == share else "-"
+
+
+def _where(site) -> str:
+    if site.location:
+        return printable(site.location, FIELD_LIMIT)
+    if site.object:
+        return f"{printable(site.object, FIELD_LIMIT)}+0x{site.offset:x} (no debug information)"
+    return f"0x{site.offset:x} (object unknown)"
+
+
+def kind_table(a: ProfileAccounting) -> Grid:
+    """Time inside MPI per kind of call, then the calls with the most time (every rank together)."""
+    table = Grid(box="none", pad_edge=False)
+    for name in ("call", "kind", "calls", "bytes", "time", "share of MPI"):
+        table.add_column(name, justify="left" if name in ("call", "kind") else "right")
+    for c in a.kinds:
+        table.add_row(c.name, "", units.count(c.calls), units.volume(c.bytes) if c.bytes else "-",
+                      units.seconds(c.time_s), _pct(c.share), styles={0: "bold"})
+    for c in a.calls[:MAX_CALL_ROWS]:
+        table.add_row(f"  {printable(c.name, FIELD_LIMIT)}", c.kind, units.count(c.calls),
+                      units.volume(c.bytes) if c.bytes else "-", units.seconds(c.time_s), _pct(c.share))
+    return table
+
+
+def site_table(a: ProfileAccounting) -> Grid:
+    table = Grid(box="none", pad_edge=False)
+    for name in ("call", "site", "ranks", "calls", "time", "share of MPI"):
+        table.add_column(name, justify="left" if name in ("call", "site") else "right")
+    for s in a.sites:
+        table.add_row(printable(s.call, FIELD_LIMIT), _where(s), str(s.ranks), units.count(s.calls),
+                      units.seconds(s.time_s), _pct(s.share))
+    return table
+
+
+def split_table(a: ProfileAccounting) -> Grid:
+    """Per rank: its MPI time by kind (adding up to it) and the part spent waiting for a slower rank."""
+    used = [k for k in dict.fromkeys(k for r in a.ranks for k, _ in r.by_kind)]
+    table = Grid(box="none", pad_edge=False)
+    for name in ("rank", "in MPI", *used, "waiting for a slower rank"):
+        table.add_column(name, justify="right")
+    for r in a.ranks[:MAX_RANK_ROWS]:
+        parts = dict(r.by_kind)
+        waiting = ("cannot tell" if r.waiting_s is None else
+                   f"{units.seconds(r.waiting_s)}{_share(r.waiting_s, r.mpi_time_s)}"
+                   + (f" for rank {r.waits_for}" if r.waiting_s > 0 and r.waits_for is not None else ""))
+        table.add_row(str(r.rank), units.seconds(r.mpi_time_s),
+                      *(units.seconds(parts[k]) if k in parts else "-" for k in used), waiting)
+    return table
+
+
+def render_accounting(console: Console, a: ProfileAccounting) -> None:
+    console.print("Time inside MPI by kind of call (every rank together)", style="bold")
+    render(console, kind_table(a))
+    if a.sites:
+        console.print("Call sites with the most time inside MPI", style="bold")
+        render(console, site_table(a))
+        if a.sites_other_s > 0:
+            console.print(f"other sites: {units.seconds(a.sites_other_s)}", markup=False, highlight=False)
+    console.print("Time inside MPI per rank, by kind (adds up to the rank's time inside MPI)", style="bold")
+    render(console, split_table(a))
+    for note in a.notes:
+        console.print(note, markup=False, highlight=False)
+
+
+def render_profile(console: Console, profile: Profile, accounting: ProfileAccounting | None = None) -> None:
     info = profile.info
     hosts = list(dict.fromkeys(h for h in info.hosts if h))
     shown = ", ".join(printable(h, FIELD_LIMIT) for h in hosts[:8])
@@ -70,8 +138,8 @@ def render_profile(console: Console, profile: Profile) -> None:
         how = "; ".join(f"{ending}: rank(s) {_rank_list([r.rank for r in ended_early if r.ended_by == ending])}"
                         for ending in dict.fromkeys(r.ended_by for r in ended_early))
         notes.append(f"*: ended without MPI_Finalize ({how}); each such record stops there")
-    notes.append("in MPI: time inside the wrapped point-to-point calls, waits and tests included "
-                 "(share of the rank's time from MPI_Init to MPI_Finalize)")
+    notes.append("in MPI: time inside every MPI call (version 3 profiles; before: the point-to-point calls, "
+                 "waits and tests alone), as a share of the rank's time from MPI_Init to MPI_Finalize")
     notes.append(f"back-to-back: sends to one peer with no completed receive between them and no gap "
                  f"outside MPI above {units.seconds(info.sequence_gap_s)}: candidates for combining")
     for note in notes:
@@ -85,3 +153,5 @@ def render_profile(console: Console, profile: Profile) -> None:
         shape = f"; most: {_shape(top)}" if top else ""
         console.print(f"  rank {rank} → {seq.peer}: {units.count(seq.count)} sequences, "
                       f"{units.count(seq.messages)} messages{shape}", markup=False, highlight=False)
+    if accounting is not None:
+        render_accounting(console, accounting)

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.errors import MsgperfError
-from msgperf.records.fields import REQUIRED, Field, absent, decode, flag, integer, items, number, records, text
+from msgperf.records.fields import REQUIRED, Field, absent, decode, flag, integer, items, nullable, number, records, text
 from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_INT64, MAX_MESSAGE_BYTES, MAX_PID,
                                     MAX_PROFILE_TIME_S, MAX_RANKS, check_int)
 
 FORMAT_NAME = "msgperf-profile"
-FORMAT_VERSION = 2  # 2: each rank record names its clock and its calibration
+FORMAT_VERSION = 3  # 2: each rank record names its clock; 3: every MPI call, kinds, sites, collectives
 
 DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
@@ -42,6 +42,12 @@ RECV_KINDS = ("recv", "irecv", "recv_init", "sendrecv", "sendrecv_replace")
 SIGNAL_ENDINGS = tuple(f"signal {name}" for name in
                        ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTERM", "SIGINT", "SIGHUP"))
 ENDED_BY = ("MPI_Finalize", "MPI_Abort", "exit without MPI_Finalize", *SIGNAL_ENDINGS)
+# The kinds of MPI call the profiler tells apart (its prof.h enum call_kind; version 3). A
+# version 1 or 2 file wrapped point-to-point calls and their waits and tests alone.
+CALL_KINDS = ("point-to-point", "wait/test", "collective", "one-sided", "probe",
+              "communicator/datatype", "other MPI")
+WAIT_CALLS = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
+              "MPI_Testany", "MPI_Testsome")
 
 
 class ProfileError(MsgperfError):
@@ -143,6 +149,36 @@ class CallTime:
     call: str  # "MPI_Isend", "MPI_Waitall", ...
     n: int
     time_s: float
+    kind: str = "point-to-point"  # one of CALL_KINDS
+    bytes: int = 0  # sent by a point-to-point send, a collective's or a one-sided transfer's data (version 3)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """One call site: the return address of an MPI call in the program (version 3).
+
+    ``object`` is the file the address lies in (the program or a shared library, as the
+    dynamic loader named it; None where it could not tell) and ``offset`` the address from
+    that file's load address, what ``addr2line -e object`` reads; without an object,
+    ``offset`` is the absolute address."""
+
+    call: str
+    object: str | None
+    offset: int
+    n: int
+    time_s: float
+
+
+@dataclass(frozen=True)
+class CollectiveCalls:
+    """The calls of one collective with one communicator size and one data size (version 3):
+    what a collective's model needs to predict them."""
+
+    call: str  # "MPI_Allreduce", "MPI_Ibcast", ...
+    comm_size: int  # the communicator's size (remote group of an intercommunicator)
+    bytes: int  # the data of one call at this rank (docs/profile.md)
+    n: int
+    time_s: float
 
 
 @dataclass(frozen=True)
@@ -195,6 +231,13 @@ class RankProfile:
     unknown_peer: int  # messages whose peer could not be translated to a world rank
     untracked_requests: int  # requests the profiler could not remember (out of memory)
     clock: RankClock | None = None  # None in a version 1 file
+    # Version 3 (empty before): the sites with the most time, then the rest summed
+    sites: tuple[CallSite, ...] = ()
+    sites_other_n: int = 0
+    sites_other_time_s: float = 0.0
+    collectives: tuple[CollectiveCalls, ...] = ()
+    collectives_other_n: int = 0  # calls whose (call, size, bytes) found the table full
+    collectives_other_time_s: float = 0.0
 
     @property
     def finalized(self) -> bool:
@@ -374,6 +417,19 @@ SEQUENCES_FIELDS = (
 )
 
 CALL_FIELDS = (_count("n"), _seconds("time_s"))
+CALL_V3_FIELDS = (text("kind", choices=CALL_KINDS), _total("bytes"))  # version 3
+
+SITE_FIELDS = (text("call"), nullable(text("object")), _total("offset"), _count("n"), _seconds("time_s"))
+COLLECTIVE_FIELDS = (text("call"), _count("comm_size", MAX_RANKS), _count("bytes", MAX_MESSAGE_BYTES), _count("n"),
+                     _seconds("time_s"))
+RANK_V3_FIELDS = (  # version 3: call sites and collectives, each list capped by the profiler (the rest: *_other_*)
+    records("sites", SITE_FIELDS, CallSite, "call sites"),
+    _count("sites_other_n"),
+    _seconds("sites_other_time_s"),
+    records("collectives", COLLECTIVE_FIELDS, CollectiveCalls, "collectives"),
+    _count("collectives_other_n"),
+    _seconds("collectives_other_time_s"),
+)
 
 CLOCK_FIELDS = (
     text("clock", attr="name"),
@@ -450,21 +506,28 @@ def _check_sequences(seq: PeerSequences, nranks: int | None, where: str) -> None
         raise ProfileError(f"{where}: the sequence shapes of peer {seq.peer} do not add up to its totals")
 
 
-def _calls(obj: Mapping[str, Any], where: str) -> tuple[CallTime, ...]:
+def _calls(obj: Mapping[str, Any], where: str, version: int) -> tuple[CallTime, ...]:
+    """The ``calls`` object: each call's count and time; from version 3 its kind and bytes too
+    (before, a call's kind follows from its name: a wait or test, else point-to-point)."""
     calls = obj.get("calls")
     if calls is None:
         raise ProfileError(f"{where}: missing field 'calls'")
     if not isinstance(calls, dict):
         raise ProfileError(f"{where}: field 'calls' must be an object of calls")
-    return tuple(CallTime(call=name, **decode(CALL_FIELDS, value, where, ProfileError, f"calls[{name!r}]",
-                                              f"calls.{name}."))
-                 for name, value in calls.items())
+    table = CALL_FIELDS + CALL_V3_FIELDS if version >= 3 else CALL_FIELDS
+    out = []
+    for name, value in calls.items():
+        fields = decode(table, value, where, ProfileError, f"calls[{name[:40]!r}]", f"calls.{name[:40]}.")
+        if version < 3:
+            fields["kind"] = "wait/test" if name in WAIT_CALLS else "point-to-point"
+        out.append(CallTime(call=name, **fields))
+    return tuple(out)
 
 
 def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
                 version: int = FORMAT_VERSION) -> RankProfile:
     """A ``rank`` record of a file of format ``version`` (its header's)."""
-    calls = _calls(obj, where)
+    calls = _calls(obj, where, version)
     fields = decode(RANK_FIELDS, obj, where, ProfileError)
     rank = fields["rank"]
     if nranks is not None and rank >= nranks:
@@ -482,7 +545,8 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
             raise ProfileError(f"{where}: rank {rank} sends {seq.messages} messages to peer {seq.peer} in "
                                f"sequences but {sends.get(seq.peer, 0)} in all; the record is inconsistent")
     clock = RankClock(**decode(CLOCK_FIELDS, obj, where, ProfileError)) if version >= 2 else None
-    return RankProfile(**fields, calls=calls, clock=clock)
+    v3 = decode(RANK_V3_FIELDS, obj, where, ProfileError) if version >= 3 else {}
+    return RankProfile(**fields, calls=calls, clock=clock, **v3)
 
 
 # ---- encoding (the inverse of decoding, field for field) -------------------------------------
@@ -500,7 +564,7 @@ def encode_info(info: ProfileInfo) -> dict[str, Any]:
             "sequence_gap_s": info.sequence_gap_s, "complete": info.complete}
 
 
-def encode_rank(r: RankProfile) -> dict[str, Any]:
+def encode_rank(r: RankProfile, version: int = FORMAT_VERSION) -> dict[str, Any]:
     clock = {} if r.clock is None else {
         "clock": r.clock.name, "clock_ticks_per_s": r.clock.ticks_per_s,
         "clock_ticks_per_s_at_init": r.clock.ticks_per_s_at_init,
@@ -508,7 +572,15 @@ def encode_rank(r: RankProfile) -> dict[str, Any]:
     return {
         "type": "rank", "rank": r.rank, "host": r.host, "pid": r.pid, "ended_by": r.ended_by,
         "wall_s": r.wall_s, "mpi_time_s": r.mpi_time_s, "wait_time_s": r.wait_time_s,
-        "calls": {c.call: {"n": c.n, "time_s": c.time_s} for c in r.calls},
+        "calls": {c.call: {"n": c.n, "time_s": c.time_s, **({"kind": c.kind, "bytes": c.bytes} if version >= 3 else {})}
+                  for c in r.calls},
+        **({"sites": [{"call": s.call, "object": s.object, "offset": s.offset, "n": s.n, "time_s": s.time_s}
+                      for s in r.sites],
+            "sites_other_n": r.sites_other_n, "sites_other_time_s": r.sites_other_time_s,
+            "collectives": [{"call": c.call, "comm_size": c.comm_size, "bytes": c.bytes, "n": c.n,
+                             "time_s": c.time_s} for c in r.collectives],
+            "collectives_other_n": r.collectives_other_n,
+            "collectives_other_time_s": r.collectives_other_time_s} if version >= 3 else {}),
         "messages": [{"peer": m.peer, "direction": m.direction, "kind": m.kind, "count": m.count,
                       "bytes": m.bytes, "sizes": _encode_pairs(m.sizes), "other_count": m.other_count,
                       "other_bytes": m.other_bytes, "log2": _encode_pairs(m.log2)} for m in r.messages],
@@ -528,7 +600,7 @@ def encode_rank(r: RankProfile) -> dict[str, Any]:
 
 def encode_profile(profile: Profile) -> list[dict[str, Any]]:
     """The file's records, in order: the header, then the ranks by rank."""
-    return [encode_info(profile.info), *(encode_rank(r) for r in profile.ranks)]
+    return [encode_info(profile.info), *(encode_rank(r, profile.info.format_version) for r in profile.ranks)]
 
 
 def profile_text(profile: Profile) -> str:

@@ -4,9 +4,12 @@ per kind of advice), and which model a listing of runs should use.
 The face: what msgperf's other packages may use (tests/analysis/test_rooms.py)."""
 
 from msgperf.analysis.advice.model_choice import choose, conditions_misfit, listing_misfit, refusal, wanted_of
+from msgperf.analysis.advice.profile_accounting import (POINT_TO_POINT_KINDS, ProfileAccounting, account_profile,
+                                                      point_to_point_time)
 from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice, advise_profile
 
 __all__ = [
-    "CombineAdvice", "Estimate", "ProfileAdvice", "advise_profile", "choose", "conditions_misfit",
+    "CombineAdvice", "Estimate", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
+    "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
 ]

@@ -58,13 +58,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from msgperf.analysis.advice.profile_accounting import LOCKSTEP, point_to_point_time
 from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
 
 JUST_ABOVE = 2.0  # sizes up to this factor above the eager limit sit "just above" it
 PHASE_SHARE = 0.5  # of T(s): the peer's last message in flight when an exchange phase waits (o_s + L)
-LOCKSTEP = 0.05  # ranks whose MPI_Init-to-MPI_Finalize times agree this closely move in lockstep
 COMPLETING = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Recv", "MPI_Sendrecv",
               "MPI_Sendrecv_replace")  # the calls that wait for a message (a Test only polls)
 MAX_EAGER_ROWS = 16
@@ -111,7 +111,7 @@ class RankTime:
     phase_s: float  # what they add: phases × PHASE_SHARE × T(mean size received)
     transfers: Estimate  # max(sends, receives) + phase_s: the model's
     waiting_s: float  # waiting for the slowest rank's compute (lockstep), measured; 0 when not in lockstep
-    measured_s: float  # mpi_time_s of the profile
+    measured_s: float  # the time in point-to-point calls, waits and tests (profile_accounting.point_to_point_time)
     wait_s: float  # of which inside MPI_Wait*/MPI_Test*
     wall_s: float
     messages: int  # sent + received
@@ -477,7 +477,7 @@ def _rank_times(profile: Any, model: PiecewiseFit, one_way: dict[tuple[int, int]
                              None if est.high_s is None else est.high_s + w)
         ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
                               phase_s=phase.value(segs), transfers=est, waiting_s=w,
-                              measured_s=r.mpi_time_s, wait_s=r.wait_time_s, wall_s=r.wall_s,
+                              measured_s=point_to_point_time(r), wait_s=r.wait_time_s, wall_s=r.wall_s,
                               messages=r.messages_sent + r.messages_received, finalized=r.finalized))
         # all combined: fewer, larger messages received; as many phases, at most one per message
         left = received_n - combining.merged_into.get(r.rank, 0)
@@ -492,8 +492,8 @@ def _profile_notes(profile: Any) -> list[str]:
     """What the profile itself leaves out."""
     notes = []
     if not any(r.messages for r in profile.ranks):
-        notes.append("the profile holds no point-to-point message (collectives, one-sided communication and "
-                     "probes are not recorded): nothing to predict or advise on")
+        notes.append("the profile holds no point-to-point message (the time of collectives, one-sided "
+                     "communication and probes is accounted, not predicted): nothing to predict or advise on")
     if not profile.info.complete:
         notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
     if profile.missing_ranks:
@@ -610,7 +610,7 @@ def _lockstep_waiting(profile: Any) -> tuple[dict[int, float], str]:
                     "lockstep, so no time is counted as waiting for a slower rank")
     outside = {r.rank: max(r.wall_s - r.mpi_time_s, 0.0) for r in taking}
     slowest = max(outside.values())
-    inside = {r.rank: r.mpi_time_s for r in taking}
+    inside = {r.rank: point_to_point_time(r) for r in taking}  # what the prediction is held against
     # never more than the rank spent inside MPI: the walls may differ by up to LOCKSTEP
     return {rank: min(slowest - c, inside[rank]) for rank, c in outside.items()}, ""
 

@@ -1,0 +1,85 @@
+/* Where the time inside MPI is spent: per call site (the return address of a wrapped call,
+ * resolved to file:line by msgperf, not here) and, for the collectives, per (call,
+ * communicator size, bytes), which is what a collective's model needs to predict it.
+ * Both are fixed tables allocated at MPI_Init; a site or a collective that finds its table
+ * full is summed apart (sites_other_*, colls_other_*), so nothing is lost from the totals. */
+#define _GNU_SOURCE 1  /* dladdr */
+#include "prof.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+const char *const call_kind_name[K_COUNT] = {
+    "point-to-point", "wait/test", "collective", "one-sided", "probe",
+    "communicator/datatype", "other MPI",
+};
+
+int prof_sites_init(void)
+{
+    P.sites = calloc(SITES, sizeof *P.sites);
+    P.colls = calloc(COLL_SLOTS, sizeof *P.colls);
+    return !P.sites || !P.colls;
+}
+
+/* A site not in its home slot: probe on; a new site notes its object (dladdr, once). */
+void prof_site_slow(const void *addr, int call, uint64_t ticks)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if (!P.sites || !a) {
+        P.sites_other_n++;
+        P.sites_other_ticks += ticks;
+        return;
+    }
+    size_t home = (size_t)((a ^ (a >> 12)) * 0x9E3779B97F4A7C15ull >> 54);
+    for (size_t k = 0; k < 16; k++) {  /* a short probe: beyond it, the table is as good as full */
+        struct site *s = &P.sites[(home + k) % SITES];
+        if (s->addr == a) {
+            s->n++;
+            s->ticks += ticks;
+            return;
+        }
+        if (!s->addr) {
+            Dl_info info;
+            s->addr = a;
+            s->call = call;
+            s->n = 1;
+            s->ticks = ticks;
+            if (dladdr(addr, &info) && info.dli_fname) {
+                s->object = info.dli_fname;
+                s->base = (uintptr_t)info.dli_fbase;
+            }
+            P.slow = 1;  /* dladdr's time is not the application's gap */
+            return;
+        }
+    }
+    P.sites_other_n++;
+    P.sites_other_ticks += ticks;
+}
+
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
+{
+    int size = 0, inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(comm, &size);
+    else
+        PMPI_Comm_size(comm, &size);
+    P.calls[call].bytes += bytes;
+    uint64_t h = ((uint64_t)call * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)size * 0xC2B2AE3D27D4EB4Full)
+                 ^ (bytes * 0x165667B19E3779F9ull);
+    size_t home = (size_t)(h >> 56);  /* 8 bits: COLL_SLOTS */
+    for (size_t k = 0; k < 16 && P.colls; k++) {
+        struct coll_stat *c = &P.colls[(home + k) % COLL_SLOTS];
+        if (c->call == (int)call && c->comm_size == size && c->bytes == bytes) {
+            c->n++;
+            c->ticks += ticks;
+            return;
+        }
+        if (!c->call) {
+            *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks};
+            return;
+        }
+    }
+    P.colls_other_n++;
+    P.colls_other_ticks += ticks;
+}
