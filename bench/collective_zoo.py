@@ -234,7 +234,7 @@ def totals(results: list[Result]) -> str:
             f"(named at some size, never another); sizes right where separable "
             f"{sum(o.right_separable for o in outcomes)}/{sum(o.separable for o in outcomes)}; "
             f"sizes named wrong {sum(o.wrong for o in outcomes)} of {sum(len(o.ratios) for o in outcomes)}; "
-            f"'none of these' {sum(o.none for o in outcomes)}; names withheld for a disturbed launch "
+            f"'none of these' {sum(o.none for o in outcomes)}; names withheld (a disturbed launch, or more ranks than the naming is validated at) "
             f"{sum(o.withheld for o in outcomes)} (the times alone: right {sum(o.evidence_right for o in outcomes)}, "
             f"another {sum(o.evidence_wrong for o in outcomes)}); median predicted/measured within 25 % in "
             f"{within}/{len(ratios)} (medians {', '.join(f'{x:.2f}' for x in ratios)})")

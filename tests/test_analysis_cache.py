@@ -241,8 +241,9 @@ def test_the_old_output_replay_cache_is_removed_once_and_nothing_beside_it(tmp_p
     """The removed output-replay cache left ``<cache>/output`` full of pickles: the first analysis
     written removes that directory, and only it (its siblings, and a link named ``output``, stay)."""
     old = cache_dir("output")
-    (old / "sub").mkdir(parents=True)
-    (old / "sub" / "entry.pickle").write_bytes(pickle.dumps(("show", b"old output")))
+    old.mkdir(parents=True)
+    for digest in ("0" * 64, "ab" * 32):  # its entries: <sha256 of the key>.pickle
+        (old / f"{digest}.pickle").write_bytes(pickle.dumps(("show", b"old output")))
     beside = cache_dir("outputs")
     beside.mkdir()
     (beside / "keep").write_text("not msgperf's")
@@ -252,6 +253,17 @@ def test_the_old_output_replay_cache_is_removed_once_and_nothing_beside_it(tmp_p
     load_analyzed(str(path))
     assert not old.exists() and (beside / "keep").exists() and kernels.is_dir()
     assert len(counted) == 1 and list(cache_dir("analysis").glob("*.npz"))
+
+
+def test_an_output_directory_holding_anything_else_is_left_alone(tmp_path, counted):
+    """$MSGPERF_CACHE may point at a folder of the user's: its output/ is not the old cache when it
+    holds anything but that cache's entries."""
+    old = cache_dir("output")
+    old.mkdir(parents=True)
+    (old / f"{'0' * 64}.pickle").write_bytes(b"x")
+    (old / "results.csv").write_text("the user's")
+    load_analyzed(str(write_run(pingpong_run(), tmp_path / "r.jsonl")))
+    assert (old / "results.csv").read_text() == "the user's" and (old / f"{'0' * 64}.pickle").exists()
 
 
 def test_a_link_named_like_the_old_output_cache_is_left_alone(tmp_path, counted):

@@ -9,7 +9,7 @@
  *   send_call_s: one MPI_Send call on the first rank, in the PRTT(n,d,s) series (paced by d)
  *   recv_call_s: one MPI_Recv call on the second rank when the message has had d to arrive
  *                (Netgauge's o_r series: n back-to-back messages, the receiver waits d before each)
- * and writes them as record fields; src/msgperf/analysis/loggp.py derives L, o_s, o_r, g, G. */
+ * and writes them as record fields; src/msgperf/analysis/model/loggp.py derives L, o_s, o_r, g, G. */
 #include <stdio.h>
 #include <stdlib.h>
 

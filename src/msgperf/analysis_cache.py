@@ -41,7 +41,7 @@ from msgperf.cache_dir import cache_dir, remove_old_output_cache
 MAX_ENTRIES = 64
 STALE_TMP_S = 600.0
 SUFFIX = ".npz"
-_SHAPING = ("analysis", "records", "store", "loader.py", "units.py", "analysis_cache.py", "plain_data.py")
+_SHAPING = ("analysis", "records", "store", "loader.py", "plan.py", "units.py", "analysis_cache.py", "plain_data.py")
 
 
 @functools.lru_cache(maxsize=1)

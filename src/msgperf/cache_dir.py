@@ -10,11 +10,12 @@ directory when it is found."""
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import stat
 from pathlib import Path
 
 OLD_OUTPUT_CACHE = "output"
+_OLD_ENTRY = re.compile(r"[0-9a-f]{64}\.pickle")  # an entry of that cache: the digest of its key
 
 
 def cache_dir(part: str) -> Path:
@@ -27,12 +28,20 @@ def cache_dir(part: str) -> Path:
 
 
 def remove_old_output_cache() -> None:
-    """Delete the older msgperf's output-replay cache, quietly: that exact directory when it is
-    a directory of this user's (a link of that name, or anything else, is left alone)."""
+    """Delete the older msgperf's output-replay cache, quietly: that directory when it is a
+    directory of this user's holding nothing but that cache's entries (``<sha256>.pickle``). A
+    link of that name, or an ``output`` directory with anything else in it (``$MSGPERF_CACHE`` may
+    point at a folder of the user's), is left alone."""
     path = cache_dir(OLD_OUTPUT_CACHE)
     try:
         st = os.lstat(path)
+        if not (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()):
+            return
+        entries = list(os.scandir(path))
+        if not all(_OLD_ENTRY.fullmatch(e.name) and e.is_file(follow_symlinks=False) for e in entries):
+            return
+        for e in entries:
+            os.unlink(e.path)
+        os.rmdir(path)
     except OSError:
         return
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
-        shutil.rmtree(path, ignore_errors=True)

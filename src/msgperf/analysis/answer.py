@@ -32,7 +32,7 @@ STEP_SPAN = 2 ** (1 / 8)
 # A figure measured while the ranks did not have their cores to themselves is not the machine's
 # figure: a rank that loses its core waits a scheduler slice (milliseconds) in the middle of a
 # microsecond message, and a launch beside other work gave 4.00 ms for 0.14 µs and half the quiet
-# bandwidth (bench/RESULTS.md §18). The launch verdicts that say so (analysis/conditions.py)...
+# bandwidth (bench/RESULTS.md §18). The launch verdicts that say so (analysis/launches/conditions.py)...
 DISTURBING = ("busy_machine", "oversubscribed")
 # ... and two ranks seen on one CPU, which alone is no proof (6 of 20 quiet runs on 2 vCPUs saw it
 # at an instant), so it counts only with the samples' own sign of a scheduler: two groups of times

@@ -91,7 +91,7 @@ class RowTable:
     # What the machine did to the launches behind these rows (oversubscribed, a shared core, a busy
     # machine: analysis/launches/conditions.py), said under the table
     caveats: tuple[cv.Caveat, ...] = ()
-    # A collective's methodology, defaults included (compat_collectives.collective_method); "" otherwise
+    # A collective's methodology, defaults included (tables/compat_collectives.collective_method); "" otherwise
     method: str = ""
 
     @property
@@ -155,7 +155,7 @@ class RunResult:
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
     refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
-    # The collective compatibility modes as OSU and IMB print them (analysis/compat_collectives.py)
+    # The collective compatibility modes as OSU and IMB print them (analysis/tables/compat_collectives.py)
     compat_collectives: tuple[ToolRow, ...] = field(default=())
     # The collectives measured against each standard algorithm's prediction from the ping-pong's
     # model, their algorithm named per size range (analysis/collectives); None: no collective

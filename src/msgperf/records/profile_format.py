@@ -222,7 +222,7 @@ class RankProfile:
     pid: int
     ended_by: str  # MPI_Finalize; MPI_Abort, "exit without MPI_Finalize", "signal SIGSEGV"...: a partial record
     wall_s: float  # from the return of MPI_Init to the entry of MPI_Finalize (or the end)
-    mpi_time_s: float  # inside the wrapped point-to-point calls, waits and tests included
+    mpi_time_s: float  # inside MPI: the point-to-point calls, waits and tests; from format 3 every MPI call
     wait_time_s: float  # inside MPI_Wait*/MPI_Test* alone
     calls: tuple[CallTime, ...]
     messages: tuple[PeerMessages, ...]

@@ -135,3 +135,19 @@ def test_a_disturbed_launch_withholds_the_name():
     assert held.verdict == CANNOT_TELL and held.evidence == "a" and "busy machine" in held.why
     none = judge(8, 3.0, 2.9, 3.1, (Prediction("a", 1.0),), 0.01)
     assert withhold(none, reason) == none  # "none of these" stays: no prediction fits either way
+
+
+def test_beyond_the_validated_rank_count_nothing_is_named_or_ruled_out():
+    from msgperf.analysis.collectives.naming import VALIDATED_RANKS, beyond_validation
+
+    preds = [Prediction("recursive_doubling", 10e-6), Prediction("ring", 20e-6), Prediction("reduce_bcast", 40e-6)]
+    named = judge(64, 10.5e-6, 10.2e-6, 10.8e-6, preds, 0.25)
+    nothing = judge(64, 100e-6, 99e-6, 101e-6, preds, 0.25)
+    assert named.verdict == "recursive_doubling" and nothing.verdict == NONE
+    assert beyond_validation(named, VALIDATED_RANKS) == named  # at the validated count: the name stands
+    for v in (named, nothing):
+        held = beyond_validation(v, 16)
+        assert held.verdict == CANNOT_TELL
+        assert set(held.candidates) == {"recursive_doubling", "ring", "reduce_bcast"}  # none ruled out
+        assert "validated at 2 ranks" in held.why
+    assert beyond_validation(named, 16).evidence == "recursive_doubling"  # what the times alone point to

@@ -9,7 +9,7 @@ switch lies in that interval:
 - the eager limit measured by the eager-probe pattern: messages up to L bytes are sent
   eagerly, so rendezvous starts at L + 1 (an interval when the probe could not be exact);
 - the MPI's thresholds recorded in the launch environment (``known_thresholds``), or reported
-  through MPI_T for the transport in use (analysis/mpit_thresholds.py): MPICH's
+  through MPI_T for the transport in use (analysis/model/mpit_thresholds.py): MPICH's
   single-copy (CMA, XPMEM) thresholds start the new protocol at the value itself; its
   shared-memory cell size and Open MPI's btl eager limits bound the eager payload, which
   is the value less a header, so their switch lies within ``HEADER_ALLOWANCE`` below it;

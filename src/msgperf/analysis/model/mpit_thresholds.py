@@ -8,7 +8,7 @@ protocol: shared memory for a pair on one node (Open MPI's vader/sm BTL; MPICH's
 CMA single copy; ch3's nemesis), the network for a pair on two nodes (Open MPI's tcp BTL; MPICH's
 OFI netmod; ch3's eager size). XPMEM's threshold is left out: MPI_T lists it whether or not the
 build can use XPMEM, and nothing in the run says which. A variable of a device not in use is
-already left out of ``Machine.thresholds`` (analysis/machine.py). Where the environment set the
+already left out of ``Machine.thresholds`` (analysis/tables/machine.py). Where the environment set the
 same variable, its value is the one in force and the environment's threshold names the switch.
 Pure.
 """
