@@ -41,6 +41,18 @@ def test_limit_at_the_upper_size_is_inside_and_at_the_lower_is_not():
     assert label_breakpoints([bp(4096, 8192)], outside)[0].kinds == (UNEXPLAINED,)
 
 
+def test_an_eager_threshold_of_a_variable_does_not_name_a_switch_the_probe_s_limit_is_outside():
+    """MPI_T (or a CVAR) brackets the eager limit within a header of its value; a step beside the
+    limit the probe measured, inside that loose bracket, is not the eager switch."""
+    cell = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX", 8192, 8192 - 1024, 8192, "MPI_T")
+    beside, at = bp(7510, 7756), bp(7756, 8192)
+    labels = label_breakpoints([beside, at], BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell,)))
+    assert labels[0].kinds == (UNEXPLAINED,)
+    assert labels[1].kinds == (EAGER,) and "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX = 8192" in labels[1].text
+    # without a probe the variable's bracket is all there is: it names the step
+    assert label_breakpoints([beside], BreakpointEvidence(thresholds=(cell,)))[0].kinds == (EAGER,)
+
+
 def test_inexact_probe_interval():
     (label,) = label_breakpoints([bp(2048, 4096)], BreakpointEvidence(eager_limit=(3000, 3600)))
     assert label.text == "eager → rendezvous (eager-probe: 3000–3600 B)"
