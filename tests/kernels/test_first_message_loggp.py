@@ -83,4 +83,8 @@ def test_the_synchronised_exchange_records_its_barrier(msgperf, run_file):
 def test_summary_of_a_real_run(msgperf, run_file):
     got = json.loads(msgperf("summary", run_file, "--json").stdout)
     (want,) = [dict(r.as_dict(), run=str(run_file)) for r in analyze(read_run(run_file).run).saphir]
-    assert got == [want] and want["zero_byte_latency_s"] > 0 and want["copy_speed_bytes_per_s"] is None
+    # a latency measured while the machine was busy is "cannot tell" (null, with the reason): the
+    # test machine is shared, so either is right, but never a number beside a disturbance
+    latency, why = want["zero_byte_latency_s"], want["zero_byte_latency_why_not"]
+    assert got == [want] and want["copy_speed_bytes_per_s"] is None
+    assert (latency is not None and latency > 0 and why == "") or (latency is None and why.startswith("disturbed"))
