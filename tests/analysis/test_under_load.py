@@ -127,3 +127,78 @@ def test_show_detail_and_the_report_say_cannot_tell_like_the_answer(msgperf, tmp
     html = report.read_text()
     assert "cannot tell (disturbed: launch 0 beside other work (14 ms))" in html
     assert "most likely 16 B–32 B" not in html
+
+
+def test_the_answer_names_the_terms_it_cannot_tell_once():
+    a = analyze(read_run(BUSY).run).answer
+    assert a.disturbed == {"zero_byte_latency": "disturbed: launch 0 beside other work (14 ms)",
+                           "peak_bandwidth": "disturbed: launch 0 beside other work (13.3 GB/s)"}
+    assert analyze(read_run(QUIET).run).answer.disturbed == {}
+
+
+def test_fit_json_says_cannot_tell_like_the_answer(msgperf):
+    answer = json.loads(msgperf("show", "--json", BUSY).stdout)["answer"]
+    fitted = msgperf("fit", "--json", BUSY)
+    assert fitted.returncode == 0, fitted.stderr
+    model = json.loads(fitted.stdout)
+    why = "disturbed: launch 0 beside other work (14 ms)"
+    assert model["zero_byte_latency_s"] is None and model["zero_byte_latency_ci_s"] is None
+    assert model["zero_byte_latency_why_not"] == why == answer["latency"]["why_not"]
+    assert model["terms"]["zero_byte_latency"]["value"] is None
+    assert model["terms"]["zero_byte_latency"]["why_not"] == why
+    assert model["peak_bandwidth_bytes_per_s"] is None and model["terms"]["peak_bandwidth"]["value"] is None
+    assert model["peak_bandwidth_why_not"] == answer["peak_bandwidth"]["why_not"]
+    assert model["terms"]["asymptotic_latency"]["why_not"] is None  # a term the answer does not decide
+    # the gap the model found most likely (16-32 B) is dropped, as in the answer block
+    switches = {(w["low_bytes"], w["high_bytes"]): (w["best_low_bytes"], w["best_high_bytes"])
+                for w in answer["switches"]}
+    for bp in model["breakpoints"]:
+        assert (bp["best_low_bytes"], bp["best_high_bytes"]) == switches[bp["low_bytes"], bp["high_bytes"]]
+    first = model["breakpoints"][0]
+    assert (first["best_low_bytes"], first["best_high_bytes"]) == (8, 32)
+    assert first["best_why_not"] == "a refinement launch was set aside as disturbed"
+
+
+def _oversubscribed(tmp_path: Path) -> Path:
+    """The quiet run with its first launch's host facts saying 2 ranks on 1 usable CPU: the sweep
+    (and its largest size) oversubscribed, the refinement launches (the peak, 362 KiB) not."""
+    lines = []
+    for line in QUIET.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "launch" and record["launch"] == 0:
+            for host in record["host_facts"]:
+                host["usable_cpus"] = 1
+            line = json.dumps(record)
+        lines.append(line)
+    path = tmp_path / "oversubscribed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_large_message_bandwidth_measured_oversubscribed_is_cannot_tell_everywhere(msgperf, tmp_path):
+    run = _oversubscribed(tmp_path)
+    why = "disturbed: launch 0 oversubscribed (8.55 GB/s)"
+    result = analyze(read_run(run).run)
+    assert result.answer.large_bandwidth.value is None and result.answer.large_bandwidth.why_not == why
+    assert result.answer.peak_bandwidth.value is not None  # measured in a quiet refinement launch
+    row = result.saphir[0]
+    assert row.bandwidth_bytes_per_s is None and row.bandwidth_why_not == why
+    assert row.effective_buffered_bandwidth_bytes_per_s is None
+    assert row.peak_bandwidth_bytes_per_s == result.answer.peak_bandwidth.value
+    summary = msgperf("summary", run)
+    assert summary.returncode == 0, summary.stderr
+    assert f"asymptotic bandwidth: cannot tell ({why})" in summary.stdout
+    assert "8551" not in summary.stdout  # the value in MB/s
+    rows = json.loads(msgperf("summary", "--json", run).stdout)
+    row = rows[0] if isinstance(rows, list) else rows["rows"][0]
+    assert row["bandwidth_bytes_per_s"] is None and row["bandwidth_why_not"] == why
+    fitted = msgperf("fit", run)
+    assert fitted.returncode == 0, fitted.stderr
+    assert f"asymptotic bandwidth  cannot tell  {why}" in fitted.stdout
+    model = json.loads(msgperf("fit", "--json", run).stdout)
+    assert model["asymptotic_bandwidth_bytes_per_s"] is None and model["asymptotic_bandwidth_why_not"] == why
+    assert model["terms"]["asymptotic_bandwidth"]["value"] is None
+    assert model["peak_bandwidth_bytes_per_s"] is not None
+    report = tmp_path / "r.html"
+    assert msgperf("report", run, "-o", report).returncode == 0
+    assert f"<dt>asymptotic bandwidth</dt><dd>cannot tell ({why})</dd>" in report.read_text()  # headline figures

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from msgperf import units
@@ -83,6 +83,9 @@ class Switch:
     cause: str  # in words
     evidence: tuple[str, ...]  # what names it: "eager-probe", an MPI setting, "memcpy", "floor"
     step: Step
+    # why the most likely gap is the whole interval although the model found a narrower one
+    # (``_held_likely``: a side measured while disturbed, ...); "" when it was not widened
+    best_why_not: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,25 @@ class Answer:
     n_half: Figure  # bytes, α/β of the Hockney line
     warnings: tuple[Warning, ...]
     confidence: float = 0.95  # of every interval in the block
+    # The figures of Saphir's terms it cannot tell because they were measured while disturbed, by
+    # the term's name in the model's characteristics ("zero_byte_latency", "peak_bandwidth",
+    # "asymptotic_bandwidth"), each with its reason: decided here once, read by every output
+    disturbed: dict[str, str] = field(default_factory=dict)
+
+
+def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
+    """The terms of ``series``' model the answer cannot tell (measured while disturbed), with their
+    reasons; empty for a series the answer is not about."""
+    return dict(answer.disturbed) if answer is not None and answer.series == series else {}
+
+
+def held_gaps(answer: Answer | None, series: str) -> dict[tuple[int, int], tuple[int, int, str]]:
+    """Each switch of ``series`` by its interval (low, high): its most likely gap as held to its
+    rule (``_held_likely``) and why it was widened ("" when not); empty for another series."""
+    if answer is None or answer.series != series:
+        return {}
+    return {(w.low_bytes, w.high_bytes): (w.best_low_bytes, w.best_high_bytes, w.best_why_not)
+            for w in answer.switches}
 
 
 def _covers(p: SizePoint | None) -> str:
@@ -222,7 +244,7 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
         return s
     none = Figure(None, why_not=why)
     return dataclasses.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
-                               step=Step(s.step.below, s.step.above, none, None))
+                               step=Step(s.step.below, s.step.above, none, None), best_why_not=why)
 
 
 def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
@@ -346,8 +368,11 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
             n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
     else:
         n_half = Figure(None, why_not="α or β of the line is not positive")
-    latency = _undisturbed(latency, by_size, caveats, f"{units.seconds(latency.value)}")
-    peak = _undisturbed(peak, by_size, caveats, units.rate(peak.value))
-    large = _undisturbed(large, by_size, caveats, units.rate(large.value))
+    told = {"zero_byte_latency": (latency, _undisturbed(latency, by_size, caveats, units.seconds(latency.value))),
+            "peak_bandwidth": (peak, _undisturbed(peak, by_size, caveats, units.rate(peak.value))),
+            "asymptotic_bandwidth": (large, _undisturbed(large, by_size, caveats, units.rate(large.value)))}
+    disturbed = {name: after.why_not for name, (before, after) in told.items() if after is not before}
+    latency, peak, large = (told[name][1] for name in told)
     return Answer(series, time_words, latency, peak, large, eager_figure, step, step_why, switches,
-                  why_no_switches, none_words, n_half, warnings_of(caveats, len(sweep.points)), confidence)
+                  why_no_switches, none_words, n_half, warnings_of(caveats, len(sweep.points)), confidence,
+                  disturbed)

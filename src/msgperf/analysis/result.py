@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from msgperf.analysis import caveats as cv
-from msgperf.analysis.answer import Answer, build_answer
+from msgperf.analysis.answer import Answer, build_answer, disturbed_terms
 from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, KnownThreshold, LogGPAnalysis, LogGPError,
                                     LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
                                     known_thresholds, label_breakpoints, points_from_rows,
@@ -427,10 +427,8 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
-    if main is not None and answer is not None:  # the disturbed figures the answer cannot tell, in summary too
-        lat, peak = (f.why_not if f.value is None and f.why_not.startswith("disturbed") else ""
-                     for f in (answer.latency, answer.peak_bandwidth))
-        partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, lat, peak) if r.series == main.name else r
+    if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
+        partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
                                                             for r in partial.saphir))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),

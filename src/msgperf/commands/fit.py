@@ -66,6 +66,6 @@ def _fit(run: str, as_json: bool, pattern: str | None, variant: str | None, plac
 
     result, series = load_series(run, db, pattern, variant, placement, launch, tolerance)
     if as_json:
-        click.echo(dumps(series_dict(series), indent=2))
+        click.echo(dumps(series_dict(series, result.answer), indent=2))
     else:
         render_series(console(), series, result)

@@ -49,10 +49,8 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
     t.add_column("named", justify="left")
     for r in fit.ranges:
         group = [v for v in fit.sizes if r.from_bytes <= v.bytes <= r.to_bytes]
-        cells = []
-        for a in fit.algorithms:
-            ratios = sorted(p.ratio(v.measured_s) for v in group for p in v.predictions if p.algorithm == a.key)
-            cells.append(units.ratio(ratios[len(ratios) // 2]) if ratios else units.MISSING)
+        cells = [units.ratio(r.ratios[a.key]) if r.ratios.get(a.key) is not None else units.MISSING
+                 for a in fit.algorithms]
         measured = (units.seconds(group[0].measured_s) if len(group) == 1 else
                     f"{units.seconds(group[0].measured_s)}–{units.seconds(group[-1].measured_s)}")
         t.add_row(f"{_range(r.from_bytes, r.to_bytes)} ({r.sizes})", measured, *cells,

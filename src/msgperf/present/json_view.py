@@ -14,6 +14,7 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
+from msgperf.analysis.answer import Answer, disturbed_terms, held_gaps
 from msgperf.analysis.caveats import Caveat
 from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
 from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
@@ -66,11 +67,16 @@ def _caveat(c: Caveat) -> dict[str, Any]:
             "launch": c.launch}
 
 
-def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
-    """The model of one sweep: the required top-level keys of ``fit --json`` and the rest."""
+def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
+                  held: dict[tuple[int, int], tuple[int, int, str]] | None = None) -> dict[str, Any]:
+    """The model of one sweep: the required top-level keys of ``fit --json`` and the rest.
+    ``disturbed`` and ``held`` are the answer block's decisions about the sweep (analysis/answer.py
+    ``disturbed_terms``, ``held_gaps``): a term it cannot tell is null, with its ``why_not``, and a
+    breakpoint's most likely gap is the one held to its rule."""
     h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
+    disturbed, held = disturbed or {}, held or {}
     line = _line(h.line)
-    return {
+    out = {
         **{k: v for k, v in line.items() if k not in ("from_bytes", "to_bytes", "n_points")},
         "fit": {"method": "Huber M-estimation on relative scale (docs/statistics.md)",
                 "sizes": len(sweep.points), "rms_rel_residual": _num(h.rms_rel_residual),
@@ -82,7 +88,7 @@ def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
                       for b, r, z, w in zip(h.sizes, h.residuals_rel, h.z, h.weights)],
         "breakpoints_bytes": [[bp.low_bytes, bp.high_bytes] for bp in pw.breakpoints],
         "breakpoints": [{"low_bytes": bp.low_bytes, "high_bytes": bp.high_bytes,
-                         "best_low_bytes": bp.best_low_bytes, "best_high_bytes": bp.best_high_bytes,
+                         **_best(bp, held),
                          "confidence": bp.confidence,
                          "refinement_launches": origin.launches if origin else 0,
                          "found_by_refinement": bool(origin and origin.found),
@@ -113,13 +119,30 @@ def sweep_to_dict(sweep: SweepAnalysis) -> dict[str, Any]:
                       for r in pw.off_model],
         "excluded_bytes": list(pw.excluded_bytes),
     }
+    for key, why in disturbed.items():
+        out["terms"][key].update(value=None, ci=None, why_not=why)
+        out.update({flat: None for flat in _FLAT[key]}, **{f"{key}_why_not": why})
+    return out
+
+
+# the flat top-level keys that repeat a term of Saphir's
+_FLAT = {"zero_byte_latency": ("zero_byte_latency_s", "zero_byte_latency_ci_s"),
+         "peak_bandwidth": ("peak_bandwidth_bytes_per_s",),
+         "asymptotic_bandwidth": ("asymptotic_bandwidth_bytes_per_s", "asymptotic_bandwidth_ci_bytes_per_s")}
+
+
+def _best(bp: Any, held: dict[tuple[int, int], tuple[int, int, str]]) -> dict[str, Any]:
+    """A breakpoint's most likely gap, as the answer held it, and why it was widened (or null)."""
+    low, high, why = held.get((bp.low_bytes, bp.high_bytes), (bp.best_low_bytes, bp.best_high_bytes, ""))
+    return {"best_low_bytes": low, "best_high_bytes": high, "best_why_not": why or None}
 
 
 def _term(term: Any) -> dict[str, Any]:
     """One of Saphir's terms: value (null when the evidence does not support one), interval,
-    the sizes it rests on, measured or fitted, where it was taken (or why not), extrapolated."""
+    the sizes it rests on, measured or fitted, where it was taken (or why not), extrapolated;
+    ``why_not``: why the answer cannot tell it although the model has one (null when it can)."""
     return {"value": _num(term.value), "ci": _pair(term.ci), "sizes": list(term.sizes), "basis": term.basis,
-            "note": term.note, "extrapolated": term.extrapolated}
+            "note": term.note, "extrapolated": term.extrapolated, "why_not": None}
 
 
 def _size(size: SizeAnalysis, sweep: SweepAnalysis) -> dict[str, Any]:
@@ -154,14 +177,16 @@ def _size(size: SizeAnalysis, sweep: SweepAnalysis) -> dict[str, Any]:
     }
 
 
-def series_model_dict(result: SeriesAnalysis) -> dict[str, Any]:
-    """Everything in a ``SeriesAnalysis``, pooled model at the top level."""
+def series_model_dict(result: SeriesAnalysis, disturbed: dict[str, str] | None = None,
+                      held: dict[tuple[int, int], tuple[int, int, str]] | None = None) -> dict[str, Any]:
+    """Everything in a ``SeriesAnalysis``, pooled model at the top level (with the answer's
+    decisions about it, ``sweep_to_dict``)."""
     out: dict[str, Any] = {"pattern": result.pattern, "variant": result.variant,
                            "flows": result.flows, "source": result.source,
                            "launches": list(result.launches),
                            "one_way_note": "times are per message (one-way: half the round trip "
                                            "for a ping-pong)"}
-    out.update(sweep_to_dict(result.sweep))
+    out.update(sweep_to_dict(result.sweep, disturbed, held))
     out["sizes"] = [_size(s, result.sweep) for s in result.sizes]
     out["aligned_bytes"] = list(result.aligned_bytes)  # their times are on the sweep's level, not as measured
     out["caveats"] = [_caveat(c) for c in result.caveats]
@@ -182,14 +207,15 @@ def series_model_dict(result: SeriesAnalysis) -> dict[str, Any]:
     return out
 
 
-def series_dict(s: SeriesResult) -> dict[str, Any]:
-    """``fit --json``: the series, what its times are, and its model."""
+def series_dict(s: SeriesResult, answer: Answer | None = None) -> dict[str, Any]:
+    """``fit --json``: the series, what its times are, and its model, with what the run's answer
+    block decided about it (``answer``: the run's ``RunResult.answer``)."""
     head = {"series": s.name, "time": s.facts.time_words, "metric": s.facts.metric,
             "placement": s.key.placement or None}
     if s.model is None:
         return {**head, "pattern": s.key.pattern, "variant": s.key.variant, "model": None,
                 "not_modelled": s.not_modelled}
-    out = {**head, **series_model_dict(s.model)}
+    out = {**head, **series_model_dict(s.model, disturbed_terms(answer, s.name), held_gaps(answer, s.name))}
     for entry, label in zip(out["breakpoints"], s.labels):
         entry.update({"label": label.text, "kinds": list(label.kinds), "evidence": list(label.evidence)})
     return out

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from msgperf import units
+from msgperf.analysis.answer import disturbed_terms, held_gaps
 from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.present.grid import Grid, render
@@ -45,15 +46,17 @@ def _line_rows(line: LineFit) -> list[tuple[str, str, str]]:
 
 
 def answer_says(result: RunResult, s: SeriesResult) -> tuple[dict[str, str], dict[tuple[int, int], tuple[int, int]]]:
-    """What the answer block decided about this series, for the tables to say the same: the
-    figures it cannot tell because they were measured while disturbed (by Saphir's name), and each
-    switch's most likely gap as held to its rule (by (low, high)); empty for another series."""
-    a = result.answer
-    if a is None or s.name != a.series:
-        return {}, {}
-    figures = {name: f.why_not for name, f in (("zero-byte latency", a.latency), ("peak bandwidth", a.peak_bandwidth))
-               if f.value is None and f.why_not.startswith("disturbed")}
-    return figures, {(w.low_bytes, w.high_bytes): (w.best_low_bytes, w.best_high_bytes) for w in a.switches}
+    """What the answer block decided about this series (analysis/answer.py), for the tables to say
+    the same: the terms it cannot tell because they were measured while disturbed (by the term's
+    name, with the reason), and each switch's most likely gap as held to its rule (by (low, high));
+    empty for another series."""
+    held = held_gaps(result.answer, s.name)
+    return disturbed_terms(result.answer, s.name), {k: (lo, hi) for k, (lo, hi, _) in held.items()}
+
+
+# Saphir's terms as the tables name them, by their name in the model's characteristics
+TERMS = (("zero-byte latency", "zero_byte_latency", "s"), ("asymptotic latency", "asymptotic_latency", "s"),
+         ("peak bandwidth", "peak_bandwidth", "B/s"), ("asymptotic bandwidth", "asymptotic_bandwidth", "B/s"))
 
 
 def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict[str, str] | None = None) -> None:
@@ -68,13 +71,11 @@ def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict
                  f"weighted R² {h.r_squared:.4f}"))
     _rows(console, rows)
     console.print("[bold]Latency and bandwidth[/] (as Saphir 1994 defines them, each limited by the evidence)")
-    rows = [term_row("zero-byte latency", ch.zero_byte_latency, "s"),
-            term_row("asymptotic latency", ch.asymptotic_latency, "s"),
-            term_row("peak bandwidth", ch.peak_bandwidth, "B/s"),
-            term_row("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
-            term_row("1/β, last segment", ch.line_bandwidth, "B/s")]
-    _rows(console, [(name, "cannot tell", (disturbed or {})[name]) if name in (disturbed or {}) else (name, v, note)
-                    for name, v, note in rows])
+    disturbed = disturbed or {}
+    rows = [(name, "cannot tell", disturbed[key]) if key in disturbed else term_row(name, getattr(ch, key), unit)
+            for name, key, unit in TERMS]
+    rows.append(term_row("1/β, last segment", ch.line_bandwidth, "B/s"))
+    _rows(console, rows)
 
 
 def term_row(name: str, term, unit: str) -> tuple[str, str, str]:

@@ -28,7 +28,7 @@ from msgperf.writing import REPORT_MARK, Output
 from msgperf.present import plots
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
-from msgperf.present.model_text import answer_says
+from msgperf.present.model_text import TERMS, answer_says
 from msgperf.present.compare_table import needed_lines
 from msgperf.present.text import printable
 
@@ -91,12 +91,10 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
         items.append(("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)"))
         items.append(("n½ = α/β", units.size(line.n_half_bytes) if math.isfinite(line.n_half_bytes)
                       else "undefined (α or β not positive)"))
-        for name, term, unit in (("zero-byte latency", ch.zero_byte_latency, "s"),
-                                 ("asymptotic latency", ch.asymptotic_latency, "s"),
-                                 ("peak bandwidth", ch.peak_bandwidth, "B/s"),
-                                 ("asymptotic bandwidth", ch.asymptotic_bandwidth, "B/s"),
-                                 ("1/β of the last segment", ch.line_bandwidth, "B/s")):
-            items.append((name, f"cannot tell ({disturbed[name]})" if name in disturbed else term_text(term, unit)))
+        for name, key, unit in TERMS:
+            items.append((name, f"cannot tell ({disturbed[key]})" if key in disturbed
+                          else term_text(getattr(ch, key), unit)))
+        items.append(("1/β of the last segment", term_text(ch.line_bandwidth, "B/s")))
         bps = main.model.sweep.piecewise.breakpoints
         if bps:
             best = {(b.low_bytes, b.high_bytes): held.get((b.low_bytes, b.high_bytes),

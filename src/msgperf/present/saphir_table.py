@@ -37,7 +37,9 @@ def saphir_cells(row: SaphirRow) -> list[str]:
         ratio = "cannot tell"
     return [row.run, _library(row.mpi_library), row.placement or units.MISSING, zero,
             units.seconds(row.asymptotic_latency_s), peak,
-            units.mb_per_s(row.bandwidth_bytes_per_s), units.mb_per_s(row.copy_speed_bytes_per_s),
+            units.mb_per_s(row.bandwidth_bytes_per_s) if not row.bandwidth_why_not else "cannot tell",
+            units.mb_per_s(row.copy_speed_bytes_per_s),
+            "cannot tell" if row.bandwidth_why_not and row.copy_speed_bytes_per_s is not None else
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
             units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
             "cannot tell" if row.eager_limit_why_not else units.MISSING,
@@ -77,6 +79,9 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
                           highlight=False)
         if row.peak_bandwidth_why_not:
             console.print(f"{row.run}: peak bandwidth: cannot tell ({row.peak_bandwidth_why_not})", markup=False,
+                          highlight=False)
+        if row.bandwidth_why_not:
+            console.print(f"{row.run}: asymptotic bandwidth: cannot tell ({row.bandwidth_why_not})", markup=False,
                           highlight=False)
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)

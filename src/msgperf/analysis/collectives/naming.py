@@ -24,7 +24,8 @@ shared a core or were oversubscribed (analysis/launches/conditions.py), a name b
 that reason (``withhold``): a time slowed by other work looks like a slower algorithm.
 
 Consecutive sizes with the same verdict form a size range; its ratio is the median of
-predicted / measured of the named algorithm over the range.
+predicted / measured of the named algorithm over the range, and ``ratios`` the same median for
+every algorithm (what the collectives table prints), over the finite ratios.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class SizeRange:
     candidates: tuple[str, ...]
     ratio: float | None  # median predicted / measured of the named algorithm (of the closest candidate
     # for "cannot tell"; None for "none of these")
+    # median predicted / measured of every algorithm over the range, by its key (None: no finite ratio)
+    ratios: dict[str, float | None] = dataclasses.field(default_factory=dict)
 
 
 def _within(p: float, m: float, low: float | None, high: float | None) -> bool:
@@ -160,13 +163,14 @@ def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
         if not group:
             return
         head = group[0]
-        ratio = None
-        if head.verdict != NONE and head.candidates:
-            ratios = [v.prediction(head.candidates[0]).ratio(v.measured_s) for v in group
-                      if v.prediction(head.candidates[0]) is not None]
-            ratios = [r for r in ratios if math.isfinite(r)]
-            ratio = float(np.median(ratios)) if ratios else None
-        out.append(SizeRange(head.bytes, group[-1].bytes, len(group), head.verdict, head.candidates, ratio))
+        medians: dict[str, float | None] = {}
+        for algorithm in dict.fromkeys(p.algorithm for v in group for p in v.predictions):
+            finite = [r for r in (v.prediction(algorithm).ratio(v.measured_s) for v in group
+                                  if v.prediction(algorithm) is not None) if math.isfinite(r)]
+            medians[algorithm] = float(np.median(finite)) if finite else None
+        ratio = medians.get(head.candidates[0]) if head.verdict != NONE and head.candidates else None
+        out.append(SizeRange(head.bytes, group[-1].bytes, len(group), head.verdict, head.candidates, ratio,
+                             medians))
 
     for v in sorted(verdicts, key=lambda v: v.bytes):
         if group and (v.verdict != group[0].verdict or set(v.candidates) != set(group[0].candidates)):

@@ -16,9 +16,10 @@ shows exactly what ``show``, ``fit`` and the report show:
   ``floor_ratio_high``) is the widest the two intervals allow: the latency's low end over the
   floor's high end, its high end over the floor's low end; without both intervals the ratio has
   none and is "cannot tell" too (issue 27 item 4: every ratio ``summary`` prints has an interval);
-- a zero-byte latency or peak bandwidth that the answer cannot tell because it was measured while
-  disturbed (analysis/answer.py ``disturbance``) is None here too, with the answer's reason
-  (``zero_byte_latency_why_not``, ``peak_bandwidth_why_not``), and the floor ratio with it.
+- a zero-byte latency, peak or asymptotic bandwidth that the answer cannot tell because it was
+  measured while disturbed (analysis/answer.py ``Answer.disturbed``) is None here too, with the
+  answer's reason (``zero_byte_latency_why_not``, ``peak_bandwidth_why_not``,
+  ``bandwidth_why_not``), and the floor ratio with the latency, b_e with the asymptotic bandwidth.
 
 None where the run does not hold what a value needs. Pure: no I/O.
 """
@@ -62,6 +63,7 @@ class SaphirRow:
     floor_ratio_high: float | None = None
     zero_byte_latency_why_not: str = ""    # why the zero-byte latency is not given (disturbed), "" when it is
     peak_bandwidth_why_not: str = ""
+    bandwidth_why_not: str = ""            # why the asymptotic bandwidth (and b_e with it) is not given
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,18 +124,21 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
                      else "")
 
 
-def undisturbed(row: SaphirRow, latency_why_not: str, peak_why_not: str) -> SaphirRow:
+def undisturbed(row: SaphirRow, disturbed: dict[str, str]) -> SaphirRow:
     """The row with the figures the answer could not tell because they were measured while
-    disturbed (its ``why_not``s, "" when told) as None with that reason, and the floor ratio with
-    the latency."""
-    if not latency_why_not and not peak_why_not:
-        return row
+    disturbed (``Answer.disturbed``: term name -> reason) as None with that reason: the zero-byte
+    latency with the floor ratio, the peak bandwidth, and the asymptotic bandwidth with the
+    buffered bandwidth b_e made from it."""
     changes: dict[str, Any] = {}
+    latency_why_not = disturbed.get("zero_byte_latency", "")
     if latency_why_not:
         changes.update(zero_byte_latency_s=None, zero_byte_latency_why_not=latency_why_not)
         if row.floor_ratio is not None or row.floor_cannot_tell:
             changes.update(floor_ratio=None, floor_ratio_low=None, floor_ratio_high=None,
                            floor_cannot_tell=f"the zero-byte latency cannot be told ({latency_why_not})")
-    if peak_why_not:
-        changes.update(peak_bandwidth_bytes_per_s=None, peak_bandwidth_why_not=peak_why_not)
-    return dataclasses.replace(row, **changes)
+    if disturbed.get("peak_bandwidth"):
+        changes.update(peak_bandwidth_bytes_per_s=None, peak_bandwidth_why_not=disturbed["peak_bandwidth"])
+    if disturbed.get("asymptotic_bandwidth"):
+        changes.update(bandwidth_bytes_per_s=None, bandwidth_why_not=disturbed["asymptotic_bandwidth"],
+                       effective_buffered_bandwidth_bytes_per_s=None)
+    return dataclasses.replace(row, **changes) if changes else row

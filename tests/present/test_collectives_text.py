@@ -1,0 +1,33 @@
+"""The collectives' per-range table prints the ratios analysis stores (``SizeRange.ratios``: the
+median over the range's finite ratios), so the text and ``show --json`` give the same value."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from msgperf import units
+from msgperf.analysis.result import analyze
+from msgperf.present.collectives_text import ranges_table
+from msgperf.present.grid import render
+from msgperf.present.json_view import show_json
+from tests.analysis.collectives.test_naming import run_of
+
+
+def test_a_range_of_an_even_count_of_sizes_shows_the_json_s_median():
+    result = analyze(run_of("far_off"))  # no algorithm fits: one range of 18 sizes
+    fit = result.collectives.find("allreduce")
+    assert len(fit.ranges) == 1 and fit.ranges[0].sizes % 2 == 0
+    out = io.StringIO()
+    render(Console(file=out, width=400, color_system=None, highlight=False), ranges_table(result.collectives, fit))
+    row = next(line for line in out.getvalue().splitlines() if f"({fit.ranges[0].sizes})" in line)
+    shown = show_json(result)["collectives"]["fits"]
+    ratios = next(f for f in shown if f["collective"] == "allreduce")["ranges"][0]["ratios"]
+    assert set(ratios) == {a.key for a in fit.algorithms}
+    cells = [units.ratio(ratios[a.key]) for a in fit.algorithms]
+    assert all(c in row for c in cells), (cells, row)
+    # the median of an even count lies between the two middle ratios, not on the upper one
+    r = sorted(p.ratio(v.measured_s) for v in fit.sizes for p in v.predictions if p.algorithm == fit.algorithms[0].key)
+    assert r[len(r) // 2 - 1] < ratios[fit.algorithms[0].key] < r[len(r) // 2]
+    assert units.ratio(r[len(r) // 2]) not in row
