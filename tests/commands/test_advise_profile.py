@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +230,34 @@ def test_the_whole_programs_mpi_time_is_split_by_kind_after_the_advice(msgperf, 
     assert "collective 31.2 ms (12.5 %): measured; no collective model yet" in whole
     assert "communicator/datatype 100 ns (0.0 %): measured, not predicted" in whole
     assert "measured   188 ms inside point-to-point calls" in out  # the model is held against that part alone
+
+
+def collective_heavy_profile():
+    """sample_profile(3, nranks=3, version=3) whose ranks' calls add up to their time inside MPI, all 2 s
+    from MPI_Init to MPI_Finalize; rank 0 spends 0.5 s in MPI_Allreduce (the others 31.25 ms), so it
+    waits 468.75 ms inside MPI for rank 1: more than its 187.5 ms of point-to-point calls and waits."""
+    profile = sample_profile(3, nranks=3, version=3)
+    ranks = []
+    for r in profile.ranks:
+        calls = tuple(dataclasses.replace(c, time_s=0.5) if r.rank == 0 and c.kind == "collective" else c
+                      for c in r.calls)
+        ranks.append(dataclasses.replace(r, calls=calls, mpi_time_s=sum(c.time_s for c in calls), wall_s=2.0))
+    return dataclasses.replace(profile, ranks=tuple(ranks))
+
+
+def test_the_per_rank_advice_and_the_whole_program_show_one_waiting_for_a_slower_rank(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    prof = tmp_path / "heavy.jsonl"
+    prof.write_text(profile_text(collective_heavy_profile()))
+    text = msgperf("advise", "--profile", prof, "--model", run)
+    assert text.returncode == 0, text.stderr
+    out = " ".join(text.stdout.split())
+    per_rank = re.search(r"rank 0: predicted .*?waiting for a slower rank ([\d.]+ [mµn]?s), measured, of which "
+                         r"([\d.]+ [mµn]?s) within its point-to-point calls", out)
+    whole = re.search(r"of it, waiting for rank 1, the slowest outside MPI \(load imbalance\): ([\d.]+ [mµn]?s)", out)
+    assert per_rank and whole, out
+    assert per_rank.group(1) == whole.group(1) == "469 ms" and per_rank.group(2) == "188 ms"
+    js = json.loads(msgperf("advise", "--profile", prof, "--model", run, "--json").stdout)
+    assert js["ranks"][0]["waiting_s"] == js["accounting"]["ranks"][0]["waiting_s"] == pytest.approx(0.46875)
+    assert js["ranks"][0]["waiting_added_s"] == pytest.approx(0.1875)
+

@@ -46,8 +46,8 @@ def time_lines(a: ProfileAdvice) -> list[str]:
     which = "sends" if slow.sent_s >= slow.received_s else "receives"
     phases = (f", plus {units.count(slow.phases)} exchange phases × half a one-way time "
               f"({units.seconds(slow.phase_s)}: the peer's last message in flight)" if slow.phases else "")
-    waiting = (f"; + {units.seconds(slow.waiting_s)} waiting for the rank that computes longest (measured: "
-               "the ranks' times outside MPI, in lockstep)" if slow.waiting_s > 0 else "")
+    waiting = (f"; + {units.seconds(slow.waiting_added_s)} waiting for the rank that computes longest (measured: "
+               "the ranks' times outside MPI, in lockstep)" if slow.waiting_added_s > 0 else "")
     lines = [
         f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: transfers {estimate(slow.transfers)} — "
         f"the model's T(s) summed over its {which}, the larger side{phases}; from {model_words(a)}{waiting})",
@@ -96,7 +96,7 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
     gap = ("the one-way sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)"
            if a.basis.gap is not None
            else "each message at T(s), one after the other (the run did not measure the LogGP gap)")
-    gap += "; the waiting for a slower rank stays" if any(r.waiting_s > 0 for r in a.ranks) else ""
+    gap += "; the waiting for a slower rank stays" if any(r.waiting_added_s > 0 for r in a.ranks) else ""
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
                  f"{units.seconds(a.predicted_combined_s)} inside MPI, "
                  f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
@@ -153,8 +153,12 @@ def rank_lines(a: ProfileAdvice) -> list[str]:
         parts = [f"sends {units.seconds(r.sent_s)}", f"receives {units.seconds(r.received_s)}"]
         if r.phases:
             parts.append(f"{units.count(r.phases)} phases {units.seconds(r.phase_s)}")
-        if r.waiting_s > 0:
-            parts.append(f"waiting for a slower rank {units.seconds(r.waiting_s)}, measured")
+        if r.waiting_s is None:
+            parts.append("waiting for a slower rank: cannot tell")
+        elif r.waiting_s > 0:
+            held = ("" if r.waiting_added_s >= r.waiting_s else
+                    f", of which {units.seconds(r.waiting_added_s)} within its point-to-point calls")
+            parts.append(f"waiting for a slower rank {units.seconds(r.waiting_s)}, measured{held}")
         lines.append(f"rank {r.rank}{'' if r.finalized else '*'}: predicted {estimate(r.predicted)} "
                      f"({', '.join(parts)}); measured "
                      f"{units.seconds(r.measured_s)} inside MPI ({units.seconds(r.wait_s)} in MPI_Wait*/MPI_Test*){ratio}")
