@@ -261,3 +261,31 @@ def test_the_per_rank_advice_and_the_whole_program_show_one_waiting_for_a_slower
     assert js["ranks"][0]["waiting_s"] == js["accounting"]["ranks"][0]["waiting_s"] == pytest.approx(0.46875)
     assert js["ranks"][0]["waiting_added_s"] == pytest.approx(0.1875)
 
+
+def test_json_holds_the_whole_programs_accounting_and_the_profile_is_read_once(msgperf, tmp_path, monkeypatch,
+                                                                                capsys):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    prof = tmp_path / "heavy.jsonl"
+    prof.write_text(profile_text(collective_heavy_profile()))
+    result = msgperf("advise", "--profile", prof, "--model", run, "--json")
+    assert result.returncode == 0, result.stderr
+    acc = json.loads(result.stdout)["accounting"]
+    mpi = 0.6875001 + 2 * 0.2187501
+    assert acc["mpi_time_s"] == pytest.approx(mpi)
+    assert sum(k["time_s"] for k in acc["kinds"]) == pytest.approx(acc["mpi_time_s"])
+    assert sum(k["share"] for k in acc["kinds"]) == pytest.approx(1.0)
+    assert {k["name"] for k in acc["kinds"]} == {"point-to-point", "wait/test", "collective", "communicator/datatype"}
+    for row in acc["ranks"]:
+        assert sum(row["by_kind"].values()) == pytest.approx(row["mpi_time_s"])
+        assert row["point_to_point_s"] == pytest.approx(row["by_kind"]["point-to-point"] + row["by_kind"]["wait/test"])
+    assert acc["ranks"][0]["by_kind"]["collective"] == 0.5 and acc["ranks"][0]["waits_for"] == 1
+    assert acc["waiting_s"] == pytest.approx(0.46875)
+    # text and JSON from one reading of the profile
+    import msgperf.loader as loader
+    from msgperf.commands.advise_profile import advise_on_profile
+    reads = []
+    real = loader.load_profile
+    monkeypatch.setattr(loader, "load_profile", lambda *a, **k: reads.append(a) or real(*a, **k))
+    monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
+    advise_on_profile(str(prof), str(run), None, None, None, None, None, as_json=False)
+    assert len(reads) == 1 and "Whole program: rank 0" in capsys.readouterr().out

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAccounting, ProfileAdvice
+from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -191,12 +191,14 @@ def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
             console.print("  " + printable(line), markup=False, highlight=False)
 
 
-def render_whole_program(console: Console, a: ProfileAdvice, accounting: ProfileAccounting) -> None:
-    """The whole time inside MPI of the rank the advice is held against, by kind: what the
-    point-to-point model predicts (above), what it does not (collectives and the rest, measured),
-    and the waiting for a slower rank within it (measured). The parts add up to the MPI time."""
-    split = next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
-    if split is None:
+def render_whole_program(console: Console, a: ProfileAdvice) -> None:
+    """The whole time inside MPI of the rank the advice is held against, by kind (the advice's
+    ``accounting``): what the point-to-point model predicts (above), what it does not (collectives
+    and the rest, measured), and the waiting for a slower rank within it (measured). The parts add
+    up to the MPI time."""
+    accounting = a.accounting
+    split = None if accounting is None else next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
+    if accounting is None or split is None:
         return
     console.print(f"Whole program: rank {split.rank}'s time inside MPI, {units.seconds(split.mpi_time_s)}",
                   style="bold", markup=False, highlight=False)
