@@ -115,13 +115,13 @@ def main() -> None:
                                            "--json"]).stdout)
         h, c = advice["halo"], advice["halo_combined"]
         # the model's own test: its transfers against the rank that waited least for the other
-        least_h = min(h["ranks"], key=lambda r: r["waiting_s"])
-        least_c = min(c["ranks"], key=lambda r: r["waiting_s"])
+        least_h = min(h["ranks"], key=lambda r: r["waiting_added_s"])
+        least_c = min(c["ranks"], key=lambda r: r["waiting_added_s"])
         row = {
             "transfers": least_h["transfers"]["value_s"], "least": least_h["measured_s"],
             "transfers_combined": least_c["transfers"]["value_s"], "least_combined": least_c["measured_s"],
-            "waiting": max(r["waiting_s"] for r in h["ranks"]),
-            "waiting_combined": max(r["waiting_s"] for r in c["ranks"]),
+            "waiting": max(r["waiting_added_s"] for r in h["ranks"]),
+            "waiting_combined": max(r["waiting_added_s"] for r in c["ranks"]),
             "predicted": h["predicted"]["value_s"], "low": h["predicted"]["low_s"], "high": h["predicted"]["high_s"],
             "measured": h["measured_s"], "wait": max(r["wait_s"] for r in h["ranks"]),
             "pred_combined_prog": c["predicted"]["value_s"], "measured_combined": c["measured_s"],

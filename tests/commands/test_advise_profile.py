@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -209,7 +210,7 @@ def test_advice_on_halo_and_halo_combined_against_what_they_measured(msgperf, tm
     assert 0.5 < halo["ratio_measured_to_predicted"] < 2, halo["ratio_measured_to_predicted"]
     assert 0.5 < combined["ratio_measured_to_predicted"] < 2, combined["ratio_measured_to_predicted"]
     for a in (halo, combined):  # the model alone: transfers against the rank that waited least for the other
-        least = min(a["ranks"], key=lambda r: r["waiting_s"])
+        least = min(a["ranks"], key=lambda r: r["waiting_added_s"])  # waiting_s is null out of lockstep
         assert 0.5 < least["measured_s"] / least["transfers"]["value_s"] < 2, least
     # the sign of the advice against the measurement: combining made the time inside MPI shorter
     fast_halo, fast_combined = fastest["halo"], fastest["halo_combined"]
@@ -229,3 +230,62 @@ def test_the_whole_programs_mpi_time_is_split_by_kind_after_the_advice(msgperf, 
     assert "collective 31.2 ms (12.5 %): measured; no collective model yet" in whole
     assert "communicator/datatype 100 ns (0.0 %): measured, not predicted" in whole
     assert "measured   188 ms inside point-to-point calls" in out  # the model is held against that part alone
+
+
+def collective_heavy_profile():
+    """sample_profile(3, nranks=3, version=3) whose ranks' calls add up to their time inside MPI, all 2 s
+    from MPI_Init to MPI_Finalize; rank 0 spends 0.5 s in MPI_Allreduce (the others 31.25 ms), so it
+    waits 468.75 ms inside MPI for rank 1: more than its 187.5 ms of point-to-point calls and waits."""
+    profile = sample_profile(3, nranks=3, version=3)
+    ranks = []
+    for r in profile.ranks:
+        calls = tuple(dataclasses.replace(c, time_s=0.5) if r.rank == 0 and c.kind == "collective" else c
+                      for c in r.calls)
+        ranks.append(dataclasses.replace(r, calls=calls, mpi_time_s=sum(c.time_s for c in calls), wall_s=2.0))
+    return dataclasses.replace(profile, ranks=tuple(ranks))
+
+
+def test_the_per_rank_advice_and_the_whole_program_show_one_waiting_for_a_slower_rank(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    prof = tmp_path / "heavy.jsonl"
+    prof.write_text(profile_text(collective_heavy_profile()))
+    text = msgperf("advise", "--profile", prof, "--model", run)
+    assert text.returncode == 0, text.stderr
+    out = " ".join(text.stdout.split())
+    per_rank = re.search(r"rank 0: predicted .*?waiting for a slower rank ([\d.]+ [mµn]?s), measured, of which "
+                         r"([\d.]+ [mµn]?s) within its point-to-point calls", out)
+    whole = re.search(r"of it, waiting for rank 1, the slowest outside MPI \(load imbalance\): ([\d.]+ [mµn]?s)", out)
+    assert per_rank and whole, out
+    assert per_rank.group(1) == whole.group(1) == "469 ms" and per_rank.group(2) == "188 ms"
+    js = json.loads(msgperf("advise", "--profile", prof, "--model", run, "--json").stdout)
+    assert js["ranks"][0]["waiting_s"] == js["accounting"]["ranks"][0]["waiting_s"] == pytest.approx(0.46875)
+    assert js["ranks"][0]["waiting_added_s"] == pytest.approx(0.1875)
+
+
+def test_json_holds_the_whole_programs_accounting_and_the_profile_is_read_once(msgperf, tmp_path, monkeypatch,
+                                                                                capsys):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    prof = tmp_path / "heavy.jsonl"
+    prof.write_text(profile_text(collective_heavy_profile()))
+    result = msgperf("advise", "--profile", prof, "--model", run, "--json")
+    assert result.returncode == 0, result.stderr
+    acc = json.loads(result.stdout)["accounting"]
+    mpi = 0.6875001 + 2 * 0.2187501
+    assert acc["mpi_time_s"] == pytest.approx(mpi)
+    assert sum(k["time_s"] for k in acc["kinds"]) == pytest.approx(acc["mpi_time_s"])
+    assert sum(k["share"] for k in acc["kinds"]) == pytest.approx(1.0)
+    assert {k["name"] for k in acc["kinds"]} == {"point-to-point", "wait/test", "collective", "communicator/datatype"}
+    for row in acc["ranks"]:
+        assert sum(row["by_kind"].values()) == pytest.approx(row["mpi_time_s"])
+        assert row["point_to_point_s"] == pytest.approx(row["by_kind"]["point-to-point"] + row["by_kind"]["wait/test"])
+    assert acc["ranks"][0]["by_kind"]["collective"] == 0.5 and acc["ranks"][0]["waits_for"] == 1
+    assert acc["waiting_s"] == pytest.approx(0.46875)
+    # text and JSON from one reading of the profile
+    import msgperf.loader as loader
+    from msgperf.commands.advise_profile import advise_on_profile
+    reads = []
+    real = loader.load_profile
+    monkeypatch.setattr(loader, "load_profile", lambda *a, **k: reads.append(a) or real(*a, **k))
+    monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
+    advise_on_profile(str(prof), str(run), None, None, None, None, None, as_json=False)
+    assert len(reads) == 1 and "Whole program: rank 0" in capsys.readouterr().out

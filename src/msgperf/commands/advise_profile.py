@@ -97,10 +97,7 @@ def advise_on_profile(profile_arg: str, model_arg: str | None, db: str | None, p
     if as_json:
         click.echo(dumps(profile_advice_dict(advice), indent=2))
     else:
-        from msgperf.analysis.advice import account_profile
-        from msgperf.loader import load_profile
         from msgperf.present.profile_advice_text import render_whole_program
 
         render_profile_advice(console(), advice)
-        profile, _ = load_profile(profile_arg, db)  # small: read again rather than widen profile_advice()
-        render_whole_program(console(), advice, account_profile(profile))
+        render_whole_program(console(), advice)

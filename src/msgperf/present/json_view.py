@@ -338,7 +338,8 @@ def collective_advice_dict(advice: Any) -> dict[str, Any]:
 
 def profile_advice_dict(a: Any) -> dict[str, Any]:
     """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py),
-    with the derived figures the text shows (ratios, speedup, net savings)."""
+    its ``accounting`` of the whole time inside MPI included, with the derived figures the text shows
+    (ratios, speedup, net savings, each rank's time by kind)."""
     out = plain(a)
     out["ratio_measured_to_predicted"] = number(a.ratio)
     out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
@@ -349,6 +350,10 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
         row["net_saving_s"] = number(c.net_saving_s)
     for b, row in zip(a.buffering, out["buffering"]):
         row["slowdown"] = number(b.slowdown)
+    if a.accounting is not None:  # the whole time inside MPI by kind, as the text's "Whole program"
+        for split, row in zip(a.accounting.ranks, out["accounting"]["ranks"]):
+            row["by_kind"] = {kind: number(seconds) for kind, seconds in split.by_kind}
+            row["point_to_point_s"] = number(split.point_to_point_s)
     return out
 
 

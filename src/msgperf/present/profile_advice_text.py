@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAccounting, ProfileAdvice
+from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -46,8 +46,8 @@ def time_lines(a: ProfileAdvice) -> list[str]:
     which = "sends" if slow.sent_s >= slow.received_s else "receives"
     phases = (f", plus {units.count(slow.phases)} exchange phases × half a one-way time "
               f"({units.seconds(slow.phase_s)}: the peer's last message in flight)" if slow.phases else "")
-    waiting = (f"; + {units.seconds(slow.waiting_s)} waiting for the rank that computes longest (measured: "
-               "the ranks' times outside MPI, in lockstep)" if slow.waiting_s > 0 else "")
+    waiting = (f"; + {units.seconds(slow.waiting_added_s)} waiting for the rank that computes longest (measured: "
+               "the ranks' times outside MPI, in lockstep)" if slow.waiting_added_s > 0 else "")
     lines = [
         f"predicted  {estimate(a.predicted)} (rank {a.predicted_rank}: transfers {estimate(slow.transfers)} — "
         f"the model's T(s) summed over its {which}, the larger side{phases}; from {model_words(a)}{waiting})",
@@ -96,7 +96,7 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
     gap = ("the one-way sends after a sequence's first cost the LogGP gap g + G·s (loggp pattern)"
            if a.basis.gap is not None
            else "each message at T(s), one after the other (the run did not measure the LogGP gap)")
-    gap += "; the waiting for a slower rank stays" if any(r.waiting_s > 0 for r in a.ranks) else ""
+    gap += "; the waiting for a slower rank stays" if any(r.waiting_added_s > 0 for r in a.ranks) else ""
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
                  f"{units.seconds(a.predicted_combined_s)} inside MPI, "
                  f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
@@ -153,8 +153,12 @@ def rank_lines(a: ProfileAdvice) -> list[str]:
         parts = [f"sends {units.seconds(r.sent_s)}", f"receives {units.seconds(r.received_s)}"]
         if r.phases:
             parts.append(f"{units.count(r.phases)} phases {units.seconds(r.phase_s)}")
-        if r.waiting_s > 0:
-            parts.append(f"waiting for a slower rank {units.seconds(r.waiting_s)}, measured")
+        if r.waiting_s is None:
+            parts.append("waiting for a slower rank: cannot tell")
+        elif r.waiting_s > 0:
+            held = ("" if r.waiting_added_s >= r.waiting_s else
+                    f", of which {units.seconds(r.waiting_added_s)} within its point-to-point calls")
+            parts.append(f"waiting for a slower rank {units.seconds(r.waiting_s)}, measured{held}")
         lines.append(f"rank {r.rank}{'' if r.finalized else '*'}: predicted {estimate(r.predicted)} "
                      f"({', '.join(parts)}); measured "
                      f"{units.seconds(r.measured_s)} inside MPI ({units.seconds(r.wait_s)} in MPI_Wait*/MPI_Test*){ratio}")
@@ -187,12 +191,14 @@ def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
             console.print("  " + printable(line), markup=False, highlight=False)
 
 
-def render_whole_program(console: Console, a: ProfileAdvice, accounting: ProfileAccounting) -> None:
-    """The whole time inside MPI of the rank the advice is held against, by kind: what the
-    point-to-point model predicts (above), what it does not (collectives and the rest, measured),
-    and the waiting for a slower rank within it (measured). The parts add up to the MPI time."""
-    split = next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
-    if split is None:
+def render_whole_program(console: Console, a: ProfileAdvice) -> None:
+    """The whole time inside MPI of the rank the advice is held against, by kind (the advice's
+    ``accounting``): what the point-to-point model predicts (above), what it does not (collectives
+    and the rest, measured), and the waiting for a slower rank within it (measured). The parts add
+    up to the MPI time."""
+    accounting = a.accounting
+    split = None if accounting is None else next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
+    if accounting is None or split is None:
         return
     console.print(f"Whole program: rank {split.rank}'s time inside MPI, {units.seconds(split.mpi_time_s)}",
                   style="bold", markup=False, highlight=False)

@@ -241,13 +241,42 @@ def test_a_rank_that_computes_less_waits_for_the_other_and_the_wait_is_measured(
     assert r1.predicted.low_s == pytest.approx(r1.transfers.low_s + 1e-3)
     assert a.predicted_rank == 1 and a.predicted.value_s == pytest.approx(r1.predicted.value_s)
     assert a.predicted_combined_s == pytest.approx(100 * T(32) + 50 * T(32) + 1e-3)
-    # not in lockstep (one rank reached MPI_Finalize 20 % earlier): no waiting counted, and said so
+    # not in lockstep (one rank reached MPI_Finalize 20 % earlier): the waiting cannot be told, none is
+    # added to the prediction, and that is said
     b = advise_profile(halo_profile(mpi=(3e-3, 4e-3), wall=(10e-3, 8e-3)), model_result())
-    assert [r.waiting_s for r in b.ranks] == [0.0, 0.0]
+    assert [r.waiting_s for r in b.ranks] == [None, None] and [r.waiting_added_s for r in b.ranks] == [0.0, 0.0]
+    assert all(r.predicted.value_s == pytest.approx(r.transfers.value_s) for r in b.ranks)
     assert any("not in lockstep" in n for n in b.notes)
     # walls 4 % apart (still lockstep): the waiting never exceeds what the rank spent inside MPI
     c = advise_profile(halo_profile(mpi=(0.5e-3, 1e-3), wall=(100e-3, 96e-3)), model_result())
     assert c.ranks[1].waiting_s == pytest.approx(1e-3) and c.ranks[0].waiting_s == 0.0
+
+
+def test_the_waiting_for_a_slower_rank_is_the_accountings_and_the_prediction_adds_what_its_calls_hold():
+    """One rule (profile_accounting.lockstep_waiting) for the advice and the whole program's accounting.
+    Rank 0 spends 5 ms in an MPI_Allreduce besides its 4 ms of point-to-point calls and waits (wall
+    20 ms: 11 ms outside MPI); rank 1, 4 ms inside MPI, 16 ms outside. Rank 0 waits 5 ms inside MPI for
+    rank 1: the accounting's figure, which the advice shows as it is; its prediction adds only the
+    4 ms its point-to-point calls hold. A third rank that only calls collectives and computes longest
+    (18.5 ms outside MPI) is waited for too: every rank inside MPI is taken, not only those that
+    exchange messages."""
+    halo = halo_profile(mpi=(4e-3, 4e-3), wall=(20e-3, 20e-3))
+    r0, r1 = halo.ranks
+    r0 = dataclasses.replace(r0, mpi_time_s=9e-3, calls=(*r0.calls, CallTime("MPI_Allreduce", 100, 5e-3, "collective")))
+    a = advise_profile(dataclasses.replace(halo, ranks=(r0, r1)), model_result())
+    split = {s.rank: s for s in a.accounting.ranks}
+    assert a.ranks[0].waiting_s == pytest.approx(5e-3) == split[0].waiting_s and split[0].waits_for == 1
+    assert a.ranks[0].waiting_added_s == pytest.approx(4e-3) and a.ranks[0].measured_s == pytest.approx(4e-3)
+    assert a.ranks[0].predicted.value_s == pytest.approx(a.ranks[0].transfers.value_s + 4e-3)
+    assert a.ranks[1].waiting_s == 0.0 == split[1].waiting_s
+    # a third rank, collectives only, the longest outside MPI
+    r2 = dataclasses.replace(rank(2, [], mpi_time=1.5e-3), wall_s=20e-3,
+                             calls=(CallTime("MPI_Allreduce", 100, 1.5e-3, "collective"),))
+    b = advise_profile(dataclasses.replace(halo, ranks=(r0, r1, r2)), model_result())
+    split = {s.rank: s for s in b.accounting.ranks}
+    assert [r.waiting_s for r in b.ranks] == [split[r.rank].waiting_s for r in b.ranks]
+    assert b.ranks[1].waiting_s == pytest.approx(2.5e-3) and split[1].waits_for == 2
+    assert b.ranks[0].waiting_s == pytest.approx(7.5e-3) and b.ranks[0].waiting_added_s == pytest.approx(4e-3)
 
 
 def test_without_eager_probe_or_memcpy_the_advice_says_what_it_cannot_tell():

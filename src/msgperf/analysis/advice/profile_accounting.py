@@ -5,11 +5,13 @@ measured, and of them the time spent waiting for a slower rank (load imbalance, 
 attributed to the rank waited for). Pure: the file:line of each site comes from the command,
 which asks the debug information (records/call_sites.py).
 
-Waiting for a slower rank: ranks that communicate every step move in lockstep, so a rank that
-spends less time outside MPI than the one that spends most waits the difference inside MPI,
-max_p(wall_p − mpi_p) − (wall_r − mpi_r), never more than its own MPI time; counted only when
-the ranks' times from MPI_Init to MPI_Finalize agree within ``LOCKSTEP`` (the rule of
-profile_advice, here over every rank that spent time in MPI, collectives included)."""
+Waiting for a slower rank (``lockstep_waiting``, the one definition: the accounting shows it and
+``advise --profile`` adds it to its prediction): ranks that communicate every step move in
+lockstep, so a rank that spends less time outside MPI than the one that spends most waits the
+difference inside MPI, max_p(wall_p − mpi_p) − (wall_r − mpi_r), never more than its own time
+inside MPI. The ranks taken: every rank that finished and spent time inside MPI (a collective
+binds the ranks as an exchange does); the waiting is told only when their times from MPI_Init to
+MPI_Finalize agree within ``LOCKSTEP``, else "cannot tell"."""
 
 from __future__ import annotations
 
@@ -92,13 +94,17 @@ class ProfileAccounting:
     ranks: tuple[RankSplit, ...]
     waiting_s: float | None  # every rank's waiting for a slower rank together
     notes: tuple[str, ...]
+    waiting_note: str = ""  # why the waiting cannot be told ("" when it can); also among ``notes``
 
 
 def _share(part: float, whole: float) -> float:
     return part / whole if whole > 0 else math.nan
 
 
-def _waiting(profile: Any) -> tuple[dict[int, float], int | None, str]:
+def lockstep_waiting(profile: Any) -> tuple[dict[int, float], int | None, str]:
+    """rank -> the time it waits inside MPI for the rank that spends longest outside MPI (module
+    docstring), that rank, and why the waiting cannot be told ("" when it can; then every rank
+    taken has a value, the others none)."""
     taking = [r for r in profile.ranks if r.finalized and r.mpi_time_s > 0 and math.isfinite(r.wall_s)
               and r.wall_s > 0]
     if len(taking) < 2:
@@ -149,7 +155,7 @@ def account_profile(profile: Any, locations: Mapping[tuple[str | None, int], str
                   for (call, obj, off), (n, t, k) in ranked[:TOP_SITES])
     sites_other = (sum(t for _, (_, t, _) in ranked[TOP_SITES:])
                    + sum(r.sites_other_time_s for r in profile.ranks))
-    waiting, slowest, note = _waiting(profile)
+    waiting, slowest, note = lockstep_waiting(profile)
     ranks = []
     for r in profile.ranks:
         by_kind: dict[str, float] = {}
@@ -164,4 +170,5 @@ def account_profile(profile: Any, locations: Mapping[tuple[str | None, int], str
                      "waits and tests were wrapped; collectives and other calls counted as time outside MPI")
     return ProfileAccounting(
         mpi_time_s=total, kinds=tuple(kinds), calls=tuple(calls), sites=sites, sites_other_s=sites_other,
-        ranks=tuple(ranks), waiting_s=sum(waiting.values()) if waiting else None, notes=tuple(notes))
+        ranks=tuple(ranks), waiting_s=sum(waiting.values()) if waiting else None, notes=tuple(notes),
+        waiting_note=note)

@@ -24,10 +24,12 @@ The prediction (docs/profile.md, "Advice"):
   (1 − received/sent, at least 0) pipelines;
 - waiting for a slower rank: ranks that exchange every step move in lockstep, so a rank whose
   time outside MPI is shorter than the longest one's waits the difference inside MPI. This is
-  measured, not predicted: max_p(wall_p − mpi_p) − (wall_r − mpi_r), over the ranks that send and
-  receive and whose times from MPI_Init to MPI_Finalize agree within ``LOCKSTEP`` (none: 0, and
-  said so). A rank's predicted time is its transfers plus this waiting; combining changes the
-  transfers, not the waiting;
+  measured, not predicted, by the profile's accounting (profile_accounting.lockstep_waiting, the
+  one rule, whose value the advice shows as it is: ``RankTime.waiting_s``; out of lockstep it
+  cannot be told, and said so). A rank's predicted time is its transfers plus the part of that
+  waiting its point-to-point calls can hold (``waiting_added_s``: at most their measured time;
+  the rest waited in collectives or other calls; 0 when it cannot be told); combining changes
+  the transfers, not the waiting;
 - the program's is its slowest rank's, against the slowest rank's measured time inside MPI (the
   rule of honest measurement: what the slowest participant saw). Time inside MPI also holds
   waiting for a peer that is descheduled or delayed at random: the model cannot predict that.
@@ -58,7 +60,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from msgperf.analysis.advice.profile_accounting import LOCKSTEP, point_to_point_time
+from msgperf.analysis.advice.profile_accounting import ProfileAccounting, account_profile, point_to_point_time
 from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
@@ -104,13 +106,15 @@ class RankTime:
     """One rank: predicted against measured time inside MPI."""
 
     rank: int
-    predicted: Estimate  # transfers + waiting_s
+    predicted: Estimate  # transfers + waiting_added_s
     sent_s: float
     received_s: float
     phases: int  # exchange phases: completion calls that wait for a peer it also sends to
     phase_s: float  # what they add: phases × PHASE_SHARE × T(mean size received)
     transfers: Estimate  # max(sends, receives) + phase_s: the model's
-    waiting_s: float  # waiting for the slowest rank's compute (lockstep), measured; 0 when not in lockstep
+    waiting_s: float | None  # waiting for a slower rank inside MPI, measured: the accounting's (ProfileAccounting
+    #                          .ranks[].waiting_s, the same value); None: cannot tell (not in lockstep)
+    waiting_added_s: float  # the part of waiting_s the prediction adds: at most measured_s; 0 when it cannot tell
     measured_s: float  # the time in point-to-point calls, waits and tests (profile_accounting.point_to_point_time)
     wait_s: float  # of which inside MPI_Wait*/MPI_Test*
     wall_s: float
@@ -232,6 +236,7 @@ class ProfileAdvice:
     actions: tuple[Action, ...]
     notes: tuple[str, ...] = field(default=())
     model_choice: str = ""  # which run models the program and why (one line; "" when not said)
+    accounting: ProfileAccounting | None = None  # the whole time inside MPI, by kind, of the same profile
 
     @property
     def ratio(self) -> float | None:
@@ -372,9 +377,10 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         notes.append(f"{traffic.approximated:,} messages of sizes the profiler did not count exactly (more than 16 "
                      "distinct sizes per peer and call): each taken at the middle of its power-of-two bucket")
     combining = _combine_advice(profile, model, gap, one_way, copy_model, traffic)
-    waiting, lockstep_note = _lockstep_waiting(profile)
-    if lockstep_note:
-        notes.append(lockstep_note)
+    accounting = account_profile(profile)
+    if accounting.waiting_note:
+        notes.append(accounting.waiting_note)
+    waiting = {split.rank: split.waiting_s for split in accounting.ranks}
     ranks, after = _rank_times(profile, model, one_way, traffic, combining, waiting)
     slowest = max(ranks, key=lambda t: t.predicted.value_s)
     measured = max(ranks, key=lambda t: t.measured_s)
@@ -395,7 +401,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(_sent_log2(profile), eager, n_half),
         actions=_actions(combining.advice, eager_rows, buffering),
-        notes=tuple(notes), model_choice=model_choice)
+        notes=tuple(notes), model_choice=model_choice, accounting=accounting)
 
 
 def _model_basis(result: Any, chosen: Any, model: PiecewiseFit, line: LineFit, copy_from: str,
@@ -457,9 +463,10 @@ def _traffic(profile: Any, model: PiecewiseFit, gap: Gap | None, one_way: dict[t
 
 
 def _rank_times(profile: Any, model: PiecewiseFit, one_way: dict[tuple[int, int], float], traffic: _Traffic,
-                combining: "_Combining", waiting: dict[int, float]) -> tuple[list[RankTime], float]:
+                combining: "_Combining", waiting: dict[int, float | None]) -> tuple[list[RankTime], float]:
     """Each rank's predicted time against its measured one, and the slowest rank's predicted time
-    with every sequence combined."""
+    with every sequence combined; ``waiting``: rank -> its waiting for a slower rank (the
+    accounting's; None: cannot tell)."""
     segs = model.segments
     ranks = []
     after = 0.0
@@ -472,12 +479,15 @@ def _rank_times(profile: Any, model: PiecewiseFit, one_way: dict[tuple[int, int]
         phase = _one(model, mean, PHASE_SHARE * phases) if phases else _Cost()
         transfers = _Cost().plus(s_cost if s_val >= r_val else r_cost).plus(phase)
         est = transfers.estimate(segs)
-        w = waiting.get(r.rank, 0.0)
+        waited = waiting.get(r.rank)
+        measured = point_to_point_time(r)
+        # the point-to-point calls hold at most their own time of it: the rest was waited elsewhere in MPI
+        w = 0.0 if waited is None else min(waited, measured)
         predicted = Estimate(est.value_s + w, None if est.low_s is None else est.low_s + w,
                              None if est.high_s is None else est.high_s + w)
         ranks.append(RankTime(rank=r.rank, predicted=predicted, sent_s=s_val, received_s=r_val, phases=phases,
-                              phase_s=phase.value(segs), transfers=est, waiting_s=w,
-                              measured_s=point_to_point_time(r), wait_s=r.wait_time_s, wall_s=r.wall_s,
+                              phase_s=phase.value(segs), transfers=est, waiting_s=waited, waiting_added_s=w,
+                              measured_s=measured, wait_s=r.wait_time_s, wall_s=r.wall_s,
                               messages=r.messages_sent + r.messages_received, finalized=r.finalized))
         # all combined: fewer, larger messages received; as many phases, at most one per message
         left = received_n - combining.merged_into.get(r.rank, 0)
@@ -595,24 +605,6 @@ def _phases(r: Any, one_way: dict[tuple[int, int], float]) -> int:
         if m.direction == "recv" and (r.rank, m.peer) in one_way:
             exchanged += m.count
     return min(calls, exchanged)
-
-
-def _lockstep_waiting(profile: Any) -> tuple[dict[int, float], str]:
-    """rank -> the time it waits inside MPI for the rank that spends longest outside MPI, when the
-    ranks move in lockstep (measured: module docstring), and a note when they cannot be taken so."""
-    taking = [r for r in profile.ranks if r.finalized and r.messages_sent and r.messages_received
-              and math.isfinite(r.wall_s) and r.wall_s > 0]
-    if len(taking) < 2:
-        return {}, ""
-    longest = max(r.wall_s for r in taking)
-    if any(r.wall_s < (1.0 - LOCKSTEP) * longest for r in taking):
-        return {}, (f"the ranks' times from MPI_Init to MPI_Finalize differ by more than {LOCKSTEP:.0%}: not in "
-                    "lockstep, so no time is counted as waiting for a slower rank")
-    outside = {r.rank: max(r.wall_s - r.mpi_time_s, 0.0) for r in taking}
-    slowest = max(outside.values())
-    inside = {r.rank: point_to_point_time(r) for r in taking}  # what the prediction is held against
-    # never more than the rank spent inside MPI: the walls may differ by up to LOCKSTEP
-    return {rank: min(slowest - c, inside[rank]) for rank, c in outside.items()}, ""
 
 
 def _copy_model(result: Any) -> tuple[PiecewiseFit | None, str]:
