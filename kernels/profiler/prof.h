@@ -251,6 +251,8 @@ static inline void prof_bookkeeping_start(uint64_t t_enter)
 /* sites.c */
 void prof_site_slow(const void *addr, int call, uint64_t ticks);
 int prof_sites_init(void);
+/* The size of a communicator's group (the remote group of an intercommunicator). */
+int comm_size_of(MPI_Comm comm);
 void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks);
 
 /* The call's site: the return address in the application (the caller of the MPI_ wrapper).

@@ -56,7 +56,7 @@ void prof_site_slow(const void *addr, int call, uint64_t ticks)
     P.sites_other_ticks += ticks;
 }
 
-void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
+int comm_size_of(MPI_Comm comm)
 {
     int size = 0, inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
@@ -64,6 +64,12 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
         PMPI_Comm_remote_size(comm, &size);
     else
         PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
+{
+    int size = comm_size_of(comm);
     P.calls[call].bytes += bytes;
     uint64_t h = ((uint64_t)call * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)size * 0xC2B2AE3D27D4EB4Full)
                  ^ (bytes * 0x165667B19E3779F9ull);

@@ -8,17 +8,6 @@
  * MPI_IN_PLACE). docs/profile.md. */
 #include "prof.h"
 
-static int comm_size_of(MPI_Comm comm)
-{
-    int size = 0, inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter)
-        PMPI_Comm_remote_size(comm, &size);
-    else
-        PMPI_Comm_size(comm, &size);
-    return size;
-}
-
 static uint64_t sum_bytes(const int counts[], int n, MPI_Datatype type)
 {
     uint64_t total = 0;

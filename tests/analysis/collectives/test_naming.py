@@ -122,7 +122,7 @@ def test_advice_three_small_allreduces_cost_about_three_latencies():
 def test_a_disturbed_launch_withholds_the_name():
     from types import SimpleNamespace
 
-    from msgperf.analysis.collectives.fits import disturbed
+    from msgperf.analysis.launches import first_disturbance as disturbed
     from msgperf.analysis.collectives.naming import withhold
 
     busy = SimpleNamespace(launch=0, oversubscribed=False, shared_core=None, busy=True)

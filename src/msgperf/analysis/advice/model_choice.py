@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from msgperf.analysis.launches import LaunchConditions
+from msgperf.analysis.launches import LaunchConditions, first_disturbance
 
 
 @dataclass(frozen=True)
@@ -63,14 +63,7 @@ def placements_of(listing: str) -> tuple[str, ...]:
 
 def conditions_misfit(conditions: Sequence[LaunchConditions]) -> str:
     """Why the run's launches were not conditions to predict from; "" when none was seen bad."""
-    for c in conditions:
-        if c.oversubscribed:
-            return f"launch {c.launch} oversubscribed ({c.ranks_here} ranks on {c.usable_cores} usable cores)"
-        if c.shared_core:
-            return f"launch {c.launch} had its pair on one core"
-        if c.busy:
-            return f"launch {c.launch} ran on a busy machine"
-    return ""
+    return first_disturbance(conditions)
 
 
 def unknown_conditions(conditions: Sequence[LaunchConditions]) -> str:

@@ -10,6 +10,7 @@ from msgperf.analysis.collectives.model import PointToPoint, predict
 from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, beyond_validation, judge,
                                                  size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
+from msgperf.analysis.launches import first_disturbance
 from msgperf.analysis.model import PiecewiseFit
 
 _ALIASES = {"reduce-scatter-block": "reduce_scatter_block", "reduce_scatter": "reduce_scatter_block",
@@ -70,20 +71,6 @@ def _ranks(row: Any, nranks: int) -> int:
     return len(row.ranks) if len(row.ranks) > 1 else nranks
 
 
-def disturbed(conditions: Sequence[Any], launches: Sequence[int]) -> str:
-    """Why these launches' times may not be the algorithm's ("" when none was seen disturbed)."""
-    for c in conditions:
-        if c.launch not in launches:
-            continue
-        if c.oversubscribed:
-            return f"launch {c.launch} was oversubscribed"
-        if c.shared_core:
-            return f"launch {c.launch} had ranks on one core"
-        if c.busy:
-            return f"launch {c.launch} ran on a busy machine"
-    return ""
-
-
 def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
                     reduce_local: PiecewiseFit | None = None,
@@ -113,7 +100,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
                 predictions = tuple(Prediction(a.key, predict(p2p, a, ranks, r.bytes)) for a in algorithms)
                 v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
                           tolerance)
-                reason = disturbed(conditions, r.launch_ids)
+                reason = first_disturbance(conditions, r.launch_ids)
                 verdicts.append(beyond_validation(withhold(v, reason) if reason else v, ranks))
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))

@@ -179,3 +179,19 @@ def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
 def caveats_of(conditions: Sequence[LaunchConditions], launches: Sequence[int] | None = None) -> tuple[cv.Caveat, ...]:
     """The caveats of the given launches (all when None), each once."""
     return tuple(c for cond in conditions if launches is None or cond.launch in launches for c in cond.caveats)
+
+
+def first_disturbance(conditions: Sequence[LaunchConditions], launches: Sequence[int] | None = None) -> str:
+    """Why the launches (``launches``; None: all) were not conditions whose times are the MPI's own:
+    the first of them oversubscribed, with its pair on one core, or on a busy machine; "" when none
+    was seen so. The one wording advise's model choice and the collectives' names give."""
+    for c in conditions:
+        if launches is not None and c.launch not in launches:
+            continue
+        if c.oversubscribed:
+            return f"launch {c.launch} oversubscribed ({c.ranks_here} ranks on {c.usable_cores} usable cores)"
+        if c.shared_core:
+            return f"launch {c.launch} had its pair on one core"
+        if c.busy:
+            return f"launch {c.launch} ran on a busy machine"
+    return ""
