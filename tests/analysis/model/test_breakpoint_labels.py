@@ -51,6 +51,11 @@ def test_an_eager_threshold_of_a_variable_does_not_name_a_switch_the_probe_s_lim
     assert labels[1].kinds == (EAGER,) and "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX = 8192" in labels[1].text
     # without a probe the variable's bracket is all there is: it names the step
     assert label_breakpoints([beside], BreakpointEvidence(thresholds=(cell,)))[0].kinds == (EAGER,)
+    # a step located a byte beside the probe's limit is still its switch (MPICH, cell size 32768:
+    # probe 32688/32689 B, the step located at (32689, 32768])
+    big = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 32768, 32768 - 1024, 32768)
+    (label,) = label_breakpoints([bp(32689, 32768)], BreakpointEvidence(eager_limit=(32688, 32689), thresholds=(big,)))
+    assert label.kinds == (EAGER,)
 
 
 def test_inexact_probe_interval():
