@@ -58,9 +58,12 @@ def test_recursive_doubling_named_where_the_predictions_differ():
     fit = result.collectives.find("allreduce")
     assert fit is not None and fit.ranks == 2
     small = [v for v in fit.sizes if v.bytes <= 1024]
-    assert small and all(v.verdict == "recursive_doubling" for v in small), [v.why for v in small]
-    assert all(v.verdict in ("recursive_doubling", CANNOT_TELL) for v in fit.sizes)
-    assert fit.ranges[0].verdict == "recursive_doubling" and 0.9 < fit.ranges[0].ratio < 1.1
+    # a run shows no name (pointer_only): "cannot tell", with what the times alone point to
+    assert all(v.verdict == CANNOT_TELL for v in fit.sizes)
+    assert small and all(v.evidence == "recursive_doubling" for v in small), [v.why for v in small]
+    assert all(v.evidence in ("recursive_doubling", "") for v in fit.sizes)
+    assert all(0.9 < p.ratio(v.measured_s) < 1.1 for v in small for p in v.predictions
+               if p.algorithm == "recursive_doubling")
 
 
 def test_rabenseifner_and_ring_cannot_be_told_apart_at_two_ranks():
@@ -72,15 +75,15 @@ def test_rabenseifner_and_ring_cannot_be_told_apart_at_two_ranks():
 
 def test_reduce_then_bcast_named():
     fit = analyze(run_of("reduce_bcast")).collectives.find("allreduce")
-    named = [v.verdict for v in fit.sizes]
-    assert "reduce_bcast" in named
-    assert all(v in ("reduce_bcast", CANNOT_TELL) for v in named)
+    pointed = [v.evidence for v in fit.sizes]
+    assert "reduce_bcast" in pointed
+    assert all(v in ("reduce_bcast", "") for v in pointed)
 
 
 def test_none_of_these_when_nothing_fits():
     fit = analyze(run_of("far_off")).collectives.find("allreduce")
-    assert all(v.verdict == NONE for v in fit.sizes)
-    assert len(fit.ranges) == 1 and fit.ranges[0].ratio is None
+    assert all(v.evidence == "" and f"the times alone: {NONE}" in v.why for v in fit.sizes)
+    assert len(fit.ranges) == 1
 
 
 def test_ranges_join_consecutive_sizes():
@@ -137,17 +140,18 @@ def test_a_disturbed_launch_withholds_the_name():
     assert withhold(none, reason) == none  # "none of these" stays: no prediction fits either way
 
 
-def test_beyond_the_validated_rank_count_nothing_is_named_or_ruled_out():
-    from msgperf.analysis.collectives.naming import VALIDATED_RANKS, beyond_validation
+def test_a_run_names_no_algorithm_only_points_to_one():
+    from msgperf.analysis.collectives.naming import pointer_only
 
     preds = [Prediction("recursive_doubling", 10e-6), Prediction("ring", 20e-6), Prediction("reduce_bcast", 40e-6)]
     named = judge(64, 10.5e-6, 10.2e-6, 10.8e-6, preds, 0.25)
     nothing = judge(64, 100e-6, 99e-6, 101e-6, preds, 0.25)
     assert named.verdict == "recursive_doubling" and nothing.verdict == NONE
-    assert beyond_validation(named, VALIDATED_RANKS) == named  # at the validated count: the name stands
-    for v in (named, nothing):
-        held = beyond_validation(v, 16)
-        assert held.verdict == CANNOT_TELL
-        assert set(held.candidates) == {"recursive_doubling", "ring", "reduce_bcast"}  # none ruled out
-        assert "validated at 2 ranks" in held.why
-    assert beyond_validation(named, 16).evidence == "recursive_doubling"  # what the times alone point to
+    for ranks in (2, 16):
+        for v in (named, nothing):
+            held = pointer_only(v, ranks)
+            assert held.verdict == CANNOT_TELL
+            assert set(held.candidates) == {"recursive_doubling", "ring", "reduce_bcast"}  # none ruled out
+            assert "not yet reliable" in held.why and ("contention" in held.why) == (ranks > 2)
+        assert pointer_only(named, ranks).evidence == "recursive_doubling"  # what the times alone point to
+        assert pointer_only(nothing, ranks).evidence == ""

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import PointToPoint, predict
-from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, beyond_validation, judge,
+from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, pointer_only,
                                                  size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
 from msgperf.analysis.launches import first_disturbance
@@ -101,7 +101,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
                 v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
                           tolerance)
                 reason = first_disturbance(conditions, r.launch_ids)
-                verdicts.append(beyond_validation(withhold(v, reason) if reason else v, ranks))
+                verdicts.append(pointer_only(withhold(v, reason) if reason else v, ranks))
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "

@@ -17,9 +17,9 @@ runs of bench/collective_zoo.py (MPICH and Open MPI, 2 ranks) the set algorithm'
 off by 5-20 % at the median where the model fits, and the same case measured twice moved by up to
 a third at some sizes (bench/RESULTS.md §19); 15 % named 12 sizes wrong there, 25 % 7.
 
-A name needs the rank count the naming was validated at (``VALIDATED_RANKS``, 2; beyond it
-``beyond_validation`` makes every verdict "cannot tell" among all the algorithms, with what the times
-alone point to). A name needs undisturbed launches: where the run's conditions say the machine was busy, the ranks
+The verdict a run shows is "cannot tell" with what the times alone point to (``pointer_only``):
+the ground-truth runs named another algorithm too often for a name to be a finding (below). A name
+also needs undisturbed launches: where the run's conditions say the machine was busy, the ranks
 shared a core or were oversubscribed (analysis/launches/conditions.py), a name becomes "cannot tell" with
 that reason (``withhold``): a time slowed by other work looks like a slower algorithm.
 
@@ -132,25 +132,24 @@ def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
                                    f"(the times alone point to {v.verdict}: {v.why})")
 
 
-# The rank count the naming was validated at (bench/collective_zoo.py, bench/RESULTS.md §19). At 4,
-# 8 and 16 ranks on a quiet 16-core machine the predictions fell short of the measured times
-# (predicted / measured 0.6-0.9 at the median: transfers that run at once contend for memory, which
-# a model built from one pair leaves out) and another algorithm was named, or "none of these" said,
-# at 28-32 of 162 sizes and 69-97 of 162: there a name would be a guess.
-VALIDATED_RANKS = 2
+# Names are pointers, not findings, until the ground truth supports them. On runs whose algorithm
+# was set (bench/collective_zoo.py, bench/RESULTS.md §19) another algorithm was named at 4 to 22 of
+# 162 sizes at 2 ranks (the same case measured twice moved by more than the 25 % separation), and
+# at 28-32 of 162 at 4, 8 and 16 ranks on a quiet 16-core machine (predicted / measured 0.6-0.9:
+# transfers that run at once contend for memory, which a model built from one pair leaves out).
 
 
-def beyond_validation(v: SizeVerdict, ranks: int) -> SizeVerdict:
-    """At more ranks than the naming was validated at, no verdict names or rules out an algorithm:
-    "cannot tell" among all of them, with what the times alone point to as evidence."""
-    if ranks <= VALIDATED_RANKS:
-        return v
+def pointer_only(v: SizeVerdict, ranks: int) -> SizeVerdict:
+    """Every verdict as "cannot tell" among all the algorithms, with what the times alone point to
+    as its evidence (``evidence``; "" where they point to none or to several)."""
     pointed = v.verdict if v.verdict not in (CANNOT_TELL, NONE) else v.evidence
+    where = ("at 2 ranks the same case measured twice moved by more than the predictions are apart"
+             if ranks <= 2 else
+             f"at {ranks} ranks the point-to-point model leaves out the contention of transfers that run at once")
     return dataclasses.replace(
         v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions), evidence=pointed,
-        why=(f"algorithm names are validated at {VALIDATED_RANKS} ranks only: at {ranks} ranks the point-to-point "
-             "model leaves out the contention of transfers that run at once, and on a quiet 16-core machine it "
-             "named a wrong algorithm at up to a fifth of the sizes (bench/RESULTS.md §19); the times alone: "
+        why=(f"algorithm names are not yet reliable: {where}, and on runs with the algorithm set another "
+             "was named at up to a fifth of the sizes (bench/RESULTS.md §19); the times alone: "
              f"{v.verdict if v.verdict != CANNOT_TELL else 'cannot tell'} ({v.why})"))
 
 
