@@ -18,11 +18,13 @@ def _short(fit: CollectiveFit, key: str) -> str:
     return next((a.short for a in fit.algorithms if a.key == key), key)
 
 
-def verdict_words(fit: CollectiveFit, verdict: str, candidates: tuple[str, ...]) -> str:
+def verdict_words(fit: CollectiveFit, verdict: str, candidates: tuple[str, ...], evidence: str = "") -> str:
     if verdict == NONE:
         return NONE
-    if verdict == CANNOT_TELL and len(candidates) == 1:  # a name withheld: the launch was disturbed
-        return f"cannot tell (disturbed launch; the times point to {_short(fit, candidates[0])})"
+    if verdict == CANNOT_TELL and evidence:  # a name withheld: what the times alone point to
+        return f"cannot tell (the times point to {_short(fit, evidence)})"
+    if verdict == CANNOT_TELL and len(candidates) == len(fit.algorithms) > 1:
+        return "cannot tell (the times point to no single algorithm)"
     if verdict == CANNOT_TELL:
         return f"cannot tell ({' or '.join(_short(fit, c) for c in candidates)})" if candidates else CANNOT_TELL
     return _short(fit, verdict)
@@ -33,20 +35,21 @@ def _range(lo: int, hi: int) -> str:
 
 
 def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
-    """Per size range: the algorithm named, predicted/measured of each algorithm (median)."""
+    """Per size range: where the times point, predicted/measured of each algorithm (median)."""
     names = [a.short for a in fit.algorithms]
     t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
-             note=(f"predicted / measured per algorithm, median over the range; named: the closest prediction "
+             note=(f"predicted / measured per algorithm, median over the range; the times point to the closest prediction "
                    f"within {FIT_TOLERANCE:.0%} of the measured median and apart from every other one that fits "
                    f"by more than the measured interval plus the model's resolution ({SEPARATION:.0%}), else "
-                   "\"cannot tell\"; "
-                   f"\"{NONE}\" when none is within {FIT_TOLERANCE:.0%}. Predictions from the run's "
+                   "to several or none; a run names no algorithm (on runs with the algorithm set, names were "
+                   "too often wrong: docs/collectives.md), it says \"cannot tell\" and where the times point. "
+                   "Predictions from the run's "
                    f"{c.p2p.series if c.p2p else 'ping-pong'} model; {c.p2p.gamma_words if c.p2p else ''}"))
     t.add_column("sizes")
     t.add_column("measured")
     for n in names:
         t.add_column(n + "\n(pred/meas)")
-    t.add_column("named", justify="left")
+    t.add_column("verdict", justify="left")
     for r in fit.ranges:
         group = [v for v in fit.sizes if r.from_bytes <= v.bytes <= r.to_bytes]
         cells = [units.ratio(r.ratios[a.key]) if r.ratios.get(a.key) is not None else units.MISSING
@@ -54,7 +57,7 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
         measured = (units.seconds(group[0].measured_s) if len(group) == 1 else
                     f"{units.seconds(group[0].measured_s)}–{units.seconds(group[-1].measured_s)}")
         t.add_row(f"{_range(r.from_bytes, r.to_bytes)} ({r.sizes})", measured, *cells,
-                  verdict_words(fit, r.verdict, r.candidates))
+                  verdict_words(fit, r.verdict, r.candidates, r.evidence))
     return t
 
 
@@ -67,12 +70,12 @@ def sizes_table(fit: CollectiveFit) -> Grid:
     t.add_column("interval", detail=True)
     for a in fit.algorithms:
         t.add_column(a.short)
-    t.add_column("named", justify="left")
+    t.add_column("verdict", justify="left")
     t.add_column("why", justify="left", detail=True)
     for v in fit.sizes:
         preds = [units.seconds(p.predicted_s) for p in v.predictions]
         t.add_row(units.size(v.bytes), units.seconds(v.measured_s), units.interval(v.low_s, v.high_s, "s"),
-                  *preds, verdict_words(fit, v.verdict, v.candidates), v.why)
+                  *preds, verdict_words(fit, v.verdict, v.candidates, v.evidence), v.why)
     return t
 
 

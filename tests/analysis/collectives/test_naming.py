@@ -91,7 +91,7 @@ def test_ranges_join_consecutive_sizes():
     assert sum(r.sizes for r in fit.ranges) == len(SIZES)
     assert size_ranges(fit.sizes) == fit.ranges
     for a, b in zip(fit.ranges, fit.ranges[1:]):
-        assert a.to_bytes < b.from_bytes and (a.verdict, a.candidates) != (b.verdict, b.candidates)
+        assert a.to_bytes < b.from_bytes and (a.verdict, a.candidates, a.evidence) != (b.verdict, b.candidates, b.evidence)
 
 
 def test_no_pingpong_no_prediction_says_why():

@@ -82,6 +82,7 @@ class SizeRange:
     # for "cannot tell"; None for "none of these")
     # median predicted / measured of every algorithm over the range, by its key (None: no finite ratio)
     ratios: dict[str, float | None] = dataclasses.field(default_factory=dict)
+    evidence: str = ""  # the algorithm the range's times alone point to, where a name is withheld ("": none)
 
 
 def _within(p: float, m: float, low: float | None, high: float | None) -> bool:
@@ -154,7 +155,7 @@ def pointer_only(v: SizeVerdict, ranks: int) -> SizeVerdict:
 
 
 def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
-    """Consecutive sizes with the same verdict (and the same candidates) as one range."""
+    """Consecutive sizes with the same verdict (the same candidates, the same pointer) as one range."""
     out: list[SizeRange] = []
     group: list[SizeVerdict] = []
 
@@ -168,11 +169,14 @@ def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
                                   if v.prediction(algorithm) is not None) if math.isfinite(r)]
             medians[algorithm] = float(np.median(finite)) if finite else None
         ratio = medians.get(head.candidates[0]) if head.verdict != NONE and head.candidates else None
+        if head.evidence:
+            ratio = medians.get(head.evidence)
         out.append(SizeRange(head.bytes, group[-1].bytes, len(group), head.verdict, head.candidates, ratio,
-                             medians))
+                             medians, head.evidence))
 
     for v in sorted(verdicts, key=lambda v: v.bytes):
-        if group and (v.verdict != group[0].verdict or set(v.candidates) != set(group[0].candidates)):
+        if group and (v.verdict != group[0].verdict or set(v.candidates) != set(group[0].candidates)
+                      or v.evidence != group[0].evidence):
             close()
             group = []
         group.append(v)
