@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import json
 
-from msgperf.cli import main
 from tests.analysis.collectives.test_naming import run_of
+from tests.cli_in_process import cli as run_cli
 from tests.factories import write_run
-
-
-def run_cli(capsys, *argv):
-    code = 0
-    try:
-        main(list(argv))
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_three_allreduces_against_one(tmp_path, capsys, monkeypatch):
