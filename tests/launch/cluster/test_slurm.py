@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import time
+import warnings
 
 import pytest
 
@@ -35,16 +36,19 @@ def slurm(make_cluster, tmp_path):
         subprocess.run([str(SETUP), "down", str(state)], capture_output=True, text=True, env=cluster.env, timeout=60)
 
 
-def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tmp_path):
-    work = tmp_path / "submit"
-    work.mkdir()
-    env = {**slurm.slurm_env}
+# Slurm's pmi2 plugin now and then misparses a request of MPICH's PMI2 client during MPI_Init
+# ("value not properly terminated in client request"; a known Slurm parser fault, worked around
+# elsewhere by using Slurm's own libpmi2). It fails before msgperf's kernel runs (CI, stop 33, once
+# in ~40 runs), so the job is submitted again once when, and only when, its output says so.
+SLURM_PMI2_PARSER_FAULT = ("mpi/pmi2: value not properly terminated", "mpi/pmi2: invalid client request")
+
+
+def submit_and_wait(slurm, tmp_path, work, script="job.sh"):
     result = slurm.msgperf("slurm", "--placement", "both", "--sizes", "0,1K", "--time-budget", "0.2",
-                           "--min-samples", 10, "--time", "00:05:00", "-o", work / "job.sh", "--submit", env=env, cwd=work)
+                           "--min-samples", 10, "--time", "00:05:00", "-o", work / script, "--submit",
+                           env={**slurm.slurm_env}, cwd=work)
     assert result.returncode == 0, result.stderr + result.stdout
-    assert "#SBATCH --nodes=2" in (work / "job.sh").read_text()
     job = result.stdout.split("submitted job ")[1].split(";")[0]
-    run_file = work / "runs" / f"slurm-{job}-pingpong.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         queue = subprocess.run([str(SETUP), "run", str(tmp_path / "slurm"), "squeue", "-h", "-j", job],
@@ -52,8 +56,20 @@ def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tm
         if job not in queue.stdout:
             break
         time.sleep(1)
-    out = list(work.glob("msgperf-slurm-*.out"))
-    log = out[0].read_text() if out else "(no job output)"
+    out = work / f"msgperf-slurm-{job}.out"  # the script's #SBATCH --output=msgperf-slurm-%j.out
+    return job, out.read_text() if out.exists() else "(no job output)"
+
+
+def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tmp_path):
+    work = tmp_path / "submit"
+    work.mkdir()
+    job, log = submit_and_wait(slurm, tmp_path, work)
+    run_file = work / "runs" / f"slurm-{job}-pingpong.jsonl"
+    if not run_file.exists() and any(fault in log for fault in SLURM_PMI2_PARSER_FAULT):
+        warnings.warn(f"job {job} failed in Slurm's PMI2 parser during MPI_Init; submitted again:\n{log}")
+        job, log = submit_and_wait(slurm, tmp_path, work, "job-again.sh")
+        run_file = work / "runs" / f"slurm-{job}-pingpong.jsonl"
+    assert "#SBATCH --nodes=2" in (work / "job.sh").read_text()
     shm = shutil.disk_usage("/dev/shm")
     assert run_file.exists(), (f"job {job} wrote no run file; /dev/shm: {shm.free >> 20} MiB free of "
                                f"{shm.total >> 20} MiB; job output:\n{log}")
