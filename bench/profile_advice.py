@@ -24,6 +24,16 @@ about 0.6 ms in all on this machine, which at 500 steps is a quarter of halo_com
 MPI and which the message model does not predict. ``--loggp`` adds the loggp pattern to the model
 run (the advice then pipelines one-way back-to-back sends at the LogGP gap).
 
+Any program and a change made to it (issue 31: advice checked on code nobody here wrote):
+
+    .venv/bin/python bench/profile_advice.py --model RUN --repeats 5 --realtime \
+        --before 'mpiexec -n 2 ./app_split ARGS' --after 'mpiexec -n 2 ./app_combined ARGS'
+
+profiles both commands in turn instead of halo/halo_combined and prints the same figures, and
+the whole program's speedup: the slowest rank's MPI_Init→MPI_Finalize time before over after,
+measured, against the advice's (that time less the saving the advice predicts for the slowest
+rank: its predicted time inside MPI minus its predicted time with every sequence combined).
+
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
 root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
 otherwise turns most of a step into waiting (bench/RESULTS.md §10b). Linux's real-time throttling
@@ -79,16 +89,26 @@ def main() -> None:
     ap.add_argument("--compute-us", default="20")
     ap.add_argument("--loggp", action="store_true", help="measure the model with the loggp pattern too (the gap)")
     ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
+    ap.add_argument("--before", help="a program's command line (launcher included) to advise on, instead of halo")
+    ap.add_argument("--after", help="the same program after the change the advice suggests, instead of halo_combined")
     args = ap.parse_args()
     rt = ["chrt", "-f", "10"] if args.realtime else []
     work = Path(tempfile.mkdtemp(prefix="msgperf-profile-advice-"))
     mpicc_path = find_mpicc()
     mpicc, mpiexec = str(mpicc_path), str(find_mpiexec(mpicc_path) or "mpiexec")
+    if bool(args.before) != bool(args.after):
+        raise SystemExit("--before and --after go together")
     apps = {}
-    for name in ("halo", "halo_combined"):
-        apps[name] = work / name
-        run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(apps[name]),
-             str(ROOT / "tests" / "apps" / f"{name}.c")])
+    if args.before:
+        commands = {"halo": shlex.split(args.before), "halo_combined": shlex.split(args.after)}
+    else:
+        for name in ("halo", "halo_combined"):
+            apps[name] = work / name
+            run([mpicc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(apps[name]),
+                 str(ROOT / "tests" / "apps" / f"{name}.c")])
+        app_args = ["--steps", str(args.steps), "--messages", str(args.messages), "--bytes", args.bytes,
+                    "--compute-us", args.compute_us]
+        commands = {name: [mpiexec, "-n", "2", str(apps[name]), *app_args] for name in apps}
     print(f"load average before: {load()}" + ("; MPI jobs at SCHED_FIFO (chrt -f 10)" if rt else ""))
     model = args.model
     if model is None:
@@ -98,10 +118,9 @@ def main() -> None:
                 "--time-budget", "300ms", "-o", model, "--no-store", "--no-report", "-q"]
         print("model:", shlex.join(argv))
         run(argv)
-    app_args = ["--steps", str(args.steps), "--messages", str(args.messages), "--bytes", args.bytes,
-                "--compute-us", args.compute_us]
-    print("program:", shlex.join([mpiexec, "-n", "2", "tests/apps/halo{,_combined}", *app_args]))
-    print(f"profile: msgperf profile -o P --no-store -- {shlex.join(rt)} {mpiexec} -n 2 APP ...; advice: msgperf advise "
+    for name, argv in commands.items():
+        print(f"{'before' if name == 'halo' else 'after'}: {shlex.join(argv)}")
+    print(f"profile: msgperf profile -o P --no-store -- {shlex.join(rt)} COMMAND; advice: msgperf advise "
           f"--profile P --model {model} --json")
     rows = []
     for i in range(args.repeats):
@@ -109,8 +128,7 @@ def main() -> None:
         advice = {}
         for name in order:
             out = work / f"{name}-{i}.jsonl"
-            run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", *rt, mpiexec, "-n", "2", str(apps[name]),
-                 *app_args])
+            run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", *rt, *commands[name]])
             advice[name] = json.loads(run([*MSGPERF, "advise", "--profile", str(out), "--model", model,
                                            "--json"]).stdout)
         h, c = advice["halo"], advice["halo_combined"]
@@ -127,7 +145,13 @@ def main() -> None:
             "pred_combined_prog": c["predicted"]["value_s"], "measured_combined": c["measured_s"],
             "advice_speedup": h["predicted_speedup_of_combining"],
             "saving": h["combine_saving_s"],
+            # the whole program: the slowest rank's MPI_Init→MPI_Finalize, and the saving the advice
+            # predicts for the slowest rank (its time inside MPI less its time with every sequence combined)
+            "wall": max(r["wall_s"] for r in h["ranks"]), "wall_combined": max(r["wall_s"] for r in c["ranks"]),
+            "saving_slowest": h["predicted"]["value_s"] - h["predicted_combined_s"],
         }
+        row["wall_speedup"] = row["wall"] / row["wall_combined"]
+        row["wall_speedup_predicted"] = row["wall"] / (row["wall"] - row["saving_slowest"])
         row["ratio_transfers"] = row["least"] / row["transfers"]
         row["ratio_transfers_combined"] = row["least_combined"] / row["transfers_combined"]
         row["ratio"] = row["measured"] / row["predicted"]
@@ -164,6 +188,11 @@ def main() -> None:
     print(f"best case (the smallest time inside MPI of each program): halo {best_h * 1e3:.3f} ms "
           f"(/predicted {best_h / statistics.median(col('predicted')):.3g}), halo_combined {best_c * 1e3:.3f} ms "
           f"(/predicted {best_c / statistics.median(col('pred_combined_prog')):.3g}), speedup {best_h / best_c:.3g}")
+    print(f"whole program (slowest rank, MPI_Init→MPI_Finalize): before {spread(col('wall'), 1e3)} ms, after "
+          f"{spread(col('wall_combined'), 1e3)} ms; speedup measured {spread(col('wall_speedup'))}, predicted "
+          f"{spread(col('wall_speedup_predicted'))} (the advice's saving for the slowest rank "
+          f"{spread(col('saving_slowest'), 1e3)} ms); predicted/measured "
+          f"{spread([p / m for p, m in zip(col('wall_speedup_predicted'), col('wall_speedup'))])}")
     signs = sum(1 for r in rows if (r["measured_speedup"] > 1) == (r["advice_speedup"] > 1))
     print(f"sign of the advice right in {signs} of {len(rows)} repetitions")
     print(f"load average after: {load()}")
