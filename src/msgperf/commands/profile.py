@@ -351,6 +351,10 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
         if not argv:
             raise click.UsageError("give the profiles to show: msgperf profile --show P [P ...] (files or stored "
                                    "profile ids)")
+        late = next((word for word in argv if word.startswith("-")), None)
+        if late is not None:  # everything after the first profile is taken as given (the command's words)
+            raise click.UsageError(f"{late} after the profiles: options come first, msgperf profile --show "
+                                   "[--db PATH] P [P ...]")
         show_profiles(argv, db)
         return
     if not argv:
