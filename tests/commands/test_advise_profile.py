@@ -300,8 +300,8 @@ def scaled_run(factor: float, minute: int):
     ranks = tuple(dataclasses.replace(r, wall_s=r.wall_s * factor, mpi_time_s=r.mpi_time_s * factor,
                                       calls=tuple(dataclasses.replace(c, time_s=c.time_s * factor) for c in r.calls))
                   for r in base.ranks)
-    return dataclasses.replace(base, ranks=ranks, info=dataclasses.replace(base.info,
-                                                                           start_time=f"2026-11-23T10:{minute:02d}:00Z"))
+    info = dataclasses.replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
+    return dataclasses.replace(base, ranks=ranks, info=info)
 
 
 def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):

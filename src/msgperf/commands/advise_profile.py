@@ -1,7 +1,8 @@
 """msgperf advise --profile P [--model RUN]: the wiring. Loads the profile (a file or a stored
 profile id) and the model run (a run file or id; by default the newest stored ping-pong run that
 matches the program's conditions: analysis/advice/model_choice.py), analyses the run once and hands both to analysis/advice/profile_advice.py; the
-report (msgperf report --profile P) loads them the same way."""
+report (msgperf report --profile P) loads them the same way. Several profiles (--profile repeated):
+runs of one program, each advised with the one model and merged (analysis/advice/profile_runs.py)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,6 @@ __all__ = [
     "CombineAdvice", "Estimate", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
-    "CallSpread", "ProfileRuns", "ProfileRunsAdvice", "RunTotals", "Spread", "advise_profile_runs", "check_same_program",
-    "merge_runs",
+    "CallSpread", "ProfileRuns", "ProfileRunsAdvice", "RunTotals", "Spread", "advise_profile_runs",
+    "check_same_program", "merge_runs",
 ]

@@ -193,8 +193,9 @@ def merge_runs(profiles: Sequence[Any], labels: Sequence[str] | None = None) -> 
                 parts.append(f"rank(s) {', '.join(map(str, run.unfinished_ranks))} ended without MPI_Finalize")
             notes.append(f"{run.label} is a partial run ({'; '.join(parts)}): kept; its times are those of the "
                          "ranks that wrote, until they stopped")
-    for what, values in (("MPIs", [p.info.mpi_library.splitlines()[0] if p.info.mpi_library else "?" for p in profiles]),
-                         ("hosts", [", ".join(dict.fromkeys(h for h in p.info.hosts if h)) for p in profiles])):
+    mpis = [p.info.mpi_library.splitlines()[0] if p.info.mpi_library else "?" for p in profiles]
+    hosts = [", ".join(dict.fromkeys(h for h in p.info.hosts if h)) for p in profiles]
+    for what, values in (("MPIs", mpis), ("hosts", hosts)):
         if len(set(values)) > 1:
             notes.append(f"the runs differ in their {what} ({'; '.join(dict.fromkeys(values))}): the spread holds "
                          "that difference too")
