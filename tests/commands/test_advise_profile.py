@@ -17,6 +17,7 @@ from msgperf.analysis.advice.profile_advice import advise_profile
 from msgperf.analysis.result import analyze
 from msgperf.records.profile_format import profile_text
 from msgperf.store.db import open_store
+from tests.commands.test_profile import apps, halo_runs  # noqa: F401 (fixtures: three real profiles of halo)
 from tests.factories import pingpong_run, rich_run, sample_profile, write_run
 
 
@@ -289,3 +290,79 @@ def test_json_holds_the_whole_programs_accounting_and_the_profile_is_read_once(m
     monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
     advise_on_profile(str(prof), str(run), None, None, None, None, None, as_json=False)
     assert len(reads) == 1 and "Whole program: rank 0" in capsys.readouterr().out
+
+
+# ---- several runs of one program: advise --profile A --profile B ... ---------------------------------
+
+def scaled_run(factor: float, minute: int):
+    """sample_profile(3, version=3) with every time × ``factor``, started ``minute`` minutes later."""
+    base = sample_profile(3, version=3)
+    ranks = tuple(dataclasses.replace(r, wall_s=r.wall_s * factor, mpi_time_s=r.mpi_time_s * factor,
+                                      calls=tuple(dataclasses.replace(c, time_s=c.time_s * factor) for c in r.calls))
+                  for r in base.ranks)
+    info = dataclasses.replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
+    return dataclasses.replace(base, ranks=ranks, info=info)
+
+
+def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    files = []
+    for i, factor in enumerate((1.0, 1.2, 0.9)):
+        files.append(tmp_path / f"r{i}.jsonl")
+        files[-1].write_text(profile_text(scaled_run(factor, i)))
+    args = [a for f in files for a in ("--profile", f)]
+    js = msgperf("advise", *args, "--model", run, "--json")
+    assert js.returncode == 0, js.stderr
+    out = json.loads(js.stdout)
+    alone = [json.loads(msgperf("advise", "--profile", f, "--model", run, "--json").stdout) for f in files]
+    measured = [a["measured_s"] for a in alone]
+    assert out["measured_s"]["values"] == pytest.approx(measured) and out["measured_s"]["n"] == 3
+    assert out["measured_s"]["median"] == pytest.approx(sorted(measured)[1])
+    assert (out["measured_s"]["low"], out["measured_s"]["high"]) == pytest.approx((min(measured), max(measured)))
+    ratios = [a["ratio_measured_to_predicted"] for a in alone]
+    assert out["ratio_measured_to_predicted"]["median"] == pytest.approx(sorted(ratios)[1])
+    assert [r["ratio_measured_to_predicted"] for r in out["runs"]] == pytest.approx(ratios)
+    assert out["median_run"] == 0 and out["advice"]["profile"] == str(files[0])
+    assert out["advice"]["measured_s"] == pytest.approx(alone[0]["measured_s"])
+    assert out["summary"]["mpi_time_s"]["median"] == pytest.approx(0.5)  # two ranks of 0.25 s inside MPI
+    text = msgperf("advise", *args, "--model", run)
+    assert text.returncode == 0, text.stderr
+    words = " ".join(text.stdout.split())
+    ms = lambda s: f"{1e3 * s:.3g} ms"  # noqa: E731
+    assert (f"measured {ms(sorted(measured)[1])} [{ms(min(measured))} – {ms(max(measured))}] over 3 runs inside "
+            "point-to-point calls") in words, words
+    assert "measured / predicted" in words and "(each run's own, median over 3 runs)" in words
+    assert f"below: the advice of {files[0]}, the run of median measured time" in words
+    assert "What to change, in order of payoff 1. combine the back-to-back sends" in words
+    assert "3 runs merged" in words and "not a confidence interval" in words
+    # one profile: the output of before, unchanged
+    one = msgperf("advise", "--profile", files[0], "--model", run)
+    assert "over the runs" not in one.stdout and "Communication time (slowest rank)" in one.stdout
+
+
+def test_several_profiles_of_different_programs_get_one_line(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(profile_text(sample_profile(3, version=3)))
+    b.write_text(profile_text(sample_profile(5, version=3)))
+    result = msgperf("advise", "--profile", a, "--profile", b, "--model", run)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "other arguments ('halo --steps 7' against 'halo --steps 5')" in result.stderr
+    # refused before any model is sought: no database needed
+    result = msgperf("advise", "--profile", a, "--profile", b)
+    assert "other arguments" in result.stderr
+
+
+@pytest.mark.mpi
+def test_several_real_runs_merge_in_advise(msgperf, tmp_path, halo_runs):
+    files, ids, db = halo_runs
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    out = json.loads(msgperf("advise", "--db", db, "--profile", ids[0], "--profile", files[1], "--profile", ids[2],
+                             "--model", run, "--json").stdout)
+    from msgperf.records.profile_read import read_profile
+    from msgperf.analysis.advice import point_to_point_time
+    slowest = [max(point_to_point_time(r) for r in read_profile(f).profile.ranks) for f in files]
+    assert out["measured_s"]["values"] == pytest.approx(slowest)
+    assert out["measured_s"]["median"] == pytest.approx(sorted(slowest)[1])
+    assert [r["label"] for r in out["runs"]] == [f"profile {ids[0]}", str(files[1]), f"profile {ids[2]}"]
+    assert all(r["complete"] for r in out["runs"]) and out["n"] == 3

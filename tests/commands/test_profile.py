@@ -724,3 +724,90 @@ def test_a_default_file_name_is_never_taken_twice(tmp_path, monkeypatch):
     first, second = profile_command.default_output("halo"), profile_command.default_output("halo")
     assert first != second and first.name.endswith("-profile-halo.jsonl") and first.parent.name == "runs"
     assert profile_command.default_output("a b/../c").name.endswith("-profile-a_b_.._c.jsonl")
+
+
+# ---- msgperf profile --show: a profile's summary again, several runs merged --------------------------
+
+@pytest.fixture(scope="module")
+def halo_runs(apps, tmp_path_factory):
+    """Three profiles of one halo program at 2 ranks, stored in a database of their own: (files, ids, db)."""
+    from tests.conftest import run_cli
+
+    where = tmp_path_factory.mktemp("halo_runs")
+    db = where / "m.db"
+    files, ids = [], []
+    for i in range(3):
+        out = where / f"halo-{i}.jsonl"
+        done = run_cli("profile", "-o", out, "--db", db, "--", MPIEXEC, "-n", "2", apps["halo"], *HALO_ARGS,
+                       cwd=where, env=YIELD)
+        assert done.returncode == 0, done.stderr
+        ids.append(re.search(r"stored as profile (\d+)", done.stdout).group(1))
+        files.append(out)
+    return files, ids, db
+
+
+@pytest.mark.mpi
+def test_show_prints_one_stored_profiles_summary_again(msgperf, halo_runs):
+    files, ids, db = halo_runs
+    shown = msgperf("profile", "--show", "--db", db, ids[0])
+    assert shown.returncode == 0, shown.stderr
+    profile = read_profile(files[0]).profile
+    text = " ".join(shown.stdout.split())
+    assert f"halo --steps {STEPS}" in text and "Time inside MPI by kind of call" in text
+    assert f"profile: profile {ids[0]}" in text and f"advice: msgperf advise --profile {ids[0]}" in text
+    for r in profile.ranks:  # the rank table, from the stored profile: its messages sent
+        assert re.search(rf"\b{r.rank} \S+ {r.messages_sent} ", text), text
+
+
+@pytest.mark.mpi
+def test_show_merges_several_runs_with_medians_and_ranges(msgperf, halo_runs):
+    from statistics import median
+
+    from msgperf.present.profile_summary import spread_text
+    from msgperf.analysis.advice import merge_runs
+
+    files, ids, db = halo_runs
+    shown = msgperf("profile", "--show", *files)
+    assert shown.returncode == 0, shown.stderr
+    profiles = [read_profile(f).profile for f in files]
+    runs = merge_runs(profiles, [str(f) for f in files])
+    totals = [sum(r.mpi_time_s for r in p.ranks) for p in profiles]
+    assert runs.mpi_time_s.median == pytest.approx(median(totals)) and runs.mpi_time_s.n == 3
+    assert (runs.mpi_time_s.low, runs.mpi_time_s.high) == (min(totals), max(totals))
+    text = " ".join(shown.stdout.split())
+    assert "3 runs merged" in text and "not a confidence interval" in text
+    assert f"time inside MPI (every rank together) {spread_text(runs.mpi_time_s)}" in text
+    waitall = next(c for c in runs.calls if c.name == "MPI_Waitall")
+    assert waitall.calls.median == 2 * STEPS and waitall.calls.low == waitall.calls.high  # the same program
+    assert f"MPI_Waitall wait/test {2 * STEPS} - {spread_text(waitall.time_s)}" in text
+    # a stored id and a file of the same run: one run given twice
+    twice = msgperf("profile", "--show", "--db", db, files[0], ids[0])
+    assert twice.returncode == 1 and "are the same run" in twice.stderr and twice.stderr.count("\n") == 1
+
+
+def test_show_refuses_other_programs_and_running_options_in_one_line(msgperf, tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(profile_text(sample_profile(3, version=3)))
+    b.write_text(profile_text(sample_profile(3, nranks=3, version=3)))
+    other = msgperf("profile", "--show", a, b)
+    assert other.returncode == 1 and other.stderr.count("\n") == 1
+    assert f"cannot merge {b} with {a}: 3 ranks against 2" in other.stderr
+    assert msgperf("profile", "--show").returncode == 2
+    assert "--mpicc, -o and --no-store are for running" in msgperf("profile", "--show", "-o", "x", a).stderr
+    late = msgperf("profile", "--show", a, "--db", "x.db")
+    assert late.returncode == 2 and "--db after the profiles: options come first" in late.stderr
+    missing = msgperf("profile", "--show", tmp_path / "nope.jsonl")
+    assert missing.returncode == 1 and "no profile file or profile id" in missing.stderr
+
+
+def test_show_of_a_partial_run_says_so(msgperf, tmp_path):
+    whole = sample_profile(3, version=3)
+    partial = dataclasses.replace(whole, ranks=whole.ranks[:1], info=dataclasses.replace(
+        whole.info, complete=False, start_time="2026-11-23T11:00:00Z"))
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(profile_text(whole))
+    b.write_text(profile_text(partial))
+    shown = msgperf("profile", "--show", a, b)
+    assert shown.returncode == 0, shown.stderr
+    text = " ".join(shown.stdout.split())
+    assert f"note: {b} is a partial run (no record from rank(s) 1)" in text and " partial " in text

@@ -5,7 +5,8 @@ limit, memcpy's copy speed.
 
 msgperf advise --profile P [--model RUN]: the same model applied to an application's profile
 (msgperf profile): its predicted communication time against the time it spent inside MPI, and
-what to change, in order of payoff (analysis/advice/profile_advice.py)."""
+what to change, in order of payoff (analysis/advice/profile_advice.py). --profile repeated: several
+runs of one program, each advised, merged (analysis/advice/profile_runs.py)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from msgperf.errors import MsgperfError
 @click.option("--messages", "-k", type=click.IntRange(min=1),
               help="How many messages the application sends.")
 @click.option("--bytes", "-s", "size", help="Bytes per message (e.g. 64, 4K, 1M).")
-@click.option("--profile", "profile_arg", metavar="P",
+@click.option("--profile", "profile_arg", metavar="P", multiple=True,
               help="Advise on an application's profile (a profile file or a stored profile id) instead "
-                   "of K messages of S bytes.")
+                   "of K messages of S bytes; repeated: several runs of one program, merged (each measured "
+                   "time the median [smallest - largest] over the runs).")
 @click.option("--model", "model_arg", metavar="RUN",
               help="With --profile: the run whose model predicts (a run file or id; default: the newest "
                    "stored ping-pong run that matches the program: MPI, hosts, placement, ranks, neither "
@@ -41,7 +43,7 @@ from msgperf.errors import MsgperfError
               help="Memory copy bandwidth (e.g. 10GB/s) to estimate what buffering costs (default: what "
                    "the run's memcpy pattern measured, when it has one).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def command(run: str | None, messages: int | None, size: str | None, profile_arg: str | None,
+def command(run: str | None, messages: int | None, size: str | None, profile_arg: tuple[str, ...],
             model_arg: str | None, pattern: str | None, variant: str | None,
             placement: str | None, launch: int | None, db: str | None, min_gain: float,
             copy_bandwidth: str | None, as_json: bool, collective: str | None = None,
@@ -59,13 +61,16 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         from msgperf.commands.advise_collective import advise_on_collective
         advise_on_collective(run, collective, messages, size, db, launch, ranks, as_json)
         return
-    if profile_arg is not None:
+    if profile_arg:
         if messages is not None or size is not None:
             raise MsgperfError("--profile advises on the program's own messages; drop --messages and --bytes")
         if run is not None and model_arg is not None and run != model_arg:
             raise MsgperfError(f"two models given ({run} and --model {model_arg}); give one")
-        from msgperf.commands.advise_profile import advise_on_profile
-        advise_on_profile(profile_arg, model_arg or run, db, pattern, variant, placement, launch, as_json)
+        from msgperf.commands.advise_profile import advise_on_profile, advise_on_profile_runs
+        if len(profile_arg) == 1:
+            advise_on_profile(profile_arg[0], model_arg or run, db, pattern, variant, placement, launch, as_json)
+        else:
+            advise_on_profile_runs(profile_arg, model_arg or run, db, pattern, variant, placement, launch, as_json)
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")

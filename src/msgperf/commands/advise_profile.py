@@ -1,7 +1,8 @@
 """msgperf advise --profile P [--model RUN]: the wiring. Loads the profile (a file or a stored
 profile id) and the model run (a run file or id; by default the newest stored ping-pong run that
 matches the program's conditions: analysis/advice/model_choice.py), analyses the run once and hands both to analysis/advice/profile_advice.py; the
-report (msgperf report --profile P) loads them the same way."""
+report (msgperf report --profile P) loads them the same way. Several profiles (--profile repeated):
+runs of one program, each advised with the one model and merged (analysis/advice/profile_runs.py)."""
 
 from __future__ import annotations
 
@@ -54,20 +55,12 @@ def default_model(profile: Any, db: str | None) -> Any:
     return choice
 
 
-def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, pattern: str | None = None,
-                   variant: str | None = None, placement: str | None = None,
-                   launch: int | None = None, choice: Any = None) -> Any:
-    """Load, analyse once, advise: the ``ProfileAdvice`` (``choice``: the default model, when the
-    caller has chosen it already)."""
-    from msgperf.analysis import AnalysisError
-    from msgperf.analysis.advice import advise_profile
+def load_model(profile: Any, model_arg: str | None, db: str | None, pattern: str | None, variant: str | None,
+               placement: str | None, launch: int | None, choice: Any = None) -> tuple[Any, Any, str, str]:
+    """The model run's analysis, its series, its label and the line that says why it was taken
+    (``model_arg`` as given, or the default model for ``profile``)."""
     from msgperf.commands.fit import load_series
-    from msgperf.loader import load_profile
 
-    profile, label = load_profile(profile_arg, db)
-    if not profile.ranks:
-        raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
-                           "before writing its part); nothing to advise on")
     if model_arg is not None:
         model, why = model_arg, f"model: {model_arg}, as given"
     else:
@@ -79,7 +72,24 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
         from msgperf.analysis.advice import conditions_misfit
         bad = conditions_misfit(result.conditions)
         why += f"; but {bad}: its times may not be this machine's" if bad else ""
-    model_label = model if Path(model).is_file() else f"run {model.lstrip('#')}"
+    return result, series, model if Path(model).is_file() else f"run {model.lstrip('#')}", why
+
+
+def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, pattern: str | None = None,
+                   variant: str | None = None, placement: str | None = None,
+                   launch: int | None = None, choice: Any = None) -> Any:
+    """Load, analyse once, advise: the ``ProfileAdvice`` (``choice``: the default model, when the
+    caller has chosen it already)."""
+    from msgperf.analysis import AnalysisError
+    from msgperf.analysis.advice import advise_profile
+    from msgperf.loader import load_profile
+
+    profile, label = load_profile(profile_arg, db)
+    if not profile.ranks:
+        raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
+                           "before writing its part); nothing to advise on")
+    result, series, model_label, why = load_model(profile, model_arg, db, pattern, variant, placement, launch,
+                                                  choice)
     try:
         return advise_profile(profile, result, series, profile_label=label, model_label=model_label,
                               model_choice=why)
@@ -101,3 +111,33 @@ def advise_on_profile(profile_arg: str, model_arg: str | None, db: str | None, p
 
         render_profile_advice(console(), advice)
         render_whole_program(console(), advice)
+
+
+def advise_on_profile_runs(profile_args: tuple[str, ...], model_arg: str | None, db: str | None, pattern: str | None,
+                           variant: str | None, placement: str | None, launch: int | None, as_json: bool) -> None:
+    """advise --profile A --profile B ...: several runs of one program, one model (chosen for the first
+    run's conditions), each run advised and the runs merged (analysis/advice/profile_runs.py)."""
+    from msgperf.analysis import AnalysisError
+    from msgperf.analysis.advice import advise_profile_runs, check_same_program
+    from msgperf.loader import load_profile
+    from msgperf.present.json_view import dumps, profile_runs_advice_dict
+    from msgperf.present.profile_advice_text import render_profile_runs_advice
+    from msgperf.present.terminal import console
+
+    loaded = [load_profile(arg, db) for arg in profile_args]
+    for profile, label in loaded:
+        if not profile.ranks:
+            raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
+                               "before writing its part); nothing to advise on")
+    try:  # different programs are refused before a model is sought for them
+        check_same_program([p for p, _ in loaded], [label for _, label in loaded])
+        result, series, model_label, why = load_model(loaded[0][0], model_arg, db, pattern, variant, placement,
+                                                      launch)
+        advice = advise_profile_runs([p for p, _ in loaded], [label for _, label in loaded], result, series,
+                                     model_label=model_label, model_choice=why)
+    except AnalysisError as exc:
+        raise MsgperfError(str(exc)) from None
+    if as_json:
+        click.echo(dumps(profile_runs_advice_dict(advice), indent=2))
+    else:
+        render_profile_runs_advice(console(), advice)

@@ -333,10 +333,30 @@ class KeptFileError(MsgperfError):
               help="Profile file (default: runs/<time>-profile-<program>.jsonl); never replaced.")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not add the profile to the result database.")
+@click.option("--show", is_flag=True, help="Run nothing: show the summary of the profiles given instead of a "
+              "command (files or stored profile ids): msgperf profile --show P [P ...]. Several runs of one program "
+              "are merged: each figure the median [smallest - largest] over the runs.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="-- LAUNCHER ARGS PROGRAM...")
-def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bool, argv: tuple[str, ...]) -> None:
+def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bool, show: bool,
+            argv: tuple[str, ...]) -> None:
     """Run an MPI program under msgperf's profiler: its messages per peer, size and call,
-    the time inside MPI and the back-to-back sends it could combine."""
+    the time inside MPI and the back-to-back sends it could combine.
+
+    msgperf profile --show P [P ...]: the summary of profiles already recorded, without running
+    the program again; several runs of one program merged (median and range over the runs)."""
+    if show:
+        if mpicc is not None or output is not None or no_store:
+            raise click.UsageError("--show reads profiles already recorded; --mpicc, -o and --no-store are for "
+                                   "running a program")
+        if not argv:
+            raise click.UsageError("give the profiles to show: msgperf profile --show P [P ...] (files or stored "
+                                   "profile ids)")
+        late = next((word for word in argv if word.startswith("-")), None)
+        if late is not None:  # everything after the first profile is taken as given (the command's words)
+            raise click.UsageError(f"{late} after the profiles: options come first, msgperf profile --show "
+                                   "[--db PATH] P [P ...]")
+        show_profiles(argv, db)
+        return
     if not argv:
         raise click.UsageError("give the command to profile: msgperf profile -- mpiexec -n 4 ./app")
     profiler = build_profiler(mpicc)
@@ -423,3 +443,24 @@ def store_profile(profile: Profile, db: str | None) -> str:
     except (MsgperfError, OSError, sqlite3.Error) as exc:
         return f"note: not stored in the result database ({exc}); the profile file keeps it"
     return f"stored as profile {profile_id}" + ("" if added else ", already there")
+
+
+def show_profiles(args: tuple[str, ...], db: str | None) -> None:
+    """--show: load each profile, analyse (one: its accounting; several: the runs merged), render."""
+    from msgperf.analysis.advice import merge_runs
+    from msgperf.loader import load_profile
+    from msgperf.present.profile_summary import render_profile_runs
+
+    loaded = [load_profile(arg, db) for arg in args]
+    profiles, labels = [p for p, _ in loaded], [label for _, label in loaded]
+    if len(profiles) == 1:
+        profile, label = loaded[0]
+        if not profile.ranks:
+            raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
+                               "before writing its part); nothing to show")
+        sites = {(s.object, s.offset) for r in profile.ranks for s in r.sites}
+        render_profile(terminal_console(), profile, account_profile(profile, resolve_sites(sites, Path.cwd())))
+        click.echo(f"profile: {label}")
+    else:
+        render_profile_runs(terminal_console(), merge_runs(profiles, labels))
+    click.echo("advice: msgperf advise " + " ".join(f"--profile {arg}" for arg in args))

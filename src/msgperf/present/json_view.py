@@ -357,6 +357,23 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
     return out
 
 
+def profile_runs_advice_dict(m: Any) -> dict[str, Any]:
+    """``advise --profile A --profile B ... --json``: the figures over the runs (``values`` per run, in
+    the order given, and their ``median``, ``low``, ``high``, ``n``), each run's own figures, the runs
+    merged (``summary``: per kind and per call) and the advice of the run of median measured time."""
+    runs = []
+    for totals, a in zip(m.runs.runs, m.advices):
+        runs.append({**plain(totals), "predicted_s": number(a.predicted.value_s), "measured_s": number(a.measured_s),
+                     "ratio_measured_to_predicted": number(a.ratio),
+                     "predicted_speedup_of_combining": number(a.predicted_speedup)})
+    return {"runs": runs, "n": m.runs.n, "median_run": m.median_run,
+            "predicted_s": plain(m.predicted_s), "measured_s": plain(m.measured_s),
+            "ratio_measured_to_predicted": plain(m.ratio),
+            "predicted_speedup_of_combining": plain(m.predicted_speedup),
+            "summary": plain(m.runs), "notes": list(m.notes),
+            "advice": profile_advice_dict(m.median_advice)}
+
+
 # ---- compare --json ---------------------------------------------------------------------------
 
 _PLURAL = {"median": "medians", "mean": "means", "min": "minima"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAdvice
+from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -219,3 +219,59 @@ def render_whole_program(console: Console, a: ProfileAdvice) -> None:
         console.print(f"  of it, waiting for rank {split.waits_for}, the slowest outside MPI (load imbalance): "
                       f"{units.seconds(split.waiting_s)} ({units.percent(split.share(split.waiting_s))}), measured",
                       markup=False, highlight=False)
+
+
+# ---- several runs of one program (advise --profile A --profile B ...) ------------------------------
+
+def _spread(s, fmt=units.seconds) -> str:
+    from msgperf.present.profile_summary import spread_text
+
+    return spread_text(s, fmt)
+
+
+def runs_time_lines(m: ProfileRunsAdvice) -> list[str]:
+    """The measured and predicted times over the runs: median [smallest – largest], N runs."""
+    a = m.median_advice
+    n = m.runs.n
+    labels = ", ".join(r.label for r in m.runs.runs)
+    wait = ("; each run's prediction adds its own measured waiting for a slower rank"
+            if any(r.waiting_added_s > 0 for adv in m.advices for r in adv.ranks) else "")
+    lines = [
+        f"runs       {n} profiled runs of {a.program or 'the program'} merged: {labels}; each figure the median "
+        "[smallest – largest run] (the run-to-run spread, not a confidence interval)",
+        f"predicted  {_spread(m.predicted_s)} over {m.predicted_s.n} runs (the slowest rank of each run; from "
+        f"{model_words(a)}{wait})",
+        f"measured   {_spread(m.measured_s)} over {m.measured_s.n} runs inside point-to-point calls, waits and tests "
+        f"(the slowest rank of each run); MPI_Init to MPI_Finalize {_spread(m.runs.wall_s)}",
+    ]
+    if m.ratio.n:
+        lines.append(f"measured / predicted  {_spread(m.ratio, units.ratio)} (each run's own, median over "
+                     f"{m.ratio.n} runs)")
+    if m.predicted_speedup.n:
+        lines.append(f"all combined: predicted {_spread(m.predicted_speedup, units.ratio)} faster inside MPI")
+    lines.append(f"below: the advice of {m.runs.runs[m.median_run].label}, the run of median measured time")
+    return lines
+
+
+def render_profile_runs_advice(console: Console, m: ProfileRunsAdvice) -> None:
+    """The advice over several runs: the times over the runs, then the median run's advice (its
+    first section, one run's times, left out), then every run's whole time inside MPI by kind."""
+    from msgperf.present.profile_summary import render_profile_runs
+
+    a = m.median_advice
+    say = lambda text: console.print(text, markup=False, highlight=False)  # noqa: E731
+    console.print(printable(f"{a.program or 'the program'} · {m.runs.n} runs · {a.nranks} rank(s)"), style="bold",
+                  markup=False, highlight=False)
+    if a.model_choice:
+        say(printable(a.model_choice))
+    sections = [("Communication time (slowest rank), over the runs", runs_time_lines(m)),
+                *advice_sections(a)[1:]]
+    sections[-1] = ("Notes", [*m.notes, *a.notes])  # the runs' own notes close the whole program below
+    for title, lines in sections:
+        if not lines:
+            continue
+        console.print(title, style="bold", markup=False, highlight=False)
+        for line in lines:
+            say("  " + printable(line))
+    console.print("Whole program, every run", style="bold", markup=False, highlight=False)
+    render_profile_runs(console, m.runs)

@@ -1,6 +1,8 @@
 """The terminal summary of an application's profile (``msgperf profile``): one row per rank,
 then the back-to-back sequences with the most messages. Renders only: every figure is a field
-or a property of the ``Profile`` dataclasses (records/profile_format.py)."""
+or a property of the ``Profile`` dataclasses (records/profile_format.py), of the accounting
+(``ProfileAccounting``) or, for several runs of one program, of ``ProfileRuns``
+(analysis/advice/profile_runs.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.present.grid import Grid, render
 from msgperf.present.text import FIELD_LIMIT, printable
-from msgperf.analysis.advice import ProfileAccounting
+from msgperf.analysis.advice import ProfileAccounting, ProfileRuns, Spread
 from msgperf.records.profile_format import Profile, SequenceShape
 from msgperf.store.listing import mpi_name
 
@@ -155,3 +157,70 @@ def render_profile(console: Console, profile: Profile, accounting: ProfileAccoun
                       f"{units.count(seq.messages)} messages{shape}", markup=False, highlight=False)
     if accounting is not None:
         render_accounting(console, accounting)
+
+
+# ---- several runs of one program (msgperf profile --show P P ...) ----------------------------------
+
+RANGE_WORDS = ("median [smallest – largest run]; the range is the run-to-run spread, not a confidence interval")
+
+
+def spread_text(s: Spread, fmt=units.seconds) -> str:
+    """A ``Spread`` as "median [low – high]" ("-" when no run told; the value alone from one run)."""
+    if s.n == 0:
+        return "-"
+    low, high = fmt(s.low), fmt(s.high)
+    return fmt(s.median) if low == high else f"{fmt(s.median)} [{low} – {high}]"
+
+
+def _count_spread(s: Spread) -> str:
+    return spread_text(s, lambda v: units.count(round(v)) if v == int(v) else f"{v:.1f}")
+
+
+def _percent(v: float) -> str:
+    return units.percent(v)
+
+
+def runs_table(m: ProfileRuns) -> Grid:
+    """One row per run: its label, when it started, whether it is whole, its totals."""
+    table = Grid(box="none", pad_edge=False)
+    for name in ("run", "started", "records", "MPI_Init → MPI_Finalize", "in MPI (all ranks)", "point-to-point",
+                 "collective", "other"):
+        table.add_column(name, justify="left" if name in ("run", "started", "records") else "right")
+    for r in m.runs:
+        whole = "complete" if r.complete and not r.unfinished_ranks else "partial"
+        table.add_row(printable(r.label, FIELD_LIMIT), printable(r.start_time, FIELD_LIMIT), whole,
+                      units.seconds(r.wall_s), units.seconds(r.mpi_time_s), _pct(r.point_to_point_share),
+                      _pct(r.collective_share), _pct(r.other_share))
+    return table
+
+
+def spread_kind_table(m: ProfileRuns) -> Grid:
+    """Per kind, then the calls with the most time: median [low – high] over the runs."""
+    table = Grid(box="none", pad_edge=False)
+    for name in ("call", "kind", "calls", "bytes", "time", "share of MPI"):
+        table.add_column(name, justify="left" if name in ("call", "kind") else "right")
+    for c in m.kinds:
+        table.add_row(c.name, "", _count_spread(c.calls), spread_text(c.bytes, units.volume) if c.bytes.high else "-",
+                      spread_text(c.time_s), spread_text(c.share, _percent), styles={0: "bold"})
+    for c in m.calls[:MAX_CALL_ROWS]:
+        table.add_row(f"  {printable(c.name, FIELD_LIMIT)}", c.kind, _count_spread(c.calls),
+                      spread_text(c.bytes, units.volume) if c.bytes.high else "-", spread_text(c.time_s),
+                      spread_text(c.share, _percent))
+    return table
+
+
+def render_profile_runs(console: Console, m: ProfileRuns) -> None:
+    """The merged summary of several runs of one program."""
+    say = lambda text: console.print(text, markup=False, highlight=False)  # noqa: E731
+    say(f"{printable(' '.join(m.argv) or '?')} · {m.nranks} ranks · {m.n} runs merged")
+    render(console, runs_table(m))
+    console.print(f"Over the {m.n} runs ({RANGE_WORDS})", style="bold", markup=False, highlight=False)
+    say(f"  MPI_Init → MPI_Finalize (longest rank)  {spread_text(m.wall_s)}")
+    say(f"  time inside MPI (every rank together)  {spread_text(m.mpi_time_s)}")
+    say(f"  of it point-to-point calls, waits and tests {spread_text(m.point_to_point_share, _percent)}, "
+        f"collectives {spread_text(m.collective_share, _percent)}, other calls {spread_text(m.other_share, _percent)}")
+    console.print(f"Time inside MPI by kind of call (every rank together; median [smallest – largest] over "
+                  f"{m.n} runs)", style="bold", markup=False, highlight=False)
+    render(console, spread_kind_table(m))
+    for note in m.notes:
+        say(f"note: {note}")
