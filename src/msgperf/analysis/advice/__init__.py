@@ -7,9 +7,12 @@ from msgperf.analysis.advice.model_choice import choose, conditions_misfit, list
 from msgperf.analysis.advice.profile_accounting import (POINT_TO_POINT_KINDS, ProfileAccounting, account_profile,
                                                       point_to_point_time)
 from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice, advise_profile
+from msgperf.analysis.advice.profile_collectives import (WIDE, CollectivePrediction, ProfileCollectives,
+                                                         RankCollectives, Share, WholeProgram)
 
 __all__ = [
-    "CombineAdvice", "Estimate", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
+    "CollectivePrediction", "CombineAdvice", "Estimate", "ProfileCollectives", "RankCollectives", "Share", "WIDE",
+    "WholeProgram", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
 ]
