@@ -357,6 +357,8 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
             row["point_to_point_s"] = number(split.point_to_point_s)
     for w, row in zip(a.whole, out["whole"]):  # the shares that add up to each rank's time inside MPI
         row["ratio_measured_to_predicted"] = [number(w.ratio_low), number(w.ratio_high)]
+        for share, srow in zip(w.shares, row["shares"]):
+            srow["comparable"] = share.comparable
     if a.collectives is not None:  # each collective's prediction: a range, said as only a range when wide
         for rank, row in zip(a.collectives.ranks, out["collectives"]["ranks"]):
             row["ratio_measured_to_predicted"] = [number(rank.ratio_low), number(rank.ratio_high)]

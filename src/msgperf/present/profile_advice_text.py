@@ -212,7 +212,7 @@ def _ratio_range(measured: float, low: float | None, high: float | None) -> str:
 
 
 _VERDICT = {"within": "within the range", "more": "more than the slowest algorithm predicts",
-            "less": "less than the fastest algorithm predicts"}
+            "less": "less than the fastest algorithm predicts", "cannot tell": "cannot tell"}
 
 
 def whole_program_lines(a: ProfileAdvice) -> list[str]:
@@ -237,7 +237,9 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
         wide = s.predicted_high_s is not None and s.predicted_low_s > 0 and s.predicted_high_s / s.predicted_low_s > WIDE
         pred = predicted_range(s.predicted_low_s, s.predicted_high_s, wide)
         what = "the point-to-point model (above)" if s.part == "point-to-point" else "the collective models"
-        ratio = _ratio_range(s.measured_s, s.predicted_low_s, s.predicted_high_s)
+        ratio = (_ratio_range(s.measured_s, s.predicted_low_s, s.predicted_high_s) if s.comparable else
+                 f"measured / predicted: cannot tell ({units.seconds(s.waiting_taken_s)} of waiting for a slower "
+                 "rank taken out of it, and the profile does not say in which calls the rank waited)")
         lines.append(f"{name} {share}: predicted {pred} by {what}" + (f"; {ratio}" if ratio else ""))
     if w.waiting_s is None:
         note = a.accounting.waiting_note if a.accounting is not None else ""
@@ -271,7 +273,7 @@ def collective_lines(a: ProfileAdvice) -> list[str]:
     if rank.low_s > 0:
         lines.append(f"predicted collectives together: {predicted_range(rank.low_s, rank.high_s, rank.wide)} against "
                      f"{units.seconds(rank.predicted_measured_s)} measured (waiting included): "
-                     f"{_VERDICT.get(rank.verdict, rank.verdict)}")
+                     f"{_VERDICT.get(rank.verdict, rank.verdict)}" + (f" ({rank.why})" if rank.why else ""))
     lines.append(f"from {c.model_words}")
     lines += list(c.notes)
     return lines

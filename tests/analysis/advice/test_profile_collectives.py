@@ -192,7 +192,13 @@ def test_the_shares_add_up_to_each_ranks_time_inside_mpi_and_the_waiting_is_the_
     # the whole predicted: the predicted parts at their range, the rest (the waiting too) as measured
     assert w0.predicted_low_s == pytest.approx(w0.mpi_time_s - shares["collectives predicted"].measured_s
                                                + coll.predicted_low_s + a.ranks[0].transfers.value_s)
-    # rank 1 waits for nobody: its parts keep their whole time
+    # the waiting's split is an allocation: rank 0's collectives cannot be held against their prediction
+    assert not coll.comparable and a.collectives.ranks[0].verdict == "cannot tell"
+    assert "does not say in which calls" in a.collectives.ranks[0].why
+    # rank 1 waits for nobody: its parts keep their whole time, and its 1 ms of allreduces is more than
+    # 10 of them at the slowest algorithm (2 T(8) each, about 40 µs)
+    assert a.collectives.ranks[1].verdict == "more" and {s.part: s for s in whole[1].shares}[
+        "collectives predicted"].comparable
     assert whole[1].waiting_s == 0.0 and {s.part: s.measured_s for s in whole[1].shares}["collectives predicted"] == 1e-3
 
 
@@ -206,4 +212,14 @@ def test_out_of_lockstep_the_waiting_cannot_be_told_and_the_parts_keep_their_tim
     assert w0.waiting_s is None and all(s.part != "waiting" for s in w0.shares)
     assert sum(s.measured_s for s in w0.shares) == pytest.approx(w0.mpi_time_s)
     assert {s.part: s.measured_s for s in w0.shares}["collectives predicted"] == 10e-3
+    # waiting unknown: more than predicted cannot be told (it may be waiting), less than predicted still can
+    assert a.collectives.ranks[0].verdict == "cannot tell" and "out of lockstep" in a.collectives.ranks[0].why
     assert math.isfinite(w0.predicted_high_s)
+
+
+def test_less_than_the_fastest_algorithm_holds_even_when_the_waiting_is_unknown():
+    import dataclasses
+    p = allreduce_profile(time_s=1e-5)  # 100 calls in 10 µs: 0.1 µs each against T(8) = 2 µs at the fastest
+    r0, r1 = p.ranks
+    a = advise_profile(dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=3.0))), model_run())
+    assert a.accounting.ranks[0].waiting_s is None and a.collectives.ranks[0].verdict == "less"

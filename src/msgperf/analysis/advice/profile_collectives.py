@@ -115,7 +115,9 @@ class RankCollectives:
     low_s: float  # their predicted total: every call at its fastest algorithm
     high_s: float  # every call at its slowest
     not_predicted_s: float  # measured, not predicted (the rest of measured_s)
-    verdict: str  # "within", "more", "less", "" (nothing predicted); with FIT_TOLERANCE either side
+    # "within", "more", "less" (with FIT_TOLERANCE either side), "cannot tell" (``why``), "" (nothing predicted)
+    verdict: str
+    why: str = ""  # why the verdict cannot tell
 
     @property
     def ratio_low(self) -> float | None:
@@ -142,6 +144,12 @@ class Share:
     predicted_high_s: float | None
     how: str  # where the figure comes from, in words
     waiting_taken_s: float = 0.0  # the waiting for a slower rank taken out of this part's measured time
+
+    @property
+    def comparable(self) -> bool:
+        """Its measured time can be held against its prediction: the waiting taken out of it, an
+        allocation (the profile does not say in which calls a rank waited), is within the tolerance."""
+        return self.predicted_low_s is not None and self.waiting_taken_s <= FIT_TOLERANCE * self.measured_s
 
 
 @dataclass(frozen=True)
@@ -219,17 +227,23 @@ def _predict(p2p: PointToPoint, run: dict, call: Any) -> CollectivePrediction:
                                 "algorithms", "", k * low, k * high)
 
 
-def _verdict(measured: float, low: float, high: float) -> str:
+def _verdict(measured: float, low: float, high: float, waiting: float | None) -> tuple[str, str]:
+    """Measured (waiting included) against the predicted range. The profile does not say in which calls a
+    rank waited for a slower one: where that waiting is unknown (out of lockstep) or more than the
+    tolerance of the measured time, only "less" still holds (waiting only adds); the rest cannot tell."""
     if high <= 0:
-        return ""
-    if measured > high * (1 + FIT_TOLERANCE):
-        return "more"
+        return "", ""
     if measured < low / (1 + FIT_TOLERANCE):
-        return "less"
-    return "within"
+        return "less", ""
+    if waiting is None or waiting > FIT_TOLERANCE * measured:
+        why = ("the waiting for a slower rank cannot be told (ranks out of lockstep)" if waiting is None else
+               "the rank waited for a slower rank, and the profile does not say in which calls")
+        return "cannot tell", why
+    return ("more" if measured > high * (1 + FIT_TOLERANCE) else "within"), ""
 
 
-def _rank_collectives(p2p: PointToPoint, run: dict, rank: Any, measured_s: float) -> RankCollectives:
+def _rank_collectives(p2p: PointToPoint, run: dict, rank: Any, measured_s: float,
+                      waiting: float | None) -> RankCollectives:
     rows = [_predict(p2p, run, c) for c in rank.collectives]
     recorded = sum(c.time_s for c in rank.collectives)
     if rank.collectives_other_n or rank.collectives_other_time_s:
@@ -246,8 +260,9 @@ def _rank_collectives(p2p: PointToPoint, run: dict, rank: Any, measured_s: float
     got = sum(r.measured_s for r in done)
     low = sum(r.low_s or 0.0 for r in done)
     high = sum(r.high_s or 0.0 for r in done)
+    verdict, why = _verdict(got, low, high, waiting) if done else ("", "")
     return RankCollectives(rank.rank, measured_s, tuple(rows), got, low, high, max(measured_s - got, 0.0),
-                           _verdict(got, low, high) if done else "")
+                           verdict, why)
 
 
 def profile_collectives(profile: Any, accounting: ProfileAccounting, p2p: PointToPoint, result: Any,
@@ -255,9 +270,9 @@ def profile_collectives(profile: Any, accounting: ProfileAccounting, p2p: PointT
     """Every rank's collectives of ``profile`` predicted from ``p2p`` (and the model run ``result``'s own
     collectives where it measured them)."""
     run = _run_measured(result)
-    splits = {s.rank: dict(s.by_kind) for s in accounting.ranks}
-    ranks = tuple(_rank_collectives(p2p, run, r, splits.get(r.rank, {}).get("collective", 0.0))
-                  for r in profile.ranks)
+    splits = {s.rank: s for s in accounting.ranks}
+    ranks = tuple(_rank_collectives(p2p, run, r, dict(splits[r.rank].by_kind).get("collective", 0.0),
+                                    splits[r.rank].waiting_s) for r in profile.ranks)
     notes = []
     rows = [row for r in ranks for row in r.rows if row.predicted]
     run_ranks = getattr(getattr(result, "source", None), "nranks", None)
