@@ -32,7 +32,9 @@ The prediction (docs/profile.md, "Advice"):
   the transfers, not the waiting;
 - the program's is its slowest rank's, against the slowest rank's measured time inside MPI (the
   rule of honest measurement: what the slowest participant saw). Time inside MPI also holds
-  waiting for a peer that is descheduled or delayed at random: the model cannot predict that.
+  waiting for a peer that is descheduled or delayed at random: the model cannot predict that;
+- the collectives and the whole program's shares (``ProfileAdvice.collectives``, ``.whole``):
+  profile_collectives.py, from the same run's models and the same accounting.
 
 The answers, in order of payoff (``ProfileAdvice.actions``):
 
@@ -516,8 +518,9 @@ def _profile_notes(profile: Any) -> list[str]:
     """What the profile itself leaves out."""
     notes = []
     if not any(r.messages for r in profile.ranks):
-        notes.append("the profile holds no point-to-point message (the time of collectives, one-sided "
-                     "communication and probes is accounted, not predicted): nothing to predict or advise on")
+        notes.append("the profile holds no point-to-point message: nothing to predict or advise on for messages "
+                     "(collectives are predicted in the whole program's shares; one-sided communication and "
+                     "probes are accounted, not predicted)")
     if not profile.info.complete:
         notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
     if profile.missing_ranks:
