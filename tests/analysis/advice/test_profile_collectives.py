@@ -223,3 +223,23 @@ def test_less_than_the_fastest_algorithm_holds_even_when_the_waiting_is_unknown(
     r0, r1 = p.ranks
     a = advise_profile(dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=3.0))), model_run())
     assert a.accounting.ranks[0].waiting_s is None and a.collectives.ranks[0].verdict == "less"
+
+
+def test_a_rank_whose_collectives_none_can_predict_keeps_them_measured_with_the_reason():
+    colls = [CollectiveCalls("MPI_Iallreduce", 2, 64, 10, 2e-4)]
+    calls = [CallTime("MPI_Iallreduce", 10, 2e-4, "collective", 640), CallTime("MPI_Wait", 10, 1e-4, "wait/test")]
+    a = advise_profile(profile([rank(r, calls, colls, wall_s=1.0) for r in (0, 1)]), model_run())
+    shares = {s.part: s for s in a.whole[0].shares}
+    assert "collectives predicted" not in shares
+    assert shares["collectives not predicted"].measured_s == 2e-4 and "non-blocking" in shares[
+        "collectives not predicted"].how
+    assert sum(s.measured_s for s in a.whole[0].shares) == pytest.approx(3e-4)
+
+
+def test_a_profile_without_collectives_has_point_to_point_and_waiting_shares_alone():
+    from tests.factories import sample_profile
+
+    a = advise_profile(sample_profile(0, version=2), model_run())
+    assert a.collectives is None
+    assert [s.part for s in a.whole[0].shares] == ["point-to-point", "in no call", "waiting"]
+    assert sum(s.measured_s for s in a.whole[0].shares) == pytest.approx(a.whole[0].mpi_time_s)

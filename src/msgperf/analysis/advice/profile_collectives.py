@@ -55,8 +55,8 @@ def collective_of(call: str) -> tuple[str, str]:
     name = base.lower()
     if name in COLLECTIVES and call.startswith("MPI_"):
         return name, ""
-    if call.startswith("MPI_I") and f"MPI_{base[1:]}" != call and (
-            base[1:].lower() in COLLECTIVES or f"MPI_{base[1:]}" in NO_MODEL + VARYING):
+    blocking = f"MPI_{base[1:]}"  # MPI_Iallreduce -> MPI_Allreduce
+    if base.startswith("I") and (base[1:].lower() in COLLECTIVES or blocking in NO_MODEL + VARYING):
         return "", ("non-blocking: the call only starts it; its completion is timed in the wait or test "
                     "that completes it (wait/test)")
     if call in VARYING:
@@ -318,8 +318,8 @@ def whole_program(accounting: ProfileAccounting, collectives: ProfileCollectives
             coll = dict(split.by_kind).get("collective", 0.0)
             if coll > 0:
                 parts.append(["collectives not predicted", coll, None, None,
-                              "measured, not predicted: " + ("no collective could be predicted" if c is not None
-                                                             else "no point-to-point model to predict them from")])
+                              "measured, not predicted: " + ("; ".join(sorted({r.why_not for r in c.rows}))
+                                                             if c is not None and c.rows else "no sizes recorded")])
         for kind, seconds in split.by_kind:
             if kind in POINT_TO_POINT_KINDS or kind == "collective":
                 continue
