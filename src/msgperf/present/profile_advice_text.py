@@ -222,7 +222,8 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
         return []
     lines = []
     for s in w.shares:
-        share = f"{units.seconds(s.measured_s)} ({units.percent(s.measured_s / w.mpi_time_s if w.mpi_time_s else None)})"
+        fraction = s.measured_s / w.mpi_time_s if w.mpi_time_s else None
+        share = f"{units.seconds(s.measured_s)} ({units.percent(fraction)})"
         if s.part == "waiting" and w.waits_for == w.rank:
             lines.append(f"waiting for a slower rank: {share}, measured: rank {w.rank} spends the longest outside MPI")
             continue
@@ -234,7 +235,8 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
         if s.predicted_low_s is None:
             lines.append(f"{name} {share}: {s.how}")
             continue
-        wide = s.predicted_high_s is not None and s.predicted_low_s > 0 and s.predicted_high_s / s.predicted_low_s > WIDE
+        wide = (s.predicted_high_s is not None and s.predicted_low_s > 0
+                and s.predicted_high_s / s.predicted_low_s > WIDE)
         pred = predicted_range(s.predicted_low_s, s.predicted_high_s, wide)
         what = "the point-to-point model (above)" if s.part == "point-to-point" else "the collective models"
         ratio = (_ratio_range(s.measured_s, s.predicted_low_s, s.predicted_high_s) if s.comparable else

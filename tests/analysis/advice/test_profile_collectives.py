@@ -14,7 +14,8 @@ from msgperf.analysis.advice import advise_profile
 from msgperf.analysis.advice.profile_collectives import WIDE, collective_of
 from msgperf.analysis.collectives import CollectiveFit, Collectives, SizeVerdict
 from msgperf.analysis.model import analyze_pairs
-from msgperf.records.profile_format import CallTime, CollectiveCalls, PeerMessages, Profile, ProfileInfo, RankProfile, SizeCount
+from msgperf.records.profile_format import (CallTime, CollectiveCalls, PeerMessages, Profile, ProfileInfo, RankProfile,
+                                            SizeCount)
 
 ALPHA, BETA = 2e-6, 1e-9
 SIZES = [1 << i for i in range(0, 23, 2)]
