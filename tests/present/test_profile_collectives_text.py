@@ -22,3 +22,15 @@ def test_the_whole_programs_lines_add_up_and_say_the_waiting():
     lines = " ".join(whole_program_lines(advise_profile(allreduce_profile(), model_run())))
     assert "collectives predicted 1 ms (100.0 %): predicted 201 µs – 402 µs by the collective models" in lines
     assert "waiting for a slower rank: 0 ns (0.0 %), measured" in lines
+
+
+def test_the_other_ranks_waiting_is_named_with_the_rank_waited_for():
+    from tests.analysis.advice.test_profile_collectives import waiting_profile
+
+    a = advise_profile(waiting_profile(), model_run())
+    assert a.measured_rank == 0  # the same point-to-point time: the first
+    held = a.whole_held
+    assert held.rank == 0 and held.waits_for == 1
+    lines = " ".join(whole_program_lines(a))
+    assert "waiting for rank 1, the slowest outside MPI (load imbalance): 9 ms (66.7 %), measured" in lines
+    assert "rank 1: 4.5 ms inside MPI, the slowest outside MPI; predicted " in lines

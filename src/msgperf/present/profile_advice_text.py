@@ -249,6 +249,15 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
     ratio = _ratio_range(w.mpi_time_s, w.predicted_low_s, w.predicted_high_s)
     lines.append(f"the whole time inside MPI, predicted parts as predicted and the rest as measured: "
                  f"{predicted_range(w.predicted_low_s, w.predicted_high_s, False)}" + (f"; {ratio}" if ratio else ""))
+    others = [o for o in a.whole if o.rank != w.rank]
+    for o in others[:MAX_RANKS]:
+        waited = ("waiting cannot be told" if o.waiting_s is None else
+                  f"waiting for rank {o.waits_for} {units.seconds(o.waiting_s)}" if o.waits_for != o.rank else
+                  "the slowest outside MPI")
+        lines.append(f"rank {o.rank}: {units.seconds(o.mpi_time_s)} inside MPI, {waited}; predicted "
+                     f"{predicted_range(o.predicted_low_s, o.predicted_high_s, False)}")
+    if len(others) > MAX_RANKS:
+        lines.append(f"… {len(others) - MAX_RANKS} more rank(s) in --json (whole)")
     return lines
 
 
