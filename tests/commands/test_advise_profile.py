@@ -225,11 +225,17 @@ def test_the_whole_programs_mpi_time_is_split_by_kind_after_the_advice(msgperf, 
     result = msgperf("advise", "--profile", prof, "--model", run)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    whole = out[out.index("Whole program: rank"):]
+    whole = " ".join(out[out.index("Whole program: rank"):].split())
     # the factory's rank: 0.0625 s Isend + 0.125 s Waitall, 0.03125 s Allreduce, 0.1 µs Comm_rank of 0.25 s
-    assert "point-to-point calls, waits and tests 188 ms (75.0 %): predicted above" in whole
-    assert "collective 31.2 ms (12.5 %): measured; no collective model yet" in whole
+    assert "in shares that add up to it" in whole
+    assert "point-to-point calls, waits and tests 188 ms (75.0 %): predicted 22.6 µs by the point-to-point model" in whole
+    # 5 allreduces of 8 B at P = 2 (no sendrecv, no reduce-local in the run): one exchange to a reduce and a bcast,
+    # T(8) = 1.05 µs each
+    assert "collectives predicted 31.2 ms (12.5 %): predicted 5.25 µs – 10.2 µs by the collective models" in whole
     assert "communicator/datatype 100 ns (0.0 %): measured, not predicted" in whole
+    assert "in no call 31.2 ms (12.5 %)" in whole  # the factory's 0.25 s exceeds its calls' 0.21875 s: said, not lost
+    assert "MPI_Allreduce P=2 8 B ×5: measured 31.2 ms; predicted 5.25 µs – 10.2 µs (rec. doubling – reduce+bcast" in whole
+    assert "waiting for a slower rank: 0 ns (0.0 %), measured: rank 0 spends the longest outside MPI" in whole
     assert "measured   188 ms inside point-to-point calls" in out  # the model is held against that part alone
 
 
@@ -255,7 +261,7 @@ def test_the_per_rank_advice_and_the_whole_program_show_one_waiting_for_a_slower
     out = " ".join(text.stdout.split())
     per_rank = re.search(r"rank 0: predicted .*?waiting for a slower rank ([\d.]+ [mµn]?s), measured, of which "
                          r"([\d.]+ [mµn]?s) within its point-to-point calls", out)
-    whole = re.search(r"of it, waiting for rank 1, the slowest outside MPI \(load imbalance\): ([\d.]+ [mµn]?s)", out)
+    whole = re.search(r"waiting for rank 1, the slowest outside MPI \(load imbalance\): ([\d.]+ [mµn]?s)", out)
     assert per_rank and whole, out
     assert per_rank.group(1) == whole.group(1) == "469 ms" and per_rank.group(2) == "188 ms"
     js = json.loads(msgperf("advise", "--profile", prof, "--model", run, "--json").stdout)
@@ -290,6 +296,63 @@ def test_json_holds_the_whole_programs_accounting_and_the_profile_is_read_once(m
     monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
     advise_on_profile(str(prof), str(run), None, None, None, None, None, as_json=False)
     assert len(reads) == 1 and "Whole program: rank 0" in capsys.readouterr().out
+
+
+@pytest.mark.mpi
+def test_every_kinds_collectives_predicted_from_a_real_model_run_with_sendrecv(msgperf, tmp_path):
+    """tests/apps/every_kind at 2 ranks against a real model run (pingpong, sendrecv, memcpy, reduce-local and
+    allreduce): every predicted figure is the analysis' of the same files, each collective is predicted or
+    says why not, and the whole program's shares add up to each rank's time inside MPI. Times on a shared
+    machine are what they are: only the accounting and the wiring are held to values here."""
+    from msgperf.analysis.collectives import PointToPoint, algorithms_of, predict
+    from msgperf.launch.build import find_mpicc
+    from msgperf.loader import load_analyzed
+    from msgperf.records.profile_read import read_profile
+
+    mpicc = find_mpicc()
+    app = tmp_path / "every_kind"
+    subprocess.run([str(mpicc), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(app),
+                    str(APPS / "every_kind.c")], check=True, capture_output=True)
+    model = tmp_path / "model.jsonl"
+    done = msgperf("run", "--sizes", "0:32K", "--time-budget", "100ms", "-o", model, "--no-store", "--no-report", "-q",
+                   "--pattern", "pingpong", "--pattern", "sendrecv", "--pattern", "memcpy", "--pattern", "reduce-local",
+                   "--pattern", "allreduce", cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    prof = tmp_path / "p.jsonl"
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    done = msgperf("profile", "-o", prof, "--no-store", "--", mpiexec, "-n", "2", app, "--steps", "6", "--sleep-ms", "5",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(msgperf("advise", "--profile", prof, "--model", model, "--json").stdout)
+    _, result = load_analyzed(str(model), None)
+    profile = read_profile(prof).profile
+    expected = advise_profile(profile, result)
+    for whole, rank in zip(out["whole"], profile.ranks):
+        assert sum(s["measured_s"] for s in whole["shares"]) == pytest.approx(rank.mpi_time_s, rel=1e-6)
+        split = next(r for r in out["accounting"]["ranks"] if r["rank"] == rank.rank)
+        assert whole["waiting_s"] == split["waiting_s"]
+    rows = {(c["call"], c["comm_size"], c["bytes"]): c for c in out["collectives"]["ranks"][0]["rows"]}
+    assert "a step that sends and receives at once from sendrecv" in out["collectives"]["model_words"]
+    assert "γ from reduce-local" in out["collectives"]["model_words"]
+    # the model run measured allreduce at 32 KiB, 2 ranks: its time per call is the prediction
+    measured = next(v.measured_s for f in result.collectives.fits if f.ranks == 2 and not f.variant
+                    for v in f.sizes if v.bytes == 32768)
+    allreduce = rows[("MPI_Allreduce", 2, 32768)]
+    assert allreduce["source"] == "model run" and allreduce["low_s"] == pytest.approx(6 * measured, rel=1e-9)
+    # the bcast it did not measure: the range over bcast's algorithms on the run's own models
+    p2p = PointToPoint("pingpong", result.find().model.sweep.piecewise, *(
+        next(s.model.sweep.piecewise for s in result.series if s.key.pattern == p and not s.key.variant)
+        for p in ("memcpy", "reduce-local", "sendrecv")))
+    times = [6 * predict(p2p, a, 2, 32768) for a in algorithms_of("bcast")]
+    bcast = rows[("MPI_Bcast", 2, 32768)]
+    assert (bcast["source"], bcast["low_s"], bcast["high_s"]) == ("algorithms", pytest.approx(min(times), rel=1e-9),
+                                                                  pytest.approx(max(times), rel=1e-9))
+    assert rows[("MPI_Alltoall", 2, 256)]["model_bytes"] == 128  # 128 B to each of the 2 ranks
+    assert "non-blocking" in rows[("MPI_Iallreduce", 2, 64)]["why_not"]
+    assert out["collectives"]["ranks"][0]["low_s"] == pytest.approx(expected.collectives.ranks[0].low_s, rel=1e-9)
+    text = " ".join(msgperf("advise", "--profile", prof, "--model", model).stdout.split())
+    assert "in shares that add up to it" in text and "MPI_Bcast P=2 32 KiB ×6: measured" in text
+    assert "MPI_Iallreduce P=2 64 B ×6: measured" in text and "not predicted: non-blocking" in text
 
 
 # ---- several runs of one program: advise --profile A --profile B ... ---------------------------------

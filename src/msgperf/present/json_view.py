@@ -338,8 +338,9 @@ def collective_advice_dict(advice: Any) -> dict[str, Any]:
 
 def profile_advice_dict(a: Any) -> dict[str, Any]:
     """``advise --profile --json``: every field of the ``ProfileAdvice`` (analysis/advice/profile_advice.py),
-    its ``accounting`` of the whole time inside MPI included, with the derived figures the text shows
-    (ratios, speedup, net savings, each rank's time by kind)."""
+    its ``accounting`` of the whole time inside MPI, the ``collectives`` predicted and the ``whole``
+    program's shares included, with the derived figures the text shows (ratios, speedup, net savings,
+    each rank's time by kind, each collective's spread and whether it is only a range)."""
     out = plain(a)
     out["ratio_measured_to_predicted"] = number(a.ratio)
     out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
@@ -354,6 +355,16 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
         for split, row in zip(a.accounting.ranks, out["accounting"]["ranks"]):
             row["by_kind"] = {kind: number(seconds) for kind, seconds in split.by_kind}
             row["point_to_point_s"] = number(split.point_to_point_s)
+    for w, row in zip(a.whole, out["whole"]):  # the shares that add up to each rank's time inside MPI
+        row["ratio_measured_to_predicted"] = [number(w.ratio_low), number(w.ratio_high)]
+        for share, srow in zip(w.shares, row["shares"]):
+            srow["comparable"] = share.comparable
+    if a.collectives is not None:  # each collective's prediction: a range, said as only a range when wide
+        for rank, row in zip(a.collectives.ranks, out["collectives"]["ranks"]):
+            row["ratio_measured_to_predicted"] = [number(rank.ratio_low), number(rank.ratio_high)]
+            row["wide"] = rank.wide
+            for c, crow in zip(rank.rows, row["rows"]):
+                crow["spread"], crow["wide"] = number(c.spread), c.wide
     return out
 
 

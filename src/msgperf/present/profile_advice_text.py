@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import POINT_TO_POINT_KINDS, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
+from msgperf.analysis.advice import WIDE, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -191,34 +191,122 @@ def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
             console.print("  " + printable(line), markup=False, highlight=False)
 
 
-def render_whole_program(console: Console, a: ProfileAdvice) -> None:
-    """The whole time inside MPI of the rank the advice is held against, by kind (the advice's
-    ``accounting``): what the point-to-point model predicts (above), what it does not (collectives
-    and the rest, measured), and the waiting for a slower rank within it (measured). The parts add
-    up to the MPI time."""
-    accounting = a.accounting
-    split = None if accounting is None else next((r for r in accounting.ranks if r.rank == a.measured_rank), None)
-    if accounting is None or split is None:
-        return
-    console.print(f"Whole program: rank {split.rank}'s time inside MPI, {units.seconds(split.mpi_time_s)}",
-                  style="bold", markup=False, highlight=False)
-    p2p = split.point_to_point_s
-    line = [f"point-to-point calls, waits and tests {units.seconds(p2p)} ({units.percent(split.share(p2p))}): "
-            "predicted above"]
-    for kind, seconds in split.by_kind:
-        if kind in POINT_TO_POINT_KINDS:
+def predicted_range(low: float | None, high: float | None, wide: bool) -> str:
+    """A prediction: one value where the range is a point, else "low – high", said as only a range when
+    wider than WIDE (the MPI's choice of algorithm decides, unknown)."""
+    if low is None or high is None:
+        return "not predicted"
+    if units.seconds(high) == units.seconds(low):
+        return units.seconds(low)
+    text = f"{units.seconds(low)} – {units.seconds(high)}"
+    return text + (f" (only a range: the algorithms differ {units.ratio(high / low)}, the MPI's choice decides)"
+                   if wide else "")
+
+
+def _ratio_range(measured: float, low: float | None, high: float | None) -> str:
+    if not low or not high:
+        return ""
+    lo, hi = measured / high, measured / low
+    return f"measured / predicted {units.ratio(lo)}" if units.ratio(lo) == units.ratio(hi) else \
+        f"measured / predicted {units.ratio(lo)} – {units.ratio(hi)}"
+
+
+_VERDICT = {"within": "within the range", "more": "more than the slowest algorithm predicts",
+            "less": "less than the fastest algorithm predicts", "cannot tell": "cannot tell"}
+
+
+def whole_program_lines(a: ProfileAdvice) -> list[str]:
+    """The shares of the held-against rank's time inside MPI (``ProfileAdvice.whole``), which add up to it."""
+    w = a.whole_held
+    if w is None:
+        return []
+    lines = []
+    for s in w.shares:
+        fraction = s.measured_s / w.mpi_time_s if w.mpi_time_s else None
+        share = f"{units.seconds(s.measured_s)} ({units.percent(fraction)})"
+        if s.part == "waiting" and w.waits_for == w.rank:
+            lines.append(f"waiting for a slower rank: {share}, measured: rank {w.rank} spends the longest outside MPI")
             continue
-        what = "measured; no collective model yet" if kind == "collective" else "measured, not predicted"
-        line.append(f"{kind} {units.seconds(seconds)} ({units.percent(split.share(seconds))}): {what}")
-    for text in line:
+        if s.part == "waiting":
+            lines.append(f"waiting for rank {w.waits_for}, the slowest outside MPI (load imbalance): {share}, measured"
+                         " (taken out of the parts above, point-to-point first)")
+            continue
+        name = {"point-to-point": "point-to-point calls, waits and tests"}.get(s.part, s.part)
+        if s.predicted_low_s is None:
+            lines.append(f"{name} {share}: {s.how}")
+            continue
+        wide = (s.predicted_high_s is not None and s.predicted_low_s > 0
+                and s.predicted_high_s / s.predicted_low_s > WIDE)
+        pred = predicted_range(s.predicted_low_s, s.predicted_high_s, wide)
+        what = "the point-to-point model (above)" if s.part == "point-to-point" else "the collective models"
+        ratio = (_ratio_range(s.measured_s, s.predicted_low_s, s.predicted_high_s) if s.comparable else
+                 f"measured / predicted: cannot tell ({units.seconds(s.waiting_taken_s)} of waiting for a slower "
+                 "rank taken out of it, and the profile does not say in which calls the rank waited)")
+        lines.append(f"{name} {share}: predicted {pred} by {what}" + (f"; {ratio}" if ratio else ""))
+    if w.waiting_s is None:
+        note = a.accounting.waiting_note if a.accounting is not None else ""
+        lines.append("waiting for a slower rank: cannot tell (" + (note or "no lockstep") + "); each part keeps it")
+    ratio = _ratio_range(w.mpi_time_s, w.predicted_low_s, w.predicted_high_s)
+    lines.append(f"the whole time inside MPI, predicted parts as predicted and the rest as measured: "
+                 f"{predicted_range(w.predicted_low_s, w.predicted_high_s, False)}" + (f"; {ratio}" if ratio else ""))
+    others = [o for o in a.whole if o.rank != w.rank]
+    for o in others[:MAX_RANKS]:
+        waited = ("waiting cannot be told" if o.waiting_s is None else
+                  f"waiting for rank {o.waits_for} {units.seconds(o.waiting_s)}" if o.waits_for != o.rank else
+                  "the slowest outside MPI")
+        lines.append(f"rank {o.rank}: {units.seconds(o.mpi_time_s)} inside MPI, {waited}; predicted "
+                     f"{predicted_range(o.predicted_low_s, o.predicted_high_s, False)}")
+    if len(others) > MAX_RANKS:
+        lines.append(f"… {len(others) - MAX_RANKS} more rank(s) in --json (whole)")
+    return lines
+
+
+def collective_lines(a: ProfileAdvice) -> list[str]:
+    """The collectives of the held-against rank, call by call (``ProfileAdvice.collectives``)."""
+    c = a.collectives
+    rank = next((r for r in c.ranks if r.rank == a.measured_rank), None) if c is not None else None
+    if c is None or rank is None:
+        return []
+    lines = []
+    for r in rank.rows:
+        head = (f"{r.call} P={r.comm_size} {units.size(r.bytes)} ×{r.calls:,}: measured {units.seconds(r.measured_s)}"
+                if r.comm_size else f"{r.call}{f' ×{r.calls:,}' if r.calls else ''}: measured "
+                                    f"{units.seconds(r.measured_s)}")
+        if not r.predicted:
+            lines.append(f"{head}; not predicted: {r.why_not}")
+        elif r.source == "model run":
+            lines.append(f"{head}; predicted {units.seconds(r.low_s)} (the model run measured {r.collective} at "
+                         f"{units.size(r.model_bytes)}, {r.comm_size} ranks; its algorithms: "
+                         f"{predicted_range(r.algorithms_low_s, r.algorithms_high_s, False)})")
+        else:
+            lines.append(f"{head}; predicted {predicted_range(r.low_s, r.high_s, r.wide)} ({r.fastest} – {r.slowest}"
+                         f" at n = {units.size(r.model_bytes)}); {_ratio_range(r.measured_s, r.low_s, r.high_s)}")
+    if rank.low_s > 0:
+        lines.append(f"predicted collectives together: {predicted_range(rank.low_s, rank.high_s, rank.wide)} against "
+                     f"{units.seconds(rank.predicted_measured_s)} measured (waiting included): "
+                     f"{_VERDICT.get(rank.verdict, rank.verdict)}" + (f" ({rank.why})" if rank.why else ""))
+    lines.append(f"from {c.model_words}")
+    lines += list(c.notes)
+    return lines
+
+
+def render_whole_program(console: Console, a: ProfileAdvice) -> None:
+    """The whole time inside MPI of the rank the advice is held against, in shares that add up to it
+    (``ProfileAdvice.whole``): point-to-point (predicted above), collectives (predicted from the
+    collective models, or measured with the reason), the other kinds (measured) and the waiting for
+    a slower rank (measured); then that rank's collectives call by call."""
+    w = a.whole_held
+    if w is None:
+        return
+    console.print(f"Whole program: rank {w.rank}'s time inside MPI, {units.seconds(w.mpi_time_s)}, in shares that "
+                  "add up to it", style="bold", markup=False, highlight=False)
+    for text in whole_program_lines(a):
         console.print("  " + printable(text), markup=False, highlight=False)
-    if split.waiting_s is None:
-        console.print("  waiting for a slower rank: cannot tell (" + printable(
-            "; ".join(accounting.notes) or "no lockstep") + ")", markup=False, highlight=False)
-    elif split.waiting_s > 0:
-        console.print(f"  of it, waiting for rank {split.waits_for}, the slowest outside MPI (load imbalance): "
-                      f"{units.seconds(split.waiting_s)} ({units.percent(split.share(split.waiting_s))}), measured",
-                      markup=False, highlight=False)
+    lines = collective_lines(a)
+    if lines:
+        console.print(f"Collectives of rank {w.rank}", style="bold", markup=False, highlight=False)
+        for text in lines:
+            console.print("  " + printable(text), markup=False, highlight=False)
 
 
 # ---- several runs of one program (advise --profile A --profile B ...) ------------------------------

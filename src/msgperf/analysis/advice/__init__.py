@@ -9,9 +9,12 @@ from msgperf.analysis.advice.profile_accounting import (POINT_TO_POINT_KINDS, Pr
 from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice, advise_profile
 from msgperf.analysis.advice.profile_runs import (CallSpread, ProfileRuns, ProfileRunsAdvice, RunTotals, Spread,
                                                 advise_profile_runs, check_same_program, merge_runs)
+from msgperf.analysis.advice.profile_collectives import (WIDE, CollectivePrediction, ProfileCollectives,
+                                                         RankCollectives, Share, WholeProgram)
 
 __all__ = [
-    "CombineAdvice", "Estimate", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
+    "CollectivePrediction", "CombineAdvice", "Estimate", "ProfileCollectives", "RankCollectives", "Share", "WIDE",
+    "WholeProgram", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
     "CallSpread", "ProfileRuns", "ProfileRunsAdvice", "RunTotals", "Spread", "advise_profile_runs",

@@ -32,7 +32,9 @@ The prediction (docs/profile.md, "Advice"):
   the transfers, not the waiting;
 - the program's is its slowest rank's, against the slowest rank's measured time inside MPI (the
   rule of honest measurement: what the slowest participant saw). Time inside MPI also holds
-  waiting for a peer that is descheduled or delayed at random: the model cannot predict that.
+  waiting for a peer that is descheduled or delayed at random: the model cannot predict that;
+- the collectives and the whole program's shares (``ProfileAdvice.collectives``, ``.whole``):
+  profile_collectives.py, from the same run's models and the same accounting.
 
 The answers, in order of payoff (``ProfileAdvice.actions``):
 
@@ -61,6 +63,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from msgperf.analysis.advice.profile_accounting import ProfileAccounting, account_profile, point_to_point_time
+from msgperf.analysis.advice.profile_collectives import (ProfileCollectives, WholeProgram, point_to_point,
+                                                         profile_collectives, whole_program)
 from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
@@ -237,6 +241,14 @@ class ProfileAdvice:
     notes: tuple[str, ...] = field(default=())
     model_choice: str = ""  # which run models the program and why (one line; "" when not said)
     accounting: ProfileAccounting | None = None  # the whole time inside MPI, by kind, of the same profile
+    # the collectives predicted from the collective models (None: the profile timed no collective)
+    collectives: ProfileCollectives | None = None
+    whole: tuple[WholeProgram, ...] = ()  # per rank, its time inside MPI in shares that add up to it
+
+    @property
+    def whole_held(self) -> WholeProgram | None:
+        """The whole program of the rank the advice is held against (the slowest measured)."""
+        return next((w for w in self.whole if w.rank == self.measured_rank), None)
 
     @property
     def ratio(self) -> float | None:
@@ -393,6 +405,10 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         notes.append("the run has no memcpy measurement: the cost of a copy (buffering, packing) is unknown")
     shares = _bound_advice(profile, model, line)
     notes += _profile_notes(profile)
+    collectives = (profile_collectives(profile, accounting, point_to_point(result, chosen), result)
+                   if any(k == "collective" for s in accounting.ranks for k, _ in s.by_kind) else None)
+    whole = whole_program(accounting, collectives, {t.rank: t.transfers for t in ranks},
+                          {t.rank: t.waiting_added_s for t in ranks})
     return ProfileAdvice(
         program=profile.program, profile=profile_label or profile.path, nranks=profile.info.nranks,
         complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
@@ -401,7 +417,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(_sent_log2(profile), eager, n_half),
         actions=_actions(combining.advice, eager_rows, buffering),
-        notes=tuple(notes), model_choice=model_choice, accounting=accounting)
+        notes=tuple(notes), model_choice=model_choice, accounting=accounting, collectives=collectives, whole=whole)
 
 
 def _model_basis(result: Any, chosen: Any, model: PiecewiseFit, line: LineFit, copy_from: str,
@@ -502,8 +518,9 @@ def _profile_notes(profile: Any) -> list[str]:
     """What the profile itself leaves out."""
     notes = []
     if not any(r.messages for r in profile.ranks):
-        notes.append("the profile holds no point-to-point message (the time of collectives, one-sided "
-                     "communication and probes is accounted, not predicted): nothing to predict or advise on")
+        notes.append("the profile holds no point-to-point message: nothing to predict or advise on for messages "
+                     "(collectives are predicted in the whole program's shares; one-sided communication and "
+                     "probes are accounted, not predicted)")
     if not profile.info.complete:
         notes.append("the profile is partial (the program did not finish normally): the advice covers what it did")
     if profile.missing_ranks:

@@ -1,0 +1,246 @@
+"""A profile's collectives predicted from a fitted synthetic point-to-point model (one segment,
+α = 2 µs, β = 1 ns/B: analysis/advice/profile_collectives.py), and the whole program's shares,
+which add up to each rank's time inside MPI."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from msgperf.analysis.advice import advise_profile
+from msgperf.analysis.advice.profile_collectives import WIDE, collective_of
+from msgperf.analysis.collectives import CollectiveFit, Collectives, SizeVerdict
+from msgperf.analysis.model import analyze_pairs
+from msgperf.records.profile_format import (CallTime, CollectiveCalls, PeerMessages, Profile, ProfileInfo, RankProfile,
+                                            SizeCount)
+
+ALPHA, BETA = 2e-6, 1e-9
+SIZES = [1 << i for i in range(0, 23, 2)]
+
+
+def fitted(alpha: float = ALPHA, beta: float = BETA):
+    rng = np.random.default_rng(1)
+    b = np.repeat(SIZES, 50)
+    return analyze_pairs(b, (alpha + beta * b) * np.exp(0.002 * rng.standard_normal(b.size))).sweep
+
+
+def T(n: float) -> float:
+    return ALPHA + BETA * n
+
+
+def series(pattern: str, sweep):
+    return SimpleNamespace(key=SimpleNamespace(pattern=pattern, variant="", placement=""), name=pattern,
+                           facts=SimpleNamespace(time_words="one-way time = half a round trip"),
+                           model=SimpleNamespace(sweep=sweep), not_modelled="")
+
+
+def model_run(extra: dict | None = None, collectives: Collectives | None = None):
+    """A stand-in for RunResult: a fitted ping-pong (and ``extra`` pattern -> sweep), no eager probe."""
+    ping = series("pingpong", fitted())
+    found = [ping] + [series(p, s) for p, s in (extra or {}).items()]
+    return SimpleNamespace(series=tuple(found), find=lambda: ping, gap=None, eager=None, collectives=collectives,
+                           source=SimpleNamespace(path="model.jsonl", label="vm", mpi="MPICH 5.0.2", hosts=("vm",),
+                                                  nranks=2))
+
+
+def msgs(peer: int, direction: str, size: int, n: int) -> PeerMessages:
+    low = 1 << (size.bit_length() - 1)
+    return PeerMessages(peer, direction, "isend" if direction == "send" else "irecv", n, n * size,
+                        (SizeCount(size, n),), 0, 0, (SizeCount(low, n),))
+
+
+def rank(r: int, calls, collectives, wall_s: float, messages=()) -> RankProfile:
+    calls = tuple(calls)
+    return RankProfile(rank=r, host="vm", pid=100 + r, ended_by="MPI_Finalize", wall_s=wall_s,
+                       mpi_time_s=sum(c.time_s for c in calls), wait_time_s=0.0, calls=calls,
+                       messages=tuple(messages), sequences=(), proc_null=0, unknown_peer=0, untracked_requests=0,
+                       collectives=tuple(collectives))
+
+
+def profile(ranks) -> Profile:
+    info = ProfileInfo(format_version=3, profiler_version="0.1.0", argv=("./app",), mpi_library="MPICH 5.0.2",
+                       mpi_version="5.0", nranks=len(ranks), hosts=("vm",) * len(ranks), start_time="", end_time="",
+                       thread_level="single", clock="tsc", clock_read_s=1e-8, sequence_gap_s=1e-6, complete=True)
+    return Profile(info=info, ranks=tuple(ranks), path="app.jsonl")
+
+
+def allreduce_profile(calls: int = 100, size: int = 8, p: int = 2, time_s: float = 1e-3) -> Profile:
+    """Two ranks, each ``calls`` allreduces of ``size`` bytes on a communicator of ``p`` ranks, nothing else,
+    both as long outside MPI (no waiting)."""
+    ranks = [rank(r, [CallTime("MPI_Allreduce", calls, time_s, "collective", calls * size)],
+                  [CollectiveCalls("MPI_Allreduce", p, size, calls, time_s)], wall_s=1.0 + time_s) for r in (0, 1)]
+    return profile(ranks)
+
+
+def test_an_8_byte_allreduce_at_two_ranks_ranges_from_one_exchange_to_a_reduce_and_a_bcast():
+    a = advise_profile(allreduce_profile(), model_run())
+    (row,) = a.collectives.ranks[0].rows
+    assert (row.collective, row.comm_size, row.model_bytes, row.calls, row.source) == ("allreduce", 2, 8, 100,
+                                                                                       "algorithms")
+    # recursive doubling: one exchange, at T(8) without a sendrecv in the run; reduce + bcast: two one-way T(8)
+    assert row.low_s == pytest.approx(100 * T(8), rel=0.01) and row.fastest == "rec. doubling"
+    assert row.high_s == pytest.approx(100 * 2 * T(8), rel=0.01) and row.slowest == "reduce+bcast"
+    assert row.spread == pytest.approx(2.0, rel=0.01) and not row.wide  # 2×: within WIDE
+    r0 = a.collectives.ranks[0]
+    assert (r0.low_s, r0.high_s, r0.predicted_measured_s) == (row.low_s, row.high_s, 1e-3)
+    # 1 ms measured against 0.2-0.4 ms: more than the slowest algorithm predicts, by 2.5x at least
+    assert r0.verdict == "more" and r0.ratio_low == pytest.approx(1e-3 / (200 * T(8)), rel=0.01)
+    # what the run lacks is said: no sendrecv, no reduce-local, no memcpy
+    assert "the run has no sendrecv" in a.collectives.model_words and "no reduce-local" in a.collectives.model_words
+
+
+def test_with_sendrecv_memcpy_and_reduce_local_each_step_uses_its_own_model():
+    exchange = fitted(alpha=3e-6, beta=2e-9)
+    copy, combine = fitted(alpha=1e-8, beta=0.02e-9), fitted(alpha=1e-8, beta=1e-9)
+    a = advise_profile(allreduce_profile(size=1 << 20, time_s=0.5),
+                       model_run({"sendrecv": exchange, "memcpy": copy, "reduce-local": combine}))
+    rows = {r.fastest: r for r in a.collectives.ranks[0].rows}
+    (row,) = rows.values()
+    n = 1 << 20
+    rd = (1e-8 + 0.02e-9 * n) + (3e-6 + 2e-9 * n) + (1e-8 + 1e-9 * n)  # copy, one sendrecv, one combine
+    rsag = (1e-8 + 0.02e-9 * n) + 2 * (3e-6 + 2e-9 * n / 2) + (1e-8 + 1e-9 * n / 2)  # Rabenseifner at P = 2
+    assert row.low_s == pytest.approx(100 * min(rd, rsag), rel=0.02)
+    assert "sendrecv" in a.collectives.model_words and "γ from reduce-local" in a.collectives.model_words
+    assert any("MPI_SUM over bytes" in n for n in a.collectives.notes)
+
+
+def test_the_model_runs_own_measurement_at_that_size_and_rank_count_is_the_prediction():
+    measured = SizeVerdict(8, 7e-6, 6e-6, 8e-6, (), "cannot tell", (), "")
+    fits = (CollectiveFit("allreduce", "allreduce", "", 2, (), (measured,), ()),
+            CollectiveFit("allreduce", "allreduce", "", 4, (), (SizeVerdict(8, 1.0, None, None, (), "", (), ""),), ()))
+    run = model_run(collectives=Collectives(fits, None, "mpich", 0.05))
+    a = advise_profile(allreduce_profile(), run)
+    (row,) = a.collectives.ranks[0].rows
+    assert row.source == "model run" and row.low_s == row.high_s == pytest.approx(100 * 7e-6)
+    assert row.algorithms_low_s == pytest.approx(100 * T(8), rel=0.01)  # the algorithms' range is kept beside it
+    assert a.collectives.ranks[0].verdict == "more"  # 1 ms against 0.7 ms: beyond the 25 % tolerance
+    # at another rank count the run's time is not used
+    a4 = advise_profile(allreduce_profile(p=8), run)
+    assert a4.collectives.ranks[0].rows[0].source == "algorithms"
+
+
+def test_a_wide_range_is_only_a_range():
+    a = advise_profile(allreduce_profile(p=8), model_run())
+    (row,) = a.collectives.ranks[0].rows
+    # recursive doubling 3 T(8) against the ring's 14 steps of T(1)
+    assert row.low_s == pytest.approx(100 * 3 * T(8), rel=0.01)
+    assert row.high_s == pytest.approx(100 * 14 * T(1), rel=0.01)
+    assert row.spread > WIDE and row.wide and a.collectives.ranks[0].wide
+    assert any("more ranks communicating at once may contend" in n for n in a.collectives.notes)
+
+
+def test_sizes_per_destination_and_what_is_not_predicted_with_the_reason():
+    colls = [CollectiveCalls("MPI_Alltoall", 4, 4 * 128, 10, 1e-3),  # 128 B per destination
+             CollectiveCalls("MPI_Reduce_scatter_block", 2, 2 * 64, 10, 1e-3),
+             CollectiveCalls("MPI_Iallreduce", 2, 64, 10, 2e-4), CollectiveCalls("MPI_Alltoallv", 2, 64, 10, 3e-4),
+             CollectiveCalls("MPI_Scan", 2, 8, 10, 4e-4), CollectiveCalls("MPI_Barrier", 2, 0, 10, 5e-4)]
+    calls = [CallTime(c.call, c.n, c.time_s, "collective", c.n * c.bytes) for c in colls]
+    calls.append(CallTime("MPI_Neighbor_alltoall", 3, 6e-4, "collective"))  # recorded with its time only
+    ranks = [rank(r, calls, colls, wall_s=1.0 + sum(c.time_s for c in calls)) for r in (0, 1)]
+    a = advise_profile(profile(ranks), model_run())
+    rows = {r.call: r for r in a.collectives.ranks[0].rows}
+    assert rows["MPI_Alltoall"].model_bytes == 128
+    assert rows["MPI_Alltoall"].low_s == pytest.approx(10 * min(3 * T(128), 2 * T(256), T(3 * 128)), rel=0.01)
+    assert rows["MPI_Reduce_scatter_block"].model_bytes == 64
+    assert rows["MPI_Barrier"].low_s == pytest.approx(10 * T(1), rel=0.02)  # dissemination: one exchange of 0 B
+    assert "non-blocking" in rows["MPI_Iallreduce"].why_not and "wait or test" in rows["MPI_Iallreduce"].why_not
+    assert "v or w variant" in rows["MPI_Alltoallv"].why_not and "no model of MPI_Scan" in rows["MPI_Scan"].why_not
+    assert rows["(time only)"].measured_s == pytest.approx(6e-4) and "time only" in rows["(time only)"].why_not
+    r0 = a.collectives.ranks[0]
+    assert r0.predicted_measured_s == pytest.approx(2.5e-3) and r0.not_predicted_s == pytest.approx(1.5e-3)
+    assert collective_of("MPI_Ibarrier")[0] == "" and collective_of("MPI_Bcast") == ("bcast", "")
+
+
+def waiting_profile() -> Profile:
+    """Rank 0: 2 ms of point-to-point calls, 10 ms of allreduces, 1 ms in MPI_Comm_dup, 0.5 ms in
+    MPI_Iallreduce; rank 1 the same but 1 ms of allreduces. Both 1 s from MPI_Init to MPI_Finalize, so
+    rank 0 waits 9 ms for rank 1 (lockstep): 2 ms of it in its point-to-point calls, the rest spread."""
+    out = []
+    for r, allreduce in ((0, 10e-3), (1, 1e-3)):
+        calls = [CallTime("MPI_Isend", 40, 1e-3, "point-to-point", 40 * 8), CallTime("MPI_Waitall", 10, 1e-3, "wait/test"),
+                 CallTime("MPI_Allreduce", 10, allreduce, "collective", 80),
+                 CallTime("MPI_Iallreduce", 10, 0.5e-3, "collective", 80),
+                 CallTime("MPI_Comm_dup", 1, 1e-3, "communicator/datatype")]
+        colls = [CollectiveCalls("MPI_Allreduce", 2, 8, 10, allreduce), CollectiveCalls("MPI_Iallreduce", 2, 8, 10, 0.5e-3)]
+        out.append(rank(r, calls, colls, wall_s=1.0, messages=[msgs(1 - r, "send", 8, 40), msgs(1 - r, "recv", 8, 40)]))
+    return profile(out)
+
+
+def test_the_shares_add_up_to_each_ranks_time_inside_mpi_and_the_waiting_is_the_accountings():
+    a = advise_profile(waiting_profile(), model_run())
+    whole = {w.rank: w for w in a.whole}
+    for w, split in zip(a.whole, a.accounting.ranks):
+        assert sum(s.measured_s for s in w.shares) == pytest.approx(w.mpi_time_s, rel=1e-12)
+        assert w.mpi_time_s == split.mpi_time_s and w.waiting_s == split.waiting_s
+    w0 = whole[0]
+    assert w0.mpi_time_s == pytest.approx(13.5e-3) and w0.waiting_s == pytest.approx(9e-3) and w0.waits_for == 1
+    shares = {s.part: s for s in w0.shares}
+    assert shares["waiting"].measured_s == pytest.approx(9e-3)
+    # the point-to-point calls hold the advice's waiting_added_s (all 2 ms of them) ...
+    assert shares["point-to-point"].waiting_taken_s == a.ranks[0].waiting_added_s == pytest.approx(2e-3)
+    assert shares["point-to-point"].measured_s == pytest.approx(0.0, abs=1e-15)
+    assert shares["point-to-point"].predicted_low_s == a.ranks[0].transfers.value_s
+    # ... and the other 7 ms come out of the rest in proportion: 10 : 0.5 : 1 of 11.5 ms
+    assert shares["collectives predicted"].waiting_taken_s == pytest.approx(7e-3 * 10 / 11.5)
+    assert shares["collectives predicted"].measured_s == pytest.approx(10e-3 - 7e-3 * 10 / 11.5)
+    assert shares["collectives not predicted"].measured_s == pytest.approx(0.5e-3 * (1 - 7 / 11.5))
+    assert shares["communicator/datatype"].predicted_low_s is None
+    coll = shares["collectives predicted"]
+    assert (coll.predicted_low_s, coll.predicted_high_s) == (a.collectives.ranks[0].low_s, a.collectives.ranks[0].high_s)
+    # the whole predicted: the predicted parts at their range, the rest (the waiting too) as measured
+    assert w0.predicted_low_s == pytest.approx(w0.mpi_time_s - shares["collectives predicted"].measured_s
+                                               + coll.predicted_low_s + a.ranks[0].transfers.value_s)
+    # the waiting's split is an allocation: rank 0's collectives cannot be held against their prediction
+    assert not coll.comparable and a.collectives.ranks[0].verdict == "cannot tell"
+    assert "does not say in which calls" in a.collectives.ranks[0].why
+    # rank 1 waits for nobody: its parts keep their whole time, and its 1 ms of allreduces is more than
+    # 10 of them at the slowest algorithm (2 T(8) each, about 40 µs)
+    assert a.collectives.ranks[1].verdict == "more" and {s.part: s for s in whole[1].shares}[
+        "collectives predicted"].comparable
+    assert whole[1].waiting_s == 0.0 and {s.part: s.measured_s for s in whole[1].shares}["collectives predicted"] == 1e-3
+
+
+def test_out_of_lockstep_the_waiting_cannot_be_told_and_the_parts_keep_their_time():
+    p = waiting_profile()
+    r0, r1 = p.ranks
+    import dataclasses
+    p = dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=2.0)))
+    a = advise_profile(p, model_run())
+    w0 = a.whole[0]
+    assert w0.waiting_s is None and all(s.part != "waiting" for s in w0.shares)
+    assert sum(s.measured_s for s in w0.shares) == pytest.approx(w0.mpi_time_s)
+    assert {s.part: s.measured_s for s in w0.shares}["collectives predicted"] == 10e-3
+    # waiting unknown: more than predicted cannot be told (it may be waiting), less than predicted still can
+    assert a.collectives.ranks[0].verdict == "cannot tell" and "out of lockstep" in a.collectives.ranks[0].why
+    assert math.isfinite(w0.predicted_high_s)
+
+
+def test_less_than_the_fastest_algorithm_holds_even_when_the_waiting_is_unknown():
+    import dataclasses
+    p = allreduce_profile(time_s=1e-5)  # 100 calls in 10 µs: 0.1 µs each against T(8) = 2 µs at the fastest
+    r0, r1 = p.ranks
+    a = advise_profile(dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=3.0))), model_run())
+    assert a.accounting.ranks[0].waiting_s is None and a.collectives.ranks[0].verdict == "less"
+
+
+def test_a_rank_whose_collectives_none_can_predict_keeps_them_measured_with_the_reason():
+    colls = [CollectiveCalls("MPI_Iallreduce", 2, 64, 10, 2e-4)]
+    calls = [CallTime("MPI_Iallreduce", 10, 2e-4, "collective", 640), CallTime("MPI_Wait", 10, 1e-4, "wait/test")]
+    a = advise_profile(profile([rank(r, calls, colls, wall_s=1.0) for r in (0, 1)]), model_run())
+    shares = {s.part: s for s in a.whole[0].shares}
+    assert "collectives predicted" not in shares
+    assert shares["collectives not predicted"].measured_s == 2e-4 and "non-blocking" in shares[
+        "collectives not predicted"].how
+    assert sum(s.measured_s for s in a.whole[0].shares) == pytest.approx(3e-4)
+
+
+def test_a_profile_without_collectives_has_point_to_point_and_waiting_shares_alone():
+    from tests.factories import sample_profile
+
+    a = advise_profile(sample_profile(0, version=2), model_run())
+    assert a.collectives is None
+    assert [s.part for s in a.whole[0].shares] == ["point-to-point", "in no call", "waiting"]
+    assert sum(s.measured_s for s in a.whole[0].shares) == pytest.approx(a.whole[0].mpi_time_s)
