@@ -17,12 +17,13 @@ average before and after; the machine may be shared.
 
     .venv/bin/python bench/profile_advice.py [--model RUN] [--repeats 5] [--steps 4000]
                                              [--messages 16] [--bytes 8,64,256] [--compute-us 20]
-                                             [--loggp] [--realtime]
+                                             [--loggp] [--bibw] [--realtime]
 
 ``--steps`` is 4000 by default: the first steps of a job are slower (cold caches, first messages),
 about 0.6 ms in all on this machine, which at 500 steps is a quarter of halo_combined's time inside
 MPI and which the message model does not predict. ``--loggp`` adds the loggp pattern to the model
-run (the advice then pipelines one-way back-to-back sends at the LogGP gap).
+run (the advice then pipelines one-way back-to-back sends at the LogGP gap); ``--bibw`` the
+osu-bibw pattern (sends to a peer that sends back at once then pipeline at its time per message).
 
 Any program and a change made to it (issue 31: advice checked on code nobody here wrote):
 
@@ -31,8 +32,9 @@ Any program and a change made to it (issue 31: advice checked on code nobody her
 
 profiles both commands in turn instead of halo/halo_combined and prints the same figures, and
 the whole program's speedup: the slowest rank's MPI_Init→MPI_Finalize time before over after,
-measured, against the advice's (that time less the saving the advice predicts for the slowest
-rank: its predicted time inside MPI minus its predicted time with every sequence combined).
+measured, against the advice's (``program.speedup_of_combining`` in its JSON: that time less the
+saving it predicts for the slowest rank, scaled by the program's measured/predicted when below 1)
+and against the same with the model's saving unscaled.
 
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
 root): on a machine shared with other jobs it keeps them from descheduling the two ranks, which
@@ -88,6 +90,8 @@ def main() -> None:
     ap.add_argument("--bytes", default="8,64,256")
     ap.add_argument("--compute-us", default="20")
     ap.add_argument("--loggp", action="store_true", help="measure the model with the loggp pattern too (the gap)")
+    ap.add_argument("--bibw", action="store_true",
+                    help="measure the model with the osu-bibw pattern too (the pace of sends to a peer that sends back)")
     ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
     ap.add_argument("--before", help="a program's command line (launcher included) to advise on, instead of halo")
     ap.add_argument("--after", help="the same program after the change the advice suggests, instead of halo_combined")
@@ -114,7 +118,8 @@ def main() -> None:
     if model is None:
         model = str(work / "model.jsonl")
         argv = [*rt, *MSGPERF, "run", "--pattern", "pingpong", "--pattern", "memcpy",
-                *(["--pattern", "loggp"] if args.loggp else []), "--sizes", "0:256K",
+                *(["--pattern", "loggp"] if args.loggp else []), *(["--pattern", "osu-bibw"] if args.bibw else []),
+                "--sizes", "0:256K",
                 "--time-budget", "300ms", "-o", model, "--no-store", "--no-report", "-q"]
         print("model:", shlex.join(argv))
         run(argv)
@@ -151,7 +156,9 @@ def main() -> None:
             "saving_slowest": h["predicted"]["value_s"] - h["predicted_combined_s"],
         }
         row["wall_speedup"] = row["wall"] / row["wall_combined"]
-        row["wall_speedup_predicted"] = row["wall"] / (row["wall"] - row["saving_slowest"])
+        row["wall_speedup_unscaled"] = row["wall"] / (row["wall"] - row["saving_slowest"])
+        # the advice's own: the saving scaled by the program's measured/predicted when below 1
+        row["wall_speedup_predicted"] = h["program"]["speedup_of_combining"]
         row["ratio_transfers"] = row["least"] / row["transfers"]
         row["ratio_transfers_combined"] = row["least_combined"] / row["transfers_combined"]
         row["ratio"] = row["measured"] / row["predicted"]
@@ -189,10 +196,13 @@ def main() -> None:
           f"(/predicted {best_h / statistics.median(col('predicted')):.3g}), halo_combined {best_c * 1e3:.3f} ms "
           f"(/predicted {best_c / statistics.median(col('pred_combined_prog')):.3g}), speedup {best_h / best_c:.3g}")
     print(f"whole program (slowest rank, MPI_Init→MPI_Finalize): before {spread(col('wall'), 1e3)} ms, after "
-          f"{spread(col('wall_combined'), 1e3)} ms; speedup measured {spread(col('wall_speedup'))}, predicted "
-          f"{spread(col('wall_speedup_predicted'))} (the advice's saving for the slowest rank "
-          f"{spread(col('saving_slowest'), 1e3)} ms); predicted/measured "
-          f"{spread([p / m for p, m in zip(col('wall_speedup_predicted'), col('wall_speedup'))])}")
+          f"{spread(col('wall_combined'), 1e3)} ms; speedup measured {spread(col('wall_speedup'))}, predicted by the "
+          f"advice {spread(col('wall_speedup_predicted'))} (predicted/measured "
+          f"{spread([p / m for p, m in zip(col('wall_speedup_predicted'), col('wall_speedup'))])}); with the model's "
+          f"saving unscaled ({spread(col('saving_slowest'), 1e3)} ms) {spread(col('wall_speedup_unscaled'))} "
+          f"(predicted/measured {spread([p / m for p, m in zip(col('wall_speedup_unscaled'), col('wall_speedup'))])})")
+    wrong = sum(1 for r in rows if (r["wall_speedup"] > 1) != (r["wall_speedup_predicted"] > 1))
+    print(f"sign of the whole program's predicted speedup wrong in {wrong} of {len(rows)} repetitions")
     signs = sum(1 for r in rows if (r["measured_speedup"] > 1) == (r["advice_speedup"] > 1))
     print(f"sign of the advice right in {signs} of {len(rows)} repetitions")
     print(f"load average after: {load()}")

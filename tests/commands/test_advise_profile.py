@@ -398,9 +398,21 @@ def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf,
     assert f"below: the advice of {files[0]}, the run of median measured time" in words
     assert "What to change, in order of payoff 1. combine the back-to-back sends" in words
     assert "3 runs merged" in words and "not a confidence interval" in words
+    # the whole program with every sequence combined: each run's speedup, and whether 3 runs per side show it
+    speedups = [a["program"]["speedup_of_combining"] for a in alone]
+    assert out["program_speedup_of_combining"]["median"] == pytest.approx(sorted(speedups)[1])
+    walls = sorted(r["wall_s"] for r in out["runs"])
+    sigma = 1.4826 * sorted(abs(w - walls[1]) for w in walls)[1]
+    assert out["resolution"]["sigma_s"] == pytest.approx(sigma)
+    assert out["resolution"]["shows"] == (out["program_saving_s"]["median"] > out["resolution"]["resolves_s"])
+    assert "the whole program (MPI_Init to MPI_Finalize): predicted" in words
+    assert "the medians of 3 runs before and 3 after resolve" in words
     # one profile: the output of before, unchanged
     one = msgperf("advise", "--profile", files[0], "--model", run)
     assert "over the runs" not in one.stdout and "Communication time (slowest rank)" in one.stdout
+    one_words = " ".join(one.stdout.split())
+    assert f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, " in one_words
+    assert f"{alone[0]['program']['speedup_of_combining']:.3g}× faster" in one_words
 
 
 def test_several_profiles_of_different_programs_get_one_line(msgperf, tmp_path):

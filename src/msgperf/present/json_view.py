@@ -345,6 +345,8 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
     out["ratio_measured_to_predicted"] = number(a.ratio)
     out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
     out["combine_saving_s"] = number(a.combine_saving_s)
+    out["program"] = {"wall_s": number(a.program_wall_s), "saving_scale": number(a.saving_scale),
+                      "saving_s": number(a.program_saving_s), "speedup_of_combining": number(a.program_speedup)}
     for rank, row in zip(a.ranks, out["ranks"]):
         row["ratio_measured_to_predicted"] = number(rank.ratio)
     for c, row in zip(a.combine, out["combine"]):
@@ -381,6 +383,8 @@ def profile_runs_advice_dict(m: Any) -> dict[str, Any]:
             "predicted_s": plain(m.predicted_s), "measured_s": plain(m.measured_s),
             "ratio_measured_to_predicted": plain(m.ratio),
             "predicted_speedup_of_combining": plain(m.predicted_speedup),
+            "program_speedup_of_combining": plain(m.program_speedup), "program_saving_s": plain(m.program_saving_s),
+            "resolution": None if m.resolution is None else {**plain(m.resolution), "shows": m.resolution.shows},
             "summary": plain(m.runs), "notes": list(m.notes),
             "advice": profile_advice_dict(m.median_advice)}
 

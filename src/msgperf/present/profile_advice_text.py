@@ -100,7 +100,24 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
                  f"{units.seconds(a.predicted_combined_s)} inside MPI, "
                  f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
+    lines.append(program_line(a))
     return lines
+
+
+def program_line(a: ProfileAdvice) -> str:
+    """The whole program's speedup of combining every sequence, with how its saving was scaled."""
+    wall = units.seconds(a.program_wall_s)
+    if a.program_speedup is None:
+        return (f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, {wall}): cannot tell "
+                "(the saving reaches the whole time)")
+    saving = units.seconds(a.program_saving_s)
+    if a.saving_scale < 1:
+        how = (f"the saving above × {a.saving_scale:.3g}, the program's measured / predicted: "
+               "its messages cost less than the model's, and combining them saves less alike")
+    else:
+        how = "the saving above as predicted: the program's time inside MPI is not below the model's"
+    return (f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, {wall}): {units.ratio(a.program_speedup)} "
+            f"faster, {saving} saved (predicted; {how})")
 
 
 def eager_lines(a: ProfileAdvice) -> list[str]:
@@ -337,8 +354,24 @@ def runs_time_lines(m: ProfileRunsAdvice) -> list[str]:
                      f"{m.ratio.n} runs)")
     if m.predicted_speedup.n:
         lines.append(f"all combined: predicted {_spread(m.predicted_speedup, units.ratio)} faster inside MPI")
+    if m.program_speedup.n:
+        lines.append(f"the whole program (MPI_Init to MPI_Finalize): predicted {_spread(m.program_speedup, units.ratio)} "
+                     f"faster, {_spread(m.program_saving_s)} saved; {resolution_words(m.resolution)}")
     lines.append(f"below: the advice of {m.runs.runs[m.median_run].label}, the run of median measured time")
     return lines
+
+
+def resolution_words(r) -> str:
+    """Whether the medians of the runs can show the predicted saving (analysis: ``Resolution``)."""
+    if r is None:
+        return ("whether that shows beyond the program's run-to-run spread: cannot tell from fewer than "
+                "3 runs (profile it more times: --profile A --profile B --profile C)")
+    where = (f"the medians of {r.runs} runs before and {r.runs} after resolve {units.seconds(r.resolves_s)} "
+             f"(the runs' spread σ {units.seconds(r.sigma_s)}, at 95 %)")
+    if r.shows:
+        return f"{where}: the saving should show"
+    more = f"; about {r.runs_needed} runs per side would" if r.runs_needed else ""
+    return f"cannot tell whether it shows: {where}{more}"
 
 
 def render_profile_runs_advice(console: Console, m: ProfileRunsAdvice) -> None:

@@ -338,3 +338,30 @@ def test_against_a_model_fitted_by_analyze():
     assert c0.saving.value_s == pytest.approx(2 * (3 * model.predict(8) + model.predict(64) - model.predict(88)))
     assert c0.saving.value_s > 0 and a.predicted_speedup > 1
     assert a.basis.eager_limit_bytes == 16384 and a.basis.copy_from
+
+
+def test_the_whole_programs_speedup_scales_the_saving_by_measured_over_predicted_when_below_one():
+    """The saving of combining every sequence, scaled by the program's own measured / predicted
+    when the program spent less inside MPI than the model's transfers (its messages cost less
+    than the model says), and left as predicted above 1; the whole program's speedup is its
+    MPI_Init to MPI_Finalize over that time less the saving."""
+    fast = advise_profile(halo_profile(mpi=(2e-5, 2e-5)), model_result())  # far below the model's transfers
+    assert fast.ratio < 1 and fast.saving_scale == pytest.approx(fast.ratio)
+    model_saving = fast.predicted.value_s - fast.predicted_combined_s
+    assert model_saving > 0
+    assert fast.program_saving_s == pytest.approx(model_saving * fast.ratio)
+    assert fast.program_wall_s == pytest.approx(10e-3)
+    assert fast.program_speedup == pytest.approx(10e-3 / (10e-3 - model_saving * fast.ratio))
+    slow = advise_profile(halo_profile(mpi=(4e-3, 4e-3)), model_result())  # more than the model: waiting, not messages
+    assert slow.ratio > 1 and slow.saving_scale == 1.0
+    assert slow.program_saving_s == pytest.approx(slow.predicted.value_s - slow.predicted_combined_s)
+    # a saving that reaches the whole time cannot be told
+    tiny = advise_profile(halo_profile(mpi=(4e-3, 4e-3), wall=(1e-5, 1e-5)), model_result())
+    assert tiny.program_speedup is None
+    # nothing to combine: no saving, no speedup
+    assert advise_profile(app_profile_without_sequences(), model_result()).program_speedup is None
+
+
+def app_profile_without_sequences() -> Profile:
+    p = halo_profile()
+    return dataclasses.replace(p, ranks=tuple(dataclasses.replace(r, sequences=()) for r in p.ranks))

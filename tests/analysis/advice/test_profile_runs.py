@@ -130,3 +130,21 @@ def test_runs_whose_messages_differ_are_said():
     b = dataclasses.replace(scaled(1.0, 1), ranks=(scaled(1.0, 1).ranks[0], fewer))
     merged = advise_profile_runs([a, b], ["a", "b"], result)
     assert any("the runs' messages differ" in n for n in merged.notes)
+
+
+def test_resolution_of_a_saving_from_the_runs_spread():
+    """The medians of n runs per side resolve 1.96 · 1.2533 · σ · √2 / √n, σ the wall times' MAD ×
+    1.4826; fewer than 3 runs give no spread to judge by."""
+    from msgperf.analysis.advice.profile_runs import resolution
+
+    walls = [1.00, 1.02, 0.98, 1.01, 0.99]  # median 1.00, MAD 0.01
+    r = resolution(walls, 0.05)
+    sigma = 1.4826 * 0.01
+    assert r.sigma_s == pytest.approx(sigma)
+    assert r.resolves_s == pytest.approx(1.959964 * 1.2533 * sigma * math.sqrt(2) / math.sqrt(5))
+    assert r.shows and r.runs == 5
+    small = resolution(walls, 0.01)
+    assert not small.shows
+    assert small.runs_needed == math.ceil((1.959964 * 1.2533 * sigma * math.sqrt(2) / 0.01) ** 2)
+    assert resolution(walls[:2], 0.05) is None and resolution(walls, math.nan) is None
+    assert resolution([1.0, 1.0, 1.0], 1e-6).shows  # no spread: any saving shows

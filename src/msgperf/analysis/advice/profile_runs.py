@@ -231,10 +231,53 @@ class ProfileRunsAdvice:
     ratio: Spread  # each run's measured / predicted (NaN where it cannot tell)
     predicted_speedup: Spread  # of combining every back-to-back sequence, each run's (NaN: none)
     notes: tuple[str, ...]
+    # the whole program (MPI_Init to MPI_Finalize) with every sequence combined, each run's advice's
+    program_speedup: Spread = Spread((), math.nan, math.nan, math.nan, 0)
+    program_saving_s: Spread = Spread((), math.nan, math.nan, math.nan, 0)
+    resolution: "Resolution | None" = None  # whether the median of so many runs can show that saving
 
     @property
     def median_advice(self) -> Any:
         return self.advices[self.median_run]
+
+
+# Whether a predicted saving can show in the medians of n runs before and n after the change, from
+# the runs' own spread: a run's MPI_Init to MPI_Finalize varies from run to run (±15 % and more
+# on a shared machine, bench/RESULTS.md §25), and a saving below what the medians resolve is
+# "cannot tell", not a speedup. The spread is the wall times' MAD (× 1.4826, robust to the odd
+# slow run), the median's standard error 1.2533·σ/√n (normal samples), the difference of two
+# medians √2 times that, at 95 % two-sided; the change is assumed not to change the spread.
+RESOLUTION_MIN_RUNS = 3
+_Z95, _MEDIAN_SE, _MAD_SIGMA = 1.959964, 1.2533, 1.4826
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What the medians of ``runs`` runs per side can tell of a saving of ``saving_s``."""
+
+    runs: int
+    sigma_s: float  # the wall times' robust spread (MAD × 1.4826)
+    resolves_s: float  # the smallest difference of two medians of ``runs`` runs that shows, at 95 %
+    saving_s: float  # the advice's saving (the median over the runs)
+    runs_needed: int | None  # runs per side for the saving to show; None: no spread measured
+
+    @property
+    def shows(self) -> bool:
+        return self.saving_s > self.resolves_s
+
+
+def resolution(walls: Sequence[float], saving_s: float) -> Resolution | None:
+    """``Resolution`` of a saving against the runs' wall times; None with fewer than
+    RESOLUTION_MIN_RUNS runs (no spread to judge by) or no saving."""
+    told = [w for w in walls if not math.isnan(w)]
+    if len(told) < RESOLUTION_MIN_RUNS or math.isnan(saving_s):
+        return None
+    centre = statistics.median(told)
+    sigma = _MAD_SIGMA * statistics.median(abs(w - centre) for w in told)
+    per_run = _Z95 * _MEDIAN_SE * sigma * math.sqrt(2.0)
+    needed = None if saving_s == 0 else max(RESOLUTION_MIN_RUNS, math.ceil((per_run / abs(saving_s)) ** 2))
+    return Resolution(runs=len(told), sigma_s=sigma, resolves_s=per_run / math.sqrt(len(told)), saving_s=saving_s,
+                      runs_needed=needed)
 
 
 def _nan(value: float | None) -> float:
@@ -251,11 +294,14 @@ def merge_advice(runs: ProfileRuns, advices: Sequence[Any], profiles: Sequence[A
     if len(set(traffic)) > 1:
         notes.append(f"the runs' messages differ (counts or bytes per rank): the lists of what to change are those of "
                      f"{runs.runs[median_run].label}, the run of median measured time")
+    saving = spread([_nan(a.program_saving_s) for a in advices])
     return ProfileRunsAdvice(
         runs=runs, advices=tuple(advices), median_run=median_run,
         predicted_s=spread([a.predicted.value_s for a in advices]), measured_s=spread(measured),
         ratio=spread([_nan(a.ratio) for a in advices]),
-        predicted_speedup=spread([_nan(a.predicted_speedup) for a in advices]), notes=tuple(notes))
+        predicted_speedup=spread([_nan(a.predicted_speedup) for a in advices]), notes=tuple(notes),
+        program_speedup=spread([_nan(a.program_speedup) for a in advices]), program_saving_s=saving,
+        resolution=resolution([t.wall_s for t in runs.runs], saving.median))
 
 
 def advise_profile_runs(profiles: Sequence[Any], labels: Sequence[str], result: Any, series: Any = None,
