@@ -32,8 +32,9 @@ Any program and a change made to it (issue 31: advice checked on code nobody her
 
 profiles both commands in turn instead of halo/halo_combined and prints the same figures, and
 the whole program's speedup: the slowest rank's MPI_Init→MPI_Finalize time before over after,
-measured, against the advice's (``program.speedup_of_combining`` in its JSON: that time less the
-saving it predicts for the slowest rank, scaled by the program's measured/predicted when below 1)
+measured, against the advice's (``whole_program_combining.speedup`` in its JSON: that time less the
+saving it predicts for the slowest rank, scaled by the program's measured/predicted when below 1,
+less the copies of packing)
 and against the same with the model's saving unscaled.
 
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO;
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import statistics
 import subprocess
@@ -150,15 +152,22 @@ def main() -> None:
             "pred_combined_prog": c["predicted"]["value_s"], "measured_combined": c["measured_s"],
             "advice_speedup": h["predicted_speedup_of_combining"],
             "saving": h["combine_saving_s"],
-            # the whole program: the slowest rank's MPI_Init→MPI_Finalize, and the saving the advice
-            # predicts for the slowest rank (its time inside MPI less its time with every sequence combined)
-            "wall": max(r["wall_s"] for r in h["ranks"]), "wall_combined": max(r["wall_s"] for r in c["ranks"]),
-            "saving_slowest": h["predicted"]["value_s"] - h["predicted_combined_s"],
+            # the whole program (the advice's whole_program_combining): the slowest rank's MPI_Init→
+            # MPI_Finalize, the saving (scaled by measured/predicted when below 1, less the copies)
+            "wall": h["whole_program_combining"]["wall_s"],
+            "wall_combined": c["whole_program_combining"]["wall_s"],
+            "saving_slowest": h["whole_program_combining"]["saving_s"],
+            "scale": h["whole_program_combining"]["saving_scale"],
+            "copies": h["whole_program_combining"]["copies_s"],
         }
+        if row["saving_slowest"] is None or h["whole_program_combining"]["speedup"] is None:
+            raise SystemExit("the advice cannot tell the whole program's speedup of the program before the change: "
+                             f"{h['whole_program_combining']['cannot_tell']}")
         row["wall_speedup"] = row["wall"] / row["wall_combined"]
-        row["wall_speedup_unscaled"] = row["wall"] / (row["wall"] - row["saving_slowest"])
-        # the advice's own: the saving scaled by the program's measured/predicted when below 1
-        row["wall_speedup_predicted"] = h["program"]["speedup_of_combining"]
+        # the same with the model's saving as predicted, unscaled (the copies still taken off)
+        unscaled = (row["saving_slowest"] + row["copies"]) / row["scale"] - row["copies"] if row["scale"] > 0 else math.nan
+        row["wall_speedup_unscaled"] = row["wall"] / (row["wall"] - unscaled) if row["wall"] > unscaled else math.nan
+        row["wall_speedup_predicted"] = h["whole_program_combining"]["speedup"]
         row["ratio_transfers"] = row["least"] / row["transfers"]
         row["ratio_transfers_combined"] = row["least_combined"] / row["transfers_combined"]
         row["ratio"] = row["measured"] / row["predicted"]
@@ -198,8 +207,9 @@ def main() -> None:
     print(f"whole program (slowest rank, MPI_Init→MPI_Finalize): before {spread(col('wall'), 1e3)} ms, after "
           f"{spread(col('wall_combined'), 1e3)} ms; speedup measured {spread(col('wall_speedup'))}, predicted by the "
           f"advice {spread(col('wall_speedup_predicted'))} (predicted/measured "
-          f"{spread([p / m for p, m in zip(col('wall_speedup_predicted'), col('wall_speedup'))])}); with the model's "
-          f"saving unscaled ({spread(col('saving_slowest'), 1e3)} ms) {spread(col('wall_speedup_unscaled'))} "
+          f"{spread([p / m for p, m in zip(col('wall_speedup_predicted'), col('wall_speedup'))])}; its saving for the "
+          f"slowest rank {spread(col('saving_slowest'), 1e3)} ms, scaled by {spread(col('scale'))}); with the model's "
+          f"saving unscaled {spread(col('wall_speedup_unscaled'))} "
           f"(predicted/measured {spread([p / m for p, m in zip(col('wall_speedup_unscaled'), col('wall_speedup'))])})")
     wrong = sum(1 for r in rows if (r["wall_speedup"] > 1) != (r["wall_speedup_predicted"] > 1))
     print(f"sign of the whole program's predicted speedup wrong in {wrong} of {len(rows)} repetitions")

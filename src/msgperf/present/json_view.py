@@ -345,8 +345,10 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
     out["ratio_measured_to_predicted"] = number(a.ratio)
     out["predicted_speedup_of_combining"] = number(a.predicted_speedup)
     out["combine_saving_s"] = number(a.combine_saving_s)
-    out["program"] = {"wall_s": number(a.program_wall_s), "saving_scale": number(a.saving_scale),
-                      "saving_s": number(a.program_saving_s), "speedup_of_combining": number(a.program_speedup)}
+    out["whole_program_combining"] = {
+        "wall_s": number(a.program_wall_s), "saving_scale": number(a.saving_scale), "copies_s": number(a.program_copies_s),
+        "saving_s": number(a.program_saving_s), "speedup": number(a.program_speedup),
+        "cannot_tell": a.program_cannot_tell}
     for rank, row in zip(a.ranks, out["ranks"]):
         row["ratio_measured_to_predicted"] = number(rank.ratio)
     for c, row in zip(a.combine, out["combine"]):

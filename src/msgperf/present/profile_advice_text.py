@@ -8,7 +8,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import WIDE, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
+from msgperf.analysis.advice import (RESOLUTION_MIN_RUNS, WIDE, CombineAdvice, Estimate, ProfileAdvice,
+                                    ProfileRunsAdvice)
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -80,7 +81,7 @@ def _source(kind: str, a: ProfileAdvice) -> str:
             "buffering": f"copies at {a.basis.copy_from}"}[kind]
 
 
-def combine_lines(a: ProfileAdvice) -> list[str]:
+def combine_lines(a: ProfileAdvice, one_run: bool = True) -> list[str]:
     if not a.combine:
         return ["no back-to-back sends in the profile: nothing to combine"]
     lines = []
@@ -100,24 +101,24 @@ def combine_lines(a: ProfileAdvice) -> list[str]:
     lines.append(f"all combined: the slowest rank's predicted time {estimate(a.predicted)} → "
                  f"{units.seconds(a.predicted_combined_s)} inside MPI, "
                  f"{units.ratio(a.predicted_speedup)} faster (predicted; {gap})")
-    lines.append(program_line(a))
+    if one_run:  # over several runs, the runs' own line says it with their spread
+        lines.append(program_line(a))
     return lines
 
 
 def program_line(a: ProfileAdvice) -> str:
-    """The whole program's speedup of combining every sequence, with how its saving was scaled."""
-    wall = units.seconds(a.program_wall_s)
+    """The whole program's speedup of combining every sequence, with how its saving was found."""
+    head = f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, {units.seconds(a.program_wall_s)}):"
     if a.program_speedup is None:
-        return (f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, {wall}): cannot tell "
-                "(the saving reaches the whole time)")
-    saving = units.seconds(a.program_saving_s)
+        return f"{head} cannot tell ({a.program_cannot_tell})"
     if a.saving_scale < 1:
-        how = (f"the saving above × {a.saving_scale:.3g}, the program's measured / predicted: "
-               "its messages cost less than the model's, and combining them saves less alike")
+        how = (f"the saving above × {a.saving_scale:.3g}, the program's measured / predicted: its messages cost less "
+               "than the model's, and combining them saves less alike")
     else:
         how = "the saving above as predicted: the program's time inside MPI is not below the model's"
-    return (f"the whole program (the slowest rank's MPI_Init to MPI_Finalize, {wall}): {units.ratio(a.program_speedup)} "
-            f"faster, {saving} saved (predicted; {how})")
+    copies = f", less {units.seconds(a.program_copies_s)} of packing and unpacking" if a.program_copies_s else ""
+    return (f"{head} {units.ratio(a.program_speedup)} faster, {units.seconds(a.program_saving_s)} saved (predicted; "
+            f"{how}{copies}); one run says nothing of the program's run-to-run spread: profile it several times")
 
 
 def eager_lines(a: ProfileAdvice) -> list[str]:
@@ -184,11 +185,12 @@ def rank_lines(a: ProfileAdvice) -> list[str]:
     return lines
 
 
-def advice_sections(a: ProfileAdvice) -> list[tuple[str, list[str]]]:
-    """The advice as (title, lines), in the order it is read."""
+def advice_sections(a: ProfileAdvice, one_run: bool = True) -> list[tuple[str, list[str]]]:
+    """The advice as (title, lines), in the order it is read (``one_run`` False: a run's advice shown
+    among several, whose whole-program speedup the runs' lines give)."""
     return [("Communication time (slowest rank)", time_lines(a)),
             ("What to change, in order of payoff", action_lines(a)),
-            ("Back-to-back sends to combine (Lawlor's message-combining lecture)", combine_lines(a)),
+            ("Back-to-back sends to combine (Lawlor's message-combining lecture)", combine_lines(a, one_run)),
             ("Sizes just above the eager limit", eager_lines(a)),
             ("Buffering (Saphir 1994)", buffering_lines(a)),
             ("Latency- versus bandwidth-bound", bound_lines(a)),
@@ -362,16 +364,19 @@ def runs_time_lines(m: ProfileRunsAdvice) -> list[str]:
 
 
 def resolution_words(r) -> str:
-    """Whether the medians of the runs can show the predicted saving (analysis: ``Resolution``)."""
+    """Whether the medians of the runs could show the predicted saving (analysis: ``Resolution``)."""
     if r is None:
-        return ("whether that shows beyond the program's run-to-run spread: cannot tell from fewer than "
-                "3 runs (profile it more times: --profile A --profile B --profile C)")
-    where = (f"the medians of {r.runs} runs before and {r.runs} after resolve {units.seconds(r.resolves_s)} "
-             f"(the runs' spread σ {units.seconds(r.sigma_s)}, at 95 %)")
+        return (f"whether that shows beyond the program's run-to-run spread: cannot tell from fewer than "
+                f"{RESOLUTION_MIN_RUNS} runs (profile it more times: --profile A --profile B --profile C)")
+    if r.sigma_s == 0:
+        return (f"whether that shows: cannot tell, the {r.runs} runs took the same time (no spread to judge by)")
+    where = (f"the medians of {r.runs} runs before and {r.runs} after detect {units.seconds(r.resolves_s)} "
+             f"(the runs' spread σ {units.seconds(r.sigma_s)}; at 95 %, four times in five)")
     if r.shows:
-        return f"{where}: the saving should show"
-    more = f"; about {r.runs_needed} runs per side would" if r.runs_needed else ""
-    return f"cannot tell whether it shows: {where}{more}"
+        return f"if the prediction is right, it would show: {where}"
+    more = (f"; about {r.runs_needed} runs per side would" if r.runs_needed
+            else "; no practical number of runs would")
+    return f"cannot tell whether it would show: {where}{more}"
 
 
 def render_profile_runs_advice(console: Console, m: ProfileRunsAdvice) -> None:
@@ -386,7 +391,7 @@ def render_profile_runs_advice(console: Console, m: ProfileRunsAdvice) -> None:
     if a.model_choice:
         say(printable(a.model_choice))
     sections = [("Communication time (slowest rank), over the runs", runs_time_lines(m)),
-                *advice_sections(a)[1:]]
+                *advice_sections(a, one_run=False)[1:]]
     sections[-1] = ("Notes", [*m.notes, *a.notes])  # the runs' own notes close the whole program below
     for title, lines in sections:
         if not lines:
@@ -394,5 +399,8 @@ def render_profile_runs_advice(console: Console, m: ProfileRunsAdvice) -> None:
         console.print(title, style="bold", markup=False, highlight=False)
         for line in lines:
             say("  " + printable(line))
+    say(printable(f"below: the time inside MPI of {m.runs.runs[m.median_run].label}, the run of median measured time, "
+                  "in shares, and its collectives"))
+    render_whole_program(console, a)
     console.print("Whole program, every run", style="bold", markup=False, highlight=False)
     render_profile_runs(console, m.runs)

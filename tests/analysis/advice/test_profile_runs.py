@@ -133,18 +133,26 @@ def test_runs_whose_messages_differ_are_said():
 
 
 def test_resolution_of_a_saving_from_the_runs_spread():
-    """The medians of n runs per side resolve 1.96 · 1.2533 · σ · √2 / √n, σ the wall times' MAD ×
-    1.4826; fewer than 3 runs give no spread to judge by."""
-    from msgperf.analysis.advice.profile_runs import resolution
+    """σ is the larger of MAD × 1.4826 and the range over its expected value for n normal samples;
+    the medians of n runs per side detect (1.96 + 0.84) · 1.2533 · σ · √2 / √n at 95 % four times
+    in five; no spread, or fewer than 3 runs, cannot tell."""
+    from msgperf.analysis.advice.profile_runs import expected_range, resolution
 
-    walls = [1.00, 1.02, 0.98, 1.01, 0.99]  # median 1.00, MAD 0.01
+    assert [round(expected_range(n), 3) for n in (2, 3, 5, 10)] == [1.128, 1.693, 2.326, 3.078]  # d2, tabulated
+    walls = [1.00, 1.02, 0.98, 1.01, 0.99]  # median 1.00, MAD 0.01, range 0.04
     r = resolution(walls, 0.05)
-    sigma = 1.4826 * 0.01
-    assert r.sigma_s == pytest.approx(sigma)
-    assert r.resolves_s == pytest.approx(1.959964 * 1.2533 * sigma * math.sqrt(2) / math.sqrt(5))
+    sigma = max(1.4826 * 0.01, 0.04 / 2.326)
+    assert r.sigma_s == pytest.approx(sigma, rel=1e-3)
+    assert r.resolves_s == pytest.approx((1.959964 + 0.841621) * 1.2533 * sigma * math.sqrt(2) / math.sqrt(5),
+                                         rel=1e-3)
     assert r.shows and r.runs == 5
     small = resolution(walls, 0.01)
     assert not small.shows
-    assert small.runs_needed == math.ceil((1.959964 * 1.2533 * sigma * math.sqrt(2) / 0.01) ** 2)
+    assert small.runs_needed == math.ceil(((1.959964 + 0.841621) * 1.2533 * r.sigma_s * math.sqrt(2) / 0.01) ** 2)
+    assert resolution(walls, -0.05).shows  # combining predicted slower: judged the same way
+    assert resolution(walls, 1e-6).runs_needed is None  # more runs than anyone would make
+    # two runs agreeing by chance do not make a spread of nothing: the range sets it
+    lopsided = resolution([10.0, 10.001, 12.0], 0.01)
+    assert lopsided.sigma_s == pytest.approx(2.0 / 1.693, rel=1e-3) and not lopsided.shows
+    assert not resolution([1.0, 1.0, 1.0], 1e-3).shows  # no spread at all: cannot tell
     assert resolution(walls[:2], 0.05) is None and resolution(walls, math.nan) is None
-    assert resolution([1.0, 1.0, 1.0], 1e-6).shows  # no spread: any saving shows

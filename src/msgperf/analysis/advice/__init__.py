@@ -7,8 +7,9 @@ from msgperf.analysis.advice.model_choice import choose, conditions_misfit, list
 from msgperf.analysis.advice.profile_accounting import (POINT_TO_POINT_KINDS, ProfileAccounting, account_profile,
                                                       point_to_point_time)
 from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, ProfileAdvice, advise_profile
-from msgperf.analysis.advice.profile_runs import (CallSpread, ProfileRuns, ProfileRunsAdvice, RunTotals, Spread,
-                                                advise_profile_runs, check_same_program, merge_runs)
+from msgperf.analysis.advice.profile_runs import (RESOLUTION_MIN_RUNS, CallSpread, ProfileRuns, ProfileRunsAdvice,
+                                                Resolution, RunTotals, Spread, advise_profile_runs,
+                                                check_same_program, merge_runs, resolution)
 from msgperf.analysis.advice.profile_collectives import (WIDE, CollectivePrediction, ProfileCollectives,
                                                          RankCollectives, Share, WholeProgram)
 
@@ -18,5 +19,5 @@ __all__ = [
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
     "CallSpread", "ProfileRuns", "ProfileRunsAdvice", "RunTotals", "Spread", "advise_profile_runs",
-    "check_same_program", "merge_runs",
+    "check_same_program", "merge_runs", "RESOLUTION_MIN_RUNS", "Resolution", "resolution",
 ]

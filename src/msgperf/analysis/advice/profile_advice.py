@@ -303,20 +303,38 @@ class ProfileAdvice:
         return 1.0 if r is None else min(1.0, r)
 
     @property
+    def program_copies_s(self) -> float:
+        """The slowest rank's packing of what it sends and unpacking of what it receives, every
+        sequence combined (outside MPI, so in its MPI_Init to MPI_Finalize; 0 without memcpy)."""
+        rank = self.predicted_rank
+        return sum(c.copy_s / 2 * ((c.rank == rank) + (c.peer == rank)) for c in self.combine if c.copy_s is not None)
+
+    @property
     def program_saving_s(self) -> float | None:
-        """What combining every sequence saves the slowest rank, scaled (None: nothing to combine)."""
+        """What combining every sequence saves the slowest rank: the scaled saving inside MPI less
+        its copies (None: nothing to combine)."""
         if not self.combine:
             return None
-        return (self.predicted.value_s - self.predicted_combined_s) * self.saving_scale
+        return (self.predicted.value_s - self.predicted_combined_s) * self.saving_scale - self.program_copies_s
+
+    @property
+    def program_cannot_tell(self) -> str | None:
+        """Why the whole program's speedup cannot be told, or None."""
+        if not self.combine:
+            return "no back-to-back sends to combine"
+        if self.program_wall_s <= 0:
+            return "the profile holds no time from MPI_Init to MPI_Finalize"
+        if self.program_wall_s - self.program_saving_s <= 0:
+            return "the predicted saving reaches the whole time: the model does not hold for this program"
+        return None
 
     @property
     def program_speedup(self) -> float | None:
-        """The program's MPI_Init to MPI_Finalize now / with every sequence combined; None when
-        there is nothing to combine or the saving reaches the whole time (cannot tell)."""
-        saving, wall = self.program_saving_s, self.program_wall_s
-        if saving is None or wall <= 0 or wall - saving <= 0:
+        """The program's MPI_Init to MPI_Finalize now / with every sequence combined; None when it
+        cannot be told (``program_cannot_tell``)."""
+        if self.program_cannot_tell is not None:
             return None
-        return wall / (wall - saving)
+        return self.program_wall_s / (self.program_wall_s - self.program_saving_s)
 
 
 # ---- the model's costs, as linear combinations of the segments' parameters -----------------------

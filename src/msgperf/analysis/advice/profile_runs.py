@@ -144,7 +144,10 @@ def _run_totals(profile: Any, label: str, accounting: Any) -> RunTotals:
         missing_ranks=profile.missing_ranks, unfinished_ranks=tuple(r.rank for r in profile.ranks if not r.finalized),
         wall_s=max((r.wall_s for r in profile.ranks), default=math.nan), mpi_time_s=total,
         point_to_point_share=_share(p2p, total), collective_share=_share(coll, total),
-        other_share=_share(max(total - p2p - coll, 0.0), total))
+        # the other kinds' time, not the rest of the total: time the record counts inside MPI but in
+        # no call is none of the three
+        other_share=_share(sum(t for k, t in by_kind.items() if k not in POINT_TO_POINT_KINDS and k != "collective"),
+                           total))
 
 
 def _spreads(per_run: list[dict[str, Any]], totals: Sequence[float], order: Any) -> tuple[CallSpread, ...]:
@@ -244,11 +247,24 @@ class ProfileRunsAdvice:
 # Whether a predicted saving can show in the medians of n runs before and n after the change, from
 # the runs' own spread: a run's MPI_Init to MPI_Finalize varies from run to run (±15 % and more
 # on a shared machine, bench/RESULTS.md §25), and a saving below what the medians resolve is
-# "cannot tell", not a speedup. The spread is the wall times' MAD (× 1.4826, robust to the odd
-# slow run), the median's standard error 1.2533·σ/√n (normal samples), the difference of two
-# medians √2 times that, at 95 % two-sided; the change is assumed not to change the spread.
+# "cannot tell", not a speedup. σ is the larger of the wall times' MAD × 1.4826 (robust to one
+# odd run) and their range over its expected value for n normal samples (so that three runs of
+# which two agree by chance do not claim a spread of nothing); runs whose times do not vary at all
+# give no spread to judge by. A median's standard error is 1.2533·σ/√n (normal samples), the
+# difference of two medians √2 times that; the saving "would show" when it is at least the
+# difference the medians detect at 95 % (two-sided) four times in five (power 80 %). The change
+# is assumed not to change the spread; none of this says the prediction is right.
 RESOLUTION_MIN_RUNS = 3
-_Z95, _MEDIAN_SE, _MAD_SIGMA = 1.959964, 1.2533, 1.4826
+MAX_RUNS_SAID = 100  # beyond it: "no practical number of runs"
+_Z95, _Z80, _MEDIAN_SE, _MAD_SIGMA = 1.959964, 0.841621, 1.2533, 1.4826
+
+
+def expected_range(n: int) -> float:
+    """E[max − min] of n standard normal samples (the d2 constant of control charts)."""
+    from scipy import integrate, stats
+
+    value, _ = integrate.quad(lambda x: 1.0 - stats.norm.cdf(x) ** n - stats.norm.sf(x) ** n, -12.0, 12.0)
+    return value
 
 
 @dataclass(frozen=True)
@@ -256,14 +272,15 @@ class Resolution:
     """What the medians of ``runs`` runs per side can tell of a saving of ``saving_s``."""
 
     runs: int
-    sigma_s: float  # the wall times' robust spread (MAD × 1.4826)
-    resolves_s: float  # the smallest difference of two medians of ``runs`` runs that shows, at 95 %
-    saving_s: float  # the advice's saving (the median over the runs)
-    runs_needed: int | None  # runs per side for the saving to show; None: no spread measured
+    sigma_s: float  # the wall times' spread: max(MAD × 1.4826, range / its expected value); 0: none
+    resolves_s: float  # the difference of two medians of ``runs`` runs detected at 95 % four times in five
+    saving_s: float  # the advice's saving (the median over the runs; negative: combining predicted slower)
+    runs_needed: int | None  # runs per side for that; None: no spread, or more than MAX_RUNS_SAID
 
     @property
     def shows(self) -> bool:
-        return self.saving_s > self.resolves_s
+        """The saving would show in the medians, if the prediction is right (False: cannot tell)."""
+        return self.sigma_s > 0 and abs(self.saving_s) >= self.resolves_s
 
 
 def resolution(walls: Sequence[float], saving_s: float) -> Resolution | None:
@@ -272,11 +289,16 @@ def resolution(walls: Sequence[float], saving_s: float) -> Resolution | None:
     told = [w for w in walls if not math.isnan(w)]
     if len(told) < RESOLUTION_MIN_RUNS or math.isnan(saving_s):
         return None
+    n = len(told)
     centre = statistics.median(told)
-    sigma = _MAD_SIGMA * statistics.median(abs(w - centre) for w in told)
-    per_run = _Z95 * _MEDIAN_SE * sigma * math.sqrt(2.0)
-    needed = None if saving_s == 0 else max(RESOLUTION_MIN_RUNS, math.ceil((per_run / abs(saving_s)) ** 2))
-    return Resolution(runs=len(told), sigma_s=sigma, resolves_s=per_run / math.sqrt(len(told)), saving_s=saving_s,
+    sigma = max(_MAD_SIGMA * statistics.median(abs(w - centre) for w in told),
+                (max(told) - min(told)) / expected_range(n))
+    per_run = (_Z95 + _Z80) * _MEDIAN_SE * sigma * math.sqrt(2.0)
+    needed = None
+    if sigma > 0 and saving_s != 0:
+        needed = max(RESOLUTION_MIN_RUNS, math.ceil((per_run / abs(saving_s)) ** 2))
+        needed = needed if needed <= MAX_RUNS_SAID else None
+    return Resolution(runs=n, sigma_s=sigma, resolves_s=per_run / math.sqrt(n), saving_s=saving_s,
                       runs_needed=needed)
 
 
