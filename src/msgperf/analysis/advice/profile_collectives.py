@@ -28,7 +28,10 @@ shares that add up to it. The waiting for a slower rank is measured by the accou
 (profile_accounting.lockstep_waiting) and is its own share; the profile does not say in which call
 a rank waited, so it is taken out of the point-to-point calls first, up to their time (the
 advice's ``RankTime.waiting_added_s``, the same value), and the rest out of the other parts in
-proportion to their measured time. Each part's measured time is then its time without that
+proportion to their measured time, what they cannot hold out of the point-to-point calls' remaining
+time (so the waiting share is the measured waiting whole). A predicted part is held against its
+prediction by one rule (``waiting_blurs``, also the collectives' verdict's): the rank's whole waiting
+known and within the tolerance of the part's time, wherever it was allocated. Each part's measured time is then its time without that
 waiting: point-to-point (predicted by the advice's transfers), collectives predicted (the range
 above), collectives not predicted, each other kind (measured). Out of lockstep the waiting cannot
 be told: the parts keep their whole time and the waiting share is "cannot tell".
