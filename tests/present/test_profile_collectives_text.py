@@ -34,3 +34,47 @@ def test_the_other_ranks_waiting_is_named_with_the_rank_waited_for():
     lines = " ".join(whole_program_lines(a))
     assert "waiting for rank 1, the slowest outside MPI (load imbalance): 9 ms (66.7 %), measured" in lines
     assert "rank 1: 4.5 ms inside MPI, the slowest outside MPI; predicted " in lines
+
+
+def test_text_and_json_say_cannot_tell_alike_when_the_ranks_waiting_is_beyond_the_tolerance():
+    from msgperf.present.json_view import profile_advice_dict
+    from tests.analysis.advice.test_profile_collectives import absorbed_profile
+
+    # rank 0 waits 9 ms, all of it allocated to its point-to-point calls, beside 10 ms of allreduces
+    a = advise_profile(absorbed_profile(), model_run())
+    whole = " ".join(whole_program_lines(a))
+    assert ("collectives predicted 10 ms (33.3 %): predicted 20.1 µs – 40.2 µs by the collective models; measured / "
+            "predicted: cannot tell (the rank waited for a slower rank, and the profile does not say in which calls)"
+            in whole)
+    colls = " ".join(collective_lines(a))
+    assert "measured / predicted: cannot tell (below)" in colls and "measured / predicted 2" not in colls
+    assert "measured / predicted 4" not in colls and "cannot tell (the rank waited" in colls
+    out = profile_advice_dict(a)
+    share = next(s for s in out["whole"][0]["shares"] if s["part"] == "collectives predicted")
+    rank = out["collectives"]["ranks"][0]
+    assert share["comparable"] is False and share["verdict"] == rank["verdict"] == "cannot tell"
+    assert share["ratio_measured_to_predicted"] == rank["ratio_measured_to_predicted"] == [None, None]
+    assert rank["rows"][0]["ratio_measured_to_predicted"] == [None, None]
+    assert share["fraction"] == 10e-3 / a.whole[0].mpi_time_s
+
+
+def test_out_of_lockstep_less_than_the_fastest_is_said_without_a_ratio():
+    import dataclasses
+
+    p = allreduce_profile(time_s=1e-5)
+    a = advise_profile(dataclasses.replace(p, ranks=(p.ranks[0], dataclasses.replace(p.ranks[1], wall_s=3.0))),
+                       model_run())
+    (coll,) = [line for line in whole_program_lines(a) if line.startswith("collectives predicted")]
+    assert coll.endswith("measured / predicted: less than the fastest algorithm predicts, even with the waiting "
+                         "for a slower rank in it")
+    assert not any("cannot tell (the waiting" in line for line in whole_program_lines(a))  # 0 against 0: nothing said
+
+
+def test_calls_beyond_the_ranks_time_inside_mpi_are_said():
+    import dataclasses
+
+    p = allreduce_profile()
+    a = advise_profile(dataclasses.replace(p, ranks=tuple(dataclasses.replace(r, mpi_time_s=0.6e-3) for r in p.ranks)),
+                       model_run())
+    assert ("the calls' times add up to 400 µs more than the rank's time inside MPI (the record's total is below its "
+            "calls'): the shares above, each call's time, add up to 1 ms") in " ".join(whole_program_lines(a))

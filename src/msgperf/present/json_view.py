@@ -361,14 +361,16 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
             row["point_to_point_s"] = number(split.point_to_point_s)
     for w, row in zip(a.whole, out["whole"]):  # the shares that add up to each rank's time inside MPI
         row["ratio_measured_to_predicted"] = [number(w.ratio_low), number(w.ratio_high)]
-        for share, srow in zip(w.shares, row["shares"]):
-            srow["comparable"] = share.comparable
+        for share, srow in zip(w.shares, row["shares"]):  # comparable, verdict and fraction are its fields
+            srow["ratio_measured_to_predicted"] = [number(share.ratio_low), number(share.ratio_high)]
+            srow["spread"], srow["wide"] = number(share.spread), share.wide
     if a.collectives is not None:  # each collective's prediction: a range, said as only a range when wide
         for rank, row in zip(a.collectives.ranks, out["collectives"]["ranks"]):
             row["ratio_measured_to_predicted"] = [number(rank.ratio_low), number(rank.ratio_high)]
             row["wide"] = rank.wide
-            for c, crow in zip(rank.rows, row["rows"]):
+            for c, crow in zip(rank.rows, row["rows"]):  # null where the rank is not comparable
                 crow["spread"], crow["wide"] = number(c.spread), c.wide
+                crow["ratio_measured_to_predicted"] = [number(x) for x in rank.row_ratios(c)]
     return out
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import (RESOLUTION_MIN_RUNS, WIDE, CombineAdvice, Estimate, ProfileAdvice,
-                                    ProfileRunsAdvice)
+from msgperf.analysis.advice import RESOLUTION_MIN_RUNS, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
 from msgperf.present.text import printable
 
 MAX_COMBINE = 5
@@ -210,24 +209,33 @@ def render_profile_advice(console: Console, a: ProfileAdvice) -> None:
             console.print("  " + printable(line), markup=False, highlight=False)
 
 
-def predicted_range(low: float | None, high: float | None, wide: bool) -> str:
+def predicted_range(low: float | None, high: float | None, wide_spread: float | None = None) -> str:
     """A prediction: one value where the range is a point, else "low – high", said as only a range when
-    wider than WIDE (the MPI's choice of algorithm decides, unknown)."""
+    the analysis found it wide (``wide_spread``: its slowest / fastest; the MPI's choice of algorithm decides)."""
     if low is None or high is None:
         return "not predicted"
     if units.seconds(high) == units.seconds(low):
         return units.seconds(low)
     text = f"{units.seconds(low)} – {units.seconds(high)}"
-    return text + (f" (only a range: the algorithms differ {units.ratio(high / low)}, the MPI's choice decides)"
-                   if wide else "")
+    return text + (f" (only a range: the algorithms differ {units.ratio(wide_spread)}, the MPI's choice decides)"
+                   if wide_spread is not None else "")
 
 
-def _ratio_range(measured: float, low: float | None, high: float | None) -> str:
-    if not low or not high:
+def _ratio_range(lo: float | None, hi: float | None) -> str:
+    """measured / predicted, from the analysis' ratios against the slowest and the fastest prediction."""
+    if lo is None or hi is None:
         return ""
-    lo, hi = measured / high, measured / low
     return f"measured / predicted {units.ratio(lo)}" if units.ratio(lo) == units.ratio(hi) else \
         f"measured / predicted {units.ratio(lo)} – {units.ratio(hi)}"
+
+
+def _cannot_tell(verdict: str, why: str, less: str) -> str:
+    """A part not comparable (the rank's waiting unknown or beyond the tolerance): "less" still holds."""
+    if verdict == "":  # nothing predicted to hold it against (a prediction of 0)
+        return ""
+    if verdict == "less":
+        return f"measured / predicted: {less}, even with the waiting for a slower rank in it"
+    return f"measured / predicted: cannot tell ({why or 'the waiting for a slower rank'})"
 
 
 _VERDICT = {"within": "within the range", "more": "more than the slowest algorithm predicts",
@@ -241,8 +249,7 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
         return []
     lines = []
     for s in w.shares:
-        fraction = s.measured_s / w.mpi_time_s if w.mpi_time_s else None
-        share = f"{units.seconds(s.measured_s)} ({units.percent(fraction)})"
+        share = f"{units.seconds(s.measured_s)} ({units.percent(s.fraction)})"
         if s.part == "waiting" and w.waits_for == w.rank:
             lines.append(f"waiting for a slower rank: {share}, measured: rank {w.rank} spends the longest outside MPI")
             continue
@@ -254,27 +261,29 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
         if s.predicted_low_s is None:
             lines.append(f"{name} {share}: {s.how}")
             continue
-        wide = (s.predicted_high_s is not None and s.predicted_low_s > 0
-                and s.predicted_high_s / s.predicted_low_s > WIDE)
-        pred = predicted_range(s.predicted_low_s, s.predicted_high_s, wide)
-        what = "the point-to-point model (above)" if s.part == "point-to-point" else "the collective models"
-        ratio = (_ratio_range(s.measured_s, s.predicted_low_s, s.predicted_high_s) if s.comparable else
-                 f"measured / predicted: cannot tell ({units.seconds(s.waiting_taken_s)} of waiting for a slower "
-                 "rank taken out of it, and the profile does not say in which calls the rank waited)")
+        pred = predicted_range(s.predicted_low_s, s.predicted_high_s, s.spread if s.wide else None)
+        p2p = s.part == "point-to-point"
+        what = "the point-to-point model (above)" if p2p else "the collective models"
+        ratio = (_ratio_range(s.ratio_low, s.ratio_high) if s.comparable else
+                 _cannot_tell(s.verdict, s.why, "less than predicted" if p2p else _VERDICT["less"]))
         lines.append(f"{name} {share}: predicted {pred} by {what}" + (f"; {ratio}" if ratio else ""))
     if w.waiting_s is None:
         note = a.accounting.waiting_note if a.accounting is not None else ""
         lines.append("waiting for a slower rank: cannot tell (" + (note or "no lockstep") + "); each part keeps it")
-    ratio = _ratio_range(w.mpi_time_s, w.predicted_low_s, w.predicted_high_s)
+    if w.calls_over_s > 0:
+        lines.append(f"the calls' times add up to {units.seconds(w.calls_over_s)} more than the rank's time inside "
+                     "MPI (the record's total is below its calls'): the shares above, each call's time, add up to "
+                     f"{units.seconds(w.mpi_time_s + w.calls_over_s)}")
+    ratio = _ratio_range(w.ratio_low, w.ratio_high)
     lines.append(f"the whole time inside MPI, predicted parts as predicted and the rest as measured: "
-                 f"{predicted_range(w.predicted_low_s, w.predicted_high_s, False)}" + (f"; {ratio}" if ratio else ""))
+                 f"{predicted_range(w.predicted_low_s, w.predicted_high_s)}" + (f"; {ratio}" if ratio else ""))
     others = [o for o in a.whole if o.rank != w.rank]
     for o in others[:MAX_RANKS]:
         waited = ("waiting cannot be told" if o.waiting_s is None else
                   f"waiting for rank {o.waits_for} {units.seconds(o.waiting_s)}" if o.waits_for != o.rank else
                   "the slowest outside MPI")
         lines.append(f"rank {o.rank}: {units.seconds(o.mpi_time_s)} inside MPI, {waited}; predicted "
-                     f"{predicted_range(o.predicted_low_s, o.predicted_high_s, False)}")
+                     f"{predicted_range(o.predicted_low_s, o.predicted_high_s)}")
     if len(others) > MAX_RANKS:
         lines.append(f"… {len(others) - MAX_RANKS} more rank(s) in --json (whole)")
     return lines
@@ -296,14 +305,18 @@ def collective_lines(a: ProfileAdvice) -> list[str]:
         elif r.source == "model run":
             lines.append(f"{head}; predicted {units.seconds(r.low_s)} (the model run measured {r.collective} at "
                          f"{units.size(r.model_bytes)}, {r.comm_size} ranks; its algorithms: "
-                         f"{predicted_range(r.algorithms_low_s, r.algorithms_high_s, False)})")
+                         f"{predicted_range(r.algorithms_low_s, r.algorithms_high_s)})")
         else:
-            lines.append(f"{head}; predicted {predicted_range(r.low_s, r.high_s, r.wide)} ({r.fastest} – {r.slowest}"
-                         f" at n = {units.size(r.model_bytes)}); {_ratio_range(r.measured_s, r.low_s, r.high_s)}")
+            ratio = _ratio_range(*rank.row_ratios(r)) or "measured / predicted: cannot tell (below)"
+            lines.append(f"{head}; predicted {predicted_range(r.low_s, r.high_s, r.spread if r.wide else None)} "
+                         f"({r.fastest} – {r.slowest} at n = {units.size(r.model_bytes)}); {ratio}")
     if rank.low_s > 0:
-        lines.append(f"predicted collectives together: {predicted_range(rank.low_s, rank.high_s, rank.wide)} against "
+        ratio = _ratio_range(rank.ratio_low, rank.ratio_high)
+        lines.append(f"predicted collectives together: "
+                     f"{predicted_range(rank.low_s, rank.high_s, rank.spread if rank.wide else None)} against "
                      f"{units.seconds(rank.predicted_measured_s)} measured (waiting included): "
-                     f"{_VERDICT.get(rank.verdict, rank.verdict)}" + (f" ({rank.why})" if rank.why else ""))
+                     f"{_VERDICT.get(rank.verdict, rank.verdict)}" + (f" ({rank.why})" if rank.why else "")
+                     + (f"; {ratio}" if ratio else ""))
     lines.append(f"from {c.model_words}")
     lines += list(c.notes)
     return lines

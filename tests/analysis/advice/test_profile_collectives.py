@@ -244,3 +244,96 @@ def test_a_profile_without_collectives_has_point_to_point_and_waiting_shares_alo
     assert a.collectives is None
     assert [s.part for s in a.whole[0].shares] == ["point-to-point", "in no call", "waiting"]
     assert sum(s.measured_s for s in a.whole[0].shares) == pytest.approx(a.whole[0].mpi_time_s)
+
+
+def absorbed_profile(allreduce: float = 10e-3) -> Profile:
+    """Rank 0: 20 ms of point-to-point calls and ``allreduce`` of allreduces; rank 1: 11 ms and the same
+    allreduces. Both 1 s from MPI_Init to MPI_Finalize: rank 0 waits 9 ms for rank 1, all of it within
+    its point-to-point calls, none allocated to its collectives."""
+    out = []
+    for r, p2p in ((0, 10e-3), (1, 5.5e-3)):
+        calls = [CallTime("MPI_Isend", 40, p2p, "point-to-point", 40 * 8), CallTime("MPI_Waitall", 10, p2p, "wait/test"),
+                 CallTime("MPI_Allreduce", 10, allreduce, "collective", 80)]
+        out.append(rank(r, calls, [CollectiveCalls("MPI_Allreduce", 2, 8, 10, allreduce)], wall_s=1.0,
+                        messages=[msgs(1 - r, "send", 8, 40), msgs(1 - r, "recv", 8, 40)]))
+    return profile(out)
+
+
+def test_a_share_is_comparable_by_the_ranks_whole_waiting_as_the_verdict_is_not_by_its_allocation():
+    a = advise_profile(absorbed_profile(), model_run())
+    coll = {s.part: s for s in a.whole[0].shares}["collectives predicted"]
+    r0 = a.collectives.ranks[0]
+    assert a.whole[0].waiting_s == pytest.approx(9e-3) and coll.waiting_taken_s == 0.0  # all in point-to-point
+    # 9 ms of waiting against 10 ms of allreduces: beyond the tolerance, wherever it is allocated
+    assert r0.verdict == coll.verdict == "cannot tell" and coll.why == r0.why
+    assert not coll.comparable and not r0.comparable
+    assert coll.ratio_low is coll.ratio_high is r0.ratio_low is r0.ratio_high is None
+    assert r0.row_ratios(r0.rows[0]) == (None, None)
+
+
+def test_out_of_lockstep_no_share_is_comparable_but_less_than_the_fastest_is_still_said():
+    import dataclasses
+    p = absorbed_profile()
+    a = advise_profile(dataclasses.replace(p, ranks=(p.ranks[0], dataclasses.replace(p.ranks[1], wall_s=2.0))),
+                       model_run())
+    shares = {s.part: s for s in a.whole[0].shares}
+    assert a.whole[0].waiting_s is None
+    assert not shares["collectives predicted"].comparable and not shares["point-to-point"].comparable
+    assert shares["collectives predicted"].verdict == a.collectives.ranks[0].verdict == "cannot tell"
+    fast = allreduce_profile(time_s=1e-5)
+    a = advise_profile(dataclasses.replace(fast, ranks=(fast.ranks[0], dataclasses.replace(fast.ranks[1], wall_s=3.0))),
+                       model_run())
+    coll = {s.part: s for s in a.whole[0].shares}["collectives predicted"]
+    assert coll.verdict == "less" and not coll.comparable and coll.ratio_high is None
+
+
+def test_a_comparable_shares_figures_are_the_analysis():
+    a = advise_profile(allreduce_profile(p=8), model_run())
+    coll = {s.part: s for s in a.whole[0].shares}["collectives predicted"]
+    r0 = a.collectives.ranks[0]
+    assert coll.comparable and r0.comparable and coll.verdict == r0.verdict == "within"
+    assert (coll.ratio_low, coll.ratio_high) == (pytest.approx(r0.ratio_low), pytest.approx(r0.ratio_high))
+    assert coll.wide and coll.spread == pytest.approx(r0.spread) and coll.fraction == pytest.approx(1.0)
+    row = r0.rows[0]
+    assert r0.row_ratios(row) == (pytest.approx(1e-3 / row.high_s), pytest.approx(1e-3 / row.low_s))
+
+
+def test_the_waiting_share_is_the_measured_waiting_even_beyond_what_the_other_parts_hold():
+    from msgperf.analysis.advice import account_profile
+    from msgperf.analysis.advice.profile_collectives import whole_program
+
+    # rank 0 waits 9 ms; told its point-to-point calls hold none of it, the 5 ms of allreduces cannot hold it all
+    accounting = account_profile(absorbed_profile(allreduce=5e-3))
+    (w0, _) = whole_program(accounting, None, {}, {0: 0.0, 1: 0.0})
+    shares = {s.part: s for s in w0.shares}
+    assert w0.waiting_s == pytest.approx(9e-3) and shares["waiting"].measured_s == pytest.approx(w0.waiting_s)
+    assert sum(s.measured_s for s in w0.shares) == pytest.approx(w0.mpi_time_s)
+    assert shares["point-to-point"].waiting_taken_s == pytest.approx(4e-3)
+
+
+def test_calls_beyond_the_ranks_time_inside_mpi_are_said_not_hidden():
+    import dataclasses
+    p = allreduce_profile()
+    short = [dataclasses.replace(r, mpi_time_s=0.6e-3) for r in p.ranks]  # the record's total below its calls'
+    a = advise_profile(dataclasses.replace(p, ranks=tuple(short)), model_run())
+    w0 = a.whole[0]
+    assert w0.calls_over_s == pytest.approx(0.4e-3)
+    assert sum(s.measured_s for s in w0.shares) == pytest.approx(w0.mpi_time_s + w0.calls_over_s)
+
+
+def test_the_steps_models_prefer_the_chosen_placement_and_only_local_operations_fall_back_to_intra():
+    from msgperf.analysis.advice.profile_collectives import point_to_point
+
+    def placed(pattern, placement, sweep):
+        s = series(pattern, sweep)
+        s.key.placement = placement
+        return s
+
+    intra_x, inter_x, copy = fitted(alpha=1e-6), fitted(alpha=5e-6), fitted(alpha=1e-8, beta=0.02e-9)
+    chosen = placed("pingpong", "inter", fitted())
+    run = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x), placed("sendrecv", "inter", inter_x),
+                                  placed("memcpy", "intra", copy)))
+    p2p = point_to_point(run, chosen)
+    assert p2p.exchange is inter_x.piecewise and p2p.memcpy is copy.piecewise
+    only_intra = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x)))
+    assert point_to_point(only_intra, chosen).exchange is None  # a step within a node never prices one across

@@ -28,7 +28,10 @@ shares that add up to it. The waiting for a slower rank is measured by the accou
 (profile_accounting.lockstep_waiting) and is its own share; the profile does not say in which call
 a rank waited, so it is taken out of the point-to-point calls first, up to their time (the
 advice's ``RankTime.waiting_added_s``, the same value), and the rest out of the other parts in
-proportion to their measured time. Each part's measured time is then its time without that
+proportion to their measured time, what they cannot hold out of the point-to-point calls' remaining
+time (so the waiting share is the measured waiting whole). A predicted part is held against its
+prediction by one rule (``waiting_blurs``, also the collectives' verdict's): the rank's whole waiting
+known and within the tolerance of the part's time, wherever it was allocated. Each part's measured time is then its time without that
 waiting: point-to-point (predicted by the advice's transfers), collectives predicted (the range
 above), collectives not predicted, each other kind (measured). Out of lockstep the waiting cannot
 be told: the parts keep their whole time and the waiting share is "cannot tell".
@@ -42,6 +45,7 @@ from typing import Any
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
 from msgperf.analysis.collectives import COLLECTIVES, FIT_TOLERANCE, PointToPoint, algorithms_of, predict
 
+LOCAL_PATTERNS = frozenset({"memcpy", "reduce-local"})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
 # What the algorithms' size n is, from the profile's bytes at this rank (docs/profile.md)
 PER_RANK_BLOCKS = frozenset({"alltoall", "reduce_scatter_block"})  # the profile counts P blocks
@@ -118,20 +122,35 @@ class RankCollectives:
     # "within", "more", "less" (with FIT_TOLERANCE either side), "cannot tell" (``why``), "" (nothing predicted)
     verdict: str
     why: str = ""  # why the verdict cannot tell
+    # the rank's waiting is known and within the tolerance of measured (``waiting_blurs``): its measured
+    # times, rank and rows alike, can be held against their predictions; else only "less" can be said
+    comparable: bool = False
 
     @property
     def ratio_low(self) -> float | None:
-        """measured / the slowest prediction: the smallest ratio the range allows."""
-        return self.predicted_measured_s / self.high_s if self.high_s > 0 else None
+        """measured / the slowest prediction: the smallest ratio the range allows (None: not comparable)."""
+        return self.predicted_measured_s / self.high_s if self.comparable and self.high_s > 0 else None
 
     @property
     def ratio_high(self) -> float | None:
-        """measured / the fastest prediction."""
-        return self.predicted_measured_s / self.low_s if self.low_s > 0 else None
+        """measured / the fastest prediction (None: not comparable)."""
+        return self.predicted_measured_s / self.low_s if self.comparable and self.low_s > 0 else None
+
+    @property
+    def spread(self) -> float | None:
+        return self.high_s / self.low_s if self.low_s > 0 else None
 
     @property
     def wide(self) -> bool:
-        return self.low_s > 0 and self.high_s / self.low_s > WIDE
+        s = self.spread
+        return s is not None and s > WIDE
+
+    def row_ratios(self, row: CollectivePrediction) -> tuple[float | None, float | None]:
+        """One row's measured / predicted (slowest, fastest); (None, None) where the rank is not comparable:
+        its waiting may sit in any of its calls."""
+        if not self.comparable or not row.low_s or not row.high_s:
+            return None, None
+        return row.measured_s / row.high_s, row.measured_s / row.low_s
 
 
 @dataclass(frozen=True)
@@ -144,12 +163,36 @@ class Share:
     predicted_high_s: float | None
     how: str  # where the figure comes from, in words
     waiting_taken_s: float = 0.0  # the waiting for a slower rank taken out of this part's measured time
+    fraction: float | None = None  # measured_s / the rank's time inside MPI (None: no time inside MPI)
+    # measured (waiting included) against the prediction, by the collectives' one rule (``_verdict``):
+    # "within", "more", "less", "cannot tell" (``why``), "" (not predicted)
+    verdict: str = ""
+    why: str = ""
+    # its measured time can be held against its prediction: predicted, and the rank's whole waiting known and
+    # within the tolerance of the part's measured time (``waiting_blurs``: the profile does not say in which
+    # calls a rank waited, so the waiting taken out of a part is only an allocation)
+    comparable: bool = False
 
     @property
-    def comparable(self) -> bool:
-        """Its measured time can be held against its prediction: the waiting taken out of it, an
-        allocation (the profile does not say in which calls a rank waited), is within the tolerance."""
-        return self.predicted_low_s is not None and self.waiting_taken_s <= FIT_TOLERANCE * self.measured_s
+    def spread(self) -> float | None:
+        if self.predicted_low_s is None or self.predicted_high_s is None or self.predicted_low_s <= 0:
+            return None
+        return self.predicted_high_s / self.predicted_low_s
+
+    @property
+    def wide(self) -> bool:
+        s = self.spread
+        return s is not None and s > WIDE
+
+    @property
+    def ratio_low(self) -> float | None:
+        """measured / the slowest prediction (None: not comparable)."""
+        return self.measured_s / self.predicted_high_s if self.comparable and self.predicted_high_s else None
+
+    @property
+    def ratio_high(self) -> float | None:
+        """measured / the fastest prediction (None: not comparable)."""
+        return self.measured_s / self.predicted_low_s if self.comparable and self.predicted_low_s else None
 
 
 @dataclass(frozen=True)
@@ -163,6 +206,9 @@ class WholeProgram:
     waits_for: int | None
     predicted_low_s: float  # the whole time inside MPI: predicted parts at their range, the rest as measured
     predicted_high_s: float
+    # the calls' times add up to more than the rank's time inside MPI by this much (a record whose total is
+    # below its calls'): the shares, each call's time, add up to mpi_time_s + calls_over_s
+    calls_over_s: float = 0.0
 
     @property
     def ratio_low(self) -> float | None:
@@ -187,11 +233,15 @@ def point_to_point(result: Any, chosen: Any) -> PointToPoint:
     placement = getattr(chosen.key, "placement", "")
 
     def model(pattern: str):
+        """The exact placement first, then one not said; a local operation (memcpy, reduce-local) may
+        also come from an intra-node series: it crosses no link, while a step measured within a node
+        would price an inter-node step too low."""
+        wanted = (placement, "", "intra") if pattern in LOCAL_PATTERNS else (placement, "")
+        found: dict[str, Any] = {}
         for s in result.series:
-            if (s.key.pattern == pattern and not s.key.variant and s.model is not None
-                    and getattr(s.key, "placement", "") in (placement, "", "intra")):
-                return s.model.sweep.piecewise
-        return None
+            if s.key.pattern == pattern and not s.key.variant and s.model is not None:
+                found.setdefault(getattr(s.key, "placement", ""), s)
+        return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
     return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model("memcpy"), model("reduce-local"),
                         model("sendrecv"))
@@ -227,17 +277,26 @@ def _predict(p2p: PointToPoint, run: dict, call: Any) -> CollectivePrediction:
                                 "algorithms", "", k * low, k * high)
 
 
+def waiting_blurs(measured: float, waiting: float | None) -> str:
+    """The one rule of comparability: why a part's measured time (waiting included) cannot be held against
+    its prediction, "" when it can. The profile does not say in which calls a rank waited for a slower one,
+    so the rank's whole waiting must be known (lockstep) and within the tolerance of the part's time."""
+    if waiting is None:
+        return "the waiting for a slower rank cannot be told (ranks out of lockstep)"
+    if waiting > FIT_TOLERANCE * measured:
+        return "the rank waited for a slower rank, and the profile does not say in which calls"
+    return ""
+
+
 def _verdict(measured: float, low: float, high: float, waiting: float | None) -> tuple[str, str]:
-    """Measured (waiting included) against the predicted range. The profile does not say in which calls a
-    rank waited for a slower one: where that waiting is unknown (out of lockstep) or more than the
-    tolerance of the measured time, only "less" still holds (waiting only adds); the rest cannot tell."""
+    """Measured (waiting included) against the predicted range. Where ``waiting_blurs``, only "less"
+    still holds (waiting only adds); the rest cannot tell."""
     if high <= 0:
         return "", ""
     if measured < low / (1 + FIT_TOLERANCE):
         return "less", ""
-    if waiting is None or waiting > FIT_TOLERANCE * measured:
-        why = ("the waiting for a slower rank cannot be told (ranks out of lockstep)" if waiting is None else
-               "the rank waited for a slower rank, and the profile does not say in which calls")
+    why = waiting_blurs(measured, waiting)
+    if why:
         return "cannot tell", why
     return ("more" if measured > high * (1 + FIT_TOLERANCE) else "within"), ""
 
@@ -262,7 +321,7 @@ def _rank_collectives(p2p: PointToPoint, run: dict, rank: Any, measured_s: float
     high = sum(r.high_s or 0.0 for r in done)
     verdict, why = _verdict(got, low, high, waiting) if done else ("", "")
     return RankCollectives(rank.rank, measured_s, tuple(rows), got, low, high, max(measured_s - got, 0.0),
-                           verdict, why)
+                           verdict, why, bool(done) and high > 0 and not waiting_blurs(got, waiting))
 
 
 def profile_collectives(profile: Any, accounting: ProfileAccounting, p2p: PointToPoint, result: Any,
@@ -338,12 +397,28 @@ def whole_program(accounting: ProfileAccounting, collectives: ProfileCollectives
             if rest > 0 and others > 0:
                 for i in range(1, len(parts)):
                     taken[i] = min(rest * parts[i][1] / others, parts[i][1])
-        shares = [Share(p[0], max(p[1] - t, 0.0), p[2], p[3], p[4], t) for p, t in zip(parts, taken)]
+            # what the other parts could not hold comes out of the point-to-point calls' remaining time: the
+            # parts hold at least the rank's time inside MPI, which holds its waiting, so the "waiting" share
+            # is the measured waiting_s whole
+            taken[0] += min(max(waiting - sum(taken), 0.0), p2p_s - first)
+        total = split.mpi_time_s
+        shares = []
+        for (part, measured, low, high, how), t in zip(parts, taken):
+            verdict, why = _verdict(measured, low, high, waiting) if low is not None and high is not None \
+                else ("", "")
+            shares.append(Share(part, max(measured - t, 0.0), low, high, how, t,
+                                max(measured - t, 0.0) / total if total > 0 else None, verdict, why,
+                                low is not None and high is not None and high > 0
+                                and not waiting_blurs(measured, waiting)))
+        placed = sum(taken)
         if waiting is not None:
-            shares.append(Share("waiting", sum(taken), None, None,
+            shares.append(Share("waiting", placed, None, None,
                                 f"measured: waiting for rank {split.waits_for}, the slowest outside MPI "
-                                "(load imbalance), taken out of the parts above"))
+                                "(load imbalance), taken out of the parts above",
+                                fraction=placed / total if total > 0 else None))
         low = sum(s.predicted_low_s if s.predicted_low_s is not None else s.measured_s for s in shares)
         high = sum(s.predicted_high_s if s.predicted_high_s is not None else s.measured_s for s in shares)
-        out.append(WholeProgram(split.rank, split.mpi_time_s, tuple(shares), waiting, split.waits_for, low, high))
+        over = sum(t for _, t in split.by_kind) - split.mpi_time_s
+        out.append(WholeProgram(split.rank, split.mpi_time_s, tuple(shares), waiting, split.waits_for, low, high,
+                                over if over > 1e-9 * max(split.mpi_time_s, 1e-9) else 0.0))
     return tuple(out)
