@@ -246,9 +246,14 @@ def test_one_budget_for_the_sweep_is_shared_among_its_sizes(msgperf, tmp_path):
     run = read_run(out).run
     budget = run.info.plan.total_time_s
     assert 0.9 <= budget < 3.0 and len(run.measurements) == 12  # a share of the 3 s (at least the 1 s floor)
-    assert all(m.stop_reason == "time_budget" for m in run.measurements), \
-        [(m.bytes, m.stop_reason, len(m.samples_s), round(m.elapsed_s, 3)) for m in run.measurements]
+    # 0.001 % is the smallest precision the kernels take, and on a quiet machine a size of very steady
+    # times can reach it (~7,500 samples of 20 µs at a spread of 0.03 %): such a size stops early
+    reasons = [(m.bytes, m.stop_reason, len(m.samples_s), round(m.elapsed_s, 3)) for m in run.measurements]
+    assert all(m.stop_reason in ("time_budget", "precision") for m in run.measurements), reasons
+    assert sum(m.stop_reason == "time_budget" for m in run.measurements) >= 6, reasons
     spent = sum(m.elapsed_s for m in run.measurements)
-    assert 0.8 * budget < spent < 1.5 * budget + 0.3, (budget, [round(m.elapsed_s, 3) for m in run.measurements])
+    assert spent < 1.5 * budget + 0.3, (budget, reasons)  # one budget shared, not one per size
+    if all(m.stop_reason == "time_budget" for m in run.measurements):
+        assert 0.8 * budget < spent, (budget, reasons)
     # shared equally when no size finishes early: no size took much more than its share
     assert max(m.elapsed_s for m in run.measurements) < 6 * budget / 12
