@@ -20,7 +20,7 @@ def test_a_wide_range_is_only_a_range_and_a_narrow_one_is_a_range_without_the_wa
 
 def test_the_whole_programs_lines_add_up_and_say_the_waiting():
     lines = " ".join(whole_program_lines(advise_profile(allreduce_profile(), model_run())))
-    assert "collectives predicted 1 ms (100.0 %): predicted 201 µs – 402 µs by the collective models" in lines
+    assert "collectives with a model 1 ms (100.0 %): predicted 201 µs – 402 µs by the collective models" in lines
     assert "waiting for a slower rank: 0 ns (0.0 %), measured" in lines
 
 
@@ -43,7 +43,7 @@ def test_text_and_json_say_cannot_tell_alike_when_the_ranks_waiting_is_beyond_th
     # rank 0 waits 9 ms, all of it allocated to its point-to-point calls, beside 10 ms of allreduces
     a = advise_profile(absorbed_profile(), model_run())
     whole = " ".join(whole_program_lines(a))
-    assert ("collectives predicted 10 ms (33.3 %): predicted 20.1 µs – 40.2 µs by the collective models; measured / "
+    assert ("collectives with a model 10 ms (33.3 %): predicted 20.1 µs – 40.2 µs by the collective models; measured / "
             "predicted: cannot tell (the rank waited for a slower rank, and the profile does not say in which calls)"
             in whole)
     colls = " ".join(collective_lines(a))
@@ -64,7 +64,7 @@ def test_out_of_lockstep_less_than_the_fastest_is_said_without_a_ratio():
     p = allreduce_profile(time_s=1e-5)
     a = advise_profile(dataclasses.replace(p, ranks=(p.ranks[0], dataclasses.replace(p.ranks[1], wall_s=3.0))),
                        model_run())
-    (coll,) = [line for line in whole_program_lines(a) if line.startswith("collectives predicted")]
+    (coll,) = [line for line in whole_program_lines(a) if line.startswith("collectives with a model")]
     assert coll.endswith("measured / predicted: less than the fastest algorithm predicts, even with the waiting "
                          "for a slower rank in it")
     assert not any("cannot tell (the waiting" in line for line in whole_program_lines(a))  # 0 against 0: nothing said

@@ -257,7 +257,9 @@ def whole_program_lines(a: ProfileAdvice) -> list[str]:
             lines.append(f"waiting for rank {w.waits_for}, the slowest outside MPI (load imbalance): {share}, measured"
                          " (taken out of the parts above, point-to-point first)")
             continue
-        name = {"point-to-point": "point-to-point calls, waits and tests"}.get(s.part, s.part)
+        name = {"point-to-point": "point-to-point calls, waits and tests",  # the share, not a prediction:
+                "collectives predicted": "collectives with a model",
+                "collectives not predicted": "collectives without a model"}.get(s.part, s.part)
         if s.predicted_low_s is None:
             lines.append(f"{name} {share}: {s.how}")
             continue
