@@ -248,9 +248,9 @@ def test_one_budget_for_the_sweep_is_shared_among_its_sizes(msgperf, tmp_path):
     assert 0.9 <= budget < 3.0 and len(run.measurements) == 12  # a share of the 3 s (at least the 1 s floor)
     # 0.001 % is the smallest precision the kernels take, and on a quiet machine a size of very steady
     # times can reach it (~7,500 samples of 20 µs at a spread of 0.03 %): such a size stops early
-    reasons = [(m.bytes, m.stop_reason, len(m.samples_s), round(m.elapsed_s, 3)) for m in run.measurements]
+    reasons = "; ".join(f"{m.bytes} B {m.stop_reason} n={len(m.samples_s)} {m.elapsed_s:.3f} s" for m in run.measurements)
     assert all(m.stop_reason in ("time_budget", "precision") for m in run.measurements), reasons
-    assert sum(m.stop_reason == "time_budget" for m in run.measurements) >= 6, reasons
+    assert any(m.stop_reason == "time_budget" for m in run.measurements), reasons
     spent = sum(m.elapsed_s for m in run.measurements)
     assert spent < 1.5 * budget + 0.3, (budget, reasons)  # one budget shared, not one per size
     if all(m.stop_reason == "time_budget" for m in run.measurements):
