@@ -139,3 +139,12 @@ def load_profile(arg: str, db: str | None = None) -> tuple[Any, str]:
             return store.load_profile(profile_id), f"profile {profile_id}"
     raise MsgperfError(f"no profile file or profile id '{arg}': no such file, and a profile id is a number "
                        "that 'msgperf runs --source profile' lists")
+
+
+def load_recorded_profile(arg: str, db: str | None, purpose: str) -> tuple[Any, str]:
+    """``load_profile``, refusing in one line a profile no rank wrote to (``purpose``: "advise on")."""
+    profile, label = load_profile(arg, db)
+    if not profile.ranks:
+        raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
+                           f"before writing its part); nothing to {purpose}")
+    return profile, label

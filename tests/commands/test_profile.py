@@ -798,6 +798,12 @@ def test_show_refuses_other_programs_and_running_options_in_one_line(msgperf, tm
     assert late.returncode == 2 and "--db after the profiles: options come first" in late.stderr
     missing = msgperf("profile", "--show", tmp_path / "nope.jsonl")
     assert missing.returncode == 1 and "no profile file or profile id" in missing.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(profile_text(dataclasses.replace(sample_profile(0), ranks=())))
+    for args in ((empty,), (a, empty)):  # alone, or among runs to merge
+        nothing = msgperf("profile", "--show", *args)
+        assert nothing.returncode == 1 and nothing.stderr.count("\n") == 1, nothing.stderr
+        assert f"{empty}: no rank left a record" in nothing.stderr and "nothing to show" in nothing.stderr
 
 
 def test_show_of_a_partial_run_says_so(msgperf, tmp_path):

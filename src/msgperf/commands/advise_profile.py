@@ -82,12 +82,9 @@ def profile_advice(profile_arg: str, model_arg: str | None, db: str | None, patt
     caller has chosen it already)."""
     from msgperf.analysis import AnalysisError
     from msgperf.analysis.advice import advise_profile
-    from msgperf.loader import load_profile
+    from msgperf.loader import load_recorded_profile
 
-    profile, label = load_profile(profile_arg, db)
-    if not profile.ranks:
-        raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
-                           "before writing its part); nothing to advise on")
+    profile, label = load_recorded_profile(profile_arg, db, "advise on")
     result, series, model_label, why = load_model(profile, model_arg, db, pattern, variant, placement, launch,
                                                   choice)
     try:
@@ -119,16 +116,12 @@ def advise_on_profile_runs(profile_args: tuple[str, ...], model_arg: str | None,
     run's conditions), each run advised and the runs merged (analysis/advice/profile_runs.py)."""
     from msgperf.analysis import AnalysisError
     from msgperf.analysis.advice import advise_profile_runs, check_same_program
-    from msgperf.loader import load_profile
+    from msgperf.loader import load_recorded_profile
     from msgperf.present.json_view import dumps, profile_runs_advice_dict
     from msgperf.present.profile_advice_text import render_profile_runs_advice
     from msgperf.present.terminal import console
 
-    loaded = [load_profile(arg, db) for arg in profile_args]
-    for profile, label in loaded:
-        if not profile.ranks:
-            raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
-                               "before writing its part); nothing to advise on")
+    loaded = [load_recorded_profile(arg, db, "advise on") for arg in profile_args]
     try:  # different programs are refused before a model is sought for them
         check_same_program([p for p, _ in loaded], [label for _, label in loaded])
         result, series, model_label, why = load_model(loaded[0][0], model_arg, db, pattern, variant, placement,

@@ -448,16 +448,13 @@ def store_profile(profile: Profile, db: str | None) -> str:
 def show_profiles(args: tuple[str, ...], db: str | None) -> None:
     """--show: load each profile, analyse (one: its accounting; several: the runs merged), render."""
     from msgperf.analysis.advice import merge_runs
-    from msgperf.loader import load_profile
+    from msgperf.loader import load_recorded_profile
     from msgperf.present.profile_summary import render_profile_runs
 
-    loaded = [load_profile(arg, db) for arg in args]
+    loaded = [load_recorded_profile(arg, db, "show") for arg in args]
     profiles, labels = [p for p, _ in loaded], [label for _, label in loaded]
     if len(profiles) == 1:
         profile, label = loaded[0]
-        if not profile.ranks:
-            raise MsgperfError(f"{label}: no rank left a record (not an MPI program, or every rank was killed "
-                               "before writing its part); nothing to show")
         sites = {(s.object, s.offset) for r in profile.ranks for s in r.sites}
         render_profile(terminal_console(), profile, account_profile(profile, resolve_sites(sites, Path.cwd())))
         click.echo(f"profile: {label}")
