@@ -53,6 +53,16 @@ NO_MODEL = ("MPI_Gather", "MPI_Scatter", "MPI_Scan", "MPI_Exscan", "MPI_Reduce_s
 VARYING = ("MPI_Gatherv", "MPI_Scatterv", "MPI_Allgatherv", "MPI_Alltoallv", "MPI_Alltoallw")
 
 
+def range_spread(low: float | None, high: float | None) -> float | None:
+    """slowest / fastest of a range of predictions (None: no range, or a fastest of 0)."""
+    return high / low if low is not None and high is not None and low > 0 else None
+
+
+def is_wide(spread: float | None) -> bool:
+    """A range wider than WIDE: only the range can be said, no single value."""
+    return spread is not None and spread > WIDE
+
+
 def collective_of(call: str) -> tuple[str, str]:
     """("allreduce", "") for a call the algorithms predict, else ("", why not)."""
     base = call[len("MPI_"):] if call.startswith("MPI_") else call
@@ -97,15 +107,12 @@ class CollectivePrediction:
     @property
     def spread(self) -> float | None:
         """slowest / fastest prediction (1 for the model run's own measurement)."""
-        if self.low_s is None or self.high_s is None or self.low_s <= 0:
-            return None
-        return self.high_s / self.low_s
+        return range_spread(self.low_s, self.high_s)
 
     @property
     def wide(self) -> bool:
         """The algorithms differ by more than WIDE: only the range can be said."""
-        s = self.spread
-        return s is not None and s > WIDE
+        return is_wide(self.spread)
 
 
 @dataclass(frozen=True)
@@ -138,12 +145,11 @@ class RankCollectives:
 
     @property
     def spread(self) -> float | None:
-        return self.high_s / self.low_s if self.low_s > 0 else None
+        return range_spread(self.low_s, self.high_s)
 
     @property
     def wide(self) -> bool:
-        s = self.spread
-        return s is not None and s > WIDE
+        return is_wide(self.spread)
 
     def row_ratios(self, row: CollectivePrediction) -> tuple[float | None, float | None]:
         """One row's measured / predicted (slowest, fastest); (None, None) where the rank is not comparable:
@@ -175,14 +181,11 @@ class Share:
 
     @property
     def spread(self) -> float | None:
-        if self.predicted_low_s is None or self.predicted_high_s is None or self.predicted_low_s <= 0:
-            return None
-        return self.predicted_high_s / self.predicted_low_s
+        return range_spread(self.predicted_low_s, self.predicted_high_s)
 
     @property
     def wide(self) -> bool:
-        s = self.spread
-        return s is not None and s > WIDE
+        return is_wide(self.spread)
 
     @property
     def ratio_low(self) -> float | None:
