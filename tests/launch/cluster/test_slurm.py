@@ -8,7 +8,7 @@ import json
 import shutil
 import subprocess
 import time
-import warnings
+from pathlib import Path
 
 import pytest
 
@@ -36,17 +36,27 @@ def slurm(make_cluster, tmp_path):
         subprocess.run([str(SETUP), "down", str(state)], capture_output=True, text=True, env=cluster.env, timeout=60)
 
 
-# Slurm's pmi2 plugin now and then misparses a request of MPICH's PMI2 client during MPI_Init
-# ("value not properly terminated in client request"; a known Slurm parser fault, worked around
-# elsewhere by using Slurm's own libpmi2). It fails before msgperf's kernel runs (CI, stop 33, once
-# in ~40 runs), so the job is submitted again once when, and only when, its output says so.
-SLURM_PMI2_PARSER_FAULT = ("mpi/pmi2: value not properly terminated", "mpi/pmi2: invalid client request")
+# The batch job's kernels are built with Debian's MPICH (configured --with-slurm), not the pip
+# wheel's: the wheel's MPICH speaks PMI-1 to Slurm's pmi2 plugin and puts its UCX address in lines
+# of up to ~1,080 bytes ("cmd=put ... value=<1,024 characters>"), while Slurm (22.05,
+# handle_pmi1_cmd) reads a PMI-1 request with one read() of 1,024 bytes; a long line is cut in two
+# and MPI_Init fails ("mpi/pmi2: value not properly terminated in client request", then "request
+# not begin with 'cmd='"). Whether a line is long depends on how well the address's hex compresses,
+# so it failed in every CI run of stops 33 and 34 (job resubmitted too) and never here (lines up
+# to ~985 bytes). docs/cluster.md tells users the same. The srun-launcher test below keeps the wheel.
+# Debian's MPICH (UCX 1.13) hung in MPI_Finalize in 2 of 6 launches here with the emulated cluster's
+# UCX_TLS=tcp,self (ranks of one node then talk over TCP loopback), in none of 12 with shared memory
+# allowed between the ranks of a node, so the job gets tcp,sm,self.
+MPICH_CC = Path("/usr/bin/mpicc.mpich")
+MPICH_ENV = {"UCX_TLS": "tcp,sm,self"}
 
 
-def submit_and_wait(slurm, tmp_path, work, script="job.sh"):
-    result = slurm.msgperf("slurm", "--placement", "both", "--sizes", "0,1K", "--time-budget", "0.2",
-                           "--min-samples", 10, "--time", "00:05:00", "-o", work / script, "--submit",
-                           env={**slurm.slurm_env}, cwd=work)
+def submit_and_wait(slurm, tmp_path, work):
+    if not MPICH_CC.exists():
+        pytest.skip("Debian's MPICH is not installed (apt-get install mpich libmpich-dev; tools/install-test-deps)")
+    result = slurm.msgperf("slurm", "--mpicc", MPICH_CC, "--placement", "both", "--sizes", "0,1K", "--time-budget", "0.2",
+                           "--min-samples", 10, "--time", "00:05:00", "-o", work / "job.sh", "--submit",
+                           env={**slurm.slurm_env, **MPICH_ENV}, cwd=work)
     assert result.returncode == 0, result.stderr + result.stdout
     job = result.stdout.split("submitted job ")[1].split(";")[0]
     deadline = time.monotonic() + 120
@@ -65,10 +75,6 @@ def test_batch_script_through_sbatch_and_srun_measures_both_placements(slurm, tm
     work.mkdir()
     job, log = submit_and_wait(slurm, tmp_path, work)
     run_file = work / "runs" / f"slurm-{job}-pingpong.jsonl"
-    if not run_file.exists() and any(fault in log for fault in SLURM_PMI2_PARSER_FAULT):
-        warnings.warn(f"job {job} failed in Slurm's PMI2 parser during MPI_Init; submitted again:\n{log}")
-        job, log = submit_and_wait(slurm, tmp_path, work, "job-again.sh")
-        run_file = work / "runs" / f"slurm-{job}-pingpong.jsonl"
     assert "#SBATCH --nodes=2" in (work / "job.sh").read_text()
     shm = shutil.disk_usage("/dev/shm")
     assert run_file.exists(), (f"job {job} wrote no run file; /dev/shm: {shm.free >> 20} MiB free of "
