@@ -86,3 +86,28 @@ def test_hydras_call_chain_alone_gives_its_first_frame_the_cause():
     """`mpiexec -n 3 -n 2` (MPICH 5.0.2): the error said "error parsing parameters", the
     cause ("duplicate setting: n") was only in the log."""
     assert explain_failure(HYDRA_DUPLICATE) == "duplicate setting: n (error parsing parameters)"
+
+
+# A job of 4 ranks on 2 nodes under srun with the pip wheel's MPICH, as CI's machine printed it (stop 34).
+SLURM_PMI1_CUT = """\
+slurmstepd-h1: error: mpi/pmi2: value not properly terminated in client request
+slurmstepd-h1: error: mpi/pmi2: request not begin with 'cmd='
+slurmstepd-h1: error: mpi/pmi2: full request is: 333333333333333333333333333333333333333333333333333
+
+slurmstepd-h1: error: mpi/pmi2: invalid client request
+[h0:13452:0:13452]     address.c:1138 Assertion `*addr_version == UCP_OBJECT_VERSION_V2' failed: addr version 4
+Abort(206717967) on node 2: Fatal error in internal_Init: Other MPI error, error stack:
+MPIDI_UCX_comm_addr_exchange(159).....:  ucx function returned with failed status
+srun: error: h0: task 0: Aborted
+srun: error: h1: task 2: Exited with exit code 15
+"""
+
+
+def test_slurms_cut_pmi_request_is_named_with_its_remedy_not_srun_s_last_word():
+    """The cause is SLURM's one 1,024-byte read of a PMI-1 line, not "task 0: Aborted"."""
+    from msgperf.launch.job import SLURM_PMI1_CUT_CAUSE
+
+    assert explain_failure(SLURM_PMI1_CUT) == SLURM_PMI1_CUT_CAUSE
+    assert "--mpicc" in SLURM_PMI1_CUT_CAUSE
+    # the kernels' own message still comes first
+    assert explain_failure(SLURM_PMI1_CUT + "msgperf-kernels: bad size\n") == "bad size"

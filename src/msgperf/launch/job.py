@@ -119,14 +119,23 @@ def launcher_cause(lines: list[str], guess: bool = True) -> str | None:
     return None
 
 
+# SLURM's pmi2 plugin reads a PMI-1 request with one read() of 1,024 bytes; a longer line (the pip
+# wheel's MPICH sends its UCX address in lines of up to ~1,080) is cut in two and MPI_Init fails.
+_SLURM_PMI1_CUT = ("mpi/pmi2: value not properly terminated in client request", "mpi/pmi2: request not begin with 'cmd='")
+SLURM_PMI1_CUT_CAUSE = ("SLURM's pmi2 plugin cut a PMI request of the MPI in two (it reads 1,024 bytes at once) during "
+                        "MPI_Init; build the kernels with an MPI built with SLURM's PMI (--mpicc; docs/cluster.md)")
+
+
 def explain_failure(output: str) -> str:
-    """The one line that says why the job failed: the kernels' own message, else the
-    launcher's account of a rank that died, else the cause the launcher reported (an
-    unresolvable host, a program it cannot execute...), else the last line of output."""
+    """The one line that says why the job failed: the kernels' own message, else a known fault
+    of SLURM's PMI, else the launcher's account of a rank that died, else the cause the launcher
+    reported (an unresolvable host, a program it cannot execute...), else the last line of output."""
     lines = [l.strip() for l in output.splitlines() if l.strip()]
     for line in reversed(lines):
         if line.startswith("msgperf-kernels:"):
             return line[len("msgperf-kernels:"):].strip()
+    if any(fault in output for fault in _SLURM_PMI1_CUT):
+        return SLURM_PMI1_CUT_CAUSE
     died = _OMPI_DIED.search(output)
     if died:
         rank, pid, host, _, name = died.groups()
