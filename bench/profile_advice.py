@@ -79,7 +79,9 @@ def run(argv: list[str], **kw) -> subprocess.CompletedProcess:
 
 
 def spread(values: list[float], scale: float = 1.0, digits: int = 3) -> str:
-    v = [x * scale for x in values]
+    v = [x * scale for x in values if not math.isnan(x)]  # NaN: a repetition the advice could not tell
+    if not v:
+        return "cannot tell"
     return f"{statistics.median(v):.{digits}g} [{min(v):.{digits}g}–{max(v):.{digits}g}]"
 
 
@@ -160,14 +162,18 @@ def main() -> None:
             "scale": h["whole_program_combining"]["saving_scale"],
             "copies": h["whole_program_combining"]["copies_s"],
         }
-        if row["saving_slowest"] is None or h["whole_program_combining"]["speedup"] is None:
-            raise SystemExit("the advice cannot tell the whole program's speedup of the program before the change: "
-                             f"{h['whole_program_combining']['cannot_tell']}")
         row["wall_speedup"] = row["wall"] / row["wall_combined"]
-        # the same with the model's saving as predicted, unscaled (the copies still taken off)
-        unscaled = (row["saving_slowest"] + row["copies"]) / row["scale"] - row["copies"] if row["scale"] > 0 else math.nan
-        row["wall_speedup_unscaled"] = row["wall"] / (row["wall"] - unscaled) if row["wall"] > unscaled else math.nan
-        row["wall_speedup_predicted"] = h["whole_program_combining"]["speedup"]
+        row["cannot_tell"] = h["whole_program_combining"]["cannot_tell"]
+        if row["saving_slowest"] is None or h["whole_program_combining"]["speedup"] is None:
+            # the advice's "cannot tell" is its answer: the measured speedup is still printed against it
+            print(f"rep {i}: the advice cannot tell the whole program's speedup: {row['cannot_tell']}")
+            row["saving_slowest"] = row["wall_speedup_unscaled"] = row["wall_speedup_predicted"] = math.nan
+        else:
+            # the same with the model's saving as predicted, unscaled (the copies still taken off)
+            unscaled = ((row["saving_slowest"] + row["copies"]) / row["scale"] - row["copies"]
+                        if row["scale"] > 0 else math.nan)
+            row["wall_speedup_unscaled"] = row["wall"] / (row["wall"] - unscaled) if row["wall"] > unscaled else math.nan
+            row["wall_speedup_predicted"] = h["whole_program_combining"]["speedup"]
         row["ratio_transfers"] = row["least"] / row["transfers"]
         row["ratio_transfers_combined"] = row["least_combined"] / row["transfers_combined"]
         row["ratio"] = row["measured"] / row["predicted"]
@@ -211,8 +217,10 @@ def main() -> None:
           f"slowest rank {spread(col('saving_slowest'), 1e3)} ms, scaled by {spread(col('scale'))}); with the model's "
           f"saving unscaled {spread(col('wall_speedup_unscaled'))} "
           f"(predicted/measured {spread([p / m for p, m in zip(col('wall_speedup_unscaled'), col('wall_speedup'))])})")
-    wrong = sum(1 for r in rows if (r["wall_speedup"] > 1) != (r["wall_speedup_predicted"] > 1))
-    print(f"sign of the whole program's predicted speedup wrong in {wrong} of {len(rows)} repetitions")
+    told = [r for r in rows if not math.isnan(r["wall_speedup_predicted"])]
+    wrong = sum(1 for r in told if (r["wall_speedup"] > 1) != (r["wall_speedup_predicted"] > 1))
+    print(f"sign of the whole program's predicted speedup wrong in {wrong} of {len(told)} repetitions it was told"
+          + (f"; the advice could not tell it in {len(rows) - len(told)} of {len(rows)}" if len(told) < len(rows) else ""))
     signs = sum(1 for r in rows if (r["measured_speedup"] > 1) == (r["advice_speedup"] > 1))
     print(f"sign of the advice right in {signs} of {len(rows)} repetitions")
     print(f"load average after: {load()}")

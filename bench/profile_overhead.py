@@ -152,8 +152,9 @@ def run_application(args: argparse.Namespace) -> int:
     profiler = build_profiler(args.mpicc)
     timer = re.compile(args.timer) if args.timer else None
     plain_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    command = (["chrt", "-f", "10"] if args.realtime else []) + list(args.command)  # --realtime was ignored here
     print(f"MPI: {profiler.mpi_version}; profiler: {profiler.path}")
-    print(f"command: {shlex.join(args.command)}")
+    print(f"command: {shlex.join(command)}")
     print(f"load average before: {load()}")
     walls: dict[str, list[float]] = {"plain": [], "profiled": []}
     own: dict[str, list[float]] = {"plain": [], "profiled": []}
@@ -166,7 +167,7 @@ def run_application(args: argparse.Namespace) -> int:
                 env = plain_env if which == "plain" else {**plain_env, "LD_PRELOAD": str(profiler.path),
                                                           "MSGPERF_PROFILE_OUTPUT": str(out)}
                 start = time.perf_counter()
-                done = subprocess.run(args.command, env=env, capture_output=True, text=True)
+                done = subprocess.run(command, env=env, capture_output=True, text=True)
                 walls[which].append(time.perf_counter() - start)
                 if done.returncode != 0:
                     raise SystemExit(f"{which} run {i + 1} exited with {done.returncode}: {done.stderr[-400:]}")

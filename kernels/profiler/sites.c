@@ -7,7 +7,10 @@
 #include "prof.h"
 
 #include <dlfcn.h>
+#include <errno.h>  /* program_invocation_name */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *const call_kind_name[K_COUNT] = {
     "point-to-point", "wait/test", "collective", "one-sided", "probe",
@@ -19,6 +22,24 @@ int prof_sites_init(void)
     P.sites = calloc(SITES, sizeof *P.sites);
     P.colls = calloc(COLL_SLOTS, sizeof *P.colls);
     return !P.sites || !P.colls;
+}
+
+/* dladdr names the program as it was started ("./app", or "app" found on PATH): relative to the
+ * program's directory, which msgperf reading the profile elsewhere does not know. The program is
+ * then /proc/self/exe, any other relative name the file it names now; resolved once per object
+ * (new sites are rare), kept for the run; the name as given where it cannot be resolved. */
+static const char *absolute_object(const char *name)
+{
+    static const char *last_name, *last_path;
+    if (name[0] == '/' || !name[0])
+        return name;
+    if (name == last_name)
+        return last_path;
+    char *path = strcmp(name, program_invocation_name) == 0 ? realpath("/proc/self/exe", NULL)
+                                                             : realpath(name, NULL);
+    last_name = name;
+    last_path = path ? path : name;
+    return last_path;
 }
 
 /* A site not in its home slot: probe on; a new site notes its object (dladdr, once). */
@@ -45,7 +66,7 @@ void prof_site_slow(const void *addr, int call, uint64_t ticks)
             s->n = 1;
             s->ticks = ticks;
             if (dladdr(addr, &info) && info.dli_fname) {
-                s->object = info.dli_fname;
+                s->object = absolute_object(info.dli_fname);
                 s->base = (uintptr_t)info.dli_fbase;
             }
             P.slow = 1;  /* dladdr's time is not the application's gap */

@@ -372,10 +372,31 @@ def scaled_run(factor: float, minute: int):
     return dataclasses.replace(base, ranks=ranks, info=info)
 
 
-def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):
+
+def test_several_runs_far_above_the_model_say_the_whole_program_cannot_be_told(msgperf, tmp_path):
+    """Runs whose time inside MPI is thousands of times the model's transfers (the sample's 0.25 s per
+    rank): no run's whole-program speedup can be told, and the several runs' advice says so with the
+    reason, where it left the line out."""
     run = write_run(rich_run(), tmp_path / "model.jsonl")
     files = []
     for i, factor in enumerate((1.0, 1.2, 0.9)):
+        files.append(tmp_path / f"r{i}.jsonl")
+        files[-1].write_text(profile_text(scaled_run(factor, i)))
+    args = [a for f in files for a in ("--profile", f)]
+    out = json.loads(msgperf("advise", *args, "--model", run, "--json").stdout)
+    assert out["program_speedup_of_combining"]["n"] == 0 and out["resolution"] is None
+    text = msgperf("advise", *args, "--model", run)
+    assert text.returncode == 0, text.stderr
+    words = " ".join(text.stdout.split())
+    assert ("the whole program (MPI_Init to MPI_Finalize): cannot tell in any run (the run of median measured time: "
+            "the time inside MPI is 8.31e+03× the model's transfers") in words, words
+
+def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    files = []
+    # times 10^-4 of the sample's: its 0.25 s inside MPI per rank is 8,300× the model's transfers, whose whole
+    # program's speedup cannot be told; at 10^-4 it is 0.83×
+    for i, factor in enumerate((1e-4, 1.2e-4, 0.9e-4)):
         files.append(tmp_path / f"r{i}.jsonl")
         files[-1].write_text(profile_text(scaled_run(factor, i)))
     args = [a for f in files for a in ("--profile", f)]
@@ -392,11 +413,11 @@ def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf,
     assert [r["ratio_measured_to_predicted"] for r in out["runs"]] == pytest.approx(ratios)
     assert out["median_run"] == 0 and out["advice"]["profile"] == str(files[0])
     assert out["advice"]["measured_s"] == pytest.approx(alone[0]["measured_s"])
-    assert out["summary"]["mpi_time_s"]["median"] == pytest.approx(0.5)  # two ranks of 0.25 s inside MPI
+    assert out["summary"]["mpi_time_s"]["median"] == pytest.approx(0.5e-4)  # two ranks of 25 µs inside MPI
     text = msgperf("advise", *args, "--model", run)
     assert text.returncode == 0, text.stderr
     words = " ".join(text.stdout.split())
-    ms = lambda s: f"{1e3 * s:.3g} ms"  # noqa: E731
+    ms = lambda s: f"{1e6 * s:.3g} µs"  # noqa: E731
     assert (f"measured {ms(sorted(measured)[1])} [{ms(min(measured))} – {ms(max(measured))}] over 3 runs inside "
             "point-to-point calls") in words, words
     assert "measured / predicted" in words and "(each run's own, median over 3 runs)" in words

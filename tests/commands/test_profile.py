@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -99,6 +100,25 @@ def test_every_kind_of_call_is_counted_with_its_bytes_and_its_time_agrees_with_t
     assert re.search(r"MPI_Allreduce\s+\S*every_kind\.c:\d+", result.stdout), result.stdout
     assert "for rank 1" in result.stdout
 
+
+
+@pytest.mark.mpi
+def test_a_program_started_by_a_relative_path_keeps_its_call_sites_when_read_elsewhere(msgperf, tmp_path, apps):
+    """The loader names the program "./every_kind" as it was started; the profile names its absolute
+    path, so that `profile --show` from another directory still resolves the sites to file:line
+    (LULESH profiled as ./lulesh2.0 and shown from elsewhere printed "no debug information")."""
+    shutil.copy(apps["every_kind"], tmp_path / "every_kind")
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", "./every_kind", "--steps", "2", "--sleep-ms", "1")
+    assert result.returncode == 0, result.stderr
+    program = str((tmp_path / "every_kind").resolve())
+    for rank in read_profile(out).profile.ranks:
+        objects = {s.object for s in rank.sites if s.call == "MPI_Allreduce"}
+        assert objects == {program}, objects
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shown = msgperf("profile", "--show", out, cwd=elsewhere)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"MPI_Allreduce\s+\S*every_kind\.c:\d+", shown.stdout), shown.stdout
 
 # ---- all_calls: every wrapped call, message by message ------------------------------------------
 

@@ -374,6 +374,9 @@ def runs_time_lines(m: ProfileRunsAdvice) -> list[str]:
     if m.program_speedup.n:
         lines.append(f"the whole program (MPI_Init to MPI_Finalize): predicted {_spread(m.program_speedup, units.ratio)} "
                      f"faster, {_spread(m.program_saving_s)} saved; {resolution_words(m.resolution)}")
+    elif m.advices[m.median_run].combine:
+        lines.append(f"the whole program (MPI_Init to MPI_Finalize): cannot tell in any run (the run of median measured "
+                     f"time: {m.advices[m.median_run].program_cannot_tell})")
     lines.append(f"below: the advice of {m.runs.runs[m.median_run].label}, the run of median measured time")
     return lines
 
