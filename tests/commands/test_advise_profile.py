@@ -372,7 +372,6 @@ def scaled_run(factor: float, minute: int):
     return dataclasses.replace(base, ranks=ranks, info=info)
 
 
-
 def test_several_runs_far_above_the_model_say_the_whole_program_cannot_be_told(msgperf, tmp_path):
     """Runs whose time inside MPI is thousands of times the model's transfers (the sample's 0.25 s per
     rank): no run's whole-program speedup can be told, and the several runs' advice says so with the
@@ -390,6 +389,7 @@ def test_several_runs_far_above_the_model_say_the_whole_program_cannot_be_told(m
     words = " ".join(text.stdout.split())
     assert ("the whole program (MPI_Init to MPI_Finalize): cannot tell in any run (the run of median measured time: "
             "the time inside MPI is 8.31e+03× the model's transfers") in words, words
+
 
 def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):
     run = write_run(rich_run(), tmp_path / "model.jsonl")

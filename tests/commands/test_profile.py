@@ -101,7 +101,6 @@ def test_every_kind_of_call_is_counted_with_its_bytes_and_its_time_agrees_with_t
     assert "for rank 1" in result.stdout
 
 
-
 @pytest.mark.mpi
 def test_a_program_started_by_a_relative_path_keeps_its_call_sites_when_read_elsewhere(msgperf, tmp_path, apps):
     """The loader names the program "./every_kind" as it was started; the profile names its absolute
@@ -119,6 +118,7 @@ def test_a_program_started_by_a_relative_path_keeps_its_call_sites_when_read_els
     shown = msgperf("profile", "--show", out, cwd=elsewhere)
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"MPI_Allreduce\s+\S*every_kind\.c:\d+", shown.stdout), shown.stdout
+
 
 # ---- all_calls: every wrapped call, message by message ------------------------------------------
 

@@ -368,7 +368,6 @@ def test_the_whole_programs_speedup_scales_the_saving_by_measured_over_predicted
     assert alone.program_speedup is None and alone.program_cannot_tell == "no back-to-back sends to combine"
 
 
-
 def test_the_whole_programs_speedup_cannot_be_told_when_mpi_time_is_far_above_the_model():
     """Far more time inside MPI than the model's transfers (waiting for descheduled peers: LULESH
     on 8 ranks oversubscribing 2 cores spent 89× the prediction) is time that fewer messages can
@@ -379,6 +378,7 @@ def test_the_whole_programs_speedup_cannot_be_told_when_mpi_time_is_far_above_th
     assert far.predicted.value_s - far.predicted_combined_s > 0  # the model still predicts a saving inside MPI
     assert far.program_speedup is None and far.program_saving_s is None
     assert far.program_cannot_tell.startswith("the time inside MPI is 8.88× the model's transfers")
+
 
 def app_profile_without_sequences() -> Profile:
     p = halo_profile()
