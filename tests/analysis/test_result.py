@@ -125,3 +125,35 @@ def test_a_copy_has_no_protocol_switch_whatever_the_run_recorded():
     run = read_run(Path(__file__).resolve().parents[1] / "data" / "kernel-runs" / "mpich-cell32k-cma256k-refined.jsonl").run
     memcpy = analyze(run).find("memcpy")
     assert memcpy.labels and all(not label.is_protocol_switch and "eager" not in label.text for label in memcpy.labels)
+
+
+def test_every_measured_ratio_of_the_side_by_side_tables_has_its_interval():
+    """A variant pair's ratio (late / preposted, packed / direct), the combine pattern's gain
+    (separate / combined) and MPI / floor carry the interval of the two medians' intervals (low over
+    high, high over low), and the ratio lies inside it."""
+    from msgperf.analysis.tables import index, size_rows
+
+    run = every_family_run()
+    result = analyze(run)
+    rows = index(size_rows(run))
+
+    def ci_of(num, den):
+        a, b = num.interval, den.interval
+        return a.low / b.high, a.high / b.low
+
+    pairs = [p for p in result.variant_pairs if p.rows]
+    assert {p.pattern for p in pairs} >= {"unexpected", "pack"}
+    for pair in pairs:
+        for r in pair.rows:
+            a, b = rows[(pair.pattern, pair.a, r.bytes)], rows[(pair.pattern, pair.b, r.bytes)]
+            assert r.ratio_ci == pytest.approx(ci_of(b, a))
+            assert r.ratio_ci[0] <= r.ratio <= r.ratio_ci[1]
+    assert result.combine
+    for c in result.combine:
+        sep, com = (rows[("combine", f"k{c.messages}-{v}", c.bytes)] for v in ("separate", "combined"))
+        assert c.gain_ci == pytest.approx(ci_of(sep, com)) and c.gain_ci[0] <= c.gain <= c.gain_ci[1]
+    assert any(f.ratio is not None for f in result.floor)
+    for f in result.floor:
+        if f.ratio is not None:
+            assert f.ratio_ci == pytest.approx(ci_of(rows[("pingpong", "", f.bytes)], rows[("floor", "", f.bytes)]))
+            assert f.ratio_ci[0] <= f.ratio <= f.ratio_ci[1]

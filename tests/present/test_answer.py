@@ -166,7 +166,7 @@ def test_every_table_of_the_default_view_fits_80_columns(capsys, monkeypatch, tm
     assert boxed(default) and all(len(line) <= 80 for line in boxed(default)), \
         "\n".join(line for line in boxed(default) if len(line) > 80)
     assert max(len(line) for line in boxed(detail)) > 80  # --detail keeps every column
-    assert "--detail adds: predicted separate, predicted combined" in " ".join(default.split())
+    assert "--detail adds: gain interval, predicted separate, predicted combined" in " ".join(default.split())
 
 
 def test_many_switches_and_warnings_stay_within_the_block(tmp_path):

@@ -31,8 +31,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      bidirectional, buffering_of, buffering_row, compat, contention, describe_source,
                                      difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
                                      matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
-                                     predict_combining, run_machine, saphir_row, send_modes, undisturbed, size_rows,
-                                     variant_pairs)
+                                     predict_combining, ratio_interval, run_machine, saphir_row, send_modes, undisturbed,
+                                     size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.collectives import Collectives, collective_fits
@@ -109,6 +109,7 @@ class CombineRow:
     combined_s: float
     gain: float  # separate / combined (above 1: combining paid)
     prediction: CombiningPrediction | None  # from the main series' model (None without one)
+    gain_ci: tuple[float, float] | None = None  # of the gain, from both medians' intervals (None: a side has none)
 
 
 @dataclass(frozen=True)
@@ -346,7 +347,7 @@ def _combine(rows: Sequence[SizeRow], main: SeriesResult | None, gap: Gap | None
                     prediction = None
             out.append(CombineRow(k, size, sep.time_s, com.time_s,
                                   sep.time_s / com.time_s if com.time_s > 0 else math.nan,
-                                  prediction))
+                                  prediction, ratio_interval(sep, com)))
     return tuple(out)
 
 

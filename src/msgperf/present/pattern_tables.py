@@ -64,6 +64,11 @@ def _ratio_interval(ci: tuple[float, float] | None) -> str:
     return units.MISSING if ci is None else f"[{units.ratio(ci[0])[:-1]}–{units.ratio(ci[1])}]"
 
 
+def _ratio_interval_or_none(ci: tuple[float, float] | None) -> str:
+    """A measured ratio's interval; NO_INTERVAL where a side had none (one sample, an imported mean)."""
+    return units.NO_INTERVAL if ci is None else _ratio_interval(ci)
+
+
 def bidirectional(result: RunResult) -> Grid | None:
     t = result.bidirectional
     if t is None:
@@ -97,10 +102,10 @@ _PAIR_WORDS = {
                    "time per iteration, median: the receive posted before the message arrives (preposted) or "
                    "only after it has arrived (late); at or below the eager limit the MPI may keep an early message "
                    "in its own buffer and copy it out (Saphir's buffered path), above it a rendezvous waits for the "
-                   "receive and nothing is buffered; difference with the interval from both medians' 95 % intervals"),
+                   "receive and nothing is buffered; difference and ratio with the interval from both medians' 95 % intervals"),
     "pack": ("packed vs direct transfer (the PVM path of Saphir 1994)",
              "one-way time, median: MPI_Send/MPI_Recv of the bytes, or MPI_Pack + send + MPI_Unpack; difference "
-             "with the interval from both medians' 95 % intervals"),
+             "and ratio with the interval from both medians' 95 % intervals"),
 }
 
 
@@ -116,11 +121,11 @@ def variant_pairs(result: RunResult) -> list[Grid]:
             caption += (f"; the late receive was measurably faster at {len(faster)} size(s) sent eagerly "
                         f"({', '.join(units.size(b) for b in faster[:6])}{' …' if len(faster) > 6 else ''}): "
                         "no extra copy shows there" + (" (the buffering check, per size)" if result.buffering else ""))
-        t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio"]
-                   + (["regime"] if split else []), detail=(pair.a, pair.b))
+        t = _table(title, caption, ["bytes", pair.a, pair.b, f"{pair.b} − {pair.a}", "ratio", "ratio interval"]
+                   + (["regime"] if split else []), detail=(pair.a, pair.b, "ratio interval"))
         for r in pair.rows:
             cells = [units.size(r.bytes), units.seconds(r.a_s), units.seconds(r.b_s), _difference(r.difference),
-                     units.ratio(r.ratio)]
+                     units.ratio(r.ratio), _ratio_interval_or_none(r.ratio_ci)]
             if split:
                 cells.append("eager (may be buffered)" if r.regime == "eager" else "rendezvous (not buffered)")
             t.add_row(*cells)
@@ -135,13 +140,15 @@ def combine(result: RunResult) -> Grid | None:
     model = first.model_words if first is not None else "no prediction: the run has no ping-pong model"
     t = _table("separate vs combined messages (Lawlor's message-combining lecture)",
                "one-way time of k messages of s bytes sent apart vs one message of k·s bytes, median; gain = "
-               f"separate / combined as measured; predicted from the {model}",
-               ["s", "k", "separate", "combined", "gain", "predicted separate", "predicted combined", "predicted gain"],
-               detail=("predicted separate", "predicted combined"))
+               f"separate / combined as measured, with its interval from both medians' 95 % intervals; predicted from "
+               f"the {model}",
+               ["s", "k", "separate", "combined", "gain", "gain interval", "predicted separate", "predicted combined",
+                "predicted gain"],
+               detail=("gain interval", "predicted separate", "predicted combined"))
     for c in result.combine:
         p = c.prediction
         t.add_row(units.size(c.bytes), str(c.messages), units.seconds(c.separate_s), units.seconds(c.combined_s),
-                  units.ratio(c.gain), units.seconds(p.apart_s) if p else units.MISSING,
+                  units.ratio(c.gain), _ratio_interval_or_none(c.gain_ci), units.seconds(p.apart_s) if p else units.MISSING,
                   units.seconds(p.combined_s) if p else units.MISSING, units.ratio(p.speedup) if p else units.MISSING)
     return t
 
@@ -172,11 +179,13 @@ def floor(result: RunResult) -> Grid | None:
     if not result.floor:
         return None
     t = _table("MPI above the hardware floor", "one-way time, median: the same round trip through shared memory "
-               "(MPI_Win_allocate_shared, a flag per cache line, memcpy) vs the MPI ping-pong",
-               ["bytes", "floor", "pingpong", "MPI / floor"])
+               "(MPI_Win_allocate_shared, a flag per cache line, memcpy) vs the MPI ping-pong; the ratio with its "
+               "interval from both medians' 95 % intervals",
+               ["bytes", "floor", "pingpong", "MPI / floor", "interval"])
     for r in result.floor:
         t.add_row(units.size(r.bytes), units.seconds(r.floor_s), units.seconds(r.pingpong_s),
-                  "cannot tell" if r.cannot_tell else units.ratio(r.ratio))
+                  "cannot tell" if r.cannot_tell else units.ratio(r.ratio),
+                  units.MISSING if r.cannot_tell or r.ratio is None else _ratio_interval_or_none(r.ratio_ci))
         if r.cannot_tell:
             t.note += f"; MPI / floor at {units.size(r.bytes)}: cannot tell ({r.cannot_tell})"
     return t

@@ -158,7 +158,7 @@ def test_a_floor_above_the_mpi_time_is_cannot_tell_in_every_output(msgperf, tmp_
     result = analyze(run)
     assert all(f.ratio is None and "is above the MPI time" in f.cannot_tell for f in result.floor)
     grid = floor_table(result)
-    assert [r[-1] for r in grid.rows] == ["cannot tell"] * len(SIZES) and "is above the MPI time" in grid.note
+    assert [r[-2:] for r in grid.rows] == [["cannot tell", "-"]] * len(SIZES) and "is above the MPI time" in grid.note
     path = write_run_file(run, tmp_path / "shared.jsonl")
     text = msgperf("summary", path)
     assert text.returncode == 0 and "÷ floor: cannot tell (the floor, 4" in text.stdout and "0.000" not in text.stdout

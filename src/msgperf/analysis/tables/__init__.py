@@ -21,8 +21,8 @@ from msgperf.analysis.tables.run_source import TOOL_NAMES, RunSource, describe_s
 from msgperf.analysis.tables.saphir import SaphirRow, saphir_row, undisturbed
 from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, CompatRow, Difference, FloorRow,
                                                   OverlapRow, VariantPair, barrier_rows, bidirectional, compat,
-                                                  difference, floor_rows, index, overlap_rows, send_modes,
-                                                  variant_pairs)
+                                                  difference, floor_rows, index, overlap_rows, ratio_interval,
+                                                  send_modes, variant_pairs)
 from msgperf.analysis.tables.size_rows import SizeRow, size_rows
 
 __all__ = [
@@ -33,5 +33,6 @@ __all__ = [
     "buffering_of", "buffering_row", "compat", "contention", "copy_speed", "describe_source", "device_of", "difference",
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
+    "ratio_interval",
     "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "tool_rows", "variant_pairs",
 ]

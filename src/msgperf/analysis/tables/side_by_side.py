@@ -107,6 +107,7 @@ class PairRow:
     difference: Difference
     ratio: float  # b / a
     regime: str  # "eager" or "rendezvous" when the run measured the eager limit, else ""
+    ratio_ci: tuple[float, float] | None = None  # of b / a, from both medians' intervals (None: a side has none)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class FloorRow:
     floor_low_s: float | None = None  # the floor's interval, lower end (None: no interval)
     cannot_tell: str = ""  # why the ratio is not a finding: the floor is not below the MPI time
     floor_high_s: float | None = None  # the floor's interval, upper end (None: no interval)
+    ratio_ci: tuple[float, float] | None = None  # of MPI / floor, from both medians' intervals
 
 
 def floor_above(floor_s: float, floor_low_s: float | None, mpi_s: float, mpi_high_s: float | None,
@@ -290,7 +292,7 @@ def variant_pairs(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
             if eager_limit is not None and p == "unexpected":
                 regime = protocol_at(size, eager_limit)
             pair_rows.append(PairRow(size, ra.time_s, rb.time_s, difference(ra, rb),
-                                     _ratio(rb.time_s, ra.time_s) or math.nan, regime))
+                                     _ratio(rb.time_s, ra.time_s) or math.nan, regime, ratio_interval(rb, ra)))
         if pair_rows:
             out.append(VariantPair(p, a, b, fact.metric, tuple(pair_rows),
                                    eager_limit if p == "unexpected" else None))
@@ -322,8 +324,9 @@ def floor_rows(rows: Sequence[SizeRow]) -> tuple[FloorRow, ...]:
         low = f.interval.low if f.interval is not None else None
         high = f.interval.high if f.interval is not None else None
         why = floor_above(f.time_s, low, p.time_s, p.interval.high if p.interval is not None else None) if p else ""
-        out.append(FloorRow(size, f.time_s, p.time_s if p else None,
-                            _ratio(p.time_s, f.time_s) if p and not why else None, low, why, high))
+        ratio = _ratio(p.time_s, f.time_s) if p and not why else None
+        out.append(FloorRow(size, f.time_s, p.time_s if p else None, ratio, low, why, high,
+                            ratio_interval(p, f) if ratio is not None else None))
     return tuple(out)
 
 
