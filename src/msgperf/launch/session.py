@@ -12,183 +12,35 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import os
 import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ContextManager
 
-from msgperf.analysis import AnalysisError
-from msgperf.analysis.refinement import by_priority, next_step
-from msgperf.analysis.result import analyze
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
-from msgperf.launch.hosts import check_launch, pairs_per_size
 from msgperf.launch.children import Terminated, stop_signals
+from msgperf.launch.host_load import launch_host_record, snapshot
+from msgperf.launch.hosts import check_launch, pairs_per_size
 from msgperf.launch.job import LaunchError, execute
-from msgperf.launch.launcher import Launcher, MpiLauncher, split_launcher
+from msgperf.launch.launcher import Launcher, MpiLauncher
+from msgperf.launch.refine_rounds import refine
+# the request and outcome types are imported from here by measure's callers, with measure itself
+from msgperf.launch.request import (LaunchOutcome, LaunchStart, MeasureOutcome, MeasureRequest,  # noqa: F401
+                                    StoreOutcome, parse_deadline)
 from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
                                            default_output, make_parent)
-from msgperf.plan import Plan, check_placement
-from msgperf.records.format import PatternInfo
-from msgperf.records.format import RecordError, Run
+from msgperf.plan import Plan
+from msgperf.records.format import PatternInfo, RecordError, Run
 from msgperf.records.runfile_read import read_run
-from msgperf.launch.host_load import launch_host_record, snapshot
 from msgperf.records.runfile_write import append_launch_abort, append_launch_host, cut_partial_line
 from msgperf.store.db import open_store
-from msgperf.units import size as format_size
 
-MAX_REPEAT = 1000
-MAX_REFINE_ROUNDS = 3
 MIN_REFINE_BUDGET_S = 10.0  # without one budget for the command: refinement gets as long as the sweep, >= this
-
-
-# What a refinement bracket is: in the note that says where the refinement stopped, and in a few
-# words on the progress line.
-_BRACKET_KINDS = {"threshold": ("the threshold the MPI was set to", "set threshold"),
-                  "probe": ("the eager-probe limit", "eager-probe limit"),
-                  "suspect": ("a size off the model alone", "off the model"),
-                  "switch": ("a switch", "switch")}
-
-
-def _bracket_kind(b, short: bool = False) -> str:
-    kind = "threshold" if b.threshold else "probe" if b.probe else "suspect" if b.suspect else "switch"
-    return _BRACKET_KINDS[kind][short]
-
-
-def check_deadline(seconds: float, text: str | None = None) -> float:
-    """A watchdog deadline: positive and finite (0 or less would kill a healthy job as hung,
-    NaN or infinity would switch the watchdog off)."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (math.isfinite(seconds) and seconds > 0):
-        raise MsgperfError(f"--deadline {text if text is not None else seconds}: a deadline must be a positive finite "
-                           "number of seconds, e.g. --deadline 120")
-    return float(seconds)
-
-
-def parse_deadline(text: str) -> float:
-    """--deadline as given on the command line: seconds, e.g. 120 or 4.5."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise MsgperfError(f"cannot read --deadline '{text}'; write seconds, e.g. --deadline 120") from None
-    return check_deadline(value, text)
-
-
-@dataclass(frozen=True)
-class MeasureRequest:
-    """A validated ``msgperf run``: a new run (``plan``) or the continuation of a run file
-    (``resume``, whose plan comes from the file)."""
-
-    plan: Plan | None = None
-    resume: Path | None = None
-    output: Path | None = None  # None: <runs_dir>/<time>-<patterns>.jsonl
-    runs_dir: Path = Path("runs")  # where run files go without ``output`` (relative: the working directory)
-    force: bool = False  # replace an existing run file at ``output``
-    repeat: int = 1
-    placement: str | None = None  # intra, inter, both (the kernels choose the pair), or None: plan.pair
-    hosts: tuple[str, ...] = ()
-    ranks_per_node: int | None = None
-    launcher: str | None = None  # --launcher text (for the default MpiLauncher)
-    mpicc: str | None = None
-    deadline_s: float | None = None  # None: 60 + 10 × the time budget
-    command_line: str = "msgperf run"
-    test_stall: str | None = None
-    store: bool = True
-    db: str | None = None
-    log_dir: Path | None = None  # where launch logs go (None: the temporary directory)
-    refine: bool = False  # after the sweep, measure extra sizes inside wide breakpoint intervals
-    probe: bool = False  # after the sweep of a new run, one short eager-probe launch (msgperf run's default)
-    refine_budget_s: float | None = None  # time refinement may take (None: as long as the sweep, >= 10 s)
-    # The plan's total_time_s (given, or the automatic one times --repeat) is the wall-clock budget of
-    # the whole command from ``started_s``, shared out by launch/budget.py, not the sweep launch's own
-    # (msgperf run's --total-time). A new run only: a resumed one keeps the launch budget it recorded.
-    whole_budget: bool = False
-    started_s: float | None = None  # the command's start, time.monotonic() clock (None: when measure is called)
-    after_s: float = budgets.FINISH_S  # with whole_budget: what the caller needs after measure returns
-    overrun_s: float = 0.0  # with whole_budget: the time a sweep launch's kernels are expected past their budget
-
-    def __post_init__(self) -> None:
-        if (self.plan is None) == (self.resume is None):
-            raise MsgperfError("a measurement needs either a plan or a run file to resume, not both")
-        if self.plan is not None:  # a plan built by hand (the API, tests) is checked as the options' are
-            object.__setattr__(self, "plan", self.plan.checked())
-        if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= MAX_REPEAT:
-            raise MsgperfError(f"--repeat {self.repeat}: use 1 to {MAX_REPEAT} launches")
-        if self.deadline_s is not None:
-            check_deadline(self.deadline_s)
-        if self.launcher is not None:
-            split_launcher(self.launcher)
-        if self.placement is not None:
-            check_placement(self.placement)
-        if self.resume is not None:
-            given = [name for name, value in (("-o", self.output), ("--force", self.force),
-                                               ("--repeat", self.repeat != 1), ("--placement", self.placement))
-                     if value]
-            if given:
-                raise MsgperfError(f"--resume {self.resume} takes the plan from the run file; drop {', '.join(given)}")
-        if self.plan is not None and self.placement and self.plan.pair != (0, 1):
-            pair = f"{self.plan.pair[0]}:{self.plan.pair[1]}"
-            raise MsgperfError(f"--pair {pair} and --placement {self.placement} both choose the measured pair; "
-                               "give one of them")
-
-
-@dataclass(frozen=True)
-class LaunchStart:
-    """Given to ``on_launch`` before a launch starts."""
-
-    index: int  # the launch's index in the run file
-    ordinal: int  # 0-based among this session's launches
-    total: int  # launches this session starts
-    sizes: tuple[int, ...]
-    expected_records: int  # measurement records the kernels will write
-    refining: bool = False  # a launch of extra sizes inside breakpoint intervals
-    probing: bool = False  # the short eager-probe launch after the sweep
-    budget_s: float = 0.0  # the launch's one time budget (--total-time), 0 when each size has its own
-    deadline_s: float | None = None  # when the command's budget ends (time.monotonic()), if it has one
-    detail: str = ""  # what the launch is for, a few words (a refinement's switches)
-
-    @property
-    def label(self) -> str:
-        """The phase, as the progress line names it."""
-        if self.refining:
-            return f"refine {self.ordinal + 1}/{self.total}"
-        if self.probing:
-            return "eager probe"
-        return f"sweep {self.ordinal + 1}/{self.total}" if self.total > 1 else "sweep"
-
-
-@dataclass(frozen=True)
-class LaunchOutcome:
-    index: int
-    sizes: tuple[int, ...]
-    records: int  # measurement records this launch wrote
-    refining: bool = False
-
-
-@dataclass(frozen=True)
-class StoreOutcome:
-    run_id: int | None = None
-    added: bool = False
-    error: str | None = None  # why it could not be stored (the run file keeps the measurement)
-
-
-@dataclass(frozen=True)
-class MeasureOutcome:
-    run: Run  # the run file read back
-    run_file: Path
-    launches: tuple[LaunchOutcome, ...]  # empty when a resumed file lacked nothing
-    stored: StoreOutcome | None  # None when not asked to store
-    notes: tuple[str, ...] = field(default=())
-    # analyze(run), when the refinement's last look at the run file was at the file as it is now
-    # (the caller need not analyse it again: a second or more of a short budget); else None
-    result: Any = None
-    # with one budget for the command: how far the sweep's kernels went past their own budget, the
-    # most of its launches (first to last record, less the budget); else None
-    sweep_overrun_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -306,97 +158,6 @@ def _kernel_args(plan: Plan, sizes: tuple[int, ...], run_file: Path, index: int,
     if placement:
         args += ["--placement", placement]
     return args
-
-
-def _brackets_text(brackets) -> str:
-    return "; ".join(f"{b.series}: {_bracket_kind(b)} between {format_size(b.low_bytes)} and "
-                     f"{format_size(b.high_bytes)}" for b in brackets)
-
-
-def round_detail(step, again_after: int | None = None) -> str:
-    """A refinement round in a few words, for the progress line: the intervals it narrows by kind,
-    how many sizes it adds."""
-    kinds: dict[str, list[str]] = {}
-    for b in step.brackets:
-        kinds.setdefault(_bracket_kind(b, short=True), []).append(f"{format_size(b.low_bytes)}–{format_size(b.high_bytes)}")
-    again = f"again (refinement launch {again_after} was disturbed): " if again_after is not None else ""
-    return again + "; ".join(f"{kind} {', '.join(where)}" for kind, where in kinds.items()) \
-        + f"; {len(step.new)} new size(s), {len(step.context)} again beside them"
-
-
-def refine(run_file: Path, end_s: float, next_index: int,
-           launch: Callable[[int, str, Plan, LaunchStart], None], note: Callable[[str], None], *,
-           why: str = "the refinement budget", fix: str = "", overhead_s: float = budgets.LAUNCH_OVERHEAD_S,
-           last_look: list | None = None) -> int:
-    """Measure extra sizes inside the main pattern's breakpoint intervals until each is at most
-    an eighth of an octave wide (analysis/refinement.py), ``MAX_REFINE_ROUNDS`` launches were
-    made or the time left before ``end_s`` (time.monotonic()) is too short for another round
-    (launch/budget.py ``round_share``; ``why`` names that budget in the note that says what is
-    left wide, ``fix`` ends it: how to give it more); returns the launches made. Each round
-    re-reads and re-fits the run, so a round refines what the previous one left wide; a round
-    after a disturbed one measures its sizes again. ``last_look`` (a list) gets the (run,
-    analysis) of the last look when no launch followed it."""
-    made = 0
-    previous: tuple[int, ...] = ()
-    said: set = set()  # intervals a note already left as measured
-    for _ in range(MAX_REFINE_ROUNDS):
-        run = read_run(run_file).run
-        try:
-            result = analyze(run)
-        except AnalysisError:
-            return made
-        # a launch the analysis found disturbed located nothing: its sizes may be measured again
-        main_pattern = result.main.key.pattern if result.main is not None else None
-        disturbed = {c.launch for series in result.series if series.key.pattern == main_pattern
-                     and series.model is not None for c in series.model.caveats if c.kind == "refinement_disturbed"}
-        usable = [m for m in run.measurements if m.launch not in disturbed]
-        main = result.main.key.pattern if result.main is not None else None
-        # anchors: the main pattern's sizes nearest each interval, a refinement's included, so that
-        # a later round has close sizes on both sides of the switch (a step at an interval's end
-        # with only far sizes beyond it cannot be told from a spike)
-        step = next_step(result, {m.bytes for m in usable},
-                         {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes))
-        if last_look is not None:
-            last_look[:] = [run, result]
-        if step is None:
-            return made
-        paces = [(m.bytes, m.elapsed_s, len(m.samples_s)) for m in usable if m.pattern == step.pattern]
-        last = made == MAX_REFINE_ROUNDS - 1
-
-        def share_of(sizes: tuple[int, ...]) -> float | None:
-            need = sum(budgets.size_floor_s(size, paces) for size in sizes)
-            return budgets.round_share(end_s - time.monotonic(), need, last=last, overhead_s=overhead_s)
-
-        share = share_of(step.sizes)
-        if share is None:  # too little time for every interval: those that fit, in order of priority
-            whole, kept = step, []
-            for bracket in by_priority(result, whole.brackets):
-                trial = next_step(result, {m.bytes for m in usable},
-                                  {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes),
-                                  keep=kept + [bracket])
-                trial_share = share_of(trial.sizes) if trial is not None else None
-                if trial_share is not None:
-                    kept.append(bracket)
-                    step, share = trial, trial_share
-            left = [b for b in whole.brackets if b not in kept and b not in said]
-            said.update(left)  # a later round short of time for them too says nothing again
-            if left:
-                note(f"{'not refined' if made == 0 else 'refinement stopped'}" + (" in part" if kept else "")
-                     + f": {why} is spent; left as measured: " + _brackets_text(left) + fix)
-            if not kept:
-                return made
-        p = run.info.plan
-        refine_plan = dataclasses.replace(p, patterns=(step.pattern,), sizes=step.sizes, total_time_s=share)
-        again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
-        if last_look is not None:
-            last_look.clear()  # the file is about to change
-        launch(next_index + made, "--append", refine_plan,
-               LaunchStart(index=next_index + made, ordinal=made, total=MAX_REFINE_ROUNDS, sizes=step.sizes,
-                           expected_records=0, refining=True,
-                           detail=round_detail(step, again)))
-        previous = step.sizes
-        made += 1
-    return made
 
 
 PROBE_BUDGET_S = 0.2
