@@ -17,7 +17,7 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ContextManager
 
@@ -53,6 +53,7 @@ class ResumeState:
     launches: tuple[tuple[int, ...], ...]  # the sizes of each launch still to run
     next_index: int
     refine: bool = True  # the run was made to refine after its sweep (files before plan.after: True)
+    run: Run | None = field(default=None, compare=False, repr=False)  # the file as read (its partial line cut)
 
 
 def resume_state(path: Path) -> ResumeState:
@@ -78,7 +79,8 @@ def resume_state(path: Path) -> ResumeState:
     launches = tuple(tuple(s for s in plan.sizes if per_size.get(s, 0) > j) for j in range(rounds))
     next_index = max((l.index for l in run.launches), default=-1) + 1
     return ResumeState(plan=plan, placement=None if p.placement == "pair" else p.placement, repeat=p.repeat,
-                       launches=launches, next_index=next_index, refine=p.after is None or "refine" in p.after)
+                       launches=launches, next_index=next_index, refine=p.after is None or "refine" in p.after,
+                       run=run)
 
 
 def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
@@ -95,30 +97,30 @@ def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
             for s in sizes for _ in range(plan.records_per_size(known[p]))]
 
 
-def mark_aborted(run_file: Path, launch: int, reason: str) -> None:
+def mark_aborted(run_file: Path, launch: int, reason: str, started: bool = False) -> bool:
     """Record why a launch was stopped, if it got far enough to write its launch record; an
-    empty file claimed for a launch that never started is removed."""
-    try:
-        run = read_run(run_file).run
-    except RecordError:
-        if run_file.exists() and run_file.stat().st_size == 0:
-            run_file.unlink()
-        return
-    if any(l.index == launch for l in run.launches):
+    empty file claimed for a launch that never started is removed. ``started``: the follower saw
+    the launch record (then the file need not be read to find it); else the file says, since the
+    follower may have stopped early. Returns whether the launch started."""
+    if not started:
+        try:
+            run = read_run(run_file).run
+        except RecordError:
+            if run_file.exists() and run_file.stat().st_size == 0:
+                run_file.unlink()
+            return False
+        started = any(l.index == launch for l in run.launches)
+    if started:
         append_launch_abort(run_file, launch, reason)
+    return started
 
 
-def record_host(run_file: Path, launch: int, started: bool | None, before, progress: dict[str, str]) -> None:
+def record_host(run_file: Path, launch: int, started: bool, before, progress: dict[str, str]) -> None:
     """Add the launch's ``launch_host`` record (the launching node's load, steal and other work over
     the launch, and the progress settings msgperf chose) once the launch is over, if it got far
-    enough to write its launch record (``started``: the follower saw it; None after a failure, when
-    the follower may have stopped early: the file says)."""
+    enough to write its launch record (``started``: what the follower saw or, after a failure,
+    what ``mark_aborted`` found)."""
     after = snapshot()
-    if started is None:
-        try:
-            started = any(l.index == launch for l in read_run(run_file).run.launches)
-        except RecordError:
-            return
     if started:
         append_launch_host(run_file, launch_host_record(launch, before, after, progress))
 
@@ -206,6 +208,256 @@ OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
 OnRecord = Callable[[dict], None]
 
 
+@dataclass(frozen=True)
+class Callbacks:
+    """What ``measure``'s caller is told (see ``measure``)."""
+
+    note: Note | None = None
+    launch: OnLaunch | None = None
+    record: OnRecord | None = None
+    phase: OnPhase | None = None
+
+
+class _Follower:
+    """One launch's records as the kernels write them: how many measurements, whether its launch
+    record came (so that nothing reads the run file to learn it), when the first and the last
+    arrived."""
+
+    def __init__(self, index: int, on_record: OnRecord | None) -> None:
+        self.index, self.on_record = index, on_record
+        self.measurements = 0
+        self.started = False  # the kernels wrote this launch's launch record
+        self.first_s = self.last_s = 0.0
+
+    def __call__(self, record: dict) -> None:
+        now = time.monotonic()
+        self.first_s = self.first_s or now
+        self.last_s = now
+        self.measurements += record.get("type") == "measurement"
+        self.started |= record.get("type") == "launch" and record.get("launch") == self.index
+        if self.on_record:
+            self.on_record(record)
+
+
+class MeasureSession:
+    """One ``measure`` call, step by step: ``prepare`` (the plan, the run file claimed or resumed
+    under its lock, the kernels built and their catalog, the budget's shares), ``sweep``,
+    ``probe``, ``refine``, ``read_back``; each launch through ``launch``. The run file is read
+    whole only where something unknown is needed: by ``--resume`` (what the file lacks), by each
+    refinement round (the file the previous round grew), after a failed launch whose launch
+    record was not seen, and by ``read_back`` unless the last look at it is still the file as it
+    is (``look``: (run, analysis or None), forgotten by every launch)."""
+
+    # set by prepare
+    run_file: Path
+    plan: Plan  # the sweep's plan (with its share of the budget)
+    placement: str | None
+    launches: tuple[tuple[int, ...], ...]  # the sizes of each sweep launch
+    first_index: int  # the run file's index of the first sweep launch
+    first_kind: str  # how the first launch opens the run file: --overwrite (claimed), --append (resumed)
+    refining: bool
+    stall: float  # seconds without progress before a launch is declared hung
+
+    def __init__(self, request: MeasureRequest, launcher: Launcher | None, callbacks: Callbacks) -> None:
+        self.request, self.launcher, self.callbacks = request, launcher, callbacks
+        self.started_s = request.started_s if request.started_s is not None else time.monotonic()
+        self.notes: list[str] = []
+        self.outcomes: list[LaunchOutcome] = []
+        self.overheads: list[float] = []  # each launch's start-up and tear-down, measured
+        self.spans: list[float] = []  # each launch's time from its first record to its last
+        self.look: list = []  # the last (run, analysis or None) read, while the file is unchanged
+        self.catalog: tuple[PatternInfo, ...] = ()
+        self.deadline: float | None = None  # the end of the command's budget (time.monotonic())
+        self.probing = False
+        self.sweep_overrun_s: float | None = None
+        self.sweep_began_s = 0.0
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        if self.callbacks.note:
+            self.callbacks.note(text)
+
+    # ---- prepare --------------------------------------------------------------------------------
+
+    def prepare(self, stack: contextlib.ExitStack) -> None:
+        """Everything before the first launch; the run file's lock is held by ``stack``."""
+        self._plan_the_launches(stack)
+        self.plan.check_memory()
+        check_launch(self.plan.nranks, self.request.hosts, self.request.ranks_per_node, self.placement)
+        if self.launches:
+            self._build()
+        if self.request.resume is None:
+            self._claim(stack)
+        self.stall = self.request.deadline_s if self.request.deadline_s is not None else default_deadline(self.plan)
+
+    def _plan_the_launches(self, stack: contextlib.ExitStack) -> None:
+        """The plan, placement and launches: the request's, or what the resumed file lacks (read
+        under its lock; the run read is kept: with nothing to resume it is the run read back)."""
+        request = self.request
+        if request.resume is not None:
+            self.run_file = request.resume
+            if not self.run_file.is_file():
+                raise MsgperfError(f"--resume {self.run_file}: no such run file")
+            stack.enter_context(RunFileLock(self.run_file))
+            state = resume_state(self.run_file)
+            self.plan, self.placement = state.plan, state.placement
+            self.launches, self.first_index, self.first_kind = state.launches, state.next_index, "--append"
+            self.refining = request.refine and state.refine
+            self.look[:] = [state.run, None]
+            if not self.launches:
+                self.note(f"{self.run_file} already holds every planned measurement; nothing to resume")
+        else:
+            assert request.plan is not None
+            self.plan, self.placement = request.plan, request.placement
+            self.launches, self.first_index = (self.plan.sizes,) * request.repeat, 0
+            # msgperf claims the run file itself (created empty, exclusively, or emptied by
+            # --force), under its lock; the kernels are told to --overwrite that empty file.
+            self.first_kind = "--overwrite"
+            self.refining = request.refine
+            self.run_file = request.output
+            # Refused before the (slow) build; checked again, and claimed, under the lock.
+            if self.run_file is not None:
+                check_output(self.run_file, request.force)
+            else:
+                check_output_directory(request.runs_dir)
+
+    def _build(self) -> None:
+        """The kernels built (or found built) and their catalog; the plan checked against it, its
+        one budget chosen and, with one budget for the command, the sweep's share of it."""
+        request = self.request
+        if self.callbacks.phase:
+            self.callbacks.phase("build")
+        if self.launcher is None:
+            self.launcher = MpiLauncher.prepare(launcher=request.launcher, mpicc=request.mpicc, hosts=request.hosts,
+                                                ranks_per_node=request.ranks_per_node)
+        self.catalog = self.launcher.catalog(self.plan.nranks)
+        plan = self.plan
+        plan.validate(self.catalog)  # pattern names, even ranks, --active: the kernels' own facts
+        auto = plan.total_time_s is None
+        plan = plan.with_total_time(len(expected_records(plan, plan.sizes, self.placement, self.catalog)))
+        self.probing = request.probe and request.resume is None and "eager-probe" not in plan.patterns \
+            and any(p.name == "eager-probe" for p in self.catalog)
+        if request.whole_budget and request.resume is None and plan.total_time_s:
+            budget_s = plan.total_time_s * (len(self.launches) if auto else 1)
+            self.deadline = self.started_s + budget_s
+            shares = budgets.split(budget_s, time.monotonic() - self.started_s, launches=len(self.launches),
+                                   probe=self.probing, refine=self.refining, finish_s=request.after_s,
+                                   overrun_s=request.overrun_s)
+            plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
+        self.plan = plan
+
+    def _claim(self, stack: contextlib.ExitStack) -> None:
+        """A new run's file, created empty or emptied (``force``) under its lock."""
+        if self.run_file is None:
+            self.run_file = default_output(self.plan.patterns, self.request.runs_dir)
+            stack.enter_context(RunFileLock(self.run_file))
+        else:
+            make_parent(self.run_file)
+            lock = stack.enter_context(RunFileLock(self.run_file))
+            claim_output(self.run_file, self.request.force)
+            lock.lock_file()  # the file claimed: now its inode too
+
+    # ---- one launch -----------------------------------------------------------------------------
+
+    def launch(self, index: int, kind: str, launch_plan: Plan, start: LaunchStart) -> None:
+        """Start the kernels for one launch into the run file and follow it to its end. A launch
+        that fails or is stopped is marked in the run file (with its ``launch_host`` record when it
+        started) and raises ``LaunchError``."""
+        self.look.clear()  # the file is about to change
+        request, launcher, run_file = self.request, self.launcher, self.run_file
+        argv = launcher.command(self.plan.nranks, _kernel_args(launch_plan, start.sizes, run_file, index, request,
+                                                               self.placement, kind))
+        expected = expected_records(launch_plan, start.sizes, self.placement, self.catalog)
+        start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
+                                    deadline_s=self.deadline)
+        follow = _Follower(index, self.callbacks.record)
+        env = launcher.environment(self.plan.nranks)
+        before = snapshot()
+        try:
+            with contextlib.ExitStack() as launch_stack:
+                view = self.callbacks.launch(start) if self.callbacks.launch else None
+                if view is not None:
+                    launch_stack.enter_context(view)
+                launch_stack.enter_context(stop_signals())
+                began = time.monotonic()
+                execute(argv, run_file, expected=expected, stall_timeout_s=self.stall, on_record=follow,
+                        env=env, log_dir=request.log_dir)
+                if follow.first_s:  # start-up (to the first record) and tear-down (after the last)
+                    self.overheads.append(follow.first_s - began + time.monotonic() - follow.last_s)
+                    self.spans.append(follow.last_s - follow.first_s)
+        except LaunchError as exc:
+            started = mark_aborted(run_file, index, str(exc), started=follow.started)
+            record_host(run_file, index, started, before, added_settings(env))
+            raise
+        except Terminated as stop:  # SIGTERM or SIGHUP outside the job's own loop (before it started)
+            exc = LaunchError(f"terminated ({stop.name}) before launch {index} started; "
+                              f"continue with: msgperf run --resume {run_file}", exit_code=stop.exit_code)
+            mark_aborted(run_file, index, str(exc), started=follow.started)
+            raise exc from None
+        record_host(run_file, index, follow.started, before, added_settings(env))
+        self.outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=follow.measurements,
+                                           refining=start.refining))
+
+    # ---- the steps after prepare ----------------------------------------------------------------
+
+    def sweep(self) -> None:
+        """The plan's launches (``repeat`` of them, or those a resumed file lacks)."""
+        self.sweep_began_s = time.monotonic()
+        for ordinal, sizes in enumerate(self.launches):
+            index = self.first_index + ordinal
+            self.launch(index, self.first_kind if ordinal == 0 else "--append", self.plan,
+                        LaunchStart(index=index, ordinal=ordinal, total=len(self.launches), sizes=sizes,
+                                    expected_records=0))
+        if self.deadline is not None and self.spans:
+            self.sweep_overrun_s = max(self.spans) - self.plan.total_time_s
+
+    @property
+    def next_index(self) -> int:
+        """The index of the next launch after the sweep (and the probe, if one was started)."""
+        return self.first_index + len(self.launches) + self.probing
+
+    def probe(self) -> None:
+        """The short eager-probe launch after a new run's sweep; its failure loses only itself."""
+        if not self.probing:
+            return
+        probe = probe_plan(self.plan)
+        index = self.first_index + len(self.launches)
+        with _an_extra(self.note, "the eager-probe launch"):
+            self.launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
+                                                              expected_records=0, probing=True))
+
+    def refine(self) -> None:
+        """Refinement rounds (launch/refine_rounds.py) in the time left: the refinement budget, or
+        with one budget for the command what is left of it; their failure loses only themselves."""
+        if not (self.refining and self.launches):
+            return
+        request, deadline, started = self.request, self.deadline, self.started_s
+        overhead = max(self.overheads) if self.overheads else budgets.LAUNCH_OVERHEAD_S
+        if request.refine_budget_s is not None or deadline is None:
+            budget = request.refine_budget_s
+            if budget is None:
+                budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - self.sweep_began_s)
+            end, why = time.monotonic() + budget, f"the refinement budget ({budget:.3g} s)"
+        else:
+            end, why = deadline - request.after_s, f"the --total-time budget ({deadline - started:.3g} s)"
+        fix = f" (more time locates them: --total-time {2 * (deadline - started):.3g}s)" if deadline else ""
+        with _an_extra(self.note, "refining"):
+            refine(self.run_file, end, self.next_index, self.launch, self.note, why=why, fix=fix,
+                   overhead_s=overhead, last_look=self.look)
+
+    def read_back(self) -> tuple[Run, Any]:
+        """The run as the file holds it now, and its analysis if the last look made one: that
+        look, when no launch followed it; else the file read."""
+        if self.look:
+            run, result = self.look
+            return run, result
+        return read_run(self.run_file).run, None
+
+    def outcome(self, run: Run, result: Any, stored: StoreOutcome | None) -> MeasureOutcome:
+        return MeasureOutcome(run=run, run_file=self.run_file, launches=tuple(self.outcomes), stored=stored,
+                              notes=tuple(self.notes), result=result, sweep_overrun_s=self.sweep_overrun_s)
+
+
 def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_note: Note | None = None,
             on_launch: OnLaunch | None = None, on_record: OnRecord | None = None,
             on_phase: OnPhase | None = None) -> MeasureOutcome:
@@ -225,152 +477,13 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
     when a launch fails or is stopped: that launch is marked in the run file, whose finished
     measurements are all kept, and the message says how to ``--resume``.
     """
-    notes: list[str] = []
-    started = request.started_s if request.started_s is not None else time.monotonic()
-
-    def note(text: str) -> None:
-        notes.append(text)
-        if on_note:
-            on_note(text)
-
-    with contextlib.ExitStack() as stack:
-        if request.resume is not None:
-            run_file = request.resume
-            if not run_file.is_file():
-                raise MsgperfError(f"--resume {run_file}: no such run file")
-            stack.enter_context(RunFileLock(run_file))
-            state = resume_state(run_file)
-            plan, placement = state.plan, state.placement
-            launches, first_index, first = state.launches, state.next_index, "--append"
-            refining = request.refine and state.refine
-            if not launches:
-                note(f"{run_file} already holds every planned measurement; nothing to resume")
-        else:
-            assert request.plan is not None
-            plan, placement = request.plan, request.placement
-            launches, first_index = (plan.sizes,) * request.repeat, 0
-            refining = request.refine
-            run_file = request.output
-            # Refused before the (slow) build; checked again, and claimed, under the lock.
-            if run_file is not None:
-                check_output(run_file, request.force)
-            else:
-                check_output_directory(request.runs_dir)
-        plan.check_memory()
-        check_launch(plan.nranks, request.hosts, request.ranks_per_node, placement)
-        if launches and on_phase:
-            on_phase("build")
-        if launches and launcher is None:
-            launcher = MpiLauncher.prepare(launcher=request.launcher, mpicc=request.mpicc, hosts=request.hosts,
-                                           ranks_per_node=request.ranks_per_node)
-        catalog: tuple[PatternInfo, ...] = ()
-        deadline: float | None = None  # the end of the command's budget (time.monotonic())
-        probing = False
-        if launches:
-            catalog = launcher.catalog(plan.nranks)
-            plan.validate(catalog)  # pattern names, even ranks, --active: the kernels' own facts
-            auto = plan.total_time_s is None
-            plan = plan.with_total_time(len(expected_records(plan, plan.sizes, placement, catalog)))
-            probing = request.probe and request.resume is None and "eager-probe" not in plan.patterns \
-                and any(p.name == "eager-probe" for p in catalog)
-            if request.whole_budget and request.resume is None and plan.total_time_s:
-                budget_s = plan.total_time_s * (len(launches) if auto else 1)
-                deadline = started + budget_s
-                shares = budgets.split(budget_s, time.monotonic() - started, launches=len(launches), probe=probing,
-                                       refine=refining, finish_s=request.after_s,
-                                       overrun_s=request.overrun_s)
-                plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
-        if request.resume is None:
-            # msgperf claims the run file itself (created empty, exclusively, or emptied by
-            # --force), under its lock; the kernels are told to --overwrite that empty file.
-            first = "--overwrite"
-            if run_file is None:
-                run_file = default_output(plan.patterns, request.runs_dir)
-                stack.enter_context(RunFileLock(run_file))
-            else:
-                make_parent(run_file)
-                lock = stack.enter_context(RunFileLock(run_file))
-                claim_output(run_file, request.force)
-                lock.lock_file()  # the file claimed: now its inode too
-        outcomes: list[LaunchOutcome] = []
-        stall = request.deadline_s if request.deadline_s is not None else default_deadline(plan)
-        overheads: list[float] = []  # each launch's start-up and tear-down, measured
-        spans: list[float] = []  # each launch's time from its first record to its last
-        last_look: list = []  # the refinement's last (run, analysis), while the file is unchanged
-
-        def launch(index: int, kind: str, launch_plan: Plan, start: LaunchStart) -> None:
-            argv = launcher.command(plan.nranks, _kernel_args(launch_plan, start.sizes, run_file, index, request,
-                                                          placement, kind))
-            expected = expected_records(launch_plan, start.sizes, placement, catalog)
-            start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
-                                        deadline_s=deadline)
-            seen = [0]
-            started = [False]  # the kernels wrote this launch's launch record
-            first_last = [0.0, 0.0]  # when its first and its last record arrived
-
-            def follow(record: dict) -> None:
-                now = time.monotonic()
-                first_last[0] = first_last[0] or now
-                first_last[1] = now
-                seen[0] += record.get("type") == "measurement"
-                started[0] |= record.get("type") == "launch" and record.get("launch") == index
-                if on_record:
-                    on_record(record)
-
-            env = launcher.environment(plan.nranks)
-            before = snapshot()
-            try:
-                with contextlib.ExitStack() as launch_stack:
-                    view = on_launch(start) if on_launch else None
-                    if view is not None:
-                        launch_stack.enter_context(view)
-                    launch_stack.enter_context(stop_signals())
-                    began_launch = time.monotonic()
-                    execute(argv, run_file, expected=expected, stall_timeout_s=stall, on_record=follow,
-                            env=env, log_dir=request.log_dir)
-                    if first_last[0]:  # start-up (to the first record) and tear-down (after the last)
-                        overheads.append(first_last[0] - began_launch + time.monotonic() - first_last[1])
-                        spans.append(first_last[1] - first_last[0])
-            except LaunchError as exc:
-                mark_aborted(run_file, index, str(exc))
-                record_host(run_file, index, started[0] or None, before, added_settings(env))
-                raise
-            except Terminated as stop:  # SIGTERM or SIGHUP outside the job's own loop (before it started)
-                exc = LaunchError(f"terminated ({stop.name}) before launch {index} started; "
-                                  f"continue with: msgperf run --resume {run_file}", exit_code=stop.exit_code)
-                mark_aborted(run_file, index, str(exc))
-                raise exc from None
-            record_host(run_file, index, started[0], before, added_settings(env))
-            outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=seen[0], refining=start.refining))
-
-        began = time.monotonic()
-        for ordinal, sizes in enumerate(launches):
-            launch(first_index + ordinal, first if ordinal == 0 else "--append", plan,
-                   LaunchStart(index=first_index + ordinal, ordinal=ordinal, total=len(launches), sizes=sizes,
-                               expected_records=0))
-        overrun = max(spans) - plan.total_time_s if deadline is not None and spans else None
-        if probing:
-            probe = probe_plan(plan)
-            index = first_index + len(launches)
-            with _an_extra(note, "the eager-probe launch"):
-                launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
-                                                              expected_records=0, probing=True))
-            first_index += 1
-        if refining and launches:
-            overhead = max(overheads) if overheads else budgets.LAUNCH_OVERHEAD_S
-            if request.refine_budget_s is not None or deadline is None:
-                budget = request.refine_budget_s
-                if budget is None:
-                    budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - began)
-                end, why = time.monotonic() + budget, f"the refinement budget ({budget:.3g} s)"
-            else:
-                end, why = deadline - request.after_s, f"the --total-time budget ({deadline - started:.3g} s)"
-            fix = f" (more time locates them: --total-time {2 * (deadline - started):.3g}s)" if deadline else ""
-            with _an_extra(note, "refining"):
-                refine(run_file, end, first_index + len(launches), launch, note, why=why, fix=fix,
-                       overhead_s=overhead, last_look=last_look)
-        run, result = last_look if last_look else (read_run(run_file).run, None)
+    session = MeasureSession(request, launcher, Callbacks(note=on_note, launch=on_launch, record=on_record,
+                                                          phase=on_phase))
+    with contextlib.ExitStack() as lock:
+        session.prepare(lock)
+        session.sweep()
+        session.probe()
+        session.refine()
+        run, result = session.read_back()
     stored = store_run(run, request.db) if request.store else None
-    return MeasureOutcome(run=run, run_file=run_file, launches=tuple(outcomes), stored=stored, notes=tuple(notes),
-                          result=result, sweep_overrun_s=overrun)
-
+    return session.outcome(run, result, stored)
