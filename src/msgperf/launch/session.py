@@ -6,81 +6,45 @@ a run file still lacks (``resume``) through an injectable ``Launcher``, follows 
 records, stops a launch that makes no progress for the deadline, marks a stopped launch in the
 run file (hang, dead rank, Ctrl-C, SIGTERM), reads the run back and stores it. It renders
 nothing: progress and notes go to the caller's callbacks, the caller renders the outcome.
+
+``measure`` is a sequence of ``MeasureSession``'s steps: prepare, sweep, probe, refine, read
+back. Beside it: the request and outcome types (request.py), what a resumed file lacks
+(resume.py), one launch followed and marked (launch_marks.py), the refinement rounds
+(refine_rounds.py), the budget's shares (budget.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import sqlite3
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ContextManager
 
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.children import Terminated, stop_signals
-from msgperf.launch.host_load import launch_host_record, snapshot
+from msgperf.launch.host_load import snapshot
 from msgperf.launch.hosts import check_launch, pairs_per_size
 from msgperf.launch.job import LaunchError, execute
+from msgperf.launch.launch_marks import Follower, added_settings, mark_aborted, record_host
 from msgperf.launch.launcher import Launcher, MpiLauncher
 from msgperf.launch.refine_rounds import refine
-# the request and outcome types are imported from here by measure's callers, with measure itself
+# measure's callers import its request and outcome types, and resume_state, from here
 from msgperf.launch.request import (LaunchOutcome, LaunchStart, MeasureOutcome, MeasureRequest,  # noqa: F401
                                     StoreOutcome, parse_deadline)
+from msgperf.launch.resume import resume_state
 from msgperf.launch.run_file_guard import (RunFileLock, check_output, check_output_directory, claim_output,
                                            default_output, make_parent)
 from msgperf.plan import Plan
-from msgperf.records.format import PatternInfo, RecordError, Run
+from msgperf.records.format import PatternInfo, Run
 from msgperf.records.runfile_read import read_run
-from msgperf.records.runfile_write import append_launch_abort, append_launch_host, cut_partial_line
 from msgperf.store.db import open_store
 
 MIN_REFINE_BUDGET_S = 10.0  # without one budget for the command: refinement gets as long as the sweep, >= this
-
-
-@dataclass(frozen=True)
-class ResumeState:
-    """What ``--resume`` continues: the original plan and the launches still to run."""
-
-    plan: Plan
-    placement: str | None  # None: the plan's --pair
-    repeat: int
-    launches: tuple[tuple[int, ...], ...]  # the sizes of each launch still to run
-    next_index: int
-    refine: bool = True  # the run was made to refine after its sweep (files before plan.after: True)
-    run: Run | None = field(default=None, compare=False, repr=False)  # the file as read (its partial line cut)
-
-
-def resume_state(path: Path) -> ResumeState:
-    """The plan of a run file and the launches it still lacks: every (pattern, size) must be
-    measured in ``plan.repeat`` different launches; a size short of d launches is measured by
-    the first d launches of the resume. A partial last line (a killed writer's) is cut off so
-    that appending stays valid. Call it holding the run file's lock."""
-    result = read_run(path)
-    if result.truncated:
-        cut_partial_line(path)
-    run = result.run
-    if run.info.source != "msgperf":
-        raise MsgperfError(f"--resume {path}: an imported run ({run.info.source}) cannot be continued; "
-                           "measure anew with msgperf run")
-    p = run.info.plan
-    plan = p
-    missing = run.missing()  # one entry per launch a (pattern, size) still lacks
-    per_size: dict[int, int] = {}
-    for pattern in p.patterns:
-        for size, count in Counter(s for pat, s in missing if pat == pattern).items():
-            per_size[size] = max(per_size.get(size, 0), count)
-    rounds = max(per_size.values(), default=0)
-    launches = tuple(tuple(s for s in plan.sizes if per_size.get(s, 0) > j) for j in range(rounds))
-    next_index = max((l.index for l in run.launches), default=-1) + 1
-    return ResumeState(plan=plan, placement=None if p.placement == "pair" else p.placement, repeat=p.repeat,
-                       launches=launches, next_index=next_index, refine=p.after is None or "refine" in p.after,
-                       run=run)
 
 
 def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
@@ -95,39 +59,6 @@ def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
             for n in range(pairs_per_size(placement)) for p in plan.patterns
             if n == 0 or p not in every
             for s in sizes for _ in range(plan.records_per_size(known[p]))]
-
-
-def mark_aborted(run_file: Path, launch: int, reason: str, started: bool = False) -> bool:
-    """Record why a launch was stopped, if it got far enough to write its launch record; an
-    empty file claimed for a launch that never started is removed. ``started``: the follower saw
-    the launch record (then the file need not be read to find it); else the file says, since the
-    follower may have stopped early. Returns whether the launch started."""
-    if not started:
-        try:
-            run = read_run(run_file).run
-        except RecordError:
-            if run_file.exists() and run_file.stat().st_size == 0:
-                run_file.unlink()
-            return False
-        started = any(l.index == launch for l in run.launches)
-    if started:
-        append_launch_abort(run_file, launch, reason)
-    return started
-
-
-def record_host(run_file: Path, launch: int, started: bool, before, progress: dict[str, str]) -> None:
-    """Add the launch's ``launch_host`` record (the launching node's load, steal and other work over
-    the launch, and the progress settings msgperf chose) once the launch is over, if it got far
-    enough to write its launch record (``started``: what the follower saw or, after a failure,
-    what ``mark_aborted`` found)."""
-    after = snapshot()
-    if started:
-        append_launch_host(run_file, launch_host_record(launch, before, after, progress))
-
-
-def added_settings(env: Mapping[str, str] | None) -> dict[str, str]:
-    """What msgperf added to (or changed in) its own environment for the launch."""
-    return {k: v for k, v in (env or {}).items() if os.environ.get(k) != v}
 
 
 def store_run(run: Run, db: str | None) -> StoreOutcome:
@@ -216,27 +147,6 @@ class Callbacks:
     launch: OnLaunch | None = None
     record: OnRecord | None = None
     phase: OnPhase | None = None
-
-
-class _Follower:
-    """One launch's records as the kernels write them: how many measurements, whether its launch
-    record came (so that nothing reads the run file to learn it), when the first and the last
-    arrived."""
-
-    def __init__(self, index: int, on_record: OnRecord | None) -> None:
-        self.index, self.on_record = index, on_record
-        self.measurements = 0
-        self.started = False  # the kernels wrote this launch's launch record
-        self.first_s = self.last_s = 0.0
-
-    def __call__(self, record: dict) -> None:
-        now = time.monotonic()
-        self.first_s = self.first_s or now
-        self.last_s = now
-        self.measurements += record.get("type") == "measurement"
-        self.started |= record.get("type") == "launch" and record.get("launch") == self.index
-        if self.on_record:
-            self.on_record(record)
 
 
 class MeasureSession:
@@ -370,7 +280,7 @@ class MeasureSession:
         expected = expected_records(launch_plan, start.sizes, self.placement, self.catalog)
         start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
                                     deadline_s=self.deadline)
-        follow = _Follower(index, self.callbacks.record)
+        follow = Follower(index, self.callbacks.record)
         env = launcher.environment(self.plan.nranks)
         before = snapshot()
         try:
