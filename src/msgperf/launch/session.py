@@ -20,7 +20,6 @@ import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ContextManager
 
@@ -139,16 +138,6 @@ OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
 OnRecord = Callable[[dict], None]
 
 
-@dataclass(frozen=True)
-class Callbacks:
-    """What ``measure``'s caller is told (see ``measure``)."""
-
-    note: Note | None = None
-    launch: OnLaunch | None = None
-    record: OnRecord | None = None
-    phase: OnPhase | None = None
-
-
 class MeasureSession:
     """One ``measure`` call, step by step: ``prepare`` (the plan, the run file claimed or resumed
     under its lock, the kernels built and their catalog, the budget's shares), ``sweep``,
@@ -168,8 +157,11 @@ class MeasureSession:
     refining: bool
     stall: float  # seconds without progress before a launch is declared hung
 
-    def __init__(self, request: MeasureRequest, launcher: Launcher | None, callbacks: Callbacks) -> None:
-        self.request, self.launcher, self.callbacks = request, launcher, callbacks
+    def __init__(self, request: MeasureRequest, launcher: Launcher | None, *, on_note: Note | None = None,
+                 on_launch: OnLaunch | None = None, on_record: OnRecord | None = None,
+                 on_phase: OnPhase | None = None) -> None:
+        self.request, self.launcher = request, launcher
+        self.on_note, self.on_launch, self.on_record, self.on_phase = on_note, on_launch, on_record, on_phase
         self.started_s = request.started_s if request.started_s is not None else time.monotonic()
         self.notes: list[str] = []
         self.outcomes: list[LaunchOutcome] = []
@@ -184,8 +176,8 @@ class MeasureSession:
 
     def note(self, text: str) -> None:
         self.notes.append(text)
-        if self.callbacks.note:
-            self.callbacks.note(text)
+        if self.on_note:
+            self.on_note(text)
 
     # ---- prepare --------------------------------------------------------------------------------
 
@@ -235,8 +227,8 @@ class MeasureSession:
         """The kernels built (or found built) and their catalog; the plan checked against it, its
         one budget chosen and, with one budget for the command, the sweep's share of it."""
         request = self.request
-        if self.callbacks.phase:
-            self.callbacks.phase("build")
+        if self.on_phase:
+            self.on_phase("build")
         if self.launcher is None:
             self.launcher = MpiLauncher.prepare(launcher=request.launcher, mpicc=request.mpicc, hosts=request.hosts,
                                                 ranks_per_node=request.ranks_per_node)
@@ -280,12 +272,12 @@ class MeasureSession:
         expected = expected_records(launch_plan, start.sizes, self.placement, self.catalog)
         start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
                                     deadline_s=self.deadline)
-        follow = Follower(index, self.callbacks.record)
+        follow = Follower(index, self.on_record)
         env = launcher.environment(self.plan.nranks)
         before = snapshot()
         try:
             with contextlib.ExitStack() as launch_stack:
-                view = self.callbacks.launch(start) if self.callbacks.launch else None
+                view = self.on_launch(start) if self.on_launch else None
                 if view is not None:
                     launch_stack.enter_context(view)
                 launch_stack.enter_context(stop_signals())
@@ -387,8 +379,8 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
     when a launch fails or is stopped: that launch is marked in the run file, whose finished
     measurements are all kept, and the message says how to ``--resume``.
     """
-    session = MeasureSession(request, launcher, Callbacks(note=on_note, launch=on_launch, record=on_record,
-                                                          phase=on_phase))
+    session = MeasureSession(request, launcher, on_note=on_note, on_launch=on_launch, on_record=on_record,
+                             on_phase=on_phase)
     with contextlib.ExitStack() as lock:
         session.prepare(lock)
         session.sweep()
