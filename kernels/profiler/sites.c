@@ -8,7 +8,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>  /* program_invocation_name */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +34,9 @@ static const char *absolute_object(const char *name)
         return name;
     if (name == last_name)
         return last_path;
-    char *path = strcmp(name, program_invocation_name) == 0 ? realpath("/proc/self/exe", NULL)
-                                                             : realpath(name, NULL);
+    char *path = strcmp(name, program_invocation_name) == 0 ? realpath("/proc/self/exe", NULL) : NULL;
+    if (!path)
+        path = realpath(name, NULL);
     last_name = name;
     last_path = path ? path : name;
     return last_path;

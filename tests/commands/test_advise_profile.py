@@ -391,6 +391,26 @@ def test_several_runs_far_above_the_model_say_the_whole_program_cannot_be_told(m
             "the time inside MPI is 8.31e+03× the model's transfers") in words, words
 
 
+def test_several_runs_of_which_some_cannot_tell_say_how_many_were_told(msgperf, tmp_path):
+    """Runs on either side of the model's reach (measured / predicted 0.83, 1.0 and 1.66: single runs of
+    bench/RESULTS.md §10c crossed 1.5): the whole program's speedup is said as told in 2 of 3 runs,
+    with the third's reason, and is not judged against the runs' spread (no resolution)."""
+    run = write_run(rich_run(), tmp_path / "model.jsonl")
+    files = []
+    for i, factor in enumerate((1e-4, 1.2e-4, 2e-4)):
+        files.append(tmp_path / f"r{i}.jsonl")
+        files[-1].write_text(profile_text(scaled_run(factor, i)))
+    args = [a for f in files for a in ("--profile", f)]
+    out = json.loads(msgperf("advise", *args, "--model", run, "--json").stdout)
+    assert out["program_speedup_of_combining"]["n"] == 2 and out["resolution"] is None
+    text = msgperf("advise", *args, "--model", run)
+    assert text.returncode == 0, text.stderr
+    words = " ".join(text.stdout.split())
+    assert "the whole program (MPI_Init to MPI_Finalize): told in 2 of 3 runs only" in words, words
+    assert "the others cannot tell (first: the time inside MPI is 1.66× the model's transfers" in words, words
+    assert "it would show" not in words
+
+
 def test_several_profiles_give_the_median_and_range_of_each_runs_advice(msgperf, tmp_path):
     run = write_run(rich_run(), tmp_path / "model.jsonl")
     files = []

@@ -122,8 +122,9 @@ def launcher_cause(lines: list[str], guess: bool = True) -> str | None:
 # SLURM's pmi2 plugin reads a PMI-1 request with one read() of 1,024 bytes; a longer line (the pip
 # wheel's MPICH sends its UCX address in lines of up to ~1,080) is cut in two and MPI_Init fails.
 _SLURM_PMI1_CUT = ("mpi/pmi2: value not properly terminated in client request", "mpi/pmi2: request not begin with 'cmd='")
-SLURM_PMI1_CUT_CAUSE = ("SLURM's pmi2 plugin cut a PMI request of the MPI in two (it reads 1,024 bytes at once) during "
-                        "MPI_Init; build the kernels with an MPI built with SLURM's PMI (--mpicc; docs/cluster.md)")
+SLURM_PMI1_CUT_CAUSE = ("SLURM's pmi2 plugin could not parse a PMI request during MPI_Init, most likely a line over the "
+                        "1,024 bytes it reads at once (the pip wheel's MPICH sends such lines); build the kernels with "
+                        "an MPI built with SLURM's PMI (--mpicc; docs/cluster.md)")
 
 
 def explain_failure(output: str) -> str:

@@ -371,7 +371,12 @@ def runs_time_lines(m: ProfileRunsAdvice) -> list[str]:
                      f"{m.ratio.n} runs)")
     if m.predicted_speedup.n:
         lines.append(f"all combined: predicted {_spread(m.predicted_speedup, units.ratio)} faster inside MPI")
-    if m.program_speedup.n:
+    untold = [a for a in m.advices if a.combine and a.program_speedup is None]
+    if m.program_speedup.n and untold:
+        lines.append(f"the whole program (MPI_Init to MPI_Finalize): told in {m.program_speedup.n} of {len(m.advices)} "
+                     f"runs only, predicted {_spread(m.program_speedup, units.ratio)} faster in those; the others "
+                     f"cannot tell (first: {untold[0].program_cannot_tell})")
+    elif m.program_speedup.n:
         lines.append(f"the whole program (MPI_Init to MPI_Finalize): predicted {_spread(m.program_speedup, units.ratio)} "
                      f"faster, {_spread(m.program_saving_s)} saved; {resolution_words(m.resolution)}")
     elif m.advices[m.median_run].combine:

@@ -74,7 +74,9 @@ PHASE_SHARE = 0.5  # of T(s): the peer's last message in flight when an exchange
 COMPLETING = ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Recv", "MPI_Sendrecv",
               "MPI_Sendrecv_replace")  # the calls that wait for a message (a Test only polls)
 MAX_EAGER_ROWS = 16
-RATIO_FAR = 1.5  # measured / predicted beyond 1.5x either way is worth a sentence of explanation
+# measured / predicted beyond 1.5x either way is worth a sentence of explanation; above it, the
+# whole program's speedup of combining is also "cannot tell" (program_saving_s, program_cannot_tell)
+RATIO_FAR = 1.5
 
 
 @dataclass(frozen=True)

@@ -317,13 +317,16 @@ def merge_advice(runs: ProfileRuns, advices: Sequence[Any], profiles: Sequence[A
         notes.append(f"the runs' messages differ (counts or bytes per rank): the lists of what to change are those of "
                      f"{runs.runs[median_run].label}, the run of median measured time")
     saving = spread([_nan(a.program_saving_s) for a in advices])
+    # the saving judged against the runs' spread only when every run could tell it: a median over the
+    # runs that could is not the program's (the others' time inside MPI was beyond the model's reach)
+    told_by_all = saving.n == len(advices)
     return ProfileRunsAdvice(
         runs=runs, advices=tuple(advices), median_run=median_run,
         predicted_s=spread([a.predicted.value_s for a in advices]), measured_s=spread(measured),
         ratio=spread([_nan(a.ratio) for a in advices]),
         predicted_speedup=spread([_nan(a.predicted_speedup) for a in advices]), notes=tuple(notes),
         program_speedup=spread([_nan(a.program_speedup) for a in advices]), program_saving_s=saving,
-        resolution=resolution([t.wall_s for t in runs.runs], saving.median))
+        resolution=resolution([t.wall_s for t in runs.runs], saving.median) if told_by_all else None)
 
 
 def advise_profile_runs(profiles: Sequence[Any], labels: Sequence[str], result: Any, series: Any = None,
