@@ -372,16 +372,21 @@ def scaled_run(factor: float, minute: int):
     return dataclasses.replace(base, ranks=ranks, info=info)
 
 
+def scaled_profiles(tmp_path, factors) -> list:
+    """``advise``'s ``--profile F`` arguments of one file per factor (``scaled_run``)."""
+    files = []
+    for i, factor in enumerate(factors):
+        files.append(tmp_path / f"r{i}.jsonl")
+        files[-1].write_text(profile_text(scaled_run(factor, i)))
+    return [a for f in files for a in ("--profile", f)]
+
+
 def test_several_runs_far_above_the_model_say_the_whole_program_cannot_be_told(msgperf, tmp_path):
     """Runs whose time inside MPI is thousands of times the model's transfers (the sample's 0.25 s per
     rank): no run's whole-program speedup can be told, and the several runs' advice says so with the
     reason, where it left the line out."""
     run = write_run(rich_run(), tmp_path / "model.jsonl")
-    files = []
-    for i, factor in enumerate((1.0, 1.2, 0.9)):
-        files.append(tmp_path / f"r{i}.jsonl")
-        files[-1].write_text(profile_text(scaled_run(factor, i)))
-    args = [a for f in files for a in ("--profile", f)]
+    args = scaled_profiles(tmp_path, (1.0, 1.2, 0.9))
     out = json.loads(msgperf("advise", *args, "--model", run, "--json").stdout)
     assert out["program_speedup_of_combining"]["n"] == 0 and out["resolution"] is None
     text = msgperf("advise", *args, "--model", run)
@@ -396,11 +401,7 @@ def test_several_runs_of_which_some_cannot_tell_say_how_many_were_told(msgperf, 
     bench/RESULTS.md §10c crossed 1.5): the whole program's speedup is said as told in 2 of 3 runs,
     with the third's reason, and is not judged against the runs' spread (no resolution)."""
     run = write_run(rich_run(), tmp_path / "model.jsonl")
-    files = []
-    for i, factor in enumerate((1e-4, 1.2e-4, 2e-4)):
-        files.append(tmp_path / f"r{i}.jsonl")
-        files[-1].write_text(profile_text(scaled_run(factor, i)))
-    args = [a for f in files for a in ("--profile", f)]
+    args = scaled_profiles(tmp_path, (1e-4, 1.2e-4, 2e-4))
     out = json.loads(msgperf("advise", *args, "--model", run, "--json").stdout)
     assert out["program_speedup_of_combining"]["n"] == 2 and out["resolution"] is None
     text = msgperf("advise", *args, "--model", run)
