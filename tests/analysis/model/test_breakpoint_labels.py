@@ -58,6 +58,23 @@ def test_an_eager_threshold_of_a_variable_does_not_name_a_switch_the_probe_s_lim
     assert label.kinds == (EAGER,)
 
 
+def test_a_step_beside_the_probe_s_limit_with_a_single_copy_threshold_inside_is_that_threshold_s():
+    """MPICH's default narrow regime: eager limit 8112 B (probe), cell size 8192 B and CMA from 8192 B
+    (MPI_T). A step located at (8113, 8192] lies within the slack of the probe's limit but not at it,
+    and CMA's switch (first size 8192 B) is inside it: single copy, not eager -> rendezvous. The
+    step at the limit itself keeps its eager label, and without a single-copy threshold the slack
+    still names a step a byte beside the limit (the cell-size-32768 case above)."""
+    cell = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 8192, 8192 - 1024, 8192, "MPI_T")
+    (cma,) = known_thresholds({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "8192"})
+    ev = BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell, cma))
+    beside, at = label_breakpoints([bp(8113, 8192), bp(8112, 8113)], ev)
+    assert beside.kinds == (SINGLE_COPY,), beside.text
+    assert "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD = 8192" in beside.text
+    assert EAGER in at.kinds
+    (no_copy,) = label_breakpoints([bp(8113, 8192)], BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell,)))
+    assert no_copy.kinds == (EAGER,)
+
+
 def test_inexact_probe_interval():
     (label,) = label_breakpoints([bp(2048, 4096)], BreakpointEvidence(eager_limit=(3000, 3600)))
     assert label.text == "eager → rendezvous (eager-probe: 3000–3600 B)"

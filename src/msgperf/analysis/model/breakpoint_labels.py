@@ -183,6 +183,8 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
             parts.append((EAGER, f"eager → rendezvous (eager-probe: {limit})",
                           f"eager-probe: messages up to {eager} B are sent eagerly"
                           + ("" if not_eager == eager + 1 else f", {not_eager} B is not"), "eager-probe"))
+    # a single-copy threshold whose switch lies inside the interval, exactly
+    single_copy_inside = any(t.kind == SINGLE_COPY and _overlaps(bp, t.low, t.high) for t in ev.thresholds)
     for t in ev.thresholds:
         # an eager threshold read from a variable brackets the limit loosely (within a header of its
         # value); where the eager-probe measured the limit, the switch must lie at what it measured,
@@ -191,6 +193,13 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         # probe limit of 8112 B, and was labelled eager -> rendezvous)
         if t.kind == EAGER and ev.eager_limit is not None and not _overlaps(
                 bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
+            continue
+        # a step beside the probe's limit (within the slack, not at it) with a single-copy threshold
+        # inside it is that threshold's switch: MPICH's default narrow regime, eager limit 8112 B and
+        # CMA from 8192 B, where a step at (8113, 8192] (8113 B 6.6 µs, 8192 B 4.1 µs, the limit's
+        # own step located apart) was also called eager -> rendezvous (bench/RESULTS.md §27)
+        if t.kind == EAGER and ev.eager_limit is not None and single_copy_inside \
+                and not _overlaps(bp, *ev.eager_limit):
             continue
         if _overlaps(bp, t.low, t.high):
             what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
