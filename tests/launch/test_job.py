@@ -88,7 +88,7 @@ def test_hydras_call_chain_alone_gives_its_first_frame_the_cause():
     assert explain_failure(HYDRA_DUPLICATE) == "duplicate setting: n (error parsing parameters)"
 
 
-# A job of 4 ranks on 2 nodes under srun with the pip wheel's MPICH, as CI's machine printed it (stop 34).
+# A job of 4 ranks on 2 nodes under srun with the pip wheel's MPICH, as CI's machine printed it (after stop 32).
 SLURM_PMI1_CUT = """\
 slurmstepd-h1: error: mpi/pmi2: value not properly terminated in client request
 slurmstepd-h1: error: mpi/pmi2: request not begin with 'cmd='

@@ -42,7 +42,7 @@ def slurm(make_cluster, tmp_path):
 # handle_pmi1_cmd) reads a PMI-1 request with one read() of 1,024 bytes; a long line is cut in two
 # and MPI_Init fails ("mpi/pmi2: value not properly terminated in client request", then "request
 # not begin with 'cmd='"). Whether a line is long depends on how well the address's hex compresses,
-# so it failed in every CI run of stops 33 and 34 (job resubmitted too) and never here (lines up
+# so it failed in both CI runs after stop 32 (the job resubmitted too) and never here (lines up
 # to ~985 bytes). docs/cluster.md tells users the same. The srun-launcher test below keeps the wheel.
 # Debian's MPICH (UCX 1.13) hung in MPI_Finalize in 2 of 6 launches here with the emulated cluster's
 # UCX_TLS=tcp,self (ranks of one node then talk over TCP loopback), in none of 12 with shared memory
