@@ -23,7 +23,7 @@ BELOW = {
     "tables": {"samples", "launches", "model", "collectives"},
     "advice": {"samples", "launches", "model", "collectives", "tables"},
 }
-TOP = {"result", "answer", "compare", "refinement"}  # may import every room's face
+TOP = {"result", "answer", "answer_sizes", "compare", "refinement"}  # may import every room's face
 LEAVES = {"caveats"}  # shared by every room; imports no other analysis module
 ROOMS = set(BELOW)
 

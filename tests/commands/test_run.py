@@ -55,6 +55,20 @@ def test_resume_refuses_options_it_would_ignore(msgperf, tmp_path):
     assert run_file.read_bytes() == before and not (tmp_path / "b.jsonl").exists()
 
 
+def test_answer_launches_that_would_be_ignored_or_out_of_range_are_refused(msgperf, tmp_path):
+    """--repeat measures every size in each launch: answer launches beside it would be ignored
+    (the default count is not an option the user gave); a resumed run makes none."""
+    line = one_line_error(msgperf("run", "--repeat", "3", "--answer-launches", "2", cwd=tmp_path))
+    assert line == ("error: --answer-launches 2 with --repeat 3: every size is measured in each of the 3 launches "
+                    "already; drop one of them")
+    run_file = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    assert "drop --answer-launches" in one_line_error(msgperf("run", "--resume", run_file, "--answer-launches", "1",
+                                                              cwd=tmp_path))
+    result = msgperf("run", "--answer-launches", "21", cwd=tmp_path)
+    assert result.returncode == 2 and "21 is not in the range 0<=x<=20" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+
 def test_an_existing_run_file_needs_force(msgperf, tmp_path):
     run_file = write_run(pingpong_run(), tmp_path / "a.jsonl")
     before = run_file.read_bytes()

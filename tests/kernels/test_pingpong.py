@@ -12,9 +12,37 @@ from msgperf.records.runfile_read import read_run
 from tests.kernels.waiting import wait_for_measurements
 
 pytestmark = pytest.mark.mpi
-# --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
-# launches have their own tests
-FAST = ["--time-budget", "0.2", "--min-samples", "10", "--no-probe", "--no-refine"]
+# --no-probe, --no-refine, --answer-launches 0: these tests count the sweep's records; the default
+# eager-probe, refinement and answer launches have their own tests
+FAST = ["--time-budget", "0.2", "--min-samples", "10", "--no-probe", "--no-refine", "--answer-launches", "0"]
+
+
+def test_the_answer_s_sizes_are_measured_again_and_the_answer_covers_the_launches(msgperf, tmp_path):
+    """msgperf run's default: after the sweep, three short launches of the smallest size and the peak
+    bandwidth's (with the sizes beside it); the answer's latency and peak are estimated across the
+    four launches, each launch's own 0 B median inside the interval (four values lie within
+    1.5 standard deviations of their mean, Samuelson's inequality, and t on 3 degrees of freedom
+    times the mean's standard error is 1.59 of them), the other sizes keep one launch."""
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--sizes", "0,64,1K,16K,64K", "--time-budget", "0.1", "--min-samples", "10",
+                     "--no-probe", "--no-refine", "-o", out, "-q", "--no-report", "--no-store")
+    assert result.returncode == 0, result.stderr
+    run = read_run(out).run
+    by_launch: dict[int, list[int]] = {}
+    for m in run.measurements:
+        by_launch.setdefault(m.launch, []).append(m.bytes)
+    assert by_launch[0] == [0, 64, 1024, 16384, 65536]
+    assert [by_launch[l] for l in (1, 2, 3)] == [[0, 16384, 65536]] * 3 and all(l.finished for l in run.launches)
+    answer = json.loads(msgperf("show", out, "--json").stdout)["answer"]
+    latency = answer["latency"]
+    if latency["value"] is None:  # a launch seen disturbed: said, never printed as a finding
+        assert latency["why_not"].startswith("disturbed"), latency
+        return
+    assert latency["covers"] == "across 4 launches" and answer["peak_bandwidth"]["covers"] == "across 4 launches"
+    zero = [float(np.median(m.per_message_s)) for m in run.measurements if m.bytes == 0]
+    assert len(zero) == 4 and latency["low"] <= min(zero) and max(zero) <= latency["high"], (zero, latency)
+    rows = {r["bytes"]: r for r in json.loads(msgperf("show", out, "--json").stdout)["rows"]}
+    assert rows[64]["interval_covers"] == "within one launch" and rows[0]["interval_covers"] == "across 4 launches"
 
 
 def test_small_sweep_one_validated_record_per_size(msgperf, tmp_path):
@@ -241,7 +269,8 @@ def test_one_budget_for_the_sweep_is_shared_among_its_sizes(msgperf, tmp_path):
     each of the 12 sizes all of it."""
     out = tmp_path / "run.jsonl"
     result = msgperf("run", "--sizes", "0:1K", "--total-time", "3s", "--precision", "0.001%",
-                     "--min-samples", "10", "--no-probe", "--no-refine", "-o", out, "-q", "--no-report", "--no-store")
+                     "--min-samples", "10", "--no-probe", "--no-refine", "--answer-launches", "0", "-o", out, "-q",
+                     "--no-report", "--no-store")
     assert result.returncode == 0, result.stderr
     run = read_run(out).run
     budget = run.info.plan.total_time_s

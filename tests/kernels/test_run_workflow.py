@@ -22,7 +22,7 @@ from tests.leftovers import job_of, left_running, unused_new_segments
 pytestmark = pytest.mark.mpi
 # --no-probe, --no-refine: these tests count the sweep's records; the default eager-probe and refinement
 # launches have their own tests
-FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe", "--no-refine"]
+FAST = ["--time-budget", "0.1", "--min-samples", "10", "--no-probe", "--no-refine", "--answer-launches", "0"]
 
 
 def test_an_interrupted_repeat_is_resumed_to_its_full_count(msgperf, tmp_path):

@@ -18,13 +18,15 @@ from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import parse_hosts
+from msgperf.analysis.answer_sizes import ANSWER_LAUNCHES
+from msgperf.launch.request import MAX_ANSWER_LAUNCHES
 from msgperf.launch.session import LaunchStart, MeasureRequest, StoreOutcome, measure, parse_deadline
 from msgperf.present.progress import CommandProgress
 from msgperf.present.terminal import console as terminal_console
 
 # What to measure comes from the run file with --resume: these options would be ignored.
 FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repeat": "--repeat", "output": "-o",
-                     "force": "--force"}
+                     "force": "--force", "answer_launches": "--answer-launches"}
 
 
 @click.command("run")
@@ -58,6 +60,12 @@ FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repe
 @click.option("--no-probe", is_flag=True,
               help="Do not run the short eager-probe launch after the sweep (about a second; its eager "
                    "limit names the switches the model finds).")
+@click.option("--answer-launches", type=click.IntRange(0, MAX_ANSWER_LAUNCHES), default=ANSWER_LAUNCHES,
+              show_default=True, metavar="N",
+              help="After the sweep, measure the answer's sizes (the smallest, the peak bandwidth's and the sizes "
+                   "beside it, the largest) again in N short launches of their own, so that the latency's and "
+                   "bandwidth's intervals cover the spread between launches, not one launch's; 0: the sweep's "
+                   "launch alone. Not with --repeat, where every size has its launches.")
 @click.option("--detail", is_flag=True, help="After the answer and the tables, the fine print: the machine and each "
               "launch's conditions, every column and size, first messages, models and caveats (as show --detail).")
 @click.option("--all", "all_sizes", is_flag=True, help="Every size in the tables, also those a refinement added "
@@ -68,7 +76,8 @@ FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repe
                    "an octave, within what is left of --total-time (with --time-budget: as long as the sweep, "
                    "at least 10 s); see docs/statistics.md.")
 def command(plan_options: PlanOptions, np_, launcher, hosts, ranks_per_node, repeat, output, force, resume, mpicc,
-            deadline, db, no_store, quiet, test_stall, no_report, no_probe, detail, all_sizes, refine) -> None:
+            deadline, db, no_store, quiet, test_stall, no_report, no_probe, answer_launches, detail, all_sizes,
+            refine) -> None:
     """Measure message-passing patterns (default: a ping-pong between two ranks) over a sweep of sizes."""
     started = budgets.command_start()
     console = Console(stderr=True, quiet=quiet)
@@ -87,11 +96,16 @@ def command(plan_options: PlanOptions, np_, launcher, hosts, ranks_per_node, rep
         plan = None
     else:
         plan = plan_options.plan(np_, warn)
+    given = click.get_current_context().get_parameter_source("answer_launches") not in (ParameterSource.DEFAULT, None)
+    if repeat > 1 and given and answer_launches:
+        raise MsgperfError(f"--answer-launches {answer_launches} with --repeat {repeat}: every size is measured in "
+                           f"each of the {repeat} launches already; drop one of them")
     request = MeasureRequest(
         plan=plan, resume=resume, output=output, force=force, repeat=repeat, placement=plan_options.placement,
         hosts=parse_hosts(hosts), ranks_per_node=ranks_per_node, launcher=launcher, mpicc=mpicc,
         deadline_s=deadline, command_line="msgperf " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         test_stall=test_stall, store=not no_store, db=db, refine=refine, probe=not no_probe,
+        answer_launches=answer_launches,
         whole_budget=plan_options.time_budget is None, started_s=started,
         after_s=budgets.remembered_finish(report=not no_report),
         overrun_s=budgets.remembered_overrun(max(plan.sizes)) if plan is not None else 0.0)

@@ -7,9 +7,9 @@ The budget is shared out in order of need: what the command has already spent (s
 kernels' build check) and what it must still spend after the measurements (reading the run
 back, the analysis, the answer, the report) come off first; then each launch's start-up and
 tear-down (mpiexec, MPI_Init, MPI_Finalize: measured on the sweep's launch and used for the
-launches after it); then shares kept for the eager probe and the refinement. The sweep gets the
-rest, and its kernels share that among the sizes (sizes that reach the precision early hand
-their time on). Refinement rounds get what is left of the deadline when they start: a sweep
+launches after it); then shares kept for the eager probe, the answer's launches
+(analysis/answer_sizes.py) and the refinement. The sweep gets the rest, and its kernels share
+that among the sizes (sizes that reach the precision early hand their time on). Refinement rounds get what is left of the deadline when they start: a sweep
 that finished early leaves them more; a round that would get less than its sizes need is
 not started (the caller says so in one line).
 
@@ -33,6 +33,9 @@ from dataclasses import dataclass
 # is measured: 0.3 s for MPICH's hydra on the 2-core VM (bench/RESULTS.md, time to the answer).
 LAUNCH_OVERHEAD_S = 0.4
 PROBE_S = 0.8  # the eager probe's own work: its two bisections (0 B and 1 B, session.PROBE_SIZES) and their samples
+# one launch of the answer's sizes (analysis/answer_sizes.py), shared by the kernels among them: 0 B
+# and 0.5-2 MiB to 1 % took 0.1-0.15 s on the 2-core VM
+ANSWER_S = 0.2
 FINISH_S = 1.0  # reading the run back, the analysis, the answer on the terminal
 REPORT_S = 2.5  # the HTML report and its three plots (matplotlib), written after the answer
 REFINE_FRACTION = 0.2  # of the budget, kept for refinement (more when the sweep ends early)
@@ -54,29 +57,32 @@ class Split:
     overhead_s: float  # each sweep launch's start-up and tear-down
     launches: int = 1  # sweep launches (--repeat)
     overrun_s: float = 0.0  # each sweep launch's time past its own budget, expected
+    answer_s: float = 0.0  # kept for the launches of the answer's sizes, their start-ups included
 
     @property
     def planned_s(self) -> float:
         """What the shares add up to (the budget less what was spent before the split)."""
-        return self.launches * (self.sweep_s + self.overhead_s + self.overrun_s) + self.probe_s + self.refine_s \
-            + self.finish_s
+        return self.launches * (self.sweep_s + self.overhead_s + self.overrun_s) + self.probe_s + self.answer_s \
+            + self.refine_s + self.finish_s
 
 
 def split(budget_s: float, spent_s: float, *, launches: int = 1, overhead_s: float = LAUNCH_OVERHEAD_S,
-          probe: bool = True, refine: bool = True, finish_s: float = FINISH_S, overrun_s: float = 0.0) -> Split:
+          probe: bool = True, refine: bool = True, finish_s: float = FINISH_S, overrun_s: float = 0.0,
+          answer_launches: int = 0) -> Split:
     """Share ``budget_s`` (wall clock from the command's start) among ``launches`` sweep launches,
-    the eager probe and the refinement, ``spent_s`` seconds after the start, keeping ``finish_s``
+    the eager probe, ``answer_launches`` launches of the answer's sizes and the refinement, ``spent_s`` seconds after the start, keeping ``finish_s``
     for what follows the measurements and ``overrun_s`` a sweep launch for the time its kernels
     take past their own budget (the sizes' minimum samples: what the last run here measured).
     Where the start-up and the reserves leave less than
     MIN_SWEEP_S a sweep launch, the sweep still gets that (the refinement then finds nothing left
     and is skipped): a sweep is the one part that cannot be left out."""
     probe_s = overhead_s + PROBE_S if probe else 0.0
+    answer_s = answer_launches * (overhead_s + ANSWER_S)
     refine_s = REFINE_FRACTION * budget_s if refine else 0.0
-    left = budget_s - spent_s - finish_s - probe_s - refine_s - launches * (overhead_s + overrun_s)
+    left = budget_s - spent_s - finish_s - probe_s - answer_s - refine_s - launches * (overhead_s + overrun_s)
     sweep = max(MIN_SWEEP_S, left / launches)
     return Split(sweep_s=sweep, probe_s=probe_s, refine_s=refine_s, finish_s=finish_s, overhead_s=overhead_s,
-                 launches=launches, overrun_s=overrun_s)
+                 launches=launches, overrun_s=overrun_s, answer_s=answer_s)
 
 
 def size_floor_s(size: int, measured: list[tuple[int, float, int]]) -> float:

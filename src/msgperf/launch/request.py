@@ -16,6 +16,7 @@ from msgperf.plan import Plan, check_placement
 from msgperf.records.format import Run
 
 MAX_REPEAT = 1000
+MAX_ANSWER_LAUNCHES = 20  # each costs a launch start; more narrows the interval little (t on L - 1 df)
 
 
 def check_deadline(seconds: float, text: str | None = None) -> float:
@@ -60,6 +61,9 @@ class MeasureRequest:
     log_dir: Path | None = None  # where launch logs go (None: the temporary directory)
     refine: bool = False  # after the sweep, measure extra sizes inside wide breakpoint intervals
     probe: bool = False  # after the sweep of a new run, one short eager-probe launch (msgperf run's default)
+    # after the sweep of a new one-launch run, this many short launches of the answer's sizes, so that its
+    # latency and bandwidth are known across launches (analysis/answer_sizes.py; msgperf run's default: 3)
+    answer_launches: int = 0
     refine_budget_s: float | None = None  # time refinement may take (None: as long as the sweep, >= 10 s)
     # The plan's total_time_s (given, or the automatic one times --repeat) is the wall-clock budget of
     # the whole command from ``started_s``, shared out by launch/budget.py, not the sweep launch's own
@@ -76,6 +80,9 @@ class MeasureRequest:
             object.__setattr__(self, "plan", self.plan.checked())
         if isinstance(self.repeat, bool) or not isinstance(self.repeat, int) or not 1 <= self.repeat <= MAX_REPEAT:
             raise MsgperfError(f"--repeat {self.repeat}: use 1 to {MAX_REPEAT} launches")
+        if isinstance(self.answer_launches, bool) or not isinstance(self.answer_launches, int) \
+                or not 0 <= self.answer_launches <= MAX_ANSWER_LAUNCHES:
+            raise MsgperfError(f"--answer-launches {self.answer_launches}: use 0 to {MAX_ANSWER_LAUNCHES} launches")
         if self.deadline_s is not None:
             check_deadline(self.deadline_s)
         if self.launcher is not None:
@@ -105,6 +112,7 @@ class LaunchStart:
     expected_records: int  # measurement records the kernels will write
     refining: bool = False  # a launch of extra sizes inside breakpoint intervals
     probing: bool = False  # the short eager-probe launch after the sweep
+    answering: bool = False  # a short launch of the answer's sizes after the sweep
     budget_s: float = 0.0  # the launch's one time budget (--total-time), 0 when each size has its own
     deadline_s: float | None = None  # when the command's budget ends (time.monotonic()), if it has one
     detail: str = ""  # what the launch is for, a few words (a refinement's switches)
@@ -116,6 +124,8 @@ class LaunchStart:
             return f"refine {self.ordinal + 1}/{self.total}"
         if self.probing:
             return "eager probe"
+        if self.answering:
+            return f"answer {self.ordinal + 1}/{self.total}"
         return f"sweep {self.ordinal + 1}/{self.total}" if self.total > 1 else "sweep"
 
 

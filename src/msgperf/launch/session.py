@@ -7,8 +7,8 @@ records, stops a launch that makes no progress for the deadline, marks a stopped
 run file (hang, dead rank, Ctrl-C, SIGTERM), reads the run back and stores it. It renders
 nothing: progress and notes go to the caller's callbacks, the caller renders the outcome.
 
-``measure`` is a sequence of ``MeasureSession``'s steps: prepare, sweep, probe, refine, read
-back. Beside it: the request and outcome types (request.py), what a resumed file lacks
+``measure`` is a sequence of ``MeasureSession``'s steps: prepare, sweep, probe, the answer's
+launches, refine, read back. Beside it: the request and outcome types (request.py), what a resumed file lacks
 (resume.py), one launch followed and marked (launch_marks.py), the refinement rounds
 (refine_rounds.py), the budget's shares (budget.py).
 """
@@ -18,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sqlite3
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ContextManager
 
+from msgperf.analysis.answer_sizes import ANSWER_PATTERN, answer_sizes
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.children import Terminated, stop_signals
@@ -132,6 +134,28 @@ def probe_plan(plan: Plan) -> Plan:
                 min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
 
 
+def answer_plan(plan: Plan, sizes: tuple[int, ...]) -> Plan:
+    """A short launch of the answer's sizes (analysis/answer_sizes.py) after the sweep: its main
+    pattern alone, on the sweep's pair and buffers, the kernels sharing ``budgets.ANSWER_S`` among
+    the sizes and taking at least the floor of samples a median's interval needs (not the sweep's
+    minimum: 20 samples of 64 MiB took a second a launch on the 2-core VM)."""
+    return dataclasses.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budgets.ANSWER_S,
+                               min_samples=min(plan.min_samples, budgets.FLOOR_SAMPLES))
+
+
+def sweep_median(record: dict) -> tuple[int, float] | None:
+    """(bytes, median time per message) of a measurement record of the answer's pattern on the
+    sweep's intra-node pair, as the kernels write it; None for any other record."""
+    samples = record.get("samples_s")
+    if record.get("type") != "measurement" or record.get("pattern") != ANSWER_PATTERN \
+            or record.get("placement", "intra") not in ("", "intra") or not samples:
+        return None
+    try:
+        return int(record["bytes"]), statistics.median(map(float, samples)) / float(record.get("divisor") or 1)
+    except (TypeError, ValueError, KeyError, ZeroDivisionError):
+        return None
+
+
 Note = Callable[[str], None]
 OnPhase = Callable[[str], None]
 OnLaunch = Callable[[LaunchStart], "ContextManager[Any] | None"]
@@ -171,6 +195,10 @@ class MeasureSession:
         self.catalog: tuple[PatternInfo, ...] = ()
         self.deadline: float | None = None  # the end of the command's budget (time.monotonic())
         self.probing = False
+        self.answering = 0  # launches of the answer's sizes planned (0: none)
+        self.answered = 0  # ... started
+        self.sweep_medians: dict[int, float] = {}  # the sweep's median per size of the answer's pattern
+        self.sweeping = False  # a sweep launch is running: its records give sweep_medians
         self.sweep_overrun_s: float | None = None
         self.sweep_began_s = 0.0
 
@@ -239,12 +267,16 @@ class MeasureSession:
         plan = plan.with_total_time(len(expected_records(plan, plan.sizes, self.placement, self.catalog)))
         self.probing = request.probe and request.resume is None and "eager-probe" not in plan.patterns \
             and any(p.name == "eager-probe" for p in self.catalog)
+        # a run of one launch measures the answer's sizes again in launches of their own (with
+        # --repeat every size is measured in several already)
+        self.answering = request.answer_launches if request.resume is None and len(self.launches) == 1 \
+            and ANSWER_PATTERN in plan.patterns else 0
         if request.whole_budget and request.resume is None and plan.total_time_s:
             budget_s = plan.total_time_s * (len(self.launches) if auto else 1)
             self.deadline = self.started_s + budget_s
             shares = budgets.split(budget_s, time.monotonic() - self.started_s, launches=len(self.launches),
                                    probe=self.probing, refine=self.refining, finish_s=request.after_s,
-                                   overrun_s=request.overrun_s)
+                                   overrun_s=request.overrun_s, answer_launches=self.answering)
             plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
         self.plan = plan
 
@@ -272,7 +304,7 @@ class MeasureSession:
         expected = expected_records(launch_plan, start.sizes, self.placement, self.catalog)
         start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
                                     deadline_s=self.deadline)
-        follow = Follower(index, self.on_record)
+        follow = Follower(index, self._record_of_the_sweep if self.sweeping else self.on_record)
         env = launcher.environment(self.plan.nranks)
         before = snapshot()
         try:
@@ -300,23 +332,35 @@ class MeasureSession:
         self.outcomes.append(LaunchOutcome(index=index, sizes=start.sizes, records=follow.measurements,
                                            refining=start.refining))
 
+    def _record_of_the_sweep(self, record: dict) -> None:
+        """A record of a sweep launch: its median kept when it is one of the answer's pattern."""
+        seen = sweep_median(record)
+        if seen is not None:
+            self.sweep_medians.setdefault(*seen)
+        if self.on_record:
+            self.on_record(record)
+
     # ---- the steps after prepare ----------------------------------------------------------------
 
     def sweep(self) -> None:
         """The plan's launches (``repeat`` of them, or those a resumed file lacks)."""
         self.sweep_began_s = time.monotonic()
-        for ordinal, sizes in enumerate(self.launches):
-            index = self.first_index + ordinal
-            self.launch(index, self.first_kind if ordinal == 0 else "--append", self.plan,
-                        LaunchStart(index=index, ordinal=ordinal, total=len(self.launches), sizes=sizes,
-                                    expected_records=0))
+        self.sweeping = True
+        try:
+            for ordinal, sizes in enumerate(self.launches):
+                index = self.first_index + ordinal
+                self.launch(index, self.first_kind if ordinal == 0 else "--append", self.plan,
+                            LaunchStart(index=index, ordinal=ordinal, total=len(self.launches), sizes=sizes,
+                                        expected_records=0))
+        finally:
+            self.sweeping = False
         if self.deadline is not None and self.spans:
             self.sweep_overrun_s = max(self.spans) - self.plan.total_time_s
 
     @property
     def next_index(self) -> int:
         """The index of the next launch after the sweep (and the probe, if one was started)."""
-        return self.first_index + len(self.launches) + self.probing
+        return self.first_index + len(self.launches) + self.probing + self.answered
 
     def probe(self) -> None:
         """The short eager-probe launch after a new run's sweep; its failure loses only itself."""
@@ -327,6 +371,29 @@ class MeasureSession:
         with _an_extra(self.note, "the eager-probe launch"):
             self.launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
                                                               expected_records=0, probing=True))
+
+    def answer(self) -> None:
+        """The answer's sizes measured again in short launches of their own (analysis/answer_sizes.py),
+        so that its latency and bandwidth are known across launches; each that fails loses only
+        itself. With one budget for the command, a launch that no longer fits before the deadline
+        is not started, and the note says how many were made."""
+        sizes = answer_sizes(self.sweep_medians) if self.answering else ()
+        if not sizes:
+            return
+        plan = answer_plan(self.plan, sizes)
+        overhead = max(self.overheads) if self.overheads else budgets.LAUNCH_OVERHEAD_S
+        for ordinal in range(self.answering):
+            if self.deadline is not None and \
+                    time.monotonic() + overhead + budgets.ANSWER_S > self.deadline - self.request.after_s:
+                self.note(f"the answer's sizes were measured again in {ordinal} of {self.answering} launches: the "
+                          f"--total-time budget is spent (more time: --total-time "
+                          f"{2 * (self.deadline - self.started_s):.3g}s)")
+                return
+            index = self.next_index
+            self.answered += 1  # its index is taken, whether it starts or not
+            with _an_extra(self.note, "a launch of the answer's sizes"):
+                self.launch(index, "--append", plan, LaunchStart(index=index, ordinal=ordinal, total=self.answering,
+                                                                 sizes=sizes, expected_records=0, answering=True))
 
     def refine(self) -> None:
         """Refinement rounds (launch/refine_rounds.py) in the time left: the refinement budget, or
@@ -385,6 +452,7 @@ def measure(request: MeasureRequest, *, launcher: Launcher | None = None, on_not
         session.prepare(lock)
         session.sweep()
         session.probe()
+        session.answer()
         session.refine()
         run, result = session.read_back()
     stored = store_run(run, request.db) if request.store else None

@@ -58,15 +58,18 @@ def title(source: RunSource, width: int = WIDTH) -> str:
     return text
 
 
-def _step(step: Step | None, why: str) -> str:
+def _step(step: Step | None, why: str, common: str = "") -> str:
     if step is None or step.step.value is None:
         return _cannot(why or (step.step.why_not if step is not None else "not measured"))
     s = step.step
-    rel = f" ({units.percent(step.rel, signed=True, decimals=0)})" if step.rel is not None else ""
+    said = [units.percent(step.rel, signed=True, decimals=0)] if step.rel is not None else []
     if step.measurable is False:
-        head, rel = "none measurable: ", ""
+        head, said = "none measurable: ", []
     else:
         head = ""
+    if s.low is not None and s.covers and s.covers != common:  # the heading's words do not cover it
+        said.append(s.covers)
+    rel = f" ({', '.join(said)})" if said else ""
     return (f"{head}{'+' if s.value >= 0 else ''}{units.seconds(s.value)}{_ci(s, 's')}{rel}, "
             f"{units.size(step.below.bytes)} → {units.size(step.above.bytes)}")
 
@@ -119,7 +122,7 @@ def answer_lines(result: RunResult, width: int = WIDTH, reserved: int = 0) -> li
     else:
         lines.append(_line("eager limit", _cannot(e.why_not)))
     if e.value is not None or e.low is not None:
-        lines.append(_line("crossing it", _step(a.eager_step, a.eager_step_why)))
+        lines.append(_line("crossing it", _step(a.eager_step, a.eager_step_why, common)))
     n_half = a.n_half
     tail = [_line("n½", _value(n_half, "B") + _covers(n_half, common)
                   if n_half.value is not None else _cannot(n_half.why_not))]

@@ -53,10 +53,18 @@ def plus_minus(table_row) -> str:
 
 
 def covers(rows) -> str:
-    """What the table's ± cover, in words (within one launch, across N launches, none)."""
-    kinds = list(dict.fromkeys(r.interval.covers for r in rows if r.interval is not None
-                               and r.interval.low is not None))
-    return " / ".join(kinds) if kinds else "none: one value per size"
+    """What the table's ± cover, in words (within one launch, across N launches, none); where rows
+    differ, the sizes of each kind but the most common one's ("across 4 launches at 0 B, 1 MiB;
+    within one launch elsewhere": msgperf run measures the answer's sizes in launches of their own)."""
+    by_kind: dict[str, list[int]] = {}
+    for r in rows:
+        if r.interval is not None and r.interval.low is not None:
+            by_kind.setdefault(r.interval.covers, []).append(r.bytes)
+    if len(by_kind) <= 1:
+        return next(iter(by_kind), "none: one value per size")
+    common = max(by_kind, key=lambda kind: len(by_kind[kind]))
+    return "; ".join([f"{kind} at {', '.join(units.size(b) for b in sorted(set(sizes)))}"
+                      for kind, sizes in by_kind.items() if kind != common] + [f"{common} elsewhere"])
 
 
 def samples_text(table_row) -> str:
@@ -91,13 +99,15 @@ def compact_grid(t: RowTable, hidden: frozenset[int] = frozenset()) -> Grid:
     and p95; a size that stopped before its precision is marked * on its ± (the stop reasons, min
     and max are in show --detail). ``hidden``: sizes left out (a refinement's, carrying no switch)."""
     rows = [r for r in t.rows if r.bytes not in hidden]
-    several = any(r.interval is not None and r.interval.launches > 1 for r in rows)
+    several = [r.interval is not None and r.interval.launches > 1 for r in rows]
+    what = ("estimate across launches" if all(several) else
+            "median, or the estimate across launches where ± says so" if any(several) else "median")
     who = f"ranks {':'.join(map(str, t.ranks))}" if t.ranks else "every step of the sweep"
     early = sorted({x for r in rows if _stopped_early(r) for x in (r.stop_reasons if r.validated else ("data mismatch",))
                     if x in _SHORT_OF_PRECISION or x == "data mismatch"})
     left_out = len(t.rows) - len(rows)
     grid = Grid(heading=f"{t.pattern}  ·  {who}  ·  {t.buffer} buffers" + (f"  ·  {t.method}" if t.method else ""),
-                note=(f"{_COLUMN.get(t.metric, t.metric)}: {'estimate across launches' if several else 'median'}"
+                note=(f"{_COLUMN.get(t.metric, t.metric)}: {what}"
                       f" ({t.time_words}); ±: half its 95% interval ({covers(rows)})"
                       + (f", *: stopped by {', '.join(early)} before the precision" if early else "")
                       + "; MB/s: 10^6 B/s; samples: count × k messages; p95: of every sample"

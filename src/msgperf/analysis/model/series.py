@@ -162,14 +162,17 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     found.extend(disturbed)
     found.extend(cv.launch_aligned(a.launch, a.factor, len(a.shared_bytes), len(a.added_bytes))
                  for a in alignments if abs(a.factor - 1) >= ALIGNMENT_WORTH_SAYING)
-    # Run-to-run variation comes from launches that measured the same sizes again (--repeat);
-    # a launch that adds sizes (the extra sizes of a refinement, a resumed remainder) adds points
-    # to the sweep, not a repetition to compare.
+    # Run-to-run variation comes from launches that measured the same sizes again (--repeat, or
+    # msgperf run's launches of the answer's sizes); a launch that adds sizes (the extra sizes of a
+    # refinement, a resumed remainder) adds points to the sweep, not a repetition to compare. The
+    # launches are compared, and modelled each, on the sizes measured again only: a size the sweep
+    # measured alone has no spread between launches to give, and a model of the sweep's 28 sizes
+    # beside one of the answer's five would differ by what they measured, not by the launch.
     repeated = [s for s in sizes if len([m for m in s.measurements if m.launch not in extra]) > 1]
     repeating = tuple(l for l in launches if l not in extra
                       and any(l in {m.launch for m in s.measurements} for s in repeated))
     if len(repeating) > 1:
-        summaries = {l: {m.bytes: m.stats for s in sizes for m in s.measurements if m.launch == l}
+        summaries = {l: {m.bytes: m.stats for s in repeated for m in s.measurements if m.launch == l}
                      for l in repeating}
         for l in repeating:
             points = [point_from_stats(b, summary) for b, summary in sorted(summaries[l].items())]
