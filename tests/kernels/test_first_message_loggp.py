@@ -32,8 +32,8 @@ def test_the_cold_first_message_is_larger_than_the_warm_median(run_file):
     run = read_run(run_file).run
     ms = run.measurements
     assert all(m.validated for m in ms)
-    # Only each launch's first measurement carries the job's first message (the sweep's and the
-    # short eager-probe launch's), and it is its first_s.
+    # Only each launch's first measurement carries the job's first message (the sweep's, the
+    # short eager-probe launch's and the answer's launches'), and it is its first_s.
     firsts = [next(m for m in ms if m.launch == l) for l in sorted({m.launch for m in ms})]
     marked = [m for m in ms if "first_message_of_job_s" in m.extra]
     assert marked == firsts and all(m.extra["first_message_of_job_s"] == m.first_s for m in marked)

@@ -79,9 +79,17 @@ def test_the_answer_is_told_across_the_launches_and_its_interval_holds_each_of_t
     main = result.main.model
     points = {p.bytes: p for p in main.sweep.points}
     assert points[64].launches == 1 and points[64].interval.covers == "within one launch"
-    assert points[0].time_s == latency.value  # the table's 0 B row and the answer: one value
+    (table,) = [t for t in result.tables if t.pattern == "pingpong"]
+    rows = {r.bytes: r for r in table.rows}
+    assert rows[0].time_s == latency.value and rows[0].interval.covers == "across 4 launches"  # one value
+    assert rows[1 * MiB].bandwidth_bytes_per_s == pytest.approx(peak.value)
+    assert rows[64].interval.covers == "within one launch"
     kinds = {c.kind for c in main.caveats}
     assert "one_launch" not in kinds  # the answer's intervals do cover launches
+    # ... and so the launches' spread (35 % here) is a caveat, not one of the answer's warnings
+    assert "launch_spread" in kinds and "launch_spread" not in {w.kind for w in answer.warnings}
+    # no launch gets a model of its own from three sizes, to be set beside the sweep's pooled one
+    assert main.per_launch == () and main.parameters_across_launches == ()
     # the launches are compared on the sizes they all measured
     compared = {s.bytes for s in main.launch_comparison.sizes}
     assert compared == {0, 256 * KiB, 1 * MiB}
@@ -111,14 +119,57 @@ def test_the_probe_comes_first_and_the_indices_follow_on(tmp_path):
     assert all(o.sizes == (0, 256 * KiB, 1 * MiB) for o in outcome.launches[2:])
 
 
-def test_a_failed_answer_launch_loses_only_itself(tmp_path):
+def test_a_failed_answer_launch_loses_only_itself_and_ends_them(tmp_path):
+    """A launch that could not start its ranks would fail again: one note, no more launches."""
     notes = []
     launcher = FakeLauncher(Behaviour(curve=curve(1.0)), Behaviour(after=-1, code=1, log=("went wrong",)),
                             every=Behaviour(curve=curve(1.2)))
     outcome = measure(request(tmp_path), launcher=launcher, on_note=notes.append)
-    assert [o.index for o in outcome.launches] == [0, 2, 3] and outcome.run.missing() == []
-    assert any(n.startswith("a launch of the answer's sizes failed; the sweep is complete and kept") for n in notes)
-    assert analyze(outcome.run).answer.latency.covers == "across 3 launches"
+    assert [o.index for o in outcome.launches] == [0] and outcome.run.missing() == []
+    failed = [n for n in notes if n.startswith("a launch of the answer's sizes failed; the sweep is complete")]
+    assert len(failed) == 1, notes
+    assert analyze(outcome.run).answer.latency.covers == "within one launch"
+
+
+def test_an_answer_launch_stopped_part_way_keeps_the_peak_among_the_sizes_measured_again(tmp_path):
+    """Launch 2 wrote its 0 B record and failed: 0 B has three launches, the peak's sizes two. The
+    peak is still 1 MiB (not a size the sweep measured alone), the latency across three launches."""
+    launcher = FakeLauncher(*(Behaviour(curve=curve(level)) for level in LEVELS[:2]),
+                            Behaviour(curve=curve(1.1), after=1, code=1))
+    outcome = measure(request(tmp_path), launcher=launcher)
+    assert [o.index for o in outcome.launches] == [0, 1]
+    answer = analyze(outcome.run).answer
+    assert answer.latency.covers == "across 3 launches"
+    assert answer.peak_bandwidth.bytes == 1 * MiB and answer.peak_bandwidth.covers == "across 2 launches"
+
+
+def test_with_placement_both_the_answer_launches_measure_the_intra_node_pair(tmp_path):
+    """The answer describes the intra-node pair (result._main): the launches measure it alone, at
+    the sizes its sweep chose."""
+    launcher = FakeLauncher(every=Behaviour(curve=curve(1.0)))
+    outcome = measure(request(tmp_path, placement="both", plan=Plan(sizes=SWEEP, nranks=4, time_budget_s=0.05,
+                                                                    min_samples=8, max_samples=12)),
+                      launcher=launcher)
+    assert [o.index for o in outcome.launches] == [0, 1, 2, 3]
+    for launch in (1, 2, 3):
+        args = launcher.kernel_args(launch)
+        assert args[args.index("--placement") + 1] == "intra"
+        assert {m.placement for m in outcome.run.measurements if m.launch == launch} == {"intra"}
+
+
+def test_a_launch_of_the_largest_sizes_gets_the_time_their_floor_of_samples_takes(tmp_path):
+    """Where the peak lies at the largest sizes (64 MiB between hosts), six samples of them take
+    longer than ANSWER_S: the launch's budget is what the sweep's pace says they need."""
+    from msgperf.launch.session import SweepSize, answer_need_s
+
+    # 20 round trips of 1 ns/B each way, and 10 ms of warm-up and calibration
+    swept = {b: SweepSize(b, 1e-9 * b, 0.01 + 2e-9 * b * 20, 20) for b in (0, 32 * MiB, 64 * MiB)}
+    assert answer_need_s((0,), swept) == budgets.ANSWER_S
+    need = answer_need_s((0, 32 * MiB, 64 * MiB), swept)
+    # 0 B its least (REFINE_S_PER_SIZE), 32 and 64 MiB six of their 20 samples' time: 0.42 and 0.81 s
+    assert need == pytest.approx(budgets.REFINE_S_PER_SIZE + 0.3 * (0.01 + 2e-9 * 32 * MiB * 20)
+                                 + 0.3 * (0.01 + 2e-9 * 64 * MiB * 20))
+    assert need > 5 * budgets.ANSWER_S
 
 
 def test_launches_that_no_longer_fit_the_budget_are_not_started_and_the_note_says_so(tmp_path):

@@ -2,10 +2,10 @@
 latency and bandwidth carry an interval across launches.
 
 The launch, not the sample, is the unit of run-to-run variation: samples inside one launch share
-its placement, page layout and neighbours, and a second launch draws them anew. Four default
-runs in a row on the 2-core VM read 1.82, 1.68, 2.14 and 2.07 µs at 0 B, each ±1 % "within one
-launch": no run fell inside another's interval (bench/RESULTS.md §28; §18 and §21 found the same
-on MPICH and Open MPI, quiet, on 2 and 16 cores). A wider interval from more samples of the same
+its placement, page layout and neighbours, and a second launch draws them anew. Five quiet
+default runs on the 2-core VM read 1.11-1.69 µs at 0 B, each ±1 % "within one launch": of 20
+quiet runs on MPICH and Open MPI no latency fell inside another's interval (bench/RESULTS.md §28;
+§18 and §21 found the same, quiet, on 2 and 16 cores). A wider interval from more samples of the same
 launch cannot help; only more launches can. The sweep is one launch, the sizes that make the
 answer are few, and an MPI launch costs a few tenths of a second, so the default run measures
 those sizes again in ``ANSWER_LAUNCHES`` more launches and the answer's figures are estimated

@@ -57,13 +57,13 @@ class Split:
     overhead_s: float  # each sweep launch's start-up and tear-down
     launches: int = 1  # sweep launches (--repeat)
     overrun_s: float = 0.0  # each sweep launch's time past its own budget, expected
-    answer_s: float = 0.0  # kept for the launches of the answer's sizes, their start-ups included
+    answer_launches_s: float = 0.0  # kept for the launches of the answer's sizes, start-ups included
 
     @property
     def planned_s(self) -> float:
         """What the shares add up to (the budget less what was spent before the split)."""
-        return self.launches * (self.sweep_s + self.overhead_s + self.overrun_s) + self.probe_s + self.answer_s \
-            + self.refine_s + self.finish_s
+        return self.launches * (self.sweep_s + self.overhead_s + self.overrun_s) + self.probe_s \
+            + self.answer_launches_s + self.refine_s + self.finish_s
 
 
 def split(budget_s: float, spent_s: float, *, launches: int = 1, overhead_s: float = LAUNCH_OVERHEAD_S,
@@ -77,12 +77,12 @@ def split(budget_s: float, spent_s: float, *, launches: int = 1, overhead_s: flo
     MIN_SWEEP_S a sweep launch, the sweep still gets that (the refinement then finds nothing left
     and is skipped): a sweep is the one part that cannot be left out."""
     probe_s = overhead_s + PROBE_S if probe else 0.0
-    answer_s = answer_launches * (overhead_s + ANSWER_S)
+    answers_s = answer_launches * (overhead_s + ANSWER_S)
     refine_s = REFINE_FRACTION * budget_s if refine else 0.0
-    left = budget_s - spent_s - finish_s - probe_s - answer_s - refine_s - launches * (overhead_s + overrun_s)
+    left = budget_s - spent_s - finish_s - probe_s - answers_s - refine_s - launches * (overhead_s + overrun_s)
     sweep = max(MIN_SWEEP_S, left / launches)
     return Split(sweep_s=sweep, probe_s=probe_s, refine_s=refine_s, finish_s=finish_s, overhead_s=overhead_s,
-                 launches=launches, overrun_s=overrun_s, answer_s=answer_s)
+                 launches=launches, overrun_s=overrun_s, answer_launches_s=answers_s)
 
 
 def size_floor_s(size: int, measured: list[tuple[int, float, int]]) -> float:

@@ -8,9 +8,9 @@ run file (hang, dead rank, Ctrl-C, SIGTERM), reads the run back and stores it. I
 nothing: progress and notes go to the caller's callbacks, the caller renders the outcome.
 
 ``measure`` is a sequence of ``MeasureSession``'s steps: prepare, sweep, probe, the answer's
-launches, refine, read back. Beside it: the request and outcome types (request.py), what a resumed file lacks
-(resume.py), one launch followed and marked (launch_marks.py), the refinement rounds
-(refine_rounds.py), the budget's shares (budget.py).
+launches, refine, read back. Beside it: the request and outcome types (request.py), what a
+resumed file lacks (resume.py), one launch followed and marked (launch_marks.py), the
+refinement rounds (refine_rounds.py), the budget's shares (budget.py).
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sqlite3
-import statistics
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ContextManager
+
+import numpy as np
 
 from msgperf.analysis.answer_sizes import ANSWER_PATTERN, answer_sizes
 from msgperf.errors import MsgperfError
@@ -134,26 +136,55 @@ def probe_plan(plan: Plan) -> Plan:
                 min_samples=6, max_samples=1000, iterations_per_sample=plan.iterations_per_sample)
 
 
-def answer_plan(plan: Plan, sizes: tuple[int, ...]) -> Plan:
+def answer_plan(plan: Plan, sizes: tuple[int, ...], budget_s: float = budgets.ANSWER_S) -> Plan:
     """A short launch of the answer's sizes (analysis/answer_sizes.py) after the sweep: its main
-    pattern alone, on the sweep's pair and buffers, the kernels sharing ``budgets.ANSWER_S`` among
-    the sizes and taking at least the floor of samples a median's interval needs (not the sweep's
+    pattern alone, on the sweep's pair and buffers, the kernels sharing ``budget_s`` among the
+    sizes and taking at least the floor of samples a median's interval needs (not the sweep's
     minimum: 20 samples of 64 MiB took a second a launch on the 2-core VM)."""
-    return dataclasses.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budgets.ANSWER_S,
+    return dataclasses.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budget_s,
                                min_samples=min(plan.min_samples, budgets.FLOOR_SAMPLES))
 
 
-def sweep_median(record: dict) -> tuple[int, float] | None:
-    """(bytes, median time per message) of a measurement record of the answer's pattern on the
-    sweep's intra-node pair, as the kernels write it; None for any other record."""
+@dataclass(frozen=True)
+class SweepSize:
+    """What the sweep's record of one size of the answer's pattern says: enough to choose the
+    answer's sizes and to know how long measuring them again takes."""
+
+    bytes: int
+    median_s: float  # median time per message
+    elapsed_s: float  # the kernels' time on the size, warm-up and calibration included
+    samples: int
+
+
+def sweep_size(record: dict) -> tuple[str, SweepSize] | None:
+    """(placement, what it says) of a measurement record of the answer's pattern as the kernels
+    write it; None for any other record or one that cannot say."""
     samples = record.get("samples_s")
-    if record.get("type") != "measurement" or record.get("pattern") != ANSWER_PATTERN \
-            or record.get("placement", "intra") not in ("", "intra") or not samples:
+    if record.get("type") != "measurement" or record.get("pattern") != ANSWER_PATTERN or not samples:
         return None
     try:
-        return int(record["bytes"]), statistics.median(map(float, samples)) / float(record.get("divisor") or 1)
+        median = float(np.median(np.asarray(samples, dtype=np.float64))) / float(record.get("divisor") or 1)
+        return str(record.get("placement") or ""), SweepSize(int(record["bytes"]), median,
+                                                             float(record.get("elapsed_s") or 0.0), len(samples))
     except (TypeError, ValueError, KeyError, ZeroDivisionError):
         return None
+
+
+def answer_pair(by_placement: dict[str, dict[int, SweepSize]]) -> tuple[str, dict[int, SweepSize]]:
+    """The pair the answer describes and its sizes: the intra-node one where the sweep measured one
+    (``--placement both`` measures both; result._main prefers it), else the pair it measured."""
+    for placement in ("intra", ""):
+        if by_placement.get(placement):
+            return placement, by_placement[placement]
+    return next(iter(by_placement.items()), ("", {}))
+
+
+def answer_need_s(sizes: tuple[int, ...], swept: dict[int, SweepSize]) -> float:
+    """The time one launch of the answer's sizes needs: each size's floor of samples at the pace
+    the sweep measured it (budget.size_floor_s), never less than budget.ANSWER_S; where the peak
+    lies at the largest sizes (64 MiB between hosts) that is more."""
+    measured = [(s.bytes, s.elapsed_s, s.samples) for s in swept.values()]
+    return max(budgets.ANSWER_S, sum(budgets.size_floor_s(size, measured) for size in sizes))
 
 
 Note = Callable[[str], None]
@@ -165,7 +196,8 @@ OnRecord = Callable[[dict], None]
 class MeasureSession:
     """One ``measure`` call, step by step: ``prepare`` (the plan, the run file claimed or resumed
     under its lock, the kernels built and their catalog, the budget's shares), ``sweep``,
-    ``probe``, ``refine``, ``read_back``; each launch through ``launch``. The run file is read
+    ``probe``, ``answer`` (the answer's sizes again), ``refine``, ``read_back``; each launch
+    through ``launch``. The run file is read
     whole only where something unknown is needed: by ``--resume`` (what the file lacks), by each
     refinement round (the file the previous round grew), after a failed launch whose launch
     record was not seen, and by ``read_back`` unless the last look at it is still the file as it
@@ -197,8 +229,9 @@ class MeasureSession:
         self.probing = False
         self.answering = 0  # launches of the answer's sizes planned (0: none)
         self.answered = 0  # ... started
-        self.sweep_medians: dict[int, float] = {}  # the sweep's median per size of the answer's pattern
-        self.sweeping = False  # a sweep launch is running: its records give sweep_medians
+        self.sweep_records: list[dict] = []  # the sweep's records of the answer's pattern, when answering
+        self.sweeping = False  # a sweep launch is running: its records of the answer's pattern are kept
+        self.sweep_s = 0.0  # the sweep's launches, from the first's start to the last's end
         self.sweep_overrun_s: float | None = None
         self.sweep_began_s = 0.0
 
@@ -293,15 +326,17 @@ class MeasureSession:
 
     # ---- one launch -----------------------------------------------------------------------------
 
-    def launch(self, index: int, kind: str, launch_plan: Plan, start: LaunchStart) -> None:
+    def launch(self, index: int, kind: str, launch_plan: Plan, start: LaunchStart,
+               placement: str | None = None) -> None:
         """Start the kernels for one launch into the run file and follow it to its end. A launch
         that fails or is stopped is marked in the run file (with its ``launch_host`` record when it
-        started) and raises ``LaunchError``."""
+        started) and raises ``LaunchError``. ``placement``: the pair to measure when not the run's."""
         self.look.clear()  # the file is about to change
         request, launcher, run_file = self.request, self.launcher, self.run_file
+        placement = placement or self.placement
         argv = launcher.command(self.plan.nranks, _kernel_args(launch_plan, start.sizes, run_file, index, request,
-                                                               self.placement, kind))
-        expected = expected_records(launch_plan, start.sizes, self.placement, self.catalog)
+                                                               placement, kind))
+        expected = expected_records(launch_plan, start.sizes, placement, self.catalog)
         start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
                                     deadline_s=self.deadline)
         follow = Follower(index, self._record_of_the_sweep if self.sweeping else self.on_record)
@@ -333,10 +368,10 @@ class MeasureSession:
                                            refining=start.refining))
 
     def _record_of_the_sweep(self, record: dict) -> None:
-        """A record of a sweep launch: its median kept when it is one of the answer's pattern."""
-        seen = sweep_median(record)
-        if seen is not None:
-            self.sweep_medians.setdefault(*seen)
+        """A record of a sweep launch: kept when it is one of the answer's pattern and answer
+        launches will follow (read after the sweep, not while its ranks are timed)."""
+        if self.answering and record.get("type") == "measurement" and record.get("pattern") == ANSWER_PATTERN:
+            self.sweep_records.append(record)
         if self.on_record:
             self.on_record(record)
 
@@ -354,12 +389,14 @@ class MeasureSession:
                                         expected_records=0))
         finally:
             self.sweeping = False
+            self.sweep_s = time.monotonic() - self.sweep_began_s
         if self.deadline is not None and self.spans:
             self.sweep_overrun_s = max(self.spans) - self.plan.total_time_s
 
     @property
     def next_index(self) -> int:
-        """The index of the next launch after the sweep (and the probe, if one was started)."""
+        """The index of the next launch after the sweep (and the probe and the answer's launches, if
+        any were started)."""
         return self.first_index + len(self.launches) + self.probing + self.answered
 
     def probe(self) -> None:
@@ -377,23 +414,38 @@ class MeasureSession:
         so that its latency and bandwidth are known across launches; each that fails loses only
         itself. With one budget for the command, a launch that no longer fits before the deadline
         is not started, and the note says how many were made."""
-        sizes = answer_sizes(self.sweep_medians) if self.answering else ()
+        if not self.answering:
+            return
+        by_placement: dict[str, dict[int, SweepSize]] = {}
+        for record in self.sweep_records:
+            seen = sweep_size(record)
+            if seen is not None:
+                by_placement.setdefault(seen[0], {}).setdefault(seen[1].bytes, seen[1])
+        self.sweep_records = []
+        placement, swept = answer_pair(by_placement)
+        sizes = answer_sizes({b: s.median_s for b, s in swept.items()})
         if not sizes:
             return
-        plan = answer_plan(self.plan, sizes)
+        need = answer_need_s(sizes, swept)
+        plan = answer_plan(self.plan, sizes, need)
         overhead = max(self.overheads) if self.overheads else budgets.LAUNCH_OVERHEAD_S
+        # --placement both: the answer describes the intra-node pair (result._main), measured alone
+        pair = "intra" if self.placement == "both" and placement == "intra" else None
         for ordinal in range(self.answering):
-            if self.deadline is not None and \
-                    time.monotonic() + overhead + budgets.ANSWER_S > self.deadline - self.request.after_s:
+            if self.deadline is not None and time.monotonic() + overhead + need > self.deadline - self.request.after_s:
                 self.note(f"the answer's sizes were measured again in {ordinal} of {self.answering} launches: the "
                           f"--total-time budget is spent (more time: --total-time "
                           f"{2 * (self.deadline - self.started_s):.3g}s)")
                 return
             index = self.next_index
             self.answered += 1  # its index is taken, whether it starts or not
+            before = len(self.outcomes)
             with _an_extra(self.note, "a launch of the answer's sizes"):
                 self.launch(index, "--append", plan, LaunchStart(index=index, ordinal=ordinal, total=self.answering,
-                                                                 sizes=sizes, expected_records=0, answering=True))
+                                                                 sizes=sizes, expected_records=0, answering=True),
+                            placement=pair)
+            if len(self.outcomes) == before:  # it failed: the next would too (said once, by _an_extra)
+                return
 
     def refine(self) -> None:
         """Refinement rounds (launch/refine_rounds.py) in the time left: the refinement budget, or
@@ -405,7 +457,7 @@ class MeasureSession:
         if request.refine_budget_s is not None or deadline is None:
             budget = request.refine_budget_s
             if budget is None:
-                budget = max(MIN_REFINE_BUDGET_S, time.monotonic() - self.sweep_began_s)
+                budget = max(MIN_REFINE_BUDGET_S, self.sweep_s)
             end, why = time.monotonic() + budget, f"the refinement budget ({budget:.3g} s)"
         else:
             end, why = deadline - request.after_s, f"the --total-time budget ({deadline - started:.3g} s)"

@@ -247,7 +247,10 @@ def _launches(console: Console, s: SeriesResult) -> None:
         return
     within = comparison.within_rel
     n = len(comparison.launches)
-    console.print(f"[bold]Launches[/]: {_count(n, 'launch', 'launches')}; robust spread of "
+    compared = [c.bytes for c in comparison.sizes]
+    where = "" if len(compared) == len(model.sizes) else \
+        f", compared on the sizes measured again ({', '.join(units.size(b) for b in compared)})"
+    console.print(f"[bold]Launches[/]: {_count(n, 'launch', 'launches')}{where}; robust spread of "
                   f"samples within a launch {units.MISSING if within is None else units.percent(within)}, "
                   f"of launch medians {units.percent(comparison.between_rel)} (median over sizes)")
     models = {m.launch: m.sweep for m in model.per_launch}
@@ -271,7 +274,9 @@ def _launches(console: Console, s: SeriesResult) -> None:
         if v.launch in models:
             console.print(f"  launch {v.launch} switches: {_breaks(models[v.launch])}")
     console.print(f"  ratio: a launch's typical time over the consensus; apart: {comparison.rule}; "
-                  "launches that stand apart stay in the pooled model", style="dim")
+                  "launches that stand apart stay in the pooled model"
+                  + ("" if models else "; no launch has a model of its own: not every size was measured again"),
+                  style="dim")
 
 
 def heading(s: SeriesResult, result: RunResult) -> str:

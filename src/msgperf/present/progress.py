@@ -1,5 +1,5 @@
 """One progress line for a whole ``msgperf run``, on stderr, updated in place on a terminal: the
-phase (build, sweep, eager probe, refine k/n, analysis, report), the current launch's records
+phase (build, sweep, eager probe, answer k/n, refine k/n, analysis, report), the current launch's records
 done of those expected, the budget counting down (``--total-time``: what is left of it, or how
 far past it the command is), and what the phase is doing (the last size measured, a refinement
 round's intervals). Off a terminal it shows nothing: piped stderr keeps only warnings and errors.

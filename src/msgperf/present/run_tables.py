@@ -52,6 +52,9 @@ def plus_minus(table_row) -> str:
     return units.percent(half, decimals=1).replace(" %", "%")
 
 
+COVERS_LISTED = 6  # sizes the note names for an interval of another kind than most rows
+
+
 def covers(rows) -> str:
     """What the table's ± cover, in words (within one launch, across N launches, none); where rows
     differ, the sizes of each kind but the most common one's ("across 4 launches at 0 B, 1 MiB;
@@ -63,8 +66,14 @@ def covers(rows) -> str:
     if len(by_kind) <= 1:
         return next(iter(by_kind), "none: one value per size")
     common = max(by_kind, key=lambda kind: len(by_kind[kind]))
-    return "; ".join([f"{kind} at {', '.join(units.size(b) for b in sorted(set(sizes)))}"
-                      for kind, sizes in by_kind.items() if kind != common] + [f"{common} elsewhere"])
+
+    def at(sizes: list[int]) -> str:
+        shown = sorted(set(sizes))
+        more = f" and {len(shown) - COVERS_LISTED} more" if len(shown) > COVERS_LISTED else ""
+        return ", ".join(units.size(b) for b in shown[:COVERS_LISTED]) + more
+
+    return "; ".join([f"{kind} at {at(sizes)}" for kind, sizes in by_kind.items() if kind != common]
+                     + [f"{common} elsewhere"])
 
 
 def samples_text(table_row) -> str:

@@ -112,3 +112,28 @@ def test_two_refinement_launches_that_agree_corroborate_each_other_against_the_s
     both = disturbed_launches(medians_of({0: sweep_times(), 1: refined, 2: {s: 1.05 * t for s, t in refined.items()}}),
                               PLAN)
     assert both == ()
+
+
+def test_a_refinement_is_judged_against_the_sweep_not_the_launches_that_measured_a_few_sizes_again():
+    """msgperf run's answer launches measure a few plan sizes again (here 512 KiB and 1 MiB) at a
+    level of their own (3x the sweep's, as a launch beside a busy process may run). A refinement
+    launch on the sweep's own curve is judged against the sweep's times: the answer launches'
+    level at two of its sizes would have made it disagree with itself by 2x."""
+    refined = dict(sweep_times())
+    refined[300000] = 1e-6 + 300000e-9
+    answer = {s: 3 * t for s, t in sweep_times().items() if s >= 1 << 19}
+    curves = {0: sweep_times(), 1: answer, 2: answer, 3: refined}
+    assert disturbed_launches(medians_of(curves), PLAN) == ()
+
+
+def test_a_resumed_remainder_is_part_of_the_sweep_a_refinement_is_judged_against():
+    """A resumed run: launch 0 measured 4-64 KiB, launch 1 the rest of the plan. A refinement
+    launch whose sizes lie in the remainder is judged against launch 1 (40x at 512 KiB there)."""
+    times = sweep_times()
+    first = {s: t for s, t in times.items() if s <= 1 << 16}
+    rest = {s: t for s, t in times.items() if s > 1 << 16}
+    refined = {s: t for s, t in rest.items()}
+    refined[1 << 19] *= 40
+    refined[300000] = 1e-6 + 300000e-9
+    (bad,) = disturbed_launches(medians_of({0: first, 1: rest, 2: refined}), PLAN)
+    assert bad.launch == 2 and bad.high > 30

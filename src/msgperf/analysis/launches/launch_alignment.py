@@ -135,9 +135,19 @@ def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: froz
     refining = sorted({l for size, ls in medians.items() if size not in planned for l in ls})
     if not refining:
         return ()
+    # the earlier times are the sweep's: not those of a launch that measured a few of its sizes
+    # again (msgperf run's answer launches, each at a level of its own, as the refinement launch
+    # is: judged against them, a launch would disagree with itself), but those of every launch
+    # whose plan sizes no other launch measured all of (--repeat's, a resumed remainder's)
+    planned_of: dict[int, set[int]] = {}
+    for size, ls in medians.items():
+        for l in ls:
+            if l not in refining and size in planned:
+                planned_of.setdefault(l, set()).add(size)
+    sweeps = {l for l, own in planned_of.items() if not any(own < other for other in planned_of.values())}
     reference: dict[int, float] = {}
     for size, ls in medians.items():
-        sweep = [t for l, t in ls.items() if l not in refining]
+        sweep = [t for l, t in ls.items() if l in sweeps]
         if size in planned and sweep:
             reference[size] = float(np.median(sweep))
     out = []

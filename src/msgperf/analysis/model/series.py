@@ -165,16 +165,19 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
     # Run-to-run variation comes from launches that measured the same sizes again (--repeat, or
     # msgperf run's launches of the answer's sizes); a launch that adds sizes (the extra sizes of a
     # refinement, a resumed remainder) adds points to the sweep, not a repetition to compare. The
-    # launches are compared, and modelled each, on the sizes measured again only: a size the sweep
-    # measured alone has no spread between launches to give, and a model of the sweep's 28 sizes
-    # beside one of the answer's five would differ by what they measured, not by the launch.
+    # launches are compared on the sizes measured again only: a size the sweep measured alone has
+    # no spread between launches to give. Each launch gets a model of its own only where every
+    # size was measured again (--repeat): a model of the answer's five sizes beside the pooled one
+    # of the sweep's 28 would differ by what they measured, not by the launch, and compare would
+    # test the pooled α, β and 64 MiB bandwidth against the spread of other sizes' fits.
     repeated = [s for s in sizes if len([m for m in s.measurements if m.launch not in extra]) > 1]
     repeating = tuple(l for l in launches if l not in extra
                       and any(l in {m.launch for m in s.measurements} for s in repeated))
     if len(repeating) > 1:
         summaries = {l: {m.bytes: m.stats for s in repeated for m in s.measurements if m.launch == l}
                      for l in repeating}
-        for l in repeating:
+        every_size = all(s in repeated for s in sizes if any(m.launch not in extra for m in s.measurements))
+        for l in repeating if every_size else ():
             points = [point_from_stats(b, summary) for b, summary in sorted(summaries[l].items())]
             if len(points) >= 2:
                 per_launch_models.append(LaunchModel(l, analyze_sweep(points, tolerance, confidence)))
