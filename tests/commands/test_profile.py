@@ -319,9 +319,12 @@ def start_profile(tmp_path):
 
     def start(*command):
         out = tmp_path / "p.jsonl"
+        # SIGINT as a terminal delivers it: a suite started in the background (`make test &`) inherits
+        # it ignored, and msgperf would never see the Ctrl-C this fixture's tests send
         proc = subprocess.Popen([sys.executable, "-m", "msgperf", "profile", "-o", str(out), "--no-store", "--",
                                  *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                                env={**os.environ, **YIELD})
+                                env={**os.environ, **YIELD},
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         started.append(proc)
         return proc, out
 
