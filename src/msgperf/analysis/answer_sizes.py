@@ -5,8 +5,8 @@ The launch, not the sample, is the unit of run-to-run variation: samples inside 
 its placement, page layout and neighbours, and a second launch draws them anew. Five quiet
 default runs on the 2-core VM read 1.11-1.69 µs at 0 B, each ±1 % "within one launch": of 20
 quiet runs on MPICH and Open MPI no latency fell inside another's interval (bench/RESULTS.md §28;
-§18 and §21 found the same, quiet, on 2 and 16 cores). A wider interval from more samples of the same
-launch cannot help; only more launches can. The sweep is one launch, the sizes that make the
+§18 and §21 found the same, quiet, on 2 and 16 cores). More samples of the same launch cannot
+help; only more launches can. The sweep is one launch, the sizes that make the
 answer are few, and an MPI launch costs a few tenths of a second, so the default run measures
 those sizes again in ``ANSWER_LAUNCHES`` more launches and the answer's figures are estimated
 across all of them (analysis/launches/across_launches.py: random effects, Hartung-Knapp t on

@@ -13,12 +13,12 @@ import click
 from click.core import ParameterSource
 from rich.console import Console
 
+from msgperf.analysis.answer_sizes import ANSWER_LAUNCHES
 from msgperf.commands._options import PLAN_FLAGS, PlanOptions, db_option, plan_options
 from msgperf.commands.report import report_next_to
 from msgperf.errors import MsgperfError
 from msgperf.launch import budget as budgets
 from msgperf.launch.hosts import parse_hosts
-from msgperf.analysis.answer_sizes import ANSWER_LAUNCHES
 from msgperf.launch.request import MAX_ANSWER_LAUNCHES
 from msgperf.launch.session import LaunchStart, MeasureRequest, StoreOutcome, measure, parse_deadline
 from msgperf.present.progress import CommandProgress
@@ -96,8 +96,8 @@ def command(plan_options: PlanOptions, np_, launcher, hosts, ranks_per_node, rep
         plan = None
     else:
         plan = plan_options.plan(np_, warn)
-    given = click.get_current_context().get_parameter_source("answer_launches") not in (ParameterSource.DEFAULT, None)
-    if repeat > 1 and given and answer_launches:
+    source = click.get_current_context().get_parameter_source("answer_launches")
+    if repeat > 1 and answer_launches and source not in (ParameterSource.DEFAULT, None):
         raise MsgperfError(f"--answer-launches {answer_launches} with --repeat {repeat}: every size is measured in "
                            f"each of the {repeat} launches already; drop one of them")
     request = MeasureRequest(
