@@ -9,9 +9,10 @@ back, the analysis, the answer, the report) come off first; then each launch's s
 tear-down (mpiexec, MPI_Init, MPI_Finalize: measured on the sweep's launch and used for the
 launches after it); then shares kept for the eager probe, the answer's launches
 (analysis/answer_sizes.py) and the refinement. The sweep gets the rest, and its kernels share
-that among the sizes (sizes that reach the precision early hand their time on). Refinement rounds get what is left of the deadline when they start: a sweep
-that finished early leaves them more; a round that would get less than its sizes need is
-not started (the caller says so in one line).
+that among the sizes (sizes that reach the precision early hand their time on). Refinement
+rounds get what is left of the deadline when they start: a sweep that finished early leaves
+them more; a round that would get less than its sizes need is not started (the caller says so
+in one line).
 
 What follows the measurements is kept aside at what it took the last time on this machine
 (``remembered_finish``; the defaults below before the first run): the report's plots cost 1 s on
@@ -70,11 +71,11 @@ def split(budget_s: float, spent_s: float, *, launches: int = 1, overhead_s: flo
           probe: bool = True, refine: bool = True, finish_s: float = FINISH_S, overrun_s: float = 0.0,
           answer_launches: int = 0) -> Split:
     """Share ``budget_s`` (wall clock from the command's start) among ``launches`` sweep launches,
-    the eager probe, ``answer_launches`` launches of the answer's sizes and the refinement, ``spent_s`` seconds after the start, keeping ``finish_s``
-    for what follows the measurements and ``overrun_s`` a sweep launch for the time its kernels
-    take past their own budget (the sizes' minimum samples: what the last run here measured).
-    Where the start-up and the reserves leave less than
-    MIN_SWEEP_S a sweep launch, the sweep still gets that (the refinement then finds nothing left
+    the eager probe, ``answer_launches`` launches of the answer's sizes and the refinement,
+    ``spent_s`` seconds after the start, keeping ``finish_s`` for what follows the measurements
+    and ``overrun_s`` a sweep launch for the time its kernels take past their own budget (the
+    sizes' minimum samples: what the last run here measured). Where the start-up and the reserves
+    leave less than MIN_SWEEP_S a sweep launch, the sweep still gets that (the refinement then finds nothing left
     and is skipped): a sweep is the one part that cannot be left out."""
     probe_s = overhead_s + PROBE_S if probe else 0.0
     answers_s = answer_launches * (overhead_s + ANSWER_S)

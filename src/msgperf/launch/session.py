@@ -409,6 +409,10 @@ class MeasureSession:
             self.launch(index, "--append", probe, LaunchStart(index=index, ordinal=0, total=1, sizes=probe.sizes,
                                                               expected_records=0, probing=True))
 
+    def _twice_the_budget(self) -> str:
+        """The option that gives a command with one budget twice as much (what a note suggests)."""
+        return f"--total-time {2 * (self.deadline - self.started_s):.3g}s"
+
     def answer(self) -> None:
         """The answer's sizes measured again in short launches of their own (analysis/answer_sizes.py),
         so that its latency and bandwidth are known across launches; each that fails loses only
@@ -434,8 +438,7 @@ class MeasureSession:
         for ordinal in range(self.answering):
             if self.deadline is not None and time.monotonic() + overhead + need > self.deadline - self.request.after_s:
                 self.note(f"the answer's sizes were measured again in {ordinal} of {self.answering} launches: the "
-                          f"--total-time budget is spent (more time: --total-time "
-                          f"{2 * (self.deadline - self.started_s):.3g}s)")
+                          f"--total-time budget is spent (more time: {self._twice_the_budget()})")
                 return
             index = self.next_index
             self.answered += 1  # its index is taken, whether it starts or not
@@ -461,7 +464,7 @@ class MeasureSession:
             end, why = time.monotonic() + budget, f"the refinement budget ({budget:.3g} s)"
         else:
             end, why = deadline - request.after_s, f"the --total-time budget ({deadline - started:.3g} s)"
-        fix = f" (more time locates them: --total-time {2 * (deadline - started):.3g}s)" if deadline else ""
+        fix = f" (more time locates them: {self._twice_the_budget()})" if deadline else ""
         with _an_extra(self.note, "refining"):
             refine(self.run_file, end, self.next_index, self.launch, self.note, why=why, fix=fix,
                    overhead_s=overhead, last_look=self.look)
