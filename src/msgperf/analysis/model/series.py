@@ -26,7 +26,7 @@ from msgperf.analysis import caveats as cv
 from msgperf.analysis.launches import (Interval, LaunchComparison, align, compare_launches,
                                        disturbed_launches, measuring_launches, parameter_across_launches)
 from msgperf.analysis.samples import (AnalysisError, MeasurementAnalysis, SampleSet, SampleStats,
-                                      analyze_measurement, check_times, sample_stats)
+                                      analyze_measurement, check_set, check_times, sample_stats)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_from_stats
 from msgperf.analysis.model.sweep import SweepAnalysis, analyze_sweep
 
@@ -205,7 +205,8 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
     disturbed = disturbed_launches(medians, planned)
     gone = {d.launch for d in disturbed}
     launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls} - gone)
-    kept = [[point_from_stats(size, analyze_measurement(ls[l], confidence).stats)
+    # the statistics alone (a point): outliers, drift and modality of these sets are the sweep's business
+    kept = [[point_from_stats(size, sample_stats(check_set(ls[l]).per_message_s, confidence))
              for size, ls in sorted(by_size.items()) if l in ls] for l in launches]
     return kept, [cv.refinement_disturbed(d.launch, d.low, d.high, d.shared) for d in disturbed]
 

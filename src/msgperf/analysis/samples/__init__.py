@@ -6,7 +6,7 @@ each other directly; nothing outside imports past this file (tests/analysis/test
 
 from msgperf.analysis.samples.distributions import stats
 from msgperf.analysis.samples.drift import Drift, detect_drift
-from msgperf.analysis.samples.inputs import AnalysisError, SampleSet, check_times
+from msgperf.analysis.samples.inputs import AnalysisError, SampleSet, check_set, check_times
 from msgperf.analysis.samples.measurement import MeasurementAnalysis, analyze_measurement
 from msgperf.analysis.samples.modality import Modality, detect_bimodality
 from msgperf.analysis.samples.outliers import THRESHOLD, Outliers, flag_outliers, modified_z
@@ -15,6 +15,7 @@ from msgperf.analysis.samples.sample_stats import SampleStats, median_ci, median
 
 __all__ = [
     "AnalysisError", "Drift", "MeasurementAnalysis", "Modality", "Outliers", "PairSpread", "SampleSet",
-    "SampleStats", "THRESHOLD", "analyze_measurement", "check_times", "detect_bimodality", "detect_drift",
-    "flag_outliers", "median_ci", "median_ci_ranks", "modified_z", "pair_spreads", "sample_stats", "stats",
+    "SampleStats", "THRESHOLD", "analyze_measurement", "check_set", "check_times", "detect_bimodality",
+    "detect_drift", "flag_outliers", "median_ci", "median_ci_ranks", "modified_z", "pair_spreads", "sample_stats",
+    "stats",
 ]

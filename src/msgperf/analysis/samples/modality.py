@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 SUBSAMPLE = 500
@@ -62,32 +64,47 @@ def _two_group_split(v: np.ndarray) -> int:
 
 def _em(v: np.ndarray, iterations: int = 100, tol: float = 1e-7):
     """EM for two normal components on 1-D data; returns weights, means, sds, log-likelihood
-    (up to the constant -m·ln sqrt(2 pi), the same for the one-component fit)."""
+    (up to the constant -m·ln sqrt(2 pi), the same for the one-component fit).
+
+    Each iteration works on sufficient statistics (the responsibilities' sums of 1, v and v²),
+    and the log-odds of the two components is a quadratic in v: a handful of array operations
+    an iteration instead of some thirty (a cold analysis fits ~300 of these mixtures)."""
     split = _two_group_split(v)
     floor = max(1e-4, 1e-3 * float(np.std(v)))
-    w1 = 1 - split / v.size
+    m = v.size
+    w1 = 1 - split / m
     mu0, mu1 = float(v[:split].mean()), float(v[split:].mean())
     sd0, sd1 = max(float(v[:split].std()), floor), max(float(v[split:].std()), floor)
+    # centred: the sums of v² below then lose no digits to the mean (log seconds, about -14)
+    centre = float(v.mean())
+    x = v - centre
+    x2 = x * x
+    sx, sx2 = float(x.sum()), float(x2.sum())
+    mu0, mu1 = mu0 - centre, mu1 - centre
     previous = -np.inf
     loglik = previous
     for _ in range(iterations):
-        l0 = np.log(1 - w1) - np.log(sd0) - 0.5 * ((v - mu0) / sd0) ** 2
-        l1 = np.log(w1) - np.log(sd1) - 0.5 * ((v - mu1) / sd1) ** 2
-        top = np.maximum(l0, l1)
-        e0, e1 = np.exp(l0 - top), np.exp(l1 - top)
-        total = e0 + e1
-        loglik = float(np.sum(np.log(total) + top))
-        r1 = e1 / total
-        n1 = min(max(float(r1.sum()), 1e-9), v.size - 1e-9)
-        n0 = v.size - n1
-        w1 = n1 / v.size
-        mu0, mu1 = float((v - r1 * v).sum() / n0), float(r1 @ v / n1)
-        sd0 = max(float(np.sqrt((((v - mu0) ** 2) * (1 - r1)).sum() / n0)), floor)
-        sd1 = max(float(np.sqrt((r1 * (v - mu1) ** 2).sum() / n1)), floor)
+        # log p0(x) - log p1(x) = a + b·x + c·x², each log p_k = log w_k - log sd_k - ((x - mu_k)/sd_k)²/2
+        h0, h1 = 0.5 / sd0 ** 2, 0.5 / sd1 ** 2
+        c1 = math.log(w1) - math.log(sd1)
+        a = math.log(1 - w1) - math.log(sd0) - c1 - h0 * mu0 ** 2 + h1 * mu1 ** 2
+        b = 2 * (h0 * mu0 - h1 * mu1)
+        d = a + b * x + (h1 - h0) * x2
+        soft = np.logaddexp(0.0, d)  # log(1 + e^d): log(p0 + p1) - log p1
+        # Σ log(p0 + p1) = Σ log p1 + Σ soft, with Σ log p1 in closed form from the sums of x, x²
+        loglik = m * c1 - h1 * (sx2 - 2 * mu1 * sx + m * mu1 ** 2) + float(soft.sum())
+        r1 = np.exp(-soft)  # p1 / (p0 + p1)
+        n1 = min(max(float(r1.sum()), 1e-9), m - 1e-9)
+        n0 = m - n1
+        s1, q1 = float(r1 @ x), float(r1 @ x2)
+        w1 = n1 / m
+        mu0, mu1 = (sx - s1) / n0, s1 / n1
+        sd0 = max(float(np.sqrt(max((sx2 - q1) / n0 - mu0 ** 2, 0.0))), floor)
+        sd1 = max(float(np.sqrt(max(q1 / n1 - mu1 ** 2, 0.0))), floor)
         if loglik - previous < tol * abs(loglik):
             break
         previous = loglik
-    return np.array([1 - w1, w1]), np.array([mu0, mu1]), np.array([sd0, sd1]), loglik
+    return np.array([1 - w1, w1]), np.array([mu0 + centre, mu1 + centre]), np.array([sd0, sd1]), loglik
 
 
 def _dip(w: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> float:
