@@ -341,14 +341,18 @@ def barrier(result: RunResult) -> Grid | None:
                "(no measurable cost when it contains 0)",
                ["bytes", "exchange", "exchange-sync", "barrier cost", "sync / plain", "sync / plain interval"],
                detail=("sync / plain interval",))
+    untold = []  # the reasons go under the table: one long reason in a cell widened every row past 200 columns
     for r in result.barrier:
         cost = _difference(r.cost)
         if r.why_not:
-            cost = f"cannot tell ({r.why_not})"
+            cost = "cannot tell (below)"
+            untold.append(f"{units.size(r.bytes)}: {r.why_not}")
         elif r.cost.measurable is False:
             cost += " no measurable cost"
         t.add_row(units.size(r.bytes), units.seconds(r.plain_s), units.seconds(r.synchronised_s), cost, units.ratio(r.ratio),
                   units.MISSING if r.why_not else _ratio_interval(r.ratio_ci))
+    if untold:
+        t.note += "; barrier cost cannot tell at " + "; ".join(untold)
     return t
 
 
