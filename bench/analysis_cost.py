@@ -2,6 +2,7 @@
 pattern over 0 B and 1 B..64 MiB, and the kernels' peak memory per rank for a 64 MiB sweep.
 
     .venv/bin/python bench/analysis_cost.py [--run FILE] [--repeats 5] [--no-rss] [--only show,fit,report]
+                                            [--against OTHER_CHECKOUT/src]
 
 Without --run it first measures such a run (every pattern, --time-budget 0.2 s per size,
 several minutes). Times are wall times of the whole command (Python start-up included), median
@@ -50,6 +51,22 @@ def timed(argv: list[str], repeats: int, env: dict[str, str]) -> tuple[list[floa
     return walls, cpus
 
 
+def timed_pair(argv: list[str], repeats: int, env: dict[str, str], other: Path
+               ) -> tuple[tuple[list[float], list[float]], tuple[list[float], list[float]]]:
+    """``argv`` run with this tree's msgperf and with the one under ``other`` (a ``src`` folder),
+    alternately (which goes first alternates too), so that both see the same load: (this tree's
+    walls and CPUs, the other's)."""
+    mine: tuple[list[float], list[float]] = ([], [])
+    theirs: tuple[list[float], list[float]] = ([], [])
+    for i in range(repeats):
+        order = [(mine, env), (theirs, dict(env, PYTHONPATH=str(other)))]
+        for out, e in (order if i % 2 == 0 else order[::-1]):
+            walls, cpus = timed(argv, 1, e)
+            out[0].extend(walls)
+            out[1].extend(cpus)
+    return mine, theirs
+
+
 def figure(label: str, walls: list[float], cpus: list[float], target: float | None = None) -> str:
     verdict = "" if target is None else ("  ok" if statistics.median(walls) <= target else f"  OVER {target:g} s")
     return (f"{label:>24}: {statistics.median(walls):5.2f} s [{min(walls):.2f}-{max(walls):.2f}]"
@@ -63,6 +80,9 @@ def main() -> int:
     ap.add_argument("--cold-repeats", type=int, help="Repeats with the caches off (default --repeats; 0 skips).")
     ap.add_argument("--no-rss", action="store_true", help="Skip the kernels' peak memory (one more sweep).")
     ap.add_argument("--only", help="Time only these commands (comma-separated labels, e.g. show,fit,report).")
+    ap.add_argument("--against", type=Path, metavar="SRC",
+                    help="Also time the msgperf under SRC (another checkout's src folder), each repetition "
+                         "alternating with this tree's, and print the ratio of the medians (this / SRC).")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -88,7 +108,7 @@ def main() -> int:
             "report": (["report", str(run_file), "-o", str(tmp / "report.html"), "--force"], 1.0),  # timed again over its own
             "compare A A": (["compare", str(run_file), str(run_file)], None),
         }
-        env = {k: v for k, v in os.environ.items() if k != "MSGPERF_CACHE"}
+        env = {k: v for k, v in os.environ.items() if k not in ("MSGPERF_CACHE", "PYTHONPATH")}
         env.update(MSGPERF_HOME=str(tmp / "home"), XDG_CACHE_HOME=str(tmp / "cache"))
         compiled = sum(1 for _ in (ROOT / "src" / "msgperf").rglob("__pycache__/*.pyc"))
         print(f"{args.repeats} repeats; {sys.executable} -m msgperf ...; PYTHONDONTWRITEBYTECODE="
@@ -96,6 +116,9 @@ def main() -> int:
         where = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
                                capture_output=True, text=True, env=env).stdout.strip()
         print(f"msgperf imported from {where}")
+        if args.against is not None:  # a tree without bytecode compiles every import: no fair comparison
+            print(f"against {args.against}: "
+                  f"{sum(1 for _ in args.against.rglob('__pycache__/*.pyc'))} .pyc files cached there")
         print(figure("python -c pass", *timed([sys.executable, "-c", "pass"], args.repeats, env)))
         print(figure("import msgperf.cli", *timed([sys.executable, "-c", "import msgperf.cli"], args.repeats, env)))
         # the floor of a warm show or fit: the interpreter, the CLI, numpy, the classes a cached
@@ -104,6 +127,18 @@ def main() -> int:
         print(figure("imports of a warm show", *timed([sys.executable, "-c", FLOOR], args.repeats, env)))
         if args.only:
             commands = {label: commands[label] for label in args.only.split(",")}
+        if args.against is not None:
+            for label, (cmd, target) in commands.items():
+                for warmth, extra in (("no cache", {"MSGPERF_NO_CACHE": "1"}), ("warm", {})):
+                    if not extra:  # the first reading of each tree fills its own cache entry
+                        for e in (env, dict(env, PYTHONPATH=str(args.against))):
+                            subprocess.run(MSGPERF + cmd, check=True, capture_output=True, env=e)
+                    mine, theirs = timed_pair(MSGPERF + cmd, args.repeats, dict(env, **extra), args.against)
+                    print(figure(f"{label} ({warmth})", *mine, target if extra == {} else None))
+                    print(figure(f"  {args.against}", *theirs))
+                    print(f"{'':>26}this / SRC: wall {statistics.median(mine[0]) / statistics.median(theirs[0]):.2f}, "
+                          f"CPU {statistics.median(mine[1]) / statistics.median(theirs[1]):.2f}")
+            return 0
         for label, (cmd, target) in commands.items():
             cold = args.repeats if args.cold_repeats is None else args.cold_repeats
             if cold:
