@@ -126,3 +126,52 @@ def test_bimodality_not_tested_on_few_or_lattice_values():
     assert not detect_bimodality(np.sort(_series(150))).tested
     ticks = np.sort(np.round(_series(5000) * 10) / 10)  # 3-4 distinct clock ticks
     assert not detect_bimodality(ticks).tested
+
+
+def _textbook_em(v, iterations=100, tol=1e-7):
+    """EM for two normal components as the textbooks write it (responsibilities from both
+    densities, weighted means and variances over every value): the reference modality._em's
+    sufficient-statistics form must reproduce."""
+    from msgperf.analysis.samples.modality import _two_group_split
+
+    split = _two_group_split(v)
+    floor = max(1e-4, 1e-3 * float(np.std(v)))
+    w1 = 1 - split / v.size
+    mu0, mu1 = float(v[:split].mean()), float(v[split:].mean())
+    sd0, sd1 = max(float(v[:split].std()), floor), max(float(v[split:].std()), floor)
+    previous = loglik = -np.inf
+    for _ in range(iterations):
+        l0 = np.log(1 - w1) - np.log(sd0) - 0.5 * ((v - mu0) / sd0) ** 2
+        l1 = np.log(w1) - np.log(sd1) - 0.5 * ((v - mu1) / sd1) ** 2
+        top = np.maximum(l0, l1)
+        e0, e1 = np.exp(l0 - top), np.exp(l1 - top)
+        loglik = float(np.sum(np.log(e0 + e1) + top))
+        r1 = e1 / (e0 + e1)
+        n1 = min(max(float(r1.sum()), 1e-9), v.size - 1e-9)
+        n0 = v.size - n1
+        w1 = n1 / v.size
+        mu0, mu1 = float(((1 - r1) * v).sum() / n0), float(r1 @ v / n1)
+        sd0 = max(float(np.sqrt((((v - mu0) ** 2) * (1 - r1)).sum() / n0)), floor)
+        sd1 = max(float(np.sqrt((r1 * (v - mu1) ** 2).sum() / n1)), floor)
+        if loglik - previous < tol * abs(loglik):
+            break
+        previous = loglik
+    return np.array([1 - w1, w1]), np.array([mu0, mu1]), np.array([sd0, sd1]), loglik
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_mixture_fit_is_the_textbook_em(seed):
+    from msgperf.analysis.samples.modality import _em
+
+    rng = np.random.default_rng(seed)
+    n = 500
+    groups = [np.log(1e-6) + 0.02 * rng.standard_normal(n),  # one group
+              np.log(np.where(rng.random(n) < 0.3, 1.5e-6, 1e-6)) + 0.02 * rng.standard_normal(n),  # two
+              np.log(1e-5 * (1 + rng.exponential(0.05, n))),  # a skewed tail
+              np.log(rng.uniform(1e-4, 2e-4, n))]  # flat
+    for v in groups:
+        v = np.sort(v)
+        got, want = _em(v), _textbook_em(v)
+        for a, b in zip(got[:3], want[:3]):
+            assert a == pytest.approx(b, rel=1e-8, abs=1e-12)
+        assert got[3] == pytest.approx(want[3], rel=1e-9)
