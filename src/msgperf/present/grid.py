@@ -32,13 +32,6 @@ _BOXES: dict[str, dict[str, tuple[str, ...] | None]] = {
 HEADER_STYLE = "bold"
 
 
-def _cells(text: str) -> int:
-    """Terminal cells of ``text``: its length for printable ASCII (nearly every cell), else rich's
-    measure (wide and zero-width characters); rich's own call costs ~4 µs, and a run of every
-    pattern has ~50,000 cells to measure."""
-    return len(text) if text.isascii() and text.isprintable() else cell_len(text)
-
-
 @dataclass
 class Column:
     header: str  # may hold "\n" for a two-line header
@@ -92,7 +85,7 @@ class Grid:
         headers = [c.header.split("\n") for c in self.columns]
         height = max((len(h) for h in headers), default=1)
         headers = [[""] * (height - len(h)) + h for h in headers]  # bottom-aligned
-        widths = [max([_cells(x) for x in h] + [_cells(r[i]) for r in self.rows])
+        widths = [max([cell_len(x) for x in h] + [cell_len(r[i]) for r in self.rows])
                   for i, h in enumerate(headers)]
         last = len(widths) - 1
         pads = [(" " * (0 if i == 0 and not self.pad_edge else self.padding[0]),
@@ -110,7 +103,7 @@ class Grid:
             left, mid, right = box[kind]
             out: list[tuple[str, str | None]] = [(left, None)] if left else []
             for i, (text, width, column, (pad_left, pad_right)) in enumerate(zip(texts, widths, self.columns, pads)):
-                fill = " " * (width - _cells(text))
+                fill = " " * (width - cell_len(text))
                 if column.justify == "right":
                     out += [(pad_left + fill, None), (text, styles[i])]
                 else:
