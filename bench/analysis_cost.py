@@ -116,8 +116,15 @@ def main() -> int:
         where = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
                                capture_output=True, text=True, env=env).stdout.strip()
         print(f"msgperf imported from {where}")
-        if args.against is not None:  # a tree without bytecode compiles every import: no fair comparison
-            print(f"against {args.against}: "
+        if args.against is not None:
+            theirs = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
+                                    capture_output=True, text=True,
+                                    env=dict(env, PYTHONPATH=str(args.against))).stdout.strip()
+            if Path(theirs).resolve() == Path(where).resolve():  # SRC not a src folder: the same code twice
+                sys.exit(f"error: --against {args.against}: imports {theirs}, this tree's msgperf; give the "
+                         "other checkout's src folder")
+            # a tree without bytecode compiles every import: no fair comparison
+            print(f"against: msgperf imported from {theirs}, "
                   f"{sum(1 for _ in args.against.rglob('__pycache__/*.pyc'))} .pyc files cached there")
         print(figure("python -c pass", *timed([sys.executable, "-c", "pass"], args.repeats, env)))
         print(figure("import msgperf.cli", *timed([sys.executable, "-c", "import msgperf.cli"], args.repeats, env)))
@@ -134,7 +141,8 @@ def main() -> int:
                         for e in (env, dict(env, PYTHONPATH=str(args.against))):
                             subprocess.run(MSGPERF + cmd, check=True, capture_output=True, env=e)
                     mine, theirs = timed_pair(MSGPERF + cmd, args.repeats, dict(env, **extra), args.against)
-                    print(figure(f"{label} ({warmth})", *mine, target if extra == {} else None))
+                    cold_target = 1.5 if label == "show" else None
+                    print(figure(f"{label} ({warmth})", *mine, cold_target if extra else target))
                     print(figure(f"  {args.against}", *theirs))
                     print(f"{'':>26}this / SRC: wall {statistics.median(mine[0]) / statistics.median(theirs[0]):.2f}, "
                           f"CPU {statistics.median(mine[1]) / statistics.median(theirs[1]):.2f}")
