@@ -6,6 +6,7 @@ wrong. The command's pure helpers are tested without MPI at the end."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -806,6 +807,43 @@ def test_show_merges_several_runs_with_medians_and_ranges(msgperf, halo_runs):
     # a stored id and a file of the same run: one run given twice
     twice = msgperf("profile", "--show", "--db", db, files[0], ids[0])
     assert twice.returncode == 1 and "are the same run" in twice.stderr and twice.stderr.count("\n") == 1
+
+
+def test_show_json_holds_the_summarys_figures(msgperf, tmp_path):
+    from msgperf.analysis.advice import account_profile, merge_runs
+
+    one = tmp_path / "a.jsonl"
+    profile = sample_profile(3, version=3)
+    one.write_text(profile_text(profile))
+    shown = msgperf("profile", "--show", "--json", one)
+    assert shown.returncode == 0, shown.stderr
+    js = json.loads(shown.stdout)
+    assert js["profile"] == str(one) and js["nranks"] == profile.info.nranks and js["missing_ranks"] == []
+    for r, row in zip(profile.ranks, js["ranks"]):  # the rank table's columns
+        assert (row["rank"], row["messages_sent"], row["bytes_sent"], row["messages_received"]) == (
+            r.rank, r.messages_sent, r.bytes_sent, r.messages_received)
+        assert row["mpi_time_s"] == pytest.approx(r.mpi_time_s) and row["sequence_messages"] == r.sequence_messages
+    acc, expected = js["accounting"], account_profile(profile)
+    assert acc["mpi_time_s"] == pytest.approx(expected.mpi_time_s)
+    assert [(k["name"], k["calls"]) for k in acc["kinds"]] == [(k.name, k.calls) for k in expected.kinds]
+    assert [k["time_s"] for k in acc["kinds"]] == pytest.approx([k.time_s for k in expected.kinds])
+    for split, row in zip(expected.ranks, acc["ranks"]):  # as advise --profile --json gives it
+        assert row["by_kind"] == pytest.approx(dict(split.by_kind))
+        assert row["point_to_point_s"] == pytest.approx(split.point_to_point_s)
+    # several runs of one program: every figure per run with its median and range
+    two = tmp_path / "b.jsonl"
+    other = dataclasses.replace(  # the same program run again, later and 1.5x slower
+        profile, info=dataclasses.replace(profile.info, start_time="2026-12-07T03:00:00Z"),
+        ranks=tuple(dataclasses.replace(r, mpi_time_s=1.5 * r.mpi_time_s, wall_s=1.5 * r.wall_s)
+                    for r in profile.ranks))
+    two.write_text(profile_text(other))
+    merged = json.loads(msgperf("profile", "--show", "--json", one, two).stdout)
+    runs = merge_runs([profile, other], [str(one), str(two)])
+    assert [r["label"] for r in merged["runs"]] == [str(one), str(two)]
+    assert merged["mpi_time_s"]["median"] == pytest.approx(runs.mpi_time_s.median)
+    assert merged["mpi_time_s"]["values"] == pytest.approx(list(runs.mpi_time_s.values))
+    refused = msgperf("profile", "--json", "--", "true")
+    assert refused.returncode == 2 and "--json goes with --show" in refused.stderr
 
 
 def test_show_refuses_other_programs_and_running_options_in_one_line(msgperf, tmp_path):

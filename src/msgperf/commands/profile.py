@@ -336,8 +336,10 @@ class KeptFileError(MsgperfError):
 @click.option("--show", is_flag=True, help="Run nothing: show the summary of the profiles given instead of a "
               "command (files or stored profile ids): msgperf profile --show P [P ...]. Several runs of one program "
               "are merged: each figure the median [smallest - largest] over the runs.")
+@click.option("--json", "as_json", is_flag=True, help="With --show: the summary as JSON (per rank, per kind, call "
+              "and call site; several runs: each figure per run with its median and range).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, metavar="-- LAUNCHER ARGS PROGRAM...")
-def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bool, show: bool,
+def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bool, show: bool, as_json: bool,
             argv: tuple[str, ...]) -> None:
     """Run an MPI program under msgperf's profiler: its messages per peer, size and call,
     the time inside MPI and the back-to-back sends it could combine.
@@ -354,9 +356,11 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
         late = next((word for word in argv if word.startswith("-")), None)
         if late is not None:  # everything after the first profile is taken as given (the command's words)
             raise click.UsageError(f"{late} after the profiles: options come first, msgperf profile --show "
-                                   "[--db PATH] P [P ...]")
-        show_profiles(argv, db)
+                                   "[--json] [--db PATH] P [P ...]")
+        show_profiles(argv, db, as_json)
         return
+    if as_json:
+        raise click.UsageError("--json goes with --show: msgperf profile --show --json P [P ...]")
     if not argv:
         raise click.UsageError("give the command to profile: msgperf profile -- mpiexec -n 4 ./app")
     profiler = build_profiler(mpicc)
@@ -445,10 +449,12 @@ def store_profile(profile: Profile, db: str | None) -> str:
     return f"stored as profile {profile_id}" + ("" if added else ", already there")
 
 
-def show_profiles(args: tuple[str, ...], db: str | None) -> None:
-    """--show: load each profile, analyse (one: its accounting; several: the runs merged), render."""
+def show_profiles(args: tuple[str, ...], db: str | None, as_json: bool = False) -> None:
+    """--show: load each profile, analyse (one: its accounting; several: the runs merged), render
+    (``as_json``: the same figures as JSON, present/json_view.py)."""
     from msgperf.analysis.advice import merge_runs
     from msgperf.loader import load_recorded_profile
+    from msgperf.present import json_view
     from msgperf.present.profile_summary import render_profile_runs
 
     loaded = [load_recorded_profile(arg, db, "show") for arg in args]
@@ -456,8 +462,16 @@ def show_profiles(args: tuple[str, ...], db: str | None) -> None:
     if len(profiles) == 1:
         profile, label = loaded[0]
         sites = {(s.object, s.offset) for r in profile.ranks for s in r.sites}
-        render_profile(terminal_console(), profile, account_profile(profile, resolve_sites(sites, Path.cwd())))
+        accounting = account_profile(profile, resolve_sites(sites, Path.cwd()))
+        if as_json:
+            click.echo(json_view.dumps(json_view.profile_dict(profile, accounting, label)))
+            return
+        render_profile(terminal_console(), profile, accounting)
         click.echo(f"profile: {label}")
     else:
-        render_profile_runs(terminal_console(), merge_runs(profiles, labels))
+        merged = merge_runs(profiles, labels)
+        if as_json:
+            click.echo(json_view.dumps(json_view.profile_runs_dict(merged)))
+            return
+        render_profile_runs(terminal_console(), merged)
     click.echo("advice: msgperf advise " + " ".join(f"--profile {arg}" for arg in args))

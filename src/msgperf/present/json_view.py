@@ -356,9 +356,7 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
     for b, row in zip(a.buffering, out["buffering"]):
         row["slowdown"] = number(b.slowdown)
     if a.accounting is not None:  # the whole time inside MPI by kind, as the text's "Whole program"
-        for split, row in zip(a.accounting.ranks, out["accounting"]["ranks"]):
-            row["by_kind"] = {kind: number(seconds) for kind, seconds in split.by_kind}
-            row["point_to_point_s"] = number(split.point_to_point_s)
+        out["accounting"] = accounting_dict(a.accounting)
     for w, row in zip(a.whole, out["whole"]):  # the shares that add up to each rank's time inside MPI
         row["ratio_measured_to_predicted"] = [number(w.ratio_low), number(w.ratio_high)]
         for share, srow in zip(w.shares, row["shares"]):  # comparable, verdict and fraction are its fields
@@ -372,6 +370,44 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
                 crow["spread"], crow["wide"] = number(c.spread), c.wide
                 crow["ratio_measured_to_predicted"] = [number(x) for x in rank.row_ratios(c)]
     return out
+
+
+def accounting_dict(a: Any) -> dict[str, Any]:
+    """A profile's ``ProfileAccounting``: its time inside MPI by kind, call and call site, and each
+    rank's time by kind (``by_kind``, adding up to its ``mpi_time_s``; ``point_to_point_s``, the
+    part the point-to-point model predicts), as ``advise --profile --json`` and ``profile --show
+    --json`` give it."""
+    out = plain(a)
+    for split, row in zip(a.ranks, out["ranks"]):
+        row["by_kind"] = {kind: number(seconds) for kind, seconds in split.by_kind}
+        row["point_to_point_s"] = number(split.point_to_point_s)
+    return out
+
+
+def profile_dict(profile: Any, accounting: Any, label: str) -> dict[str, Any]:
+    """``profile --show --json`` of one profile: what the summary shows, as numbers (per rank the
+    table's columns, the back-to-back sequences, the accounting), never the whole record."""
+    info = profile.info
+    ranks = [{"rank": r.rank, "host": r.host, "finalized": r.finalized, "ended_by": r.ended_by,
+              "wall_s": r.wall_s, "mpi_time_s": r.mpi_time_s, "wait_time_s": r.wait_time_s,
+              "messages_sent": r.messages_sent, "bytes_sent": r.bytes_sent,
+              "messages_received": r.messages_received, "bytes_received": r.bytes_received,
+              "top_sizes_sent": [{"bytes": t.bytes, "count": t.count} for t in r.top_sizes()],
+              "sequence_messages": r.sequence_messages,
+              "sequences": [{"peer": q.peer, "count": q.count, "messages": q.messages, "bytes": q.bytes}
+                            for q in r.sequences]}
+             for r in profile.ranks]
+    return {"profile": label, "program": list(info.argv), "mpi_library": info.mpi_library,
+            "nranks": info.nranks, "hosts": list(info.hosts), "start_time": info.start_time,
+            "complete": info.complete, "missing_ranks": list(profile.missing_ranks),
+            "sequence_gap_s": info.sequence_gap_s, "ranks": ranks,
+            "accounting": accounting_dict(accounting)}
+
+
+def profile_runs_dict(m: Any) -> dict[str, Any]:
+    """``profile --show A B ... --json``: the runs merged (``ProfileRuns``): each run's totals, and per
+    figure, kind and call its ``values`` per run with their ``median``, ``low``, ``high`` and ``n``."""
+    return plain(m)
 
 
 def profile_runs_advice_dict(m: Any) -> dict[str, Any]:
