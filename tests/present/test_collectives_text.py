@@ -31,3 +31,16 @@ def test_a_range_of_an_even_count_of_sizes_shows_the_json_s_median():
     r = sorted(p.ratio(v.measured_s) for v in fit.sizes for p in v.predictions if p.algorithm == fit.algorithms[0].key)
     assert r[len(r) // 2 - 1] < ratios[fit.algorithms[0].key] < r[len(r) // 2]
     assert units.ratio(r[len(r) // 2]) not in row
+
+
+def test_a_setting_every_algorithm_needs_is_said_once_under_the_table():
+    from msgperf.present.collectives_text import models_table
+
+    fit = analyze(run_of("recursive_doubling")).collectives.find("allreduce")
+    # MPICH has no reduce-then-bcast allreduce to select: its cell stays "-"
+    assert [a.select.split()[:1] for a in fit.algorithms] == [["MPIR_CVAR_DEVICE_COLLECTIVES=none"]] * 3 + [[]]
+    t = models_table(fit)
+    cells = [row[-1] for row in t.rows]
+    assert cells == [a.select.split()[1] for a in fit.algorithms[:3]] + [units.MISSING]
+    assert "each selection also needs MPIR_CVAR_DEVICE_COLLECTIVES=none" in t.note
+    assert max(len(line) for line in t.without_detail().lines()) < 150  # 180 with the setting in each cell

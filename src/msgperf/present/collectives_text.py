@@ -83,10 +83,17 @@ def models_table(fit: CollectiveFit) -> Grid:
     t = Grid(heading=f"{fit.collective}: the algorithms modelled",
              note="T(m) = the ping-pong's one-way time at m bytes (its piecewise model: each step uses the α and β "
                   "of the segment its message falls in); γ per byte of a reduction; closed forms for one segment")
+    # a setting every algorithm needs (MPICH's MPIR_CVAR_DEVICE_COLLECTIVES=none, Open MPI's dynamic
+    # rules) is said once under the table: in each cell it made every line 180 columns wide
+    settings = [a.select.split() for a in fit.algorithms]
+    given = [words for words in settings if words]  # "" where this MPI has no such algorithm
+    common = [w for w in given[0] if all(w in other for other in given[1:])] if len(given) > 1 else []
     for h in ("algorithm", "formula", "source", "select it (to measure)"):
         t.add_column(h, justify="left", detail=h in ("source",))
-    for a in fit.algorithms:
-        t.add_row(a.words, a.formula, a.source, a.select or units.MISSING)
+    for a, words in zip(fit.algorithms, settings):
+        t.add_row(a.words, a.formula, a.source, " ".join(w for w in words if w not in common) or units.MISSING)
+    if common:
+        t.note += f"; each selection also needs {' '.join(common)}"
     return t
 
 
