@@ -425,7 +425,7 @@ def profile_runs_advice_dict(m: Any) -> dict[str, Any]:
             "predicted_speedup_of_combining": plain(m.predicted_speedup),
             "program_speedup_of_combining": plain(m.program_speedup), "program_saving_s": plain(m.program_saving_s),
             "resolution": None if m.resolution is None else {**plain(m.resolution), "shows": m.resolution.shows},
-            "summary": plain(m.runs), "notes": list(m.notes),
+            "summary": profile_runs_dict(m.runs), "notes": list(m.notes),
             "advice": profile_advice_dict(m.median_advice)}
 
 

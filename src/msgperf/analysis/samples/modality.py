@@ -24,9 +24,8 @@ It is not tested below ``MIN_SAMPLES`` samples or when the samples take fewer th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
