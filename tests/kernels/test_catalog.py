@@ -101,9 +101,12 @@ def _one_way_median(path) -> float:
 
 def test_test_delay_ns_slows_a_pingpong_by_half_the_delay(tmp_path):
     """2000 ns more per round trip is 1000 ns more one-way. Runs alternate, and each side keeps its
-    quickest median, so a burst of load on this shared machine does not decide the answer."""
+    quickest median, so a burst of load on this shared machine does not decide the answer. Five
+    launches a side: a launch's level moves by up to half a microsecond here (bench/RESULTS.md §28),
+    and with three a side the quickest plain and delayed launches once came from different levels
+    (0.56 µs added, in a fresh clone while other tests ran beside it)."""
     plain, delayed = [], []
-    for i in range(3):
+    for i in range(5):
         for delay, into in ((0, plain), (2000, delayed)):
             out = tmp_path / f"run-{delay}-{i}.jsonl"
             result = kernels("--sizes", "0", "--time-budget", "0.3", "--min-samples", "50",
