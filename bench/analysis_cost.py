@@ -51,6 +51,12 @@ def timed(argv: list[str], repeats: int, env: dict[str, str]) -> tuple[list[floa
     return walls, cpus
 
 
+def imported_from(env: dict[str, str]) -> str:
+    """The file ``import msgperf`` loads under ``env``."""
+    return subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
+                          capture_output=True, text=True, env=env).stdout.strip()
+
+
 def timed_pair(argv: list[str], repeats: int, env: dict[str, str], other: Path
                ) -> tuple[tuple[list[float], list[float]], tuple[list[float], list[float]]]:
     """``argv`` run with this tree's msgperf and with the one under ``other`` (a ``src`` folder),
@@ -113,13 +119,10 @@ def main() -> int:
         compiled = sum(1 for _ in (ROOT / "src" / "msgperf").rglob("__pycache__/*.pyc"))
         print(f"{args.repeats} repeats; {sys.executable} -m msgperf ...; PYTHONDONTWRITEBYTECODE="
               f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}, {compiled} msgperf .pyc files cached")
-        where = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
-                               capture_output=True, text=True, env=env).stdout.strip()
+        where = imported_from(env)
         print(f"msgperf imported from {where}")
         if args.against is not None:
-            theirs = subprocess.run([sys.executable, "-c", "import msgperf; print(msgperf.__file__)"], check=True,
-                                    capture_output=True, text=True,
-                                    env=dict(env, PYTHONPATH=str(args.against))).stdout.strip()
+            theirs = imported_from(dict(env, PYTHONPATH=str(args.against)))
             if Path(theirs).resolve() == Path(where).resolve():  # SRC not a src folder: the same code twice
                 sys.exit(f"error: --against {args.against}: imports {theirs}, this tree's msgperf; give the "
                          "other checkout's src folder")
