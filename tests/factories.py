@@ -327,7 +327,8 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, versio
     """A small application profile (records/profile_format.py) whose every count adds up:
     each rank sends 3 isends of 8 B and 1 of 64 B to the next rank per step, ``seed`` + 2 steps,
     in one back-to-back sequence per step, and receives the same from the previous rank.
-    ``version`` 1: the first format, whose ranks do not name their clock."""
+    ``version`` 1: the first format, whose ranks do not name their clock; 4: a 512 KiB MPI_Reduce
+    whose odd ranks fault 129 pages a call (half its calls counted) at 2.5 µs a page."""
     from msgperf.records.profile_format import (CallSite, CallTime, CollectiveCalls, PeerMessages, PeerSequences, Profile,
                                                 ProfileInfo, RankClock, RankProfile, SequenceShape,
                                                 SizeCount)
@@ -354,8 +355,11 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, versio
             **({"sites": (CallSite("MPI_Waitall", "./halo", 4660, steps, 0.125),
                           CallSite("MPI_Allreduce", None, 0x7f0000001234, steps, 0.03125)),
                 "sites_other_n": 4 * steps + 1, "sites_other_time_s": 0.0625,
-                "collectives": (CollectiveCalls("MPI_Allreduce", nranks, 8, steps, 0.03125),),
-                "collectives_other_n": 0, "collectives_other_time_s": 0.0} if version >= 3 else {})))
+                "collectives": (CollectiveCalls("MPI_Allreduce", nranks, 8, steps, 0.03125),
+                                *((CollectiveCalls("MPI_Reduce", nranks, 524288, 8 * steps, 0.25, 4 * steps,
+                                                   516 * steps * (r % 2)),) if version >= 4 else ())),
+                "collectives_other_n": 0, "collectives_other_time_s": 0.0,
+                **({"page_fault_s": 2.5e-06 if r % 2 else None} if version >= 4 else {})} if version >= 3 else {})))
     info = ProfileInfo(format_version=version, profiler_version="0.1.0", argv=("./halo", "--steps", str(steps)),
                        mpi_library="MPICH Version:      5.0.2\nMPICH Release date: today", mpi_version="5.0",
                        nranks=nranks, hosts=tuple(f"node{r // 2}" for r in range(nranks)),

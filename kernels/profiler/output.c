@@ -408,14 +408,29 @@ static void put_collectives(struct buf *b)
         putf(b, "%s{\"call\":\"%s\",\"comm_size\":%d,\"bytes\":%llu,\"n\":%llu", first ? "" : ",",
              call_name[c->call], c->comm_size, (unsigned long long)c->bytes, (unsigned long long)c->n);
         put_ticks(b, "time_s", c->ticks);
-        PUT(b, "}");
+        putf(b, ",\"faults_n\":%llu,\"faults\":%llu}", (unsigned long long)c->faults_n,
+             (unsigned long long)c->faults);
         first = 0;
     }
     putf(b, "],\"collectives_other_n\":%llu", (unsigned long long)P.colls_other_n);
     put_ticks(b, "collectives_other_time_s", P.colls_other_ticks);
 }
 
-static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
+/* What a page costs here, measured only where a counted collective faulted (faults.c); not
+ * in a record a signal ends (mmap is not for a signal handler). */
+static void put_page_fault(struct buf *b, int measure)
+{
+    int faulted = 0;
+    for (int i = 0; measure && P.colls && i < COLL_SLOTS; i++)
+        faulted |= P.colls[i].call && P.colls[i].faults > 0;
+    double ns = faulted ? prof_page_fault_ns() : 0.0;
+    if (ns > 0)
+        put_seconds(b, "page_fault_s", (int64_t)(ns + 0.5));
+    else
+        PUT(b, ",\"page_fault_s\":null");
+}
+
+static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end, int finalized)
 {
     putf(b, "{\"type\":\"rank\",\"rank\":%d,\"host\":", P.rank);
     put_string(b, P.host);
@@ -445,6 +460,7 @@ static void rank_record(struct buf *b, const char *ended_by, uint64_t t_end)
          (unsigned long long)P.proc_null, (unsigned long long)P.unknown_peer,
          (unsigned long long)P.requests_untracked);
     put_clock(b);
+    put_page_fault(b, finalized);
     PUT(b, "}\n");
 }
 
@@ -503,7 +519,7 @@ static const char *thread_level_name(int level)
 /* hosts: nranks names of stride `stride`, or NULL (a rank's own file: its host only) */
 static void header(struct buf *b, const char *hosts, int stride, const struct timespec *end, int complete)
 {
-    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":3,\"profiler_version\":");
+    PUT(b, "{\"type\":\"profile\",\"format\":\"msgperf-profile\",\"format_version\":4,\"profiler_version\":");
     put_string(b, MSGPERF_VERSION);
     PUT(b, ",\"argv\":");
     if (argv_json.failed || !argv_json.n)
@@ -566,7 +582,7 @@ void output_finalize(void)
     struct timespec end;
     clock_gettime(CLOCK_REALTIME, &end);
     struct buf mine = {0};
-    rank_record(&mine, "MPI_Finalize", t_end);
+    rank_record(&mine, "MPI_Finalize", t_end, 1);
     int len = mine.failed ? 0 : (int)mine.n;
     int *lens = NULL, *offs = NULL;
     char *all = NULL, *hosts = NULL;
@@ -635,7 +651,7 @@ void output_partial(const char *ended_by)
     }
     struct buf b = {.p = chunk, .cap = sizeof chunk, .stream = 1, .fd = fd};
     header(&b, NULL, 0, &end, 0);
-    rank_record(&b, ended_by, t_end);
+    rank_record(&b, ended_by, t_end, 0);
     if (!b.failed && b.n && write_all(fd, b.p, b.n))
         b.failed = 1;
     if (b.failed | fsync(fd) | close(fd)) {

@@ -3,8 +3,9 @@
  * The wrappers (wrap_*.c) time each point-to-point call and hand what it moved to the
  * recorder (record.c): size tables per (peer, kind), the time inside MPI, and the
  * back-to-back sequences. ticks.c is the clock (the TSC where it can), requests.c remembers
- * what a pending request is, comms.c turns a communicator's rank into a world rank, output.c
- * writes the profile file, signals.c has a rank killed by a signal write its part first.
+ * what a pending request is, comms.c turns a communicator's rank into a world rank, faults.c
+ * counts the page faults of a sample of the large collectives, output.c writes the profile
+ * file, signals.c has a rank killed by a signal write its part first.
  * MPI and libc only; nothing here allocates on the path of an ordinary call (tables grow by
  * doubling, so allocation happens a logarithmic number of times). docs/profile.md. */
 #ifndef MSGPERF_PROF_H
@@ -144,6 +145,7 @@ struct coll_stat {
     int call;                /* 0: empty; else a call_id of a collective */
     int comm_size;
     uint64_t bytes, n, ticks;
+    uint64_t faults_n, faults;  /* calls whose page faults were counted (faults.c), and theirs */
 };
 
 struct prof {
@@ -253,7 +255,13 @@ void prof_site_slow(const void *addr, int call, uint64_t ticks);
 int prof_sites_init(void);
 /* The size of a communicator's group (the remote group of an intercommunicator). */
 int comm_size_of(MPI_Comm comm);
-void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks);
+/* faults < 0: the call's page faults were not counted */
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults);
+
+/* faults.c: the minor page faults of a sample of the large collectives, and a page's cost */
+int64_t prof_faults_begin(uint64_t bytes);  /* the count now if this call is sampled, else -1 */
+int64_t prof_faults_now(void);
+double prof_page_fault_ns(void);            /* map, first touch, unmap: per page; 0 if unknown */
 
 /* The call's site: the return address in the application (the caller of the MPI_ wrapper).
  * Only a wrapper itself can take it, so each passes PROF_SITE. */

@@ -88,7 +88,7 @@ int comm_size_of(MPI_Comm comm)
     return size;
 }
 
-void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults)
 {
     int size = comm_size_of(comm);
     P.calls[call].bytes += bytes;
@@ -100,10 +100,15 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks)
         if (c->call == (int)call && c->comm_size == size && c->bytes == bytes) {
             c->n++;
             c->ticks += ticks;
+            if (faults >= 0) {
+                c->faults_n++;
+                c->faults += (uint64_t)faults;
+            }
             return;
         }
         if (!c->call) {
-            *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks};
+            *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks,
+                                    .faults_n = faults >= 0, .faults = faults >= 0 ? (uint64_t)faults : 0};
             return;
         }
     }

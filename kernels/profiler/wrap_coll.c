@@ -24,16 +24,21 @@ static uint64_t sum_bytes_w(const int counts[], const MPI_Datatype types[], int 
     return total;
 }
 
-/* The body of every wrapper: PCALL is the PMPI call, BYTES what it moved at this rank. */
+/* The body of every wrapper: PCALL is the PMPI call, BYTES what it moved at this rank (computed
+ * before the call: a large call's page faults may be counted, faults.c). */
 #define COLL(CALL, PCALL, COMM, BYTES)                                                         \
     do {                                                                                       \
         if (!P.active)                                                                         \
             return PCALL;                                                                      \
+        uint64_t bytes_ = (BYTES);                                                             \
+        int64_t f0 = prof_faults_begin(bytes_);                                                \
         uint64_t t0 = prof_ticks();                                                            \
         int rc = PCALL;                                                                        \
         uint64_t t1 = prof_ticks();                                                            \
+        int64_t f1 = f0 >= 0 ? prof_faults_now() : -1;                                         \
         prof_lock();                                                                           \
-        prof_coll(CALL, COMM, rc == MPI_SUCCESS ? (uint64_t)(BYTES) : 0, t1 - t0);             \
+        prof_coll(CALL, COMM, rc == MPI_SUCCESS ? bytes_ : 0, t1 - t0,                         \
+                  f0 >= 0 && f1 >= f0 && rc == MPI_SUCCESS ? f1 - f0 : -1);                    \
         prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 1);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \

@@ -492,3 +492,42 @@ def test_several_real_runs_merge_in_advise(msgperf, tmp_path, halo_runs):
     assert out["measured_s"]["median"] == pytest.approx(sorted(slowest)[1])
     assert [r["label"] for r in out["runs"]] == [f"profile {ids[0]}", str(files[1]), f"profile {ids[2]}"]
     assert all(r["complete"] for r in out["runs"]) and out["n"] == 3
+
+
+@pytest.mark.mpi
+def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_setting_removes_them(msgperf, tmp_path):
+    """tests/apps/big_reduce (a 512 KiB MPI_Reduce per step) with MPICH's generic binomial reduce, which
+    allocates a temporary buffer per call: the non-root rank faults its 128 pages in at every call, the
+    advice names glibc's setting that keeps them, and the same program with that setting faults none."""
+    from msgperf.launch.build import find_mpicc
+    from msgperf.records.profile_read import read_profile
+
+    app = tmp_path / "big_reduce"
+    subprocess.run([str(find_mpicc()), "-O2", "-std=c11", "-o", str(app), str(APPS / "big_reduce.c")], check=True,
+                   capture_output=True)
+    model = write_run(rich_run(), tmp_path / "model.jsonl")
+    generic = {"MPIR_CVAR_DEVICE_COLLECTIVES": "none", "MPIR_CVAR_REDUCE_INTRA_ALGORITHM": "binomial"}
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    command = [mpiexec, "-n", "2", app, "--steps", "160"]
+
+    def profiled(name, env):
+        prof = tmp_path / name
+        done = msgperf("profile", "-o", prof, "--no-store", "--", *command, env=env, cwd=tmp_path)
+        assert done.returncode == 0 and "sum_ok=1" in done.stdout, done.stderr
+        return prof, read_profile(prof).profile
+
+    prof, profile = profiled("before.jsonl", generic)
+    rows = {r.rank: next(c for c in r.collectives if c.call == "MPI_Reduce" and c.bytes == 524288)
+            for r in profile.ranks}
+    # one call in 8 counted, pseudo-randomly: 160 calls give ~20
+    assert all(5 <= row.faults_n <= 60 for row in rows.values()), rows
+    assert rows[1].faults_per_call >= 100  # 512 KiB = 128 pages of 4 KiB, faulted in again every call
+    assert all(r.page_fault_s is not None and 1e-8 < r.page_fault_s < 1e-4 for r in profile.ranks)
+    out = json.loads(msgperf("advise", "--profile", prof, "--model", model, "--json").stdout)
+    faults = out["page_faults"]
+    assert faults["setting"] == "MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=4194304"
+    assert faults["saving_rank"] == 1 and faults["saving_s"] > 0 and out["actions"][0]["kind"] == "page faults"
+    setting = dict(kv.split("=") for kv in faults["setting"].split())
+    _, kept = profiled("after.jsonl", {**generic, **setting})
+    after = [c for r in kept.ranks for c in r.collectives if c.call == "MPI_Reduce" and c.bytes == 524288]
+    assert all(c.faults_n >= 5 and c.faults_per_call < 2 for c in after), after

@@ -25,7 +25,7 @@ def text_of(records: list[dict]) -> str:
     return "".join(json.dumps(r) + "\n" for r in records)
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version", [2, 3, 4])
 def test_a_profile_comes_back_field_for_field(tmp_path, version):
     profile = sample_profile(3, nranks=3, version=version)
     path = tmp_path / "p.jsonl"
@@ -48,6 +48,27 @@ def test_version_3_names_each_calls_kind_its_sites_and_its_collectives():
     assert kinds["MPI_Allreduce"] == ("collective", 16) and kinds["MPI_Waitall"] == ("wait/test", 0)
     assert rank.sites[0].object == "./halo" and rank.sites[1].object is None
     assert rank.collectives[0].comm_size == 2 and rank.sites_other_n == 9
+
+
+def test_version_4_counts_the_page_faults_of_large_collectives_and_a_version_3_reads_none():
+    rank = parse_profile_text(profile_text(sample_profile(nranks=2, version=4))).profile.ranks[1]
+    reduce = next(c for c in rank.collectives if c.call == "MPI_Reduce")
+    assert (reduce.faults_n, reduce.faults, reduce.faults_per_call) == (8, 1032, 129.0)
+    assert rank.page_fault_s == 2.5e-06
+    old = parse_profile_text(profile_text(sample_profile(nranks=2, version=3))).profile.ranks[1]
+    assert old.page_fault_s is None and all(c.faults_n == 0 and c.faults_per_call is None for c in old.collectives)
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda r: r[2]["collectives"][1].update(faults_n=1000), "has its page faults counted in 1000 calls of 16"),
+    (lambda r: r[2]["collectives"][1].update(faults=-1), "'collectives\\[1\\].faults' is -1"),
+    (lambda r: r[2].update(page_fault_s=-1.0), "field 'page_fault_s' is -1.0"),
+])
+def test_bad_version_4_fields_are_refused_in_one_line(change, said):
+    records = encode_profile(sample_profile(nranks=2, version=4))
+    change(records)
+    with pytest.raises(ProfileError, match=said):
+        parse_profile_text(text_of(records))
 
 
 def test_a_version_2_profile_reads_its_calls_as_point_to_point_and_waits():
@@ -135,7 +156,7 @@ def corrupt(mutate) -> str:
 
 @pytest.mark.parametrize("mutate, message", [
     (lambda r: r[0].update(format="msgperf-run"), "not a msgperf profile"),
-    (lambda r: r[0].update(format_version=4), "newer than this msgperf reads"),
+    (lambda r: r[0].update(format_version=5), "newer than this msgperf reads"),
     (lambda r: r[1].pop("clock_ticks_per_s"), "missing field 'clock_ticks_per_s'"),
     (lambda r: r[1].update(clock_ticks_per_s=0), "field 'clock_ticks_per_s' is 0.0; it must be within \\(0, 1e\\+15\\]"),
     (lambda r: r[1].update(clock_calibration_s=-1.0), "field 'clock_calibration_s' is -1.0; it must be within \\[0, 1e\\+08\\]"),

@@ -355,6 +355,11 @@ def profile_advice_dict(a: Any) -> dict[str, Any]:
         row["net_saving_s"] = number(c.net_saving_s)
     for b, row in zip(a.buffering, out["buffering"]):
         row["slowdown"] = number(b.slowdown)
+    if a.page_faults is not None:  # what keeping the MPI's temporary buffers' pages would save
+        out["page_faults"]["speedup"] = number(a.page_faults.speedup)
+        out["page_faults"]["setting"] = a.page_faults.setting
+        for r, row in zip(a.page_faults.rows, out["page_faults"]["rows"]):
+            row["faulting_s"], row["share"] = number(r.faulting_s), number(r.share)
     if a.accounting is not None:  # the whole time inside MPI by kind, as the text's "Whole program"
         out["accounting"] = accounting_dict(a.accounting)
     for w, row in zip(a.whole, out["whole"]):  # the shares that add up to each rank's time inside MPI

@@ -14,6 +14,7 @@ from msgperf.present.text import printable
 MAX_COMBINE = 5
 MAX_BUFFERING = 6
 MAX_RANKS = 16
+MAX_FAULT_ROWS = 6
 
 
 def estimate(e: Estimate) -> str:
@@ -69,7 +70,8 @@ def time_lines(a: ProfileAdvice) -> list[str]:
 def action_lines(a: ProfileAdvice) -> list[str]:
     if not a.actions:
         return ["nothing to gain that the model can see: no back-to-back sends, no sizes just above the "
-                "eager limit, no buffered sends"]
+                "eager limit, no buffered sends" + (", no collective faulting its pages in at every call"
+                                                    if a.page_faults is not None else "")]
     return [f"{i}. {act.words}: saves {units.seconds(act.saving_s)} (predicted, {_source(act.kind, a)})"
             for i, act in enumerate(a.actions, start=1)]
 
@@ -77,7 +79,9 @@ def action_lines(a: ProfileAdvice) -> list[str]:
 def _source(kind: str, a: ProfileAdvice) -> str:
     return {"combine": "inside MPI, less the copies of packing them",
             "eager": f"eager limit {units.exact_bytes(a.basis.eager_limit_bytes)} from the eager-probe of {a.basis.run}",
-            "buffering": f"copies at {a.basis.copy_from}"}[kind]
+            "buffering": f"copies at {a.basis.copy_from}",
+            "page faults": "the profile's page faults inside collectives, at the page cost each rank measured; "
+                           "below"}[kind]
 
 
 def combine_lines(a: ProfileAdvice, one_run: bool = True) -> list[str]:
@@ -153,6 +157,38 @@ def buffering_lines(a: ProfileAdvice) -> list[str]:
     return lines
 
 
+def page_fault_lines(a: ProfileAdvice) -> list[str]:
+    """The collectives that fault their pages in at every call (``ProfileAdvice.page_faults``); none
+    where the profile counted no faults (format 3 or older, no call of 64 KiB or more)."""
+    f = a.page_faults
+    if f is None:
+        return []
+    lines = []
+    for r in f.rows[:MAX_FAULT_ROWS]:
+        cost = (f"≈ {units.seconds(r.faulting_s)} faulting at {units.seconds(r.page_s)} a page "
+                f"({units.percent(r.share)} of the calls' time)" if r.faulting_s is not None
+                else "what a page costs was not measured")
+        lines.append(f"rank {r.rank}: {r.call} P={r.comm_size} {units.size(r.bytes)} ×{units.count(r.calls)}: "
+                     f"{r.faults_per_call:,.0f} page faults a call ({units.count(r.sampled)} calls counted); {cost}")
+    if len(f.rows) > MAX_FAULT_ROWS:
+        lines.append(f"… {len(f.rows) - MAX_FAULT_ROWS} more in --json (page_faults)")
+    if f.saving_s is not None:
+        speedup = f"; the program {units.ratio(f.speedup)} as fast" if f.speedup is not None else ""
+        lines.append(f"with the pages kept ({f.setting}): saves {units.seconds(f.saving_s)}, rank {f.saving_rank}'s "
+                     f"time faulting (every rank of a collective waits for it){speedup}; predicted, a suggestion "
+                     "to measure")
+    elif f.rows:
+        lines.append(f"saving: cannot tell ({f.cannot_tell})")
+    else:
+        lines.append("no collective faulted pages in at every call (calls of 64 KiB or more, one in 8 counted)")
+    if f.unsampled_rows:
+        lines.append(f"{f.unsampled_rows} row(s) of 64 KiB or more had fewer than 3 calls counted: not estimated")
+    if f.rows:
+        lines.append("the MPI frees a temporary buffer at the end of each call and the next call faults it in "
+                     "again; the collective models have no term for this")
+    return lines
+
+
 def bound_lines(a: ProfileAdvice) -> list[str]:
     n_half = a.basis.n_half_bytes
     lines = [f"by the single Hockney line of {a.basis.run}: latency-bound below n½ = "
@@ -192,6 +228,7 @@ def advice_sections(a: ProfileAdvice, one_run: bool = True) -> list[tuple[str, l
             ("Back-to-back sends to combine (Lawlor's message-combining lecture)", combine_lines(a, one_run)),
             ("Sizes just above the eager limit", eager_lines(a)),
             ("Buffering (Saphir 1994)", buffering_lines(a)),
+            ("Page faults inside collectives", page_fault_lines(a)),
             ("Latency- versus bandwidth-bound", bound_lines(a)),
             ("Per rank", rank_lines(a)),
             ("Notes", list(a.notes))]

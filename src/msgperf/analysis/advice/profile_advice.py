@@ -46,6 +46,8 @@ The answers, in order of payoff (``ProfileAdvice.actions``):
   at s instead: the saving is T(s) - T_eager(s) per message;
 - buffering (Saphir 1994): a buffered send (Bsend, or a pack into a buffer) adds one copy, of
   s bytes at memcpy's speed at s; the program's buffered sends pay it now;
+- page faults (profile_faults.py): collectives whose temporary buffers fault in again at every call;
+  keeping their pages saves the time faulting of the rank that faults most;
 - latency- versus bandwidth-bound: each message's predicted time, split by which term of the
   single Hockney line dominates at its size (α ≥ β·s: latency-bound; ``regimes.dominant_term``).
 
@@ -65,6 +67,7 @@ from typing import Any, Iterable, Sequence
 from msgperf.analysis.advice.profile_accounting import ProfileAccounting, account_profile, point_to_point_time
 from msgperf.analysis.advice.profile_collectives import (ProfileCollectives, WholeProgram, point_to_point,
                                                          profile_collectives, whole_program)
+from msgperf.analysis.advice.profile_faults import PageFaults, page_faults
 from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
@@ -215,7 +218,7 @@ class HistogramBin:
 class Action:
     """One line of advice, in order of payoff."""
 
-    kind: str  # "combine", "eager", "buffering"
+    kind: str  # "combine", "eager", "buffering", "page faults"
     saving_s: float
     words: str  # what to do
 
@@ -246,6 +249,8 @@ class ProfileAdvice:
     # the collectives predicted from the collective models (None: the profile timed no collective)
     collectives: ProfileCollectives | None = None
     whole: tuple[WholeProgram, ...] = ()  # per rank, its time inside MPI in shares that add up to it
+    # collectives that fault their pages in again at every call (None: the profile counted no faults)
+    page_faults: PageFaults | None = None
 
     @property
     def whole_held(self) -> WholeProgram | None:
@@ -472,6 +477,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
                    if any(k == "collective" for s in accounting.ranks for k, _ in s.by_kind) else None)
     whole = whole_program(accounting, collectives, {t.rank: t.transfers for t in ranks},
                           {t.rank: t.waiting_added_s for t in ranks})
+    faults = page_faults(profile)
     return ProfileAdvice(
         program=profile.program, profile=profile_label or profile.path, nranks=profile.info.nranks,
         complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
@@ -479,8 +485,9 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         measured_rank=measured.rank, combine=combining.advice, predicted_combined_s=after,
         eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
         histogram=_histogram(_sent_log2(profile), eager, n_half),
-        actions=_actions(combining.advice, eager_rows, buffering),
-        notes=tuple(notes), model_choice=model_choice, accounting=accounting, collectives=collectives, whole=whole)
+        actions=_actions(combining.advice, eager_rows, buffering, faults),
+        notes=tuple(notes), model_choice=model_choice, accounting=accounting, collectives=collectives, whole=whole,
+        page_faults=faults)
 
 
 def _model_basis(result: Any, chosen: Any, model: PiecewiseFit, line: LineFit, copy_from: str,
@@ -780,8 +787,12 @@ def _histogram(counts: dict[int, int], eager: int | None, n_half: float | None) 
 
 
 def _actions(combine: Sequence[CombineAdvice], eager: Sequence[EagerAdvice],
-             buffering: Sequence[BufferingAdvice]) -> tuple[Action, ...]:
+             buffering: Sequence[BufferingAdvice], faults: PageFaults | None = None) -> tuple[Action, ...]:
     out = []
+    if faults is not None and faults.saving_s:
+        out.append(Action("page faults", faults.saving_s,
+                          f"keep the pages of the MPI's temporary buffers ({faults.setting} in the job's "
+                          "environment: glibc then keeps freed memory up to the trim threshold; a suggestion to measure)"))
     combined = sum(c.net_saving_s for c in combine)
     if combine and combined > 0:
         seqs = sum(c.sequences for c in combine)

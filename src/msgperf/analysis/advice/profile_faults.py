@@ -1,0 +1,130 @@
+"""Page faults inside the large collectives, and what keeping the pages would save.
+
+An MPI that allocates a temporary buffer in each call (MPICH's generic reduce and allreduce do)
+gets it from glibc, which maps an allocation above its mmap threshold (128 KiB at first) and
+unmaps it when it is freed, or trims the heap's top back to the system: the next call faults
+every page in again. On PRK Reduce at 2 ranks (512 KiB, binomial) that was 129 faults a call and
+most of the call's time (bench/RESULTS.md §31). The collective models have no term for it.
+
+The profiler counts the minor faults of one large call (64 KiB or more) in 8, at random, per row
+(call, communicator size, bytes), and at MPI_Finalize measures what a page costs on the rank's
+node: mapped, first touched, unmapped, as such a buffer is (profile format 4). A row's time
+faulting is its faults per sampled call × its calls × that cost. Every rank of a collective
+waits for the others, so the program's saving is the time faulting of the rank that faults
+most, and its speedup the slowest rank's MPI_Init to MPI_Finalize over the same less that
+saving. glibc keeps the pages when its mmap threshold is fixed above the buffers and its trim
+threshold above what they free together (``setting``): a suggestion to measure, never a fact.
+docs/profile.md, "Page faults".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MIN_FAULTS_PER_CALL = 1.0  # fewer a call: no buffer is faulted in per call (first touches, one-offs)
+MIN_SAMPLED = 3  # fewer calls sampled in a row: its faults per call are not estimated
+LARGEST_MMAP_THRESHOLD = 32 << 20  # glibc's upper limit on a 64-bit system (mallopt(3))
+SMALLEST_THRESHOLD = 256 << 10
+TRIM_FACTOR = 4  # the trim threshold over the mmap threshold: room for the buffers one call frees
+
+
+@dataclass(frozen=True)
+class FaultingCalls:
+    """The calls of one collective (one communicator size, one data size) at one rank that fault
+    pages in, call after call."""
+
+    rank: int
+    call: str  # "MPI_Reduce"
+    comm_size: int
+    bytes: int  # the call's data at this rank, as the profile counts it
+    calls: int
+    sampled: int  # calls whose faults were counted
+    faults_per_call: float  # over the sampled calls
+    measured_s: float  # all ``calls`` together
+    page_s: float | None  # the rank's cost of one page (None: not measured)
+
+    @property
+    def faulting_s(self) -> float | None:
+        """The estimated time all ``calls`` spent faulting pages in (None: no page cost)."""
+        return None if self.page_s is None else self.calls * self.faults_per_call * self.page_s
+
+    @property
+    def share(self) -> float | None:
+        """faulting_s / measured_s."""
+        f = self.faulting_s
+        return f / self.measured_s if f is not None and self.measured_s > 0 else None
+
+
+@dataclass(frozen=True)
+class PageFaults:
+    rows: tuple[FaultingCalls, ...]  # every rank's, most time faulting first
+    unsampled_rows: int  # rows of 64 KiB or more with fewer than MIN_SAMPLED calls sampled
+    saving_rank: int | None  # the rank whose faulting the program would save
+    saving_s: float | None  # its time faulting (None: cannot tell, ``cannot_tell``)
+    wall_s: float  # the slowest rank's MPI_Init to MPI_Finalize
+    threshold_bytes: int | None  # glibc's mmap threshold to set (None: beyond what glibc allows)
+    cannot_tell: str  # why there is no saving to predict ("" when there is)
+
+    @property
+    def speedup(self) -> float | None:
+        """The program's MPI_Init to MPI_Finalize now / with the pages kept."""
+        if self.saving_s is None or self.wall_s <= 0 or self.saving_s >= self.wall_s:
+            return None
+        return self.wall_s / (self.wall_s - self.saving_s)
+
+    @property
+    def setting(self) -> str:
+        """The environment that has glibc keep the pages ("" when it cannot)."""
+        if self.threshold_bytes is None:
+            return ""
+        return (f"MALLOC_MMAP_THRESHOLD_={self.threshold_bytes} "
+                f"MALLOC_TRIM_THRESHOLD_={TRIM_FACTOR * self.threshold_bytes}")
+
+
+def _threshold(largest_bytes: int) -> int | None:
+    """The smallest power of two at least twice the largest faulting call's data (a buffer may be
+    a little larger than the data), from 256 KiB; None beyond glibc's largest mmap threshold."""
+    t = SMALLEST_THRESHOLD
+    while t < 2 * largest_bytes:
+        t *= 2
+    return t if t <= LARGEST_MMAP_THRESHOLD else None
+
+
+def page_faults(profile: Any) -> PageFaults | None:
+    """The collectives of ``profile`` that fault pages in call after call; None when the profile
+    counted no faults (format 3 or older, or no call of 64 KiB or more sampled)."""
+    rows, unsampled, sampled_any = [], 0, False
+    for rank in profile.ranks:
+        for c in rank.collectives:
+            sampled_any |= c.faults_n > 0
+            if c.faults_n and c.faults_n < MIN_SAMPLED:
+                unsampled += 1
+            per_call = c.faults_per_call
+            if c.faults_n >= MIN_SAMPLED and per_call is not None and per_call >= MIN_FAULTS_PER_CALL:
+                rows.append(FaultingCalls(rank.rank, c.call, c.comm_size, c.bytes, c.n, c.faults_n, per_call,
+                                          c.time_s, rank.page_fault_s))
+    if not sampled_any:
+        return None
+    rows.sort(key=lambda r: (-(r.faulting_s or 0.0), r.rank, r.call, r.bytes))
+    wall = max((r.wall_s for r in profile.ranks), default=0.0)
+    threshold = _threshold(max((r.bytes for r in rows), default=0))
+    by_rank: dict[int, float] = {}
+    cannot = ""
+    if not rows:
+        cannot = "no collective faulted pages in call after call"
+    elif any(r.page_s is None for r in rows):
+        cannot = "a rank did not measure what a page costs (its record ended before MPI_Finalize)"
+    for r in rows:
+        if r.faulting_s is not None:
+            by_rank[r.rank] = by_rank.get(r.rank, 0.0) + r.faulting_s
+    if threshold is None and not cannot:
+        cannot = (f"the buffers are beyond glibc's largest mmap threshold ({LARGEST_MMAP_THRESHOLD >> 20} MiB): "
+                  "its settings cannot keep them")
+    if cannot or not by_rank:
+        return PageFaults(tuple(rows), unsampled, None, None, wall, threshold, cannot or "nothing faulted")
+    rank, saving = max(by_rank.items(), key=lambda kv: (kv[1], -kv[0]))
+    if saving >= wall > 0:
+        return PageFaults(tuple(rows), unsampled, None, None, wall, threshold,
+                          "the estimated time faulting reaches the whole run: the estimate does not hold")
+    return PageFaults(tuple(rows), unsampled, rank, saving, wall, threshold, "")

@@ -1,0 +1,77 @@
+"""The page faults inside large collectives (analysis/advice/profile_faults.py): which rows fault
+their pages in call after call, what keeping the pages would save the program, and the setting
+that keeps them; "cannot tell" where the profile cannot say."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from msgperf.analysis.advice.profile_faults import PageFaults, page_faults
+from msgperf.records.profile_format import CollectiveCalls
+from tests.factories import sample_profile
+
+
+def with_rows(profile, rows_by_rank, page_s=2.5e-06):
+    """``profile`` with each rank's collectives replaced by ``rows_by_rank[rank]`` and its page cost set."""
+    ranks = tuple(dataclasses.replace(r, collectives=tuple(rows_by_rank.get(r.rank, ())),
+                                      page_fault_s=page_s(r.rank) if callable(page_s) else page_s)
+                  for r in profile.ranks)
+    return dataclasses.replace(profile, ranks=ranks)
+
+
+def reduce_row(calls=1000, sampled=125, per_call=129, nbytes=524288, time_s=0.36):
+    return CollectiveCalls("MPI_Reduce", 2, nbytes, calls, time_s, sampled, sampled * per_call)
+
+
+def test_the_saving_is_the_time_faulting_of_the_rank_that_faults_most():
+    profile = with_rows(sample_profile(nranks=2, version=4),
+                        {0: [reduce_row(per_call=7)], 1: [reduce_row(per_call=129)]})
+    f = page_faults(profile)
+    assert [(r.rank, r.faults_per_call) for r in f.rows] == [(1, 129.0), (0, 7.0)]
+    assert f.rows[0].faulting_s == pytest.approx(1000 * 129 * 2.5e-06)
+    assert f.rows[0].share == pytest.approx(1000 * 129 * 2.5e-06 / 0.36)
+    # every rank of a collective waits for the others: the program saves the rank that faults most, not the sum
+    assert (f.saving_rank, f.saving_s) == (1, pytest.approx(0.3225))
+    wall = max(r.wall_s for r in profile.ranks)
+    assert f.wall_s == wall and f.speedup == pytest.approx(wall / (wall - 0.3225))
+    assert f.cannot_tell == ""
+
+
+@pytest.mark.parametrize("nbytes, threshold", [(65536, 256 << 10), (524288, 1 << 20), (600000, 2 << 20),
+                                               (16 << 20, 32 << 20)])
+def test_the_setting_fixes_glibcs_thresholds_above_twice_the_largest_faulting_call(nbytes, threshold):
+    f = page_faults(with_rows(sample_profile(nranks=2, version=4), {1: [reduce_row(nbytes=nbytes)]}))
+    assert f.threshold_bytes == threshold
+    assert f.setting == f"MALLOC_MMAP_THRESHOLD_={threshold} MALLOC_TRIM_THRESHOLD_={4 * threshold}"
+
+
+def test_buffers_beyond_glibcs_largest_mmap_threshold_cannot_be_kept():
+    f = page_faults(with_rows(sample_profile(nranks=2, version=4), {1: [reduce_row(nbytes=32 << 20)]}))
+    assert f.saving_s is None and f.speedup is None and f.setting == ""
+    assert "beyond glibc's largest mmap threshold (32 MiB)" in f.cannot_tell
+
+
+@pytest.mark.parametrize("rows, page_s, said", [
+    # a rank whose record ended before MPI_Finalize measured no page cost
+    ({1: [reduce_row()]}, None, "did not measure what a page costs"),
+    # faults of one call in many (a first touch): nothing faults call after call
+    ({1: [reduce_row(per_call=0)]}, 2.5e-06, "no collective faulted pages in call after call"),
+    # a saving that reaches the whole run: the estimate does not hold
+    ({1: [reduce_row(calls=10 ** 6)]}, 2.5e-06, "reaches the whole run"),
+])
+def test_what_cannot_be_told_says_why(rows, page_s, said):
+    f = page_faults(with_rows(sample_profile(nranks=2, version=4), rows, page_s))
+    assert f.saving_s is None and f.speedup is None and said in f.cannot_tell
+
+
+def test_rows_with_too_few_calls_counted_are_set_aside_and_counted():
+    f = page_faults(with_rows(sample_profile(nranks=2, version=4),
+                              {1: [reduce_row(sampled=2), reduce_row(nbytes=65536)]}))
+    assert [r.bytes for r in f.rows] == [65536] and f.unsampled_rows == 1
+
+
+def test_a_profile_that_counted_no_faults_has_no_page_fault_advice():
+    assert page_faults(sample_profile(nranks=2, version=3)) is None
+    assert isinstance(page_faults(sample_profile(nranks=2, version=4)), PageFaults)
