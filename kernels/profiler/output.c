@@ -408,8 +408,13 @@ static void put_collectives(struct buf *b)
         putf(b, "%s{\"call\":\"%s\",\"comm_size\":%d,\"bytes\":%llu,\"n\":%llu", first ? "" : ",",
              call_name[c->call], c->comm_size, (unsigned long long)c->bytes, (unsigned long long)c->n);
         put_ticks(b, "time_s", c->ticks);
-        putf(b, ",\"faults_n\":%llu,\"faults\":%llu}", (unsigned long long)c->faults_n,
+        putf(b, ",\"faults_n\":%llu,\"faults\":%llu,\"datatype\":", (unsigned long long)c->faults_n,
              (unsigned long long)c->faults);
+        if (prof_datatype_name(c->datatype))
+            put_string(b, prof_datatype_name(c->datatype));
+        else
+            PUT(b, "null");
+        PUT(b, "}");
         first = 0;
     }
     putf(b, "],\"collectives_other_n\":%llu", (unsigned long long)P.colls_other_n);

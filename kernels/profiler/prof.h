@@ -146,7 +146,12 @@ struct coll_stat {
     int comm_size;
     uint64_t bytes, n, ticks;
     uint64_t faults_n, faults;  /* calls whose page faults were counted (faults.c), and theirs */
+    int datatype;               /* a reduction's: 0 none, else DATATYPE_OTHER, _MIXED or 1 + index in
+                                   prof_datatype_name (sites.c) */
 };
+#define DATATYPE_OTHER (-1)  /* a type not in the table (derived, pairs, ...) */
+#define DATATYPE_MIXED (-2)  /* the row's calls reduced different types */
+const char *prof_datatype_name(int datatype);  /* NULL for 0 */
 
 struct prof {
     int active;              /* recording: between MPI_Init and MPI_Finalize */
@@ -256,7 +261,8 @@ int prof_sites_init(void);
 /* The size of a communicator's group (the remote group of an intercommunicator). */
 int comm_size_of(MPI_Comm comm);
 /* faults < 0: the call's page faults were not counted */
-void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults);
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults,
+               MPI_Datatype reduced);
 
 /* faults.c: the minor page faults of a sample of the large collectives, and a page's cost */
 int64_t prof_faults_begin(uint64_t bytes);  /* the count now if this call is sampled, else -1 */

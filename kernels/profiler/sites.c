@@ -88,9 +88,43 @@ int comm_size_of(MPI_Comm comm)
     return size;
 }
 
-void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults)
+/* The predefined types a reduction's γ can be told for; the rest are "other". */
+static const char *const datatype_names[] = {
+    "MPI_DOUBLE", "MPI_FLOAT", "MPI_INT", "MPI_LONG", "MPI_LONG_LONG", "MPI_UNSIGNED", "MPI_UNSIGNED_LONG",
+    "MPI_UNSIGNED_CHAR", "MPI_CHAR", "MPI_SIGNED_CHAR", "MPI_SHORT", "MPI_DOUBLE_PRECISION", "MPI_REAL",
+    "MPI_INTEGER",
+};
+
+static int datatype_code(MPI_Datatype type)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return 0;
+    const MPI_Datatype known[] = {
+        MPI_DOUBLE, MPI_FLOAT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+        MPI_UNSIGNED_CHAR, MPI_CHAR, MPI_SIGNED_CHAR, MPI_SHORT, MPI_DOUBLE_PRECISION, MPI_REAL, MPI_INTEGER,
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (type == known[i])
+            return (int)i + 1;
+    return DATATYPE_OTHER;
+}
+
+const char *prof_datatype_name(int datatype)
+{
+    if (datatype == DATATYPE_OTHER)
+        return "other";
+    if (datatype == DATATYPE_MIXED)
+        return "mixed";
+    if (datatype > 0 && (size_t)datatype <= sizeof datatype_names / sizeof datatype_names[0])
+        return datatype_names[datatype - 1];
+    return NULL;
+}
+
+void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults,
+               MPI_Datatype reduced)
 {
     int size = comm_size_of(comm);
+    int datatype = datatype_code(reduced);
     P.calls[call].bytes += bytes;
     uint64_t h = ((uint64_t)call * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)size * 0xC2B2AE3D27D4EB4Full)
                  ^ (bytes * 0x165667B19E3779F9ull);
@@ -100,6 +134,8 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks,
         if (c->call == (int)call && c->comm_size == size && c->bytes == bytes) {
             c->n++;
             c->ticks += ticks;
+            if (c->datatype != datatype)
+                c->datatype = DATATYPE_MIXED;
             if (faults >= 0) {
                 c->faults_n++;
                 c->faults += (uint64_t)faults;
@@ -108,7 +144,8 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks,
         }
         if (!c->call) {
             *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks,
-                                    .faults_n = faults >= 0, .faults = faults >= 0 ? (uint64_t)faults : 0};
+                                    .faults_n = faults >= 0, .faults = faults >= 0 ? (uint64_t)faults : 0,
+                                    .datatype = datatype};
             return;
         }
     }

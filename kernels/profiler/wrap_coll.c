@@ -25,8 +25,9 @@ static uint64_t sum_bytes_w(const int counts[], const MPI_Datatype types[], int 
 }
 
 /* The body of every wrapper: PCALL is the PMPI call, BYTES what it moved at this rank (computed
- * before the call: a large call's page faults may be counted, faults.c). */
-#define COLL(CALL, PCALL, COMM, BYTES)                                                         \
+ * before the call: a large call's page faults may be counted, faults.c), TYPE a reduction's
+ * datatype (MPI_DATATYPE_NULL for the others): γ depends on it. */
+#define COLL_TYPED(TYPE, CALL, PCALL, COMM, BYTES)                                              \
     do {                                                                                       \
         if (!P.active)                                                                         \
             return PCALL;                                                                      \
@@ -38,11 +39,13 @@ static uint64_t sum_bytes_w(const int counts[], const MPI_Datatype types[], int 
         int64_t f1 = f0 >= 0 ? prof_faults_now() : -1;                                         \
         prof_lock();                                                                           \
         prof_coll(CALL, COMM, rc == MPI_SUCCESS ? bytes_ : 0, t1 - t0,                         \
-                  f0 >= 0 && f1 >= f0 && rc == MPI_SUCCESS ? f1 - f0 : -1);                    \
+                  f0 >= 0 && f1 >= f0 && rc == MPI_SUCCESS ? f1 - f0 : -1, TYPE);              \
         prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 1);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \
     } while (0)
+#define COLL(CALL, PCALL, COMM, BYTES) COLL_TYPED(MPI_DATATYPE_NULL, CALL, PCALL, COMM, BYTES)
+#define REDUCTION(CALL, PCALL, COMM, BYTES) COLL_TYPED(type, CALL, PCALL, COMM, BYTES)
 
 #define IN_PLACE(buf) ((buf) == MPI_IN_PLACE)
 
@@ -69,80 +72,80 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    COLL(C_REDUCE, PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm), comm,
+    REDUCTION(C_REDUCE, PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *request)
 {
-    COLL(C_IREDUCE, PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request), comm,
+    REDUCTION(C_IREDUCE, PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
-    COLL(C_ALLREDUCE, PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), comm,
+    REDUCTION(C_ALLREDUCE, PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request)
 {
-    COLL(C_IALLREDUCE, PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request), comm,
+    REDUCTION(C_IALLREDUCE, PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    COLL(C_SCAN, PMPI_Scan(sendbuf, recvbuf, count, type, op, comm), comm, prof_bytes(count, type));
+    REDUCTION(C_SCAN, PMPI_Scan(sendbuf, recvbuf, count, type, op, comm), comm, prof_bytes(count, type));
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request *request)
 {
-    COLL(C_ISCAN, PMPI_Iscan(sendbuf, recvbuf, count, type, op, comm, request), comm,
+    REDUCTION(C_ISCAN, PMPI_Iscan(sendbuf, recvbuf, count, type, op, comm, request), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    COLL(C_EXSCAN, PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm), comm, prof_bytes(count, type));
+    REDUCTION(C_EXSCAN, PMPI_Exscan(sendbuf, recvbuf, count, type, op, comm), comm, prof_bytes(count, type));
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request)
 {
-    COLL(C_IEXSCAN, PMPI_Iexscan(sendbuf, recvbuf, count, type, op, comm, request), comm,
+    REDUCTION(C_IEXSCAN, PMPI_Iexscan(sendbuf, recvbuf, count, type, op, comm, request), comm,
          prof_bytes(count, type));
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type,
                        MPI_Op op, MPI_Comm comm)
 {
-    COLL(C_REDUCE_SCATTER, PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm), comm,
+    REDUCTION(C_REDUCE_SCATTER, PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm), comm,
          sum_bytes(recvcounts, comm_size_of(comm), type));
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type,
                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    COLL(C_IREDUCE_SCATTER, PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request),
+    REDUCTION(C_IREDUCE_SCATTER, PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm, request),
          comm, sum_bytes(recvcounts, comm_size_of(comm), type));
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm)
 {
-    COLL(C_REDUCE_SCATTER_BLOCK, PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm),
+    REDUCTION(C_REDUCE_SCATTER_BLOCK, PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm),
          comm, prof_bytes(recvcount, type) * (uint64_t)comm_size_of(comm));
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    COLL(C_IREDUCE_SCATTER_BLOCK,
+    REDUCTION(C_IREDUCE_SCATTER_BLOCK,
          PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request), comm,
          prof_bytes(recvcount, type) * (uint64_t)comm_size_of(comm));
 }

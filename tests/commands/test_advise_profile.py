@@ -339,15 +339,17 @@ def test_every_kinds_collectives_predicted_from_a_real_model_run_with_sendrecv(m
     rows = {(c["call"], c["comm_size"], c["bytes"]): c for c in out["collectives"]["ranks"][0]["rows"]}
     assert "a step that sends and receives at once from sendrecv" in out["collectives"]["model_words"]
     assert "γ from reduce-local" in out["collectives"]["model_words"]
-    # the model run measured allreduce at 32 KiB, 2 ranks: its time per call is the prediction
-    measured = next(v.measured_s for f in result.collectives.fits if f.ranks == 2 and not f.variant
-                    for v in f.sizes if v.bytes == 32768)
-    allreduce = rows[("MPI_Allreduce", 2, 32768)]
-    assert allreduce["source"] == "model run" and allreduce["low_s"] == pytest.approx(6 * measured, rel=1e-9)
     # the bcast it did not measure: the range over bcast's algorithms on the run's own models
     p2p = PointToPoint("pingpong", result.find().model.sweep.piecewise, *(
-        next(s.model.sweep.piecewise for s in result.series if s.key.pattern == p and not s.key.variant)
-        for p in ("memcpy", "reduce-local", "sendrecv")))
+        next(s.model.sweep.piecewise for s in result.series if s.key.pattern == p and s.key.variant == v)
+        for p, v in (("memcpy", ""), ("reduce-local", ""), ("sendrecv", ""), ("reduce-local", "double"))))
+    # the model run measured allreduce at 32 KiB, 2 ranks, but of bytes: every_kind's allreduce sums doubles,
+    # so its prediction is the algorithms' with γ of doubles (reduce-local [double])
+    allreduce = rows[("MPI_Allreduce", 2, 32768)]
+    doubles = [6 * predict(p2p.for_datatype("MPI_DOUBLE"), a, 2, 32768) for a in algorithms_of("allreduce")]
+    assert (allreduce["source"], allreduce["datatype"], allreduce["gamma_type"]) == ("algorithms", "MPI_DOUBLE",
+                                                                                    "MPI_DOUBLE")
+    assert allreduce["low_s"] == pytest.approx(min(doubles), rel=1e-9)
     times = [6 * predict(p2p, a, 2, 32768) for a in algorithms_of("bcast")]
     bcast = rows[("MPI_Bcast", 2, 32768)]
     assert (bcast["source"], bcast["low_s"], bcast["high_s"]) == ("algorithms", pytest.approx(min(times), rel=1e-9),
@@ -522,6 +524,7 @@ def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_s
     # one call in 8 counted, pseudo-randomly: 160 calls give ~20
     assert all(5 <= row.faults_n <= 60 for row in rows.values()), rows
     assert rows[1].faults_per_call >= 100  # 512 KiB = 128 pages of 4 KiB, faulted in again every call
+    assert {row.datatype for row in rows.values()} == {"MPI_DOUBLE"}  # what γ is taken for
     assert all(r.page_fault_s is not None and 1e-8 < r.page_fault_s < 1e-4 for r in profile.ranks)
     out = json.loads(msgperf("advise", "--profile", prof, "--model", model, "--json").stdout)
     faults = out["page_faults"]

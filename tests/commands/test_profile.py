@@ -92,6 +92,9 @@ def test_every_kind_of_call_is_counted_with_its_bytes_and_its_time_agrees_with_t
         colls = {(c.call, c.comm_size, c.bytes): c.n for c in rank.collectives}
         assert colls[("MPI_Allreduce", 2, 32768)] == s and colls[("MPI_Allreduce", 1, 8)] == s
         assert colls[("MPI_Alltoall", 2, 256)] == s
+        types = {(c.call, c.bytes): c.datatype for c in rank.collectives}  # a reduction's type, nothing for the rest
+        assert types[("MPI_Allreduce", 32768)] == types[("MPI_Allreduce", 8)] == "MPI_DOUBLE"
+        assert types[("MPI_Alltoall", 256)] is None
         # the kinds add up to the time inside MPI, which agrees with the program's own MPI_Wtime brackets
         assert sum(c.time_s for c in rank.calls) == pytest.approx(rank.mpi_time_s, rel=1e-6)
         assert rank.mpi_time_s == pytest.approx(own[rank.rank], rel=0.10)

@@ -53,16 +53,18 @@ def test_version_3_names_each_calls_kind_its_sites_and_its_collectives():
 def test_version_4_counts_the_page_faults_of_large_collectives_and_a_version_3_reads_none():
     rank = parse_profile_text(profile_text(sample_profile(nranks=2, version=4))).profile.ranks[1]
     reduce = next(c for c in rank.collectives if c.call == "MPI_Reduce")
-    assert (reduce.faults_n, reduce.faults, reduce.faults_per_call) == (8, 1032, 129.0)
+    assert (reduce.faults_n, reduce.faults, reduce.faults_per_call, reduce.datatype) == (8, 1032, 129.0, "MPI_DOUBLE")
     assert rank.page_fault_s == 2.5e-06
     old = parse_profile_text(profile_text(sample_profile(nranks=2, version=3))).profile.ranks[1]
-    assert old.page_fault_s is None and all(c.faults_n == 0 and c.faults_per_call is None for c in old.collectives)
+    assert old.page_fault_s is None and all(c.faults_n == 0 and c.faults_per_call is None and c.datatype is None
+                                            for c in old.collectives)
 
 
 @pytest.mark.parametrize("change, said", [
     (lambda r: r[2]["collectives"][1].update(faults_n=1000), "has its page faults counted in 1000 calls of 16"),
     (lambda r: r[2]["collectives"][1].update(faults=-1), "'collectives\\[1\\].faults' is -1"),
     (lambda r: r[2].update(page_fault_s=-1.0), "field 'page_fault_s' is -1.0"),
+    (lambda r: r[2]["collectives"][1].update(datatype=8), "'collectives\\[1\\].datatype' must be a string"),
 ])
 def test_bad_version_4_fields_are_refused_in_one_line(change, said):
     records = encode_profile(sample_profile(nranks=2, version=4))

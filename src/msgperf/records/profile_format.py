@@ -33,7 +33,7 @@ from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_INT64,
 
 FORMAT_NAME = "msgperf-profile"
 FORMAT_VERSION = 4  # 2: each rank record names its clock; 3: every MPI call, kinds, sites, collectives;
-# 4: the page faults of a sample of the large collectives, and a page's cost
+# 4: the page faults of a sample of the large collectives, a page's cost, a reduction's datatype
 
 DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
@@ -184,6 +184,9 @@ class CollectiveCalls:
     # minor page faults counted
     faults_n: int = 0  # calls sampled
     faults: int = 0  # page faults inside them
+    # a reduction's datatype (version 4): "MPI_DOUBLE", ... (a predefined type the profiler names),
+    # "other", "mixed" (the row's calls reduced different types); None: not a reduction, or older
+    datatype: str | None = None
 
     @property
     def faults_per_call(self) -> float | None:
@@ -433,7 +436,8 @@ CALL_V3_FIELDS = (text("kind", choices=CALL_KINDS), _total("bytes"))  # version 
 
 SITE_FIELDS = (text("call"), nullable(text("object")), _total("offset"), _count("n"), _seconds("time_s"))
 COLLECTIVE_FIELDS = (text("call"), _count("comm_size", MAX_RANKS), _count("bytes", MAX_MESSAGE_BYTES), _count("n"),
-                     _seconds("time_s"), _count("faults_n", default=0), _count("faults", default=0))
+                     _seconds("time_s"), _count("faults_n", default=0), _count("faults", default=0),
+                     text("datatype", default=None))
 RANK_V3_FIELDS = (  # version 3: call sites and collectives, each list capped by the profiler (the rest: *_other_*)
     records("sites", SITE_FIELDS, CallSite, "call sites"),
     _count("sites_other_n"),
@@ -595,7 +599,8 @@ def encode_rank(r: RankProfile, version: int = FORMAT_VERSION) -> dict[str, Any]
             "sites_other_n": r.sites_other_n, "sites_other_time_s": r.sites_other_time_s,
             "collectives": [{"call": c.call, "comm_size": c.comm_size, "bytes": c.bytes, "n": c.n,
                              "time_s": c.time_s,
-                             **({"faults_n": c.faults_n, "faults": c.faults} if version >= 4 else {})}
+                             **({"faults_n": c.faults_n, "faults": c.faults, "datatype": c.datatype}
+                                if version >= 4 else {})}
                             for c in r.collectives],
             "collectives_other_n": r.collectives_other_n,
             "collectives_other_time_s": r.collectives_other_time_s,

@@ -107,6 +107,57 @@ def test_with_sendrecv_memcpy_and_reduce_local_each_step_uses_its_own_model():
     assert any("MPI_SUM over bytes" in n for n in a.collectives.notes)
 
 
+def series_variant(pattern: str, variant: str, sweep):
+    s = series(pattern, sweep)
+    s.key.variant = variant
+    return s
+
+
+def typed_allreduce_profile(datatype, size=1 << 20, calls=100, time_s=0.5) -> Profile:
+    ranks = [rank(r, [CallTime("MPI_Allreduce", calls, time_s, "collective", calls * size)],
+                  [CollectiveCalls("MPI_Allreduce", 2, size, calls, time_s, datatype=datatype)], wall_s=1.0 + time_s)
+             for r in (0, 1)]
+    return profile(ranks)
+
+
+@pytest.mark.parametrize("datatype", ["MPI_DOUBLE", "MPI_DOUBLE_PRECISION"])
+def test_a_reduction_of_doubles_is_charged_the_gamma_of_double_sums(datatype):
+    """reduce-local's double variant (γ 0.1 ns/B) prices an MPI_DOUBLE reduction; its byte variant (γ 1 ns/B)
+    the rest, which the notes say."""
+    exchange, copy = fitted(alpha=3e-6, beta=2e-9), fitted(alpha=1e-8, beta=0.02e-9)
+    bytes_gamma, double_gamma = fitted(alpha=1e-8, beta=1e-9), fitted(alpha=1e-8, beta=0.1e-9)
+    run = model_run({"sendrecv": exchange, "memcpy": copy, "reduce-local": bytes_gamma})
+    run.series = run.series + (series_variant("reduce-local", "double", double_gamma),)
+    n = 1 << 20
+    rd = lambda gamma: (1e-8 + 0.02e-9 * n) + (3e-6 + 2e-9 * n) + (1e-8 + gamma * n)  # noqa: E731
+    doubles = advise_profile(typed_allreduce_profile(datatype), run)
+    (row,) = doubles.collectives.ranks[0].rows
+    assert (row.datatype, row.gamma_type) == (datatype, "MPI_DOUBLE")
+    assert row.high_s == pytest.approx(100 * max(rd(0.1e-9), (1e-8 + 0.02e-9 * n) + 2 * (3e-6 + 2e-9 * n / 2)
+                                                 + (1e-8 + 0.1e-9 * n / 2), 2 * (2e-6 + 1e-9 * n) + 1e-8 + 0.1e-9 * n),
+                                       rel=0.02)
+    assert doubles.collectives.notes[0] == "γ of the MPI_DOUBLE reductions: MPI_SUM over MPI_DOUBLE (reduce-local [double])"
+    floats = advise_profile(typed_allreduce_profile("MPI_FLOAT"), run)
+    (frow,) = floats.collectives.ranks[0].rows
+    assert frow.gamma_type == "MPI_UNSIGNED_CHAR" and frow.low_s > row.low_s
+    assert any(note.startswith("γ of the reductions of MPI_FLOAT: MPI_SUM over bytes") for note in floats.collectives.notes)
+    # without the double variant in the run, a double reduction keeps the bytes' γ and the note says what to measure
+    plain = advise_profile(typed_allreduce_profile("MPI_DOUBLE"), model_run(
+        {"sendrecv": exchange, "memcpy": copy, "reduce-local": bytes_gamma}))
+    assert plain.collectives.ranks[0].rows[0].gamma_type == "MPI_UNSIGNED_CHAR"
+    assert any("no reduce-local [double]" in note for note in plain.collectives.notes)
+
+
+def test_the_model_runs_own_measurement_of_a_reduction_of_bytes_does_not_stand_for_one_of_doubles():
+    measured = SizeVerdict(1 << 20, 7e-6, 6e-6, 8e-6, (), "cannot tell", (), "")
+    run = model_run(collectives=Collectives((CollectiveFit("allreduce", "allreduce", "", 2, (), (measured,), ()),),
+                                            None, "mpich", 0.05))
+    assert advise_profile(typed_allreduce_profile("MPI_UNSIGNED_CHAR"), run).collectives.ranks[0].rows[0].source == \
+        "model run"
+    assert advise_profile(typed_allreduce_profile("MPI_DOUBLE"), run).collectives.ranks[0].rows[0].source == \
+        "algorithms"
+
+
 def test_the_model_runs_own_measurement_at_that_size_and_rank_count_is_the_prediction():
     measured = SizeVerdict(8, 7e-6, 6e-6, 8e-6, (), "cannot tell", (), "")
     fits = (CollectiveFit("allreduce", "allreduce", "", 2, (), (measured,), ()),

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
-from msgperf.analysis.collectives import COLLECTIVES, FIT_TOLERANCE, PointToPoint, algorithms_of, predict
+from msgperf.analysis.collectives import (COLLECTIVES, FIT_TOLERANCE, REDUCTIONS, PointToPoint, algorithms_of,
+                                          predict)
 
 LOCAL_PATTERNS = frozenset({"memcpy", "reduce-local"})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
@@ -51,6 +52,7 @@ WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no 
 PER_RANK_BLOCKS = frozenset({"alltoall", "reduce_scatter_block"})  # the profile counts P blocks
 NO_MODEL = ("MPI_Gather", "MPI_Scatter", "MPI_Scan", "MPI_Exscan", "MPI_Reduce_scatter")
 VARYING = ("MPI_Gatherv", "MPI_Scatterv", "MPI_Allgatherv", "MPI_Alltoallv", "MPI_Alltoallw")
+BYTE_TYPES = ("MPI_UNSIGNED_CHAR", "MPI_CHAR", "MPI_SIGNED_CHAR")  # what the collective patterns reduce
 
 
 def range_spread(low: float | None, high: float | None) -> float | None:
@@ -99,6 +101,8 @@ class CollectivePrediction:
     why_not: str  # why it is not predicted ("" when it is)
     algorithms_low_s: float | None = None  # the algorithms' range, also where the model run's time is used
     algorithms_high_s: float | None = None
+    datatype: str | None = None  # a reduction's, as the profile recorded it (None: not recorded, or no reduction)
+    gamma_type: str = ""  # the type whose sums γ was measured with ("" where no γ was charged)
 
     @property
     def predicted(self) -> bool:
@@ -235,19 +239,19 @@ def point_to_point(result: Any, chosen: Any) -> PointToPoint:
     """The advice's series (T(m)) with the same run's sendrecv, memcpy and reduce-local, where measured."""
     placement = getattr(chosen.key, "placement", "")
 
-    def model(pattern: str):
+    def model(pattern: str, variant: str = ""):
         """The exact placement first, then one not said; a local operation (memcpy, reduce-local) may
         also come from an intra-node series: it crosses no link, while a step measured within a node
         would price an inter-node step too low."""
         wanted = (placement, "", "intra") if pattern in LOCAL_PATTERNS else (placement, "")
         found: dict[str, Any] = {}
         for s in result.series:
-            if s.key.pattern == pattern and not s.key.variant and s.model is not None:
+            if s.key.pattern == pattern and s.key.variant == variant and s.model is not None:
                 found.setdefault(getattr(s.key, "placement", ""), s)
         return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
     return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model("memcpy"), model("reduce-local"),
-                        model("sendrecv"))
+                        model("sendrecv"), model("reduce-local", "double"))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:
@@ -269,15 +273,20 @@ def _predict(p2p: PointToPoint, run: dict, call: Any) -> CollectivePrediction:
         return CollectivePrediction(call.call, "", p, call.bytes, float(call.bytes), call.n, call.time_s, None, None,
                                     "", "", "", why)
     n = call.bytes / p if name in PER_RANK_BLOCKS else float(call.bytes)
-    times = sorted((predict(p2p, a, p, n), a.short or a.key) for a in algorithms_of(name))
+    datatype = getattr(call, "datatype", None) if name in REDUCTIONS else None
+    typed = p2p.for_datatype(datatype)
+    times = sorted((predict(typed, a, p, n), a.short or a.key) for a in algorithms_of(name))
     (low, fastest), (high, slowest) = times[0], times[-1]
     k = call.n
-    measured = run.get((name, p, int(n))) if float(n).is_integer() else None
+    # the model run's collective patterns reduce bytes: their time stands for a reduction of bytes only
+    bytes_like = name not in REDUCTIONS or datatype in (None, *BYTE_TYPES)
+    measured = run.get((name, p, int(n))) if float(n).is_integer() and bytes_like else None
+    gamma = typed.gamma_type if name in REDUCTIONS and typed.reduce_local is not None else ""
     if measured is not None:
         return CollectivePrediction(call.call, name, p, call.bytes, n, k, call.time_s, k * measured, k * measured,
-                                    "", "", "model run", "", k * low, k * high)
+                                    "", "", "model run", "", k * low, k * high, datatype, gamma)
     return CollectivePrediction(call.call, name, p, call.bytes, n, k, call.time_s, k * low, k * high, fastest, slowest,
-                                "algorithms", "", k * low, k * high)
+                                "algorithms", "", k * low, k * high, datatype, gamma)
 
 
 def waiting_blurs(measured: float, waiting: float | None) -> str:
@@ -341,16 +350,33 @@ def profile_collectives(profile: Any, accounting: ProfileAccounting, p2p: PointT
     if any(row.comm_size > (run_ranks or 2) for row in rows):
         notes.append(f"the steps' times come from the model run's point-to-point model ({run_ranks or 2} ranks): "
                      "more ranks communicating at once may contend for the same memory or links (not modelled)")
-    if any(row.collective in ("allreduce", "reduce", "reduce_scatter_block") for row in rows) and \
-            p2p.reduce_local is not None:
-        notes.append("γ is MPI_SUM over bytes (reduce-local): the program's operator and type may combine "
-                     "faster or slower")
+    notes += _gamma_notes(rows, p2p)
     if any(row.source == "model run" for row in rows):
         notes.append("where the model run measured the collective at that size and rank count, its measured time "
                      "per call is the prediction")
     words = (f"the standard algorithms (Thakur, Rabenseifner and Gropp 2005) on {p2p.series}'s piecewise model; "
              f"{p2p.gamma_words}")
     return ProfileCollectives(ranks, words, tuple(notes))
+
+
+def _gamma_notes(rows: list[CollectivePrediction], p2p: PointToPoint) -> list[str]:
+    """What the reductions' γ stands for: the sums of the type reduce-local measured, against the types the
+    program reduced (the profile names them from format 4)."""
+    reductions = [r for r in rows if r.collective in REDUCTIONS]
+    if not reductions or p2p.reduce_local is None:
+        return []
+    untyped = sorted({r.datatype or "not recorded" for r in reductions if r.gamma_type != "MPI_DOUBLE"
+                      and r.datatype not in BYTE_TYPES})
+    notes = []
+    if any(r.gamma_type == "MPI_DOUBLE" for r in reductions):
+        notes.append("γ of the MPI_DOUBLE reductions: MPI_SUM over MPI_DOUBLE (reduce-local [double])")
+    if untyped:
+        double = ("" if p2p.reduce_local_double is not None else
+                  "; the run has no reduce-local [double] for MPI_DOUBLE reductions (msgperf run --pattern "
+                  "reduce-local measures both)")
+        notes.append(f"γ of the reductions of {', '.join(untyped)}: MPI_SUM over bytes (reduce-local), which may "
+                     f"combine far slower or faster than the program's type and operator{double}")
+    return notes
 
 
 def whole_program(accounting: ProfileAccounting, collectives: ProfileCollectives | None,

@@ -6,7 +6,7 @@ collective), ``collective_advice(collectives, collective, k, s) -> CollectiveAdv
 """
 
 from msgperf.analysis.collectives.advice import CollectiveAdvice, Favoured, collective_advice
-from msgperf.analysis.collectives.algorithms import ALGORITHMS, COLLECTIVES, Algorithm, algorithms_of
+from msgperf.analysis.collectives.algorithms import ALGORITHMS, COLLECTIVES, REDUCTIONS, Algorithm, algorithms_of
 from msgperf.analysis.collectives.fits import (AlgorithmModel, CollectiveFit, Collectives, collective_fits,
                                                collective_name)
 from msgperf.analysis.collectives.model import PointToPoint, predict
@@ -14,4 +14,4 @@ from msgperf.analysis.collectives.naming import CANNOT_TELL, FIT_TOLERANCE, NONE
 
 __all__ = ["ALGORITHMS", "CANNOT_TELL", "COLLECTIVES", "FIT_TOLERANCE", "SEPARATION", "NONE", "Algorithm", "AlgorithmModel", "CollectiveAdvice",
            "CollectiveFit", "Collectives", "Favoured", "PointToPoint", "Prediction", "SizeRange", "SizeVerdict",
-           "algorithms_of", "collective_advice", "collective_fits", "collective_name", "predict"]
+           "REDUCTIONS", "algorithms_of", "collective_advice", "collective_fits", "collective_name", "predict"]

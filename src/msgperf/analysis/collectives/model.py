@@ -5,7 +5,8 @@ m-byte message, segment by segment: α and β of each, the eager limit among the
 its sendrecv when measured (a step in which each rank sends and receives at once), its memcpy
 (the time of a local copy of m bytes) and, for reductions, γ: the time of combining
 m bytes, from the ``reduce-local`` pattern (MPI_Reduce_local with the operator and type the
-collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR). γ is measured, not estimated
+collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR; its ``double`` variant sums
+MPI_DOUBLE, what applications reduce: ``for_datatype``). γ is measured, not estimated
 from memcpy: on the machine this was written on, MPI_Reduce_local of bytes took 0.9-1.9 ns/B where
 memcpy took 0.01-0.02 ns/B (an operator loop over bytes, not a streaming copy), so no factor of
 memcpy would do. Without reduce-local in the run, the reductions' predictions leave γ out and say
@@ -14,10 +15,13 @@ so; without memcpy, the local copies likewise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from msgperf.analysis.collectives.algorithms import Algorithm, Step
 from msgperf.analysis.model import PiecewiseFit
+
+DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
+
 
 @dataclass(frozen=True)
 class PointToPoint:
@@ -28,10 +32,20 @@ class PointToPoint:
     memcpy: PiecewiseFit | None  # None: the run has no memcpy; local copies are not predicted
     reduce_local: PiecewiseFit | None = None  # None: no reduce-local; γ is not predicted
     exchange: PiecewiseFit | None = None  # the sendrecv pattern's model; None: an exchange costs T(m)
+    # reduce-local's double variant (MPI_SUM over MPI_DOUBLE); None: not measured
+    reduce_local_double: PiecewiseFit | None = None
+    gamma_type: str = "MPI_UNSIGNED_CHAR"  # the type reduce_local sums
+
+    def for_datatype(self, datatype: str | None) -> "PointToPoint":
+        """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
+        Fortran's MPI_DOUBLE_PRECISION: reduce-local's double variant); else unchanged, γ of bytes."""
+        if datatype in DOUBLE_TYPES and self.reduce_local_double is not None:
+            return replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE")
+        return self
 
     @property
     def gamma_words(self) -> str:
-        gamma = ("γ from reduce-local (MPI_Reduce_local, MPI_SUM over MPI_UNSIGNED_CHAR)"
+        gamma = (f"γ from reduce-local (MPI_Reduce_local, MPI_SUM over {self.gamma_type})"
                  if self.reduce_local is not None else
                  "reductions' compute γ left out: the run has no reduce-local (add --pattern reduce-local)")
         copies = ("local copies from memcpy" if self.memcpy is not None else
