@@ -15,6 +15,8 @@ wrong. The load average before and after; the machine may be shared.
 
     .venv/bin/python bench/page_fault_advice.py --realtime --repeats 5 \\
         --before 'mpiexec -n 2 ./reduce 1000 65536'     # PRK MPI1 Reduce, built by hand
+    .venv/bin/python bench/page_fault_advice.py --realtime --mpicc /usr/bin/mpicc.openmpi \
+        --before 'mpirun.openmpi -n 2 ./reduce_ompi 1000 65536'   # Open MPI: --mpicc of its mpicc
 
 ``--realtime`` runs the model run and the programs' launchers at ``chrt -f 10`` (SCHED_FIFO; root).
 """
@@ -68,6 +70,7 @@ def main() -> None:
     ap.add_argument("--model", help="a ping-pong run file (default: measure one now)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--realtime", action="store_true", help="run the MPI jobs at SCHED_FIFO (chrt -f 10)")
+    ap.add_argument("--mpicc", help="the program's MPI's mpicc, for msgperf profile (another MPI than the default)")
     args = ap.parse_args()
     rt = ["chrt", "-f", "10"] if args.realtime else []
     work = Path(tempfile.mkdtemp(prefix="msgperf-page-faults-"))
@@ -83,7 +86,8 @@ def main() -> None:
     def profiled(name: str, env: list[str]) -> dict:
         out = work / f"{name}.jsonl"
         prefix = ["env", *env] if env else []
-        run([*MSGPERF, "profile", "-o", str(out), "--no-store", "--", *prefix, *rt, *command])
+        run([*MSGPERF, "profile", "-o", str(out), "--no-store", *(["--mpicc", args.mpicc] if args.mpicc else []),
+             "--", *prefix, *rt, *command])
         return json.loads(run([*MSGPERF, "advise", "--profile", str(out), "--model", model, "--json"]).stdout)
 
     rows = []

@@ -356,8 +356,10 @@ def sample_profile(seed: int = 0, nranks: int = 2, complete: bool = True, versio
                           CallSite("MPI_Allreduce", None, 0x7f0000001234, steps, 0.03125)),
                 "sites_other_n": 4 * steps + 1, "sites_other_time_s": 0.0625,
                 "collectives": (CollectiveCalls("MPI_Allreduce", nranks, 8, steps, 0.03125),
-                                *((CollectiveCalls("MPI_Reduce", nranks, 524288, 8 * steps, 0.25, 4 * steps,
-                                                   516 * steps * (r % 2), "MPI_DOUBLE"),) if version >= 4 else ())),
+                                *((CollectiveCalls("MPI_Reduce", nranks, 524288, 8 * steps, 0.25,
+                                                   faults_n=4 * steps, faults=516 * steps * (r % 2),
+                                                   faulted_n=4 * steps * (r % 2), datatype="MPI_DOUBLE"),)
+                                  if version >= 4 else ())),
                 "collectives_other_n": 0, "collectives_other_time_s": 0.0,
                 **({"page_fault_s": 2.5e-06 if r % 2 else None} if version >= 4 else {})} if version >= 3 else {})))
     info = ProfileInfo(format_version=version, profiler_version="0.1.0", argv=("./halo", "--steps", str(steps)),

@@ -23,7 +23,7 @@
 #define RUSAGE_THREAD RUSAGE_SELF
 #endif
 
-static _Thread_local uint64_t rng = 0x9E3779B97F4A7C15ull;
+static PROF_TLS uint64_t rng = 0x9E3779B97F4A7C15ull;  /* each thread its own sequence */
 
 int64_t prof_faults_begin(uint64_t bytes)
 {

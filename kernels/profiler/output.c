@@ -408,8 +408,8 @@ static void put_collectives(struct buf *b)
         putf(b, "%s{\"call\":\"%s\",\"comm_size\":%d,\"bytes\":%llu,\"n\":%llu", first ? "" : ",",
              call_name[c->call], c->comm_size, (unsigned long long)c->bytes, (unsigned long long)c->n);
         put_ticks(b, "time_s", c->ticks);
-        putf(b, ",\"faults_n\":%llu,\"faults\":%llu,\"datatype\":", (unsigned long long)c->faults_n,
-             (unsigned long long)c->faults);
+        putf(b, ",\"faults_n\":%llu,\"faults\":%llu,\"faulted_n\":%llu,\"datatype\":",
+             (unsigned long long)c->faults_n, (unsigned long long)c->faults, (unsigned long long)c->faulted_n);
         if (prof_datatype_name(c->datatype))
             put_string(b, prof_datatype_name(c->datatype));
         else
@@ -588,6 +588,7 @@ void output_finalize(void)
     clock_gettime(CLOCK_REALTIME, &end);
     struct buf mine = {0};
     rank_record(&mine, "MPI_Finalize", t_end, 1);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &P.comm);  /* for the gather alone: the program's run is over */
     int len = mine.failed ? 0 : (int)mine.n;
     int *lens = NULL, *offs = NULL;
     char *all = NULL, *hosts = NULL;

@@ -146,6 +146,7 @@ struct coll_stat {
     int comm_size;
     uint64_t bytes, n, ticks;
     uint64_t faults_n, faults;  /* calls whose page faults were counted (faults.c), and theirs */
+    uint64_t faulted_n;         /* of those calls, the ones that faulted at all */
     int datatype;               /* a reduction's: 0 none, else DATATYPE_OTHER, _MIXED or 1 + index in
                                    prof_datatype_name (sites.c) */
 };
@@ -159,7 +160,7 @@ struct prof {
     int mt;                  /* MPI_THREAD_MULTIPLE: bookkeeping takes a lock */
     int thread_level;
     int rank, size;
-    MPI_Comm comm;           /* our duplicate of MPI_COMM_WORLD, for the final gather */
+    MPI_Comm comm;           /* our duplicate of MPI_COMM_WORLD, made at MPI_Finalize for the gather */
     MPI_Group world_group;
     int tsc;                 /* the clock is the TSC (ticks.c), else CLOCK_MONOTONIC in ns */
     double ticks_per_ns_init, ticks_per_ns;  /* calibration: 2 ms at MPI_Init, the whole run */

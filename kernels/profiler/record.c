@@ -320,12 +320,14 @@ void prof_slow_done(void)
 
 /* ---- start ----------------------------------------------------------------------------- */
 
-/* After PMPI_Init: who we are, our own communicator, the tables. 0 on success. */
+/* After PMPI_Init: who we are, the tables. 0 on success. Our own communicator is made at
+ * MPI_Finalize (output.c), not here: a duplicate of MPI_COMM_WORLD made at MPI_Init changed Open
+ * MPI 4.1's heap for the whole run, so that a program's per-call temporary buffers stopped
+ * faulting in (its Rabenseifner reduce ran 5x faster profiled than not, bench/RESULTS.md §31). */
 int prof_init(void)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &P.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &P.size);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &P.comm);
     PMPI_Comm_group(MPI_COMM_WORLD, &P.world_group);
     int len = 0;
     PMPI_Get_processor_name(P.host, &len);

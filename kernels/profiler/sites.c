@@ -139,12 +139,14 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks,
             if (faults >= 0) {
                 c->faults_n++;
                 c->faults += (uint64_t)faults;
+                c->faulted_n += faults > 0;
             }
             return;
         }
         if (!c->call) {
             *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks,
                                     .faults_n = faults >= 0, .faults = faults >= 0 ? (uint64_t)faults : 0,
+                                    .faulted_n = faults > 0,
                                     .datatype = datatype};
             return;
         }

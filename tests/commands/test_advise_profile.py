@@ -525,7 +525,9 @@ def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_s
     assert all(5 <= row.faults_n <= 60 for row in rows.values()), rows
     assert rows[1].faults_per_call >= 100  # 512 KiB = 128 pages of 4 KiB, faulted in again every call
     assert {row.datatype for row in rows.values()} == {"MPI_DOUBLE"}  # what γ is taken for
-    assert all(r.page_fault_s is not None and 1e-8 < r.page_fault_s < 1e-4 for r in profile.ranks)
+    assert rows[1].faults_every_call and rows[1].faulted_n == rows[1].faults_n
+    # a page's cost is measured where a counted call faulted: rank 1 (the root may fault now and then, or not)
+    assert 1e-8 < profile.ranks[1].page_fault_s < 1e-4
     out = json.loads(msgperf("advise", "--profile", prof, "--model", model, "--json").stdout)
     faults = out["page_faults"]
     assert faults["setting"] == "MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=4194304"

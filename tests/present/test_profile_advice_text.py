@@ -67,7 +67,7 @@ def test_page_faults_inside_collectives_are_worded_with_their_setting_and_saving
     from msgperf.records.profile_format import CollectiveCalls
     profile = app_profile()
     ranks = tuple(dataclasses.replace(r, collectives=(CollectiveCalls("MPI_Reduce", 2, 524288, 1000, 0.36, 125,
-                                                                      125 * (129 if r.rank else 7)),),
+                                                                      125 * (129 if r.rank else 7), 125),),
                                       page_fault_s=2.5e-06) for r in profile.ranks)
     advice = advise_profile(dataclasses.replace(profile, ranks=ranks), model_result(), profile_label="app.jsonl",
                             model_label="run 7")

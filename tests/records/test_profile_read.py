@@ -54,6 +54,7 @@ def test_version_4_counts_the_page_faults_of_large_collectives_and_a_version_3_r
     rank = parse_profile_text(profile_text(sample_profile(nranks=2, version=4))).profile.ranks[1]
     reduce = next(c for c in rank.collectives if c.call == "MPI_Reduce")
     assert (reduce.faults_n, reduce.faults, reduce.faults_per_call, reduce.datatype) == (8, 1032, 129.0, "MPI_DOUBLE")
+    assert reduce.faulted_n == 8 and reduce.faults_every_call
     assert rank.page_fault_s == 2.5e-06
     old = parse_profile_text(profile_text(sample_profile(nranks=2, version=3))).profile.ranks[1]
     assert old.page_fault_s is None and all(c.faults_n == 0 and c.faults_per_call is None and c.datatype is None
@@ -62,6 +63,8 @@ def test_version_4_counts_the_page_faults_of_large_collectives_and_a_version_3_r
 
 @pytest.mark.parametrize("change, said", [
     (lambda r: r[2]["collectives"][1].update(faults_n=1000), "has its page faults counted in 1000 calls of 16"),
+    (lambda r: r[2]["collectives"][1].update(faulted_n=9), "counted in 8 calls of 16, 9 of them faulting"),
+    (lambda r: r[2]["collectives"][1].update(faulted_n=1, faults=0), "1 of them faulting, 0 faults in all"),
     (lambda r: r[2]["collectives"][1].update(faults=-1), "'collectives\\[1\\].faults' is -1"),
     (lambda r: r[2].update(page_fault_s=-1.0), "field 'page_fault_s' is -1.0"),
     (lambda r: r[2]["collectives"][1].update(datatype=8), "'collectives\\[1\\].datatype' must be a string"),

@@ -8,8 +8,10 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.advice import RESOLUTION_MIN_RUNS, CombineAdvice, Estimate, ProfileAdvice, ProfileRunsAdvice
+from msgperf.analysis.advice import (MIN_SAMPLED, RESOLUTION_MIN_RUNS, CombineAdvice, Estimate, ProfileAdvice,
+                                     ProfileRunsAdvice)
 from msgperf.present.text import printable
+from msgperf.records.profile_format import FAULT_SAMPLE_BYTES, FAULT_SAMPLE_ONE_IN
 
 MAX_COMBINE = 5
 MAX_BUFFERING = 6
@@ -71,7 +73,7 @@ def action_lines(a: ProfileAdvice) -> list[str]:
     if not a.actions:
         return ["nothing to gain that the model can see: no back-to-back sends, no sizes just above the "
                 "eager limit, no buffered sends" + (", no collective faulting its pages in at every call"
-                                                    if a.page_faults is not None else "")]
+                                                    if a.page_faults is not None and not a.page_faults.rows else "")]
     return [f"{i}. {act.words}: saves {units.seconds(act.saving_s)} (predicted, {_source(act.kind, a)})"
             for i, act in enumerate(a.actions, start=1)]
 
@@ -180,9 +182,11 @@ def page_fault_lines(a: ProfileAdvice) -> list[str]:
     elif f.rows:
         lines.append(f"saving: cannot tell ({f.cannot_tell})")
     else:
-        lines.append("no collective faulted pages in at every call (calls of 64 KiB or more, one in 8 counted)")
+        lines.append(f"no collective faulted pages in at every call (calls of {units.size(FAULT_SAMPLE_BYTES)} or "
+                     f"more, one in {FAULT_SAMPLE_ONE_IN} counted)")
     if f.unsampled_rows:
-        lines.append(f"{f.unsampled_rows} row(s) of 64 KiB or more had fewer than 3 calls counted: not estimated")
+        lines.append(f"{f.unsampled_rows} row(s) of {units.size(FAULT_SAMPLE_BYTES)} or more had fewer than "
+                     f"{MIN_SAMPLED} calls counted: not estimated")
     if f.rows:
         lines.append("the MPI frees a temporary buffer at the end of each call and the next call faults it in "
                      "again; the collective models have no term for this")

@@ -39,6 +39,11 @@ DIRECTIONS = ("send", "recv")
 SEND_KINDS = ("send", "ssend", "rsend", "bsend", "isend", "issend", "irsend", "ibsend",
               "send_init", "ssend_init", "rsend_init", "bsend_init", "sendrecv", "sendrecv_replace")
 RECV_KINDS = ("recv", "irecv", "recv_init", "sendrecv", "sendrecv_replace")
+# The profiler counts the page faults of one collective call of at least FAULT_SAMPLE_BYTES in
+# FAULT_SAMPLE_ONE_IN (kernels/profiler/faults.c: FAULT_BYTES and its sampling; version 4).
+FAULT_SAMPLE_BYTES = 64 * 1024
+FAULT_SAMPLE_ONE_IN = 8
+
 # A rank killed by one of these signals wrote its record first (the profiler's signals.c).
 SIGNAL_ENDINGS = tuple(f"signal {name}" for name in
                        ("SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTERM", "SIGINT", "SIGHUP"))
@@ -181,12 +186,18 @@ class CollectiveCalls:
     n: int
     time_s: float
     # Version 4 (0 before): of the calls of at least 64 KiB, one in 8 (pseudo-randomly) had its
-    # minor page faults counted
+    # minor page faults counted (faults.c: FAULT_BYTES, the one in 8)
     faults_n: int = 0  # calls sampled
     faults: int = 0  # page faults inside them
+    faulted_n: int = 0  # of the calls sampled, those that faulted at all
     # a reduction's datatype (version 4): "MPI_DOUBLE", ... (a predefined type the profiler names),
     # "other", "mixed" (the row's calls reduced different types); None: not a reduction, or older
     datatype: str | None = None
+
+    @property
+    def faults_every_call(self) -> bool:
+        """Most calls sampled faulted: not one call's first touch spread over the rest."""
+        return self.faults_n > 0 and 2 * self.faulted_n > self.faults_n
 
     @property
     def faults_per_call(self) -> float | None:
@@ -437,7 +448,7 @@ CALL_V3_FIELDS = (text("kind", choices=CALL_KINDS), _total("bytes"))  # version 
 SITE_FIELDS = (text("call"), nullable(text("object")), _total("offset"), _count("n"), _seconds("time_s"))
 COLLECTIVE_FIELDS = (text("call"), _count("comm_size", MAX_RANKS), _count("bytes", MAX_MESSAGE_BYTES), _count("n"),
                      _seconds("time_s"), _count("faults_n", default=0), _count("faults", default=0),
-                     text("datatype", default=None))
+                     _count("faulted_n", default=0), text("datatype", default=None))
 RANK_V3_FIELDS = (  # version 3: call sites and collectives, each list capped by the profiler (the rest: *_other_*)
     records("sites", SITE_FIELDS, CallSite, "call sites"),
     _count("sites_other_n"),
@@ -564,8 +575,9 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     clock = RankClock(**decode(CLOCK_FIELDS, obj, where, ProfileError)) if version >= 2 else None
     v3 = decode(RANK_V3_FIELDS, obj, where, ProfileError) if version >= 3 else {}
     for c in v3.get("collectives", ()):
-        if c.faults_n > c.n:
-            raise ProfileError(f"{where}: {c.call[:40]} has its page faults counted in {c.faults_n} calls of {c.n}")
+        if c.faults_n > c.n or c.faulted_n > c.faults_n or c.faulted_n > c.faults:
+            raise ProfileError(f"{where}: {c.call[:40]} has its page faults counted in {c.faults_n} calls of {c.n}, "
+                               f"{c.faulted_n} of them faulting, {c.faults} faults in all: inconsistent")
     return RankProfile(**fields, calls=calls, clock=clock, **v3)
 
 
@@ -599,7 +611,8 @@ def encode_rank(r: RankProfile, version: int = FORMAT_VERSION) -> dict[str, Any]
             "sites_other_n": r.sites_other_n, "sites_other_time_s": r.sites_other_time_s,
             "collectives": [{"call": c.call, "comm_size": c.comm_size, "bytes": c.bytes, "n": c.n,
                              "time_s": c.time_s,
-                             **({"faults_n": c.faults_n, "faults": c.faults, "datatype": c.datatype}
+                             **({"faults_n": c.faults_n, "faults": c.faults, "faulted_n": c.faulted_n,
+                                 "datatype": c.datatype}
                                 if version >= 4 else {})}
                             for c in r.collectives],
             "collectives_other_n": r.collectives_other_n,

@@ -10,13 +10,13 @@ from msgperf.analysis.advice.profile_advice import CombineAdvice, Estimate, Prof
 from msgperf.analysis.advice.profile_runs import (RESOLUTION_MIN_RUNS, CallSpread, ProfileRuns, ProfileRunsAdvice,
                                                 Resolution, RunTotals, Spread, advise_profile_runs,
                                                 check_same_program, merge_runs, resolution)
-from msgperf.analysis.advice.profile_faults import FaultingCalls, PageFaults
 from msgperf.analysis.advice.profile_collectives import (WIDE, CollectivePrediction, ProfileCollectives,
                                                          RankCollectives, Share, WholeProgram)
+from msgperf.analysis.advice.profile_faults import MIN_SAMPLED, FaultingCalls, PageFaults
 
 __all__ = [
-    "CollectivePrediction", "CombineAdvice", "FaultingCalls", "PageFaults", "Estimate", "ProfileCollectives", "RankCollectives", "Share", "WIDE",
-    "WholeProgram", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
+    "CollectivePrediction", "CombineAdvice", "Estimate", "ProfileCollectives", "RankCollectives", "Share", "WIDE",
+    "WholeProgram", "FaultingCalls", "MIN_SAMPLED", "PageFaults", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",
     "listing_misfit", "refusal", "wanted_of",
     "CallSpread", "ProfileRuns", "ProfileRunsAdvice", "RunTotals", "Spread", "advise_profile_runs",

@@ -27,6 +27,11 @@ TOP_SITES = 10
 POINT_TO_POINT_KINDS = ("point-to-point", "wait/test")
 
 
+def slowest_wall_s(ranks: Any) -> float:
+    """The slowest rank's MPI_Init to MPI_Finalize (each item has ``wall_s``): the program's time."""
+    return max((r.wall_s for r in ranks), default=0.0)
+
+
 def point_to_point_time(rank: Any) -> float:
     """A rank's (records/profile_format.RankProfile) time in point-to-point calls and in waits and
     tests: what ``advise --profile``'s point-to-point model is held against. A version 1 or 2

@@ -64,7 +64,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from msgperf.analysis.advice.profile_accounting import ProfileAccounting, account_profile, point_to_point_time
+from msgperf.analysis.advice.profile_accounting import (ProfileAccounting, account_profile, point_to_point_time,
+                                                      slowest_wall_s)
 from msgperf.analysis.advice.profile_collectives import (ProfileCollectives, WholeProgram, point_to_point,
                                                          profile_collectives, whole_program)
 from msgperf.analysis.advice.profile_faults import PageFaults, page_faults
@@ -305,7 +306,7 @@ class ProfileAdvice:
     @property
     def program_wall_s(self) -> float:
         """The slowest rank's MPI_Init to MPI_Finalize."""
-        return max((r.wall_s for r in self.ranks), default=0.0)
+        return slowest_wall_s(self.ranks)
 
     @property
     def saving_scale(self) -> float:

@@ -365,8 +365,8 @@ def _gamma_notes(rows: list[CollectivePrediction], p2p: PointToPoint) -> list[st
     reductions = [r for r in rows if r.collective in REDUCTIONS]
     if not reductions or p2p.reduce_local is None:
         return []
-    untyped = sorted({r.datatype or "not recorded" for r in reductions if r.gamma_type != "MPI_DOUBLE"
-                      and r.datatype not in BYTE_TYPES})
+    untyped = sorted({r.datatype or "a type the profile does not name (before format 4)" for r in reductions
+                      if r.gamma_type != "MPI_DOUBLE" and r.datatype not in BYTE_TYPES})
     notes = []
     if any(r.gamma_type == "MPI_DOUBLE" for r in reductions):
         notes.append("γ of the MPI_DOUBLE reductions: MPI_SUM over MPI_DOUBLE (reduce-local [double])")

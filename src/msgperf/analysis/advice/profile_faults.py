@@ -6,12 +6,15 @@ unmaps it when it is freed, or trims the heap's top back to the system: the next
 every page in again. On PRK Reduce at 2 ranks (512 KiB, binomial) that was 129 faults a call and
 most of the call's time (bench/RESULTS.md §31). The collective models have no term for it.
 
-The profiler counts the minor faults of one large call (64 KiB or more) in 8, at random, per row
-(call, communicator size, bytes), and at MPI_Finalize measures what a page costs on the rank's
-node: mapped, first touched, unmapped, as such a buffer is (profile format 4). A row's time
-faulting is its faults per sampled call × its calls × that cost. Every rank of a collective
-waits for the others, so the program's saving is the time faulting of the rank that faults
-most, and its speedup the slowest rank's MPI_Init to MPI_Finalize over the same less that
+The profiler counts the minor faults of one large call (64 KiB or more) in 8, pseudo-randomly,
+per row (call, communicator size, bytes), and how many of those calls faulted at all; at
+MPI_Finalize it measures what a page costs on the rank's node: mapped, first touched, unmapped,
+as such a buffer is (profile format 4). A row faults "call after call" when most of its sampled
+calls faulted (one call's first touch of a buffer, sampled, is not spread over the rest). Its
+time faulting is its faults per sampled call × its calls × that cost, and must fit within the
+calls' own measured time, else the estimate does not hold ("cannot tell"). Every rank of a
+collective waits for the others, so the program's saving is the time faulting of the rank that
+faults most, and its speedup the slowest rank's MPI_Init to MPI_Finalize over the same less that
 saving. glibc keeps the pages when its mmap threshold is fixed above the buffers and its trim
 threshold above what they free together (``setting``): a suggestion to measure, never a fact.
 docs/profile.md, "Page faults".
@@ -22,11 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from msgperf.analysis.advice.profile_accounting import slowest_wall_s
+
 MIN_FAULTS_PER_CALL = 1.0  # fewer a call: no buffer is faulted in per call (first touches, one-offs)
 MIN_SAMPLED = 3  # fewer calls sampled in a row: its faults per call are not estimated
 LARGEST_MMAP_THRESHOLD = 32 << 20  # glibc's upper limit on a 64-bit system (mallopt(3))
 SMALLEST_THRESHOLD = 256 << 10
 TRIM_FACTOR = 4  # the trim threshold over the mmap threshold: room for the buffers one call frees
+PAGE_BYTES = 4096  # the faults' pages, for a buffer's size at least faults × page (the common page)
+# the rooted collectives whose temporary buffers hold every rank's block, of which the profile counts one
+ALL_BLOCKS = frozenset({"MPI_Gather", "MPI_Igather", "MPI_Allgather", "MPI_Iallgather", "MPI_Scatter",
+                        "MPI_Iscatter"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,14 @@ class FaultingCalls:
         f = self.faulting_s
         return f / self.measured_s if f is not None and self.measured_s > 0 else None
 
+    @property
+    def threshold_wanted(self) -> float:
+        """What glibc's mmap threshold must exceed to keep this row's buffers: twice the call's data (every
+        rank's block for a gather or scatter; a buffer may be a little larger than what it holds), or the pages
+        a call faulted, whichever is more."""
+        blocks = self.comm_size if self.call in ALL_BLOCKS else 1
+        return max(2 * self.bytes * blocks, self.faults_per_call * PAGE_BYTES)
+
 
 @dataclass(frozen=True)
 class PageFaults:
@@ -82,13 +99,32 @@ class PageFaults:
                 f"MALLOC_TRIM_THRESHOLD_={TRIM_FACTOR * self.threshold_bytes}")
 
 
-def _threshold(largest_bytes: int) -> int | None:
-    """The smallest power of two at least twice the largest faulting call's data (a buffer may be
-    a little larger than the data), from 256 KiB; None beyond glibc's largest mmap threshold."""
+def _threshold(wanted: float) -> int | None:
+    """The smallest power of two at least ``wanted``, from 256 KiB; None beyond glibc's largest mmap
+    threshold."""
     t = SMALLEST_THRESHOLD
-    while t < 2 * largest_bytes:
+    while t < wanted:
         t *= 2
     return t if t <= LARGEST_MMAP_THRESHOLD else None
+
+
+def _cannot_tell(rows: list[FaultingCalls], threshold: int | None, wall: float) -> str:
+    """Why no saving can be predicted from ``rows`` ("" when it can)."""
+    if not rows:
+        return "no collective faulted pages in call after call"
+    if any(r.page_s is None for r in rows):
+        return "a rank did not measure what a page costs (its record ended before MPI_Finalize)"
+    for rank in sorted({r.rank for r in rows}):
+        mine = [r for r in rows if r.rank == rank]
+        if sum(r.faulting_s for r in mine) > sum(r.measured_s for r in mine):
+            return (f"rank {rank}'s estimated time faulting exceeds its calls' own measured time: the estimate "
+                    "does not hold")
+    if threshold is None:
+        return (f"the buffers are beyond glibc's largest mmap threshold ({LARGEST_MMAP_THRESHOLD >> 20} MiB): its "
+                "settings cannot keep them")
+    if wall <= 0:
+        return "the profile holds no time from MPI_Init to MPI_Finalize"
+    return ""
 
 
 def page_faults(profile: Any) -> PageFaults | None:
@@ -101,30 +137,23 @@ def page_faults(profile: Any) -> PageFaults | None:
             if c.faults_n and c.faults_n < MIN_SAMPLED:
                 unsampled += 1
             per_call = c.faults_per_call
-            if c.faults_n >= MIN_SAMPLED and per_call is not None and per_call >= MIN_FAULTS_PER_CALL:
+            if (c.faults_n >= MIN_SAMPLED and c.faults_every_call and per_call is not None
+                    and per_call >= MIN_FAULTS_PER_CALL):
                 rows.append(FaultingCalls(rank.rank, c.call, c.comm_size, c.bytes, c.n, c.faults_n, per_call,
                                           c.time_s, rank.page_fault_s))
     if not sampled_any:
         return None
     rows.sort(key=lambda r: (-(r.faulting_s or 0.0), r.rank, r.call, r.bytes))
-    wall = max((r.wall_s for r in profile.ranks), default=0.0)
-    threshold = _threshold(max((r.bytes for r in rows), default=0))
+    wall = slowest_wall_s(profile.ranks)
+    threshold = _threshold(max((r.threshold_wanted for r in rows), default=0.0))
+    cannot = _cannot_tell(rows, threshold, wall)
+    if cannot:
+        return PageFaults(tuple(rows), unsampled, None, None, wall, threshold, cannot)
     by_rank: dict[int, float] = {}
-    cannot = ""
-    if not rows:
-        cannot = "no collective faulted pages in call after call"
-    elif any(r.page_s is None for r in rows):
-        cannot = "a rank did not measure what a page costs (its record ended before MPI_Finalize)"
     for r in rows:
-        if r.faulting_s is not None:
-            by_rank[r.rank] = by_rank.get(r.rank, 0.0) + r.faulting_s
-    if threshold is None and not cannot:
-        cannot = (f"the buffers are beyond glibc's largest mmap threshold ({LARGEST_MMAP_THRESHOLD >> 20} MiB): "
-                  "its settings cannot keep them")
-    if cannot or not by_rank:
-        return PageFaults(tuple(rows), unsampled, None, None, wall, threshold, cannot or "nothing faulted")
+        by_rank[r.rank] = by_rank.get(r.rank, 0.0) + r.faulting_s
     rank, saving = max(by_rank.items(), key=lambda kv: (kv[1], -kv[0]))
-    if saving >= wall > 0:
+    if saving >= wall:
         return PageFaults(tuple(rows), unsampled, None, None, wall, threshold,
                           "the estimated time faulting reaches the whole run: the estimate does not hold")
     return PageFaults(tuple(rows), unsampled, rank, saving, wall, threshold, "")
