@@ -185,9 +185,11 @@ def test_records_per_size_come_from_the_catalog(np):
     steps = {2: 1, 4: 2, 8: 3}[np]
     assert counts["pairs"] == steps and counts["matrix"] == 2 * (np - 1)
     assert (counts["unexpected"], counts["pack"], counts["combine"], counts["overlap"]) == (2, 2, 4, 3)
+    assert counts["reduce-local"] == 2  # bytes and doubles
     assert all(n == 1 for name, n in counts.items()
-               if name not in ("pairs", "matrix", "unexpected", "pack", "combine", "overlap"))
+               if name not in ("pairs", "matrix", "unexpected", "pack", "combine", "overlap", "reduce-local"))
     variants = {p.name: [v.name for v in p.variants] for p in committed_catalog(np)}
     assert variants["unexpected"] == ["preposted", "late"] and variants["overlap"] == ["comm", "compute", "both"]
+    assert variants["reduce-local"] == ["", "double"]
     assert variants["combine"] == ["k2-separate", "k2-combined", "k8-separate", "k8-combined"]
     assert variants["matrix"] == [f"round {r}" for r in range(2 * (np - 1))]
