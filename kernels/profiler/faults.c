@@ -4,7 +4,9 @@
  * gets it from mmap when it is above glibc's mmap threshold and gives it back at the end of the
  * call, so every call faults its pages in again: a 512 KiB MPI_Reduce took 2.5x as long as
  * with the pages kept (bench/RESULTS.md). The profiler counts the minor faults of a sample of
- * the calls of at least FAULT_BYTES, one in 8 pseudo-randomly (xorshift, the same sequence in
+ * the calls of at least FAULT_BYTES, one in 8 pseudo-randomly, and whether the thread was
+ * descheduled inside them (involuntary context switches: a busy machine stretches the faults' time
+ * beyond the page's cost), (xorshift, the same sequence in
  * every run; getrusage costs ~0.7 us on a VM, too much to read on every call; not every 8th, so
  * that no cycle of sizes aliases, and not the first calls, whose one-off faults would bias a
  * row's faults per call),
@@ -25,20 +27,23 @@
 
 static PROF_TLS uint64_t rng = 0x9E3779B97F4A7C15ull;  /* each thread its own sequence */
 
-int64_t prof_faults_begin(uint64_t bytes)
+struct prof_usage prof_faults_begin(uint64_t bytes)
 {
+    const struct prof_usage none = {-1, 0};
     if (bytes < FAULT_BYTES)
-        return -1;
+        return none;
     rng ^= rng << 13;  /* xorshift64 */
     rng ^= rng >> 7;
     rng ^= rng << 17;
-    return (rng >> 61) == 0 ? prof_faults_now() : -1;  /* the top 3 bits: one in 8 */
+    return (rng >> 61) == 0 ? prof_usage_now() : none;  /* the top 3 bits: one in 8 */
 }
 
-int64_t prof_faults_now(void)
+struct prof_usage prof_usage_now(void)
 {
     struct rusage u;
-    return getrusage(RUSAGE_THREAD, &u) == 0 ? (int64_t)u.ru_minflt : -1;
+    if (getrusage(RUSAGE_THREAD, &u) != 0)
+        return (struct prof_usage){-1, 0};
+    return (struct prof_usage){(int64_t)u.ru_minflt, (int64_t)u.ru_nivcsw};
 }
 
 static int64_t page_cycle_ns(size_t pages, size_t page)

@@ -408,8 +408,9 @@ static void put_collectives(struct buf *b)
         putf(b, "%s{\"call\":\"%s\",\"comm_size\":%d,\"bytes\":%llu,\"n\":%llu", first ? "" : ",",
              call_name[c->call], c->comm_size, (unsigned long long)c->bytes, (unsigned long long)c->n);
         put_ticks(b, "time_s", c->ticks);
-        putf(b, ",\"faults_n\":%llu,\"faults\":%llu,\"faulted_n\":%llu,\"datatype\":",
-             (unsigned long long)c->faults_n, (unsigned long long)c->faults, (unsigned long long)c->faulted_n);
+        putf(b, ",\"faults_n\":%llu,\"faults\":%llu,\"faulted_n\":%llu,\"preempted_n\":%llu,\"datatype\":",
+             (unsigned long long)c->faults_n, (unsigned long long)c->faults, (unsigned long long)c->faulted_n,
+             (unsigned long long)c->preempted_n);
         if (prof_datatype_name(c->datatype))
             put_string(b, prof_datatype_name(c->datatype));
         else

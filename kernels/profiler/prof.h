@@ -147,6 +147,7 @@ struct coll_stat {
     uint64_t bytes, n, ticks;
     uint64_t faults_n, faults;  /* calls whose page faults were counted (faults.c), and theirs */
     uint64_t faulted_n;         /* of those calls, the ones that faulted at all */
+    uint64_t preempted_n;       /* ... and the ones in which the thread was descheduled */
     int datatype;               /* a reduction's: 0 none, else DATATYPE_OTHER, _MIXED or 1 + index in
                                    prof_datatype_name (sites.c) */
 };
@@ -261,14 +262,18 @@ void prof_site_slow(const void *addr, int call, uint64_t ticks);
 int prof_sites_init(void);
 /* The size of a communicator's group (the remote group of an intercommunicator). */
 int comm_size_of(MPI_Comm comm);
-/* faults < 0: the call's page faults were not counted */
+/* faults < 0: the call's page faults were not counted; preempted: its involuntary context switches */
 void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults,
-               MPI_Datatype reduced);
+               int64_t preempted, MPI_Datatype reduced);
 
 /* faults.c: the minor page faults of a sample of the large collectives, and a page's cost */
-int64_t prof_faults_begin(uint64_t bytes);  /* the count now if this call is sampled, else -1 */
-int64_t prof_faults_now(void);
-double prof_page_fault_ns(void);            /* map, first touch, unmap: per page; 0 if unknown */
+struct prof_usage {
+    int64_t faults;     /* minor page faults so far; -1: not counted */
+    int64_t preempted;  /* involuntary context switches so far */
+};
+struct prof_usage prof_faults_begin(uint64_t bytes);  /* the counts now if this call is sampled */
+struct prof_usage prof_usage_now(void);
+double prof_page_fault_ns(void);                       /* map, first touch, unmap: per page; 0 if unknown */
 
 /* The call's site: the return address in the application (the caller of the MPI_ wrapper).
  * Only a wrapper itself can take it, so each passes PROF_SITE. */

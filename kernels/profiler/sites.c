@@ -121,7 +121,7 @@ const char *prof_datatype_name(int datatype)
 }
 
 void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks, int64_t faults,
-               MPI_Datatype reduced)
+               int64_t preempted, MPI_Datatype reduced)
 {
     int size = comm_size_of(comm);
     int datatype = datatype_code(reduced);
@@ -140,13 +140,14 @@ void prof_coll(enum call_id call, MPI_Comm comm, uint64_t bytes, uint64_t ticks,
                 c->faults_n++;
                 c->faults += (uint64_t)faults;
                 c->faulted_n += faults > 0;
+                c->preempted_n += preempted > 0;
             }
             return;
         }
         if (!c->call) {
             *c = (struct coll_stat){.call = call, .comm_size = size, .bytes = bytes, .n = 1, .ticks = ticks,
                                     .faults_n = faults >= 0, .faults = faults >= 0 ? (uint64_t)faults : 0,
-                                    .faulted_n = faults > 0,
+                                    .faulted_n = faults > 0, .preempted_n = faults >= 0 && preempted > 0,
                                     .datatype = datatype};
             return;
         }

@@ -32,14 +32,15 @@ static uint64_t sum_bytes_w(const int counts[], const MPI_Datatype types[], int 
         if (!P.active)                                                                         \
             return PCALL;                                                                      \
         uint64_t bytes_ = (BYTES);                                                             \
-        int64_t f0 = prof_faults_begin(bytes_);                                                \
+        struct prof_usage u0 = prof_faults_begin(bytes_);                                      \
         uint64_t t0 = prof_ticks();                                                            \
         int rc = PCALL;                                                                        \
         uint64_t t1 = prof_ticks();                                                            \
-        int64_t f1 = f0 >= 0 ? prof_faults_now() : -1;                                         \
+        struct prof_usage u1 = u0.faults >= 0 ? prof_usage_now() : u0;                         \
+        int counted = u0.faults >= 0 && u1.faults >= u0.faults && rc == MPI_SUCCESS;           \
         prof_lock();                                                                           \
         prof_coll(CALL, COMM, rc == MPI_SUCCESS ? bytes_ : 0, t1 - t0,                         \
-                  f0 >= 0 && f1 >= f0 && rc == MPI_SUCCESS ? f1 - f0 : -1, TYPE);              \
+                  counted ? u1.faults - u0.faults : -1, counted ? u1.preempted - u0.preempted : 0, TYPE); \
         prof_leave_other(&P.calls[CALL], CALL, t0, t1, PROF_SITE, 1);                             \
         prof_unlock();                                                                         \
         return rc;                                                                             \

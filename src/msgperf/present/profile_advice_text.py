@@ -171,7 +171,8 @@ def page_fault_lines(a: ProfileAdvice) -> list[str]:
                 f"({units.percent(r.share)} of the calls' time)" if r.faulting_s is not None
                 else "what a page costs was not measured")
         lines.append(f"rank {r.rank}: {r.call} P={r.comm_size} {units.size(r.bytes)} ×{units.count(r.calls)}: "
-                     f"{r.faults_per_call:,.0f} page faults a call ({units.count(r.sampled)} calls counted); {cost}")
+                     f"{r.faults_per_call:,.0f} page faults a call ({units.count(r.sampled)} calls counted"
+                     + (f", {units.count(r.preempted)} of them descheduled" if r.preempted else "") + f"); {cost}")
     if len(f.rows) > MAX_FAULT_ROWS:
         lines.append(f"… {len(f.rows) - MAX_FAULT_ROWS} more in --json (page_faults)")
     if f.saving_s is not None:

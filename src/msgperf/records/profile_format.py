@@ -190,6 +190,7 @@ class CollectiveCalls:
     faults_n: int = 0  # calls sampled
     faults: int = 0  # page faults inside them
     faulted_n: int = 0  # of the calls sampled, those that faulted at all
+    preempted_n: int = 0  # ... and those in which the rank was descheduled (an involuntary context switch)
     # a reduction's datatype (version 4): "MPI_DOUBLE", ... (a predefined type the profiler names),
     # "other", "mixed" (the row's calls reduced different types); None: not a reduction, or older
     datatype: str | None = None
@@ -448,7 +449,7 @@ CALL_V3_FIELDS = (text("kind", choices=CALL_KINDS), _total("bytes"))  # version 
 SITE_FIELDS = (text("call"), nullable(text("object")), _total("offset"), _count("n"), _seconds("time_s"))
 COLLECTIVE_FIELDS = (text("call"), _count("comm_size", MAX_RANKS), _count("bytes", MAX_MESSAGE_BYTES), _count("n"),
                      _seconds("time_s"), _count("faults_n", default=0), _count("faults", default=0),
-                     _count("faulted_n", default=0), text("datatype", default=None))
+                     _count("faulted_n", default=0), _count("preempted_n", default=0), text("datatype", default=None))
 RANK_V3_FIELDS = (  # version 3: call sites and collectives, each list capped by the profiler (the rest: *_other_*)
     records("sites", SITE_FIELDS, CallSite, "call sites"),
     _count("sites_other_n"),
@@ -575,9 +576,10 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     clock = RankClock(**decode(CLOCK_FIELDS, obj, where, ProfileError)) if version >= 2 else None
     v3 = decode(RANK_V3_FIELDS, obj, where, ProfileError) if version >= 3 else {}
     for c in v3.get("collectives", ()):
-        if c.faults_n > c.n or c.faulted_n > c.faults_n or c.faulted_n > c.faults:
+        if c.faults_n > c.n or c.faulted_n > c.faults_n or c.faulted_n > c.faults or c.preempted_n > c.faults_n:
             raise ProfileError(f"{where}: {c.call[:40]} has its page faults counted in {c.faults_n} calls of {c.n}, "
-                               f"{c.faulted_n} of them faulting, {c.faults} faults in all: inconsistent")
+                               f"{c.faulted_n} of them faulting, {c.preempted_n} descheduled, {c.faults} faults in all: "
+                               "inconsistent")
     return RankProfile(**fields, calls=calls, clock=clock, **v3)
 
 
@@ -612,7 +614,7 @@ def encode_rank(r: RankProfile, version: int = FORMAT_VERSION) -> dict[str, Any]
             "collectives": [{"call": c.call, "comm_size": c.comm_size, "bytes": c.bytes, "n": c.n,
                              "time_s": c.time_s,
                              **({"faults_n": c.faults_n, "faults": c.faults, "faulted_n": c.faulted_n,
-                                 "datatype": c.datatype}
+                                 "preempted_n": c.preempted_n, "datatype": c.datatype}
                                 if version >= 4 else {})}
                             for c in r.collectives],
             "collectives_other_n": r.collectives_other_n,

@@ -12,7 +12,9 @@ MPI_Finalize it measures what a page costs on the rank's node: mapped, first tou
 as such a buffer is (profile format 4). A row faults "call after call" when most of its sampled
 calls faulted (one call's first touch of a buffer, sampled, is not spread over the rest). Its
 time faulting is its faults per sampled call × its calls × that cost, and must fit within the
-calls' own measured time, else the estimate does not hold ("cannot tell"). Every rank of a
+calls' own measured time, else the estimate does not hold ("cannot tell"); a rank descheduled
+inside more than a tenth of its counted calls (involuntary context switches, counted with the
+faults) was on a busy machine, where faulting takes longer than a page's cost: "cannot tell". Every rank of a
 collective waits for the others, so the program's saving is the time faulting of the rank that
 faults most, and its speedup the slowest rank's MPI_Init to MPI_Finalize over the same less that
 saving. glibc keeps the pages when its mmap threshold is fixed above the buffers and its trim
@@ -32,6 +34,10 @@ MIN_SAMPLED = 3  # fewer calls sampled in a row: its faults per call are not est
 LARGEST_MMAP_THRESHOLD = 32 << 20  # glibc's upper limit on a 64-bit system (mallopt(3))
 SMALLEST_THRESHOLD = 256 << 10
 TRIM_FACTOR = 4  # the trim threshold over the mmap threshold: room for the buffers one call frees
+# A rank descheduled inside more than this share of its counted calls was on a busy machine: its faults took
+# longer than a page's cost (PRK Reduce beside two busy loops: the saving came out at half the measured one;
+# descheduled in 10-17 of 64 counted calls there, in 2-6 of 64 on the quiet machine, 0 at SCHED_FIFO)
+MAX_PREEMPTED = 0.10
 PAGE_BYTES = 4096  # the faults' pages, for a buffer's size at least faults × page (the common page)
 # the rooted collectives whose temporary buffers hold every rank's block, of which the profile counts one
 ALL_BLOCKS = frozenset({"MPI_Gather", "MPI_Igather", "MPI_Allgather", "MPI_Iallgather", "MPI_Scatter",
@@ -52,6 +58,7 @@ class FaultingCalls:
     faults_per_call: float  # over the sampled calls
     measured_s: float  # all ``calls`` together
     page_s: float | None  # the rank's cost of one page (None: not measured)
+    preempted: int = 0  # sampled calls in which the rank was descheduled
 
     @property
     def faulting_s(self) -> float | None:
@@ -116,6 +123,10 @@ def _cannot_tell(rows: list[FaultingCalls], threshold: int | None, wall: float) 
         return "a rank did not measure what a page costs (its record ended before MPI_Finalize)"
     for rank in sorted({r.rank for r in rows}):
         mine = [r for r in rows if r.rank == rank]
+        sampled, preempted = sum(r.sampled for r in mine), sum(r.preempted for r in mine)
+        if preempted > MAX_PREEMPTED * sampled:
+            return (f"rank {rank} was descheduled inside {preempted} of its {sampled} counted calls: on a busy "
+                    "machine faults take longer than a page's cost")
         if sum(r.faulting_s for r in mine) > sum(r.measured_s for r in mine):
             return (f"rank {rank}'s estimated time faulting exceeds its calls' own measured time: the estimate "
                     "does not hold")
@@ -140,7 +151,7 @@ def page_faults(profile: Any) -> PageFaults | None:
             if (c.faults_n >= MIN_SAMPLED and c.faults_every_call and per_call is not None
                     and per_call >= MIN_FAULTS_PER_CALL):
                 rows.append(FaultingCalls(rank.rank, c.call, c.comm_size, c.bytes, c.n, c.faults_n, per_call,
-                                          c.time_s, rank.page_fault_s))
+                                          c.time_s, rank.page_fault_s, c.preempted_n))
     if not sampled_any:
         return None
     rows.sort(key=lambda r: (-(r.faulting_s or 0.0), r.rank, r.call, r.bytes))
