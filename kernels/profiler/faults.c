@@ -2,14 +2,13 @@
  *
  * An MPI that allocates a temporary buffer per call (MPICH's generic reduce and allreduce do)
  * gets it from mmap when it is above glibc's mmap threshold and gives it back at the end of the
- * call, so every call faults its pages in again: a 512 KiB MPI_Reduce took 2.5x as long as
- * with the pages kept (bench/RESULTS.md). The profiler counts the minor faults of a sample of
- * the calls of at least FAULT_BYTES, one in 8 pseudo-randomly, and whether the thread was
- * descheduled inside them (involuntary context switches: a busy machine stretches the faults' time
- * beyond the page's cost), (xorshift, the same sequence in
+ * call, so every call faults its pages in again: the PRK's 512 KiB MPI_Reduce ran 3.4-3.9x as
+ * long as with the pages kept (bench/RESULTS.md §31). The profiler counts the minor faults of a sample of
+ * the calls of at least FAULT_BYTES, one in 8 pseudo-randomly (xorshift, the same sequence in
  * every run; getrusage costs ~0.7 us on a VM, too much to read on every call; not every 8th, so
  * that no cycle of sizes aliases, and not the first calls, whose one-off faults would bias a
- * row's faults per call),
+ * row's faults per call), and whether the thread was descheduled inside them (involuntary
+ * context switches: a busy machine stretches the faults' time beyond a page's cost),
  * and at the end measures what a page costs here: mapped, first touched, unmapped, as such a
  * buffer is. docs/profile.md, "Page faults". */
 #define _GNU_SOURCE  /* RUSAGE_THREAD: another thread's faults are not this call's */

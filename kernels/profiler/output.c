@@ -589,7 +589,10 @@ void output_finalize(void)
     clock_gettime(CLOCK_REALTIME, &end);
     struct buf mine = {0};
     rank_record(&mine, "MPI_Finalize", t_end, 1);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &P.comm);  /* for the gather alone: the program's run is over */
+    /* Our own communicator for the gather, made now that the program's run is over (see record.c), by a
+     * split: a dup would run the program's attribute copy and delete callbacks on it. */
+    if (PMPI_Comm_split(MPI_COMM_WORLD, 0, P.rank, &P.comm) != MPI_SUCCESS)
+        P.comm = MPI_COMM_WORLD;
     int len = mine.failed ? 0 : (int)mine.n;
     int *lens = NULL, *offs = NULL;
     char *all = NULL, *hosts = NULL;
@@ -623,7 +626,8 @@ void output_finalize(void)
             publish(P.output, file.p, file.n);
         free(file.p);
     }
-    PMPI_Comm_free(&P.comm);
+    if (P.comm != MPI_COMM_WORLD)
+        PMPI_Comm_free(&P.comm);
     free(mine.p);
     free(lens);
     free(offs);

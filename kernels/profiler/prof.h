@@ -161,7 +161,7 @@ struct prof {
     int mt;                  /* MPI_THREAD_MULTIPLE: bookkeeping takes a lock */
     int thread_level;
     int rank, size;
-    MPI_Comm comm;           /* our duplicate of MPI_COMM_WORLD, made at MPI_Finalize for the gather */
+    MPI_Comm comm;           /* MPI_COMM_WORLD split, made at MPI_Finalize for the gather */
     MPI_Group world_group;
     int tsc;                 /* the clock is the TSC (ticks.c), else CLOCK_MONOTONIC in ns */
     double ticks_per_ns_init, ticks_per_ns;  /* calibration: 2 ms at MPI_Init, the whole run */

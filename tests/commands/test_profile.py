@@ -39,7 +39,7 @@ WIDE_GAP = {"MSGPERF_PROFILE_GAP_S": "1"}  # only receives end a sequence: exact
 def compile_apps(mpicc: str, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     built = {}
-    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait", "dies", "every_kind"):
+    for name in ("halo", "halo_combined", "many_small", "all_calls", "timed_wait", "dies", "every_kind", "world_attr"):
         target = out / name
         subprocess.run([mpicc, "-O2", "-g", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", str(target),
                         str(APPS / f"{name}.c")], check=True, capture_output=True)
@@ -103,6 +103,18 @@ def test_every_kind_of_call_is_counted_with_its_bytes_and_its_time_agrees_with_t
     assert "Time inside MPI by kind of call" in result.stdout
     assert re.search(r"MPI_Allreduce\s+\S*every_kind\.c:\d+", result.stdout), result.stdout
     assert "for rank 1" in result.stdout
+
+
+@pytest.mark.mpi
+def test_the_profiler_runs_none_of_the_programs_attribute_callbacks(msgperf, tmp_path, apps):
+    """The profiler's own communicator (for the final gather) is a split of MPI_COMM_WORLD, not a duplicate:
+    a duplicate would run the copy callback of an attribute the program set on MPI_COMM_WORLD, and its delete
+    callback once more when freed."""
+    result, out = profile_of(msgperf, tmp_path, MPIEXEC, "-n", "2", apps["world_attr"])
+    assert result.returncode == 0, result.stderr
+    assert sorted(re.findall(r"rank=\d copy_fn=\d+ delete_fn=\d+", result.stdout)) == [
+        "rank=0 copy_fn=0 delete_fn=1", "rank=1 copy_fn=0 delete_fn=1"]
+    assert read_profile(out).profile.info.complete
 
 
 @pytest.mark.mpi

@@ -66,6 +66,8 @@ def test_version_4_counts_the_page_faults_of_large_collectives_and_a_version_3_r
     (lambda r: r[2]["collectives"][1].update(faulted_n=9), "counted in 8 calls of 16, 9 of them faulting"),
     (lambda r: r[2]["collectives"][1].update(faulted_n=1, faults=0), "1 of them faulting, 0 descheduled, 0 faults"),
     (lambda r: r[2]["collectives"][1].update(preempted_n=9), "9 descheduled"),
+    # faults without a call that faulted: a file written before faulted_n was counted
+    (lambda r: r[2]["collectives"][1].update(faulted_n=0), "0 of them faulting, 0 descheduled, 1032 faults"),
     (lambda r: r[2]["collectives"][1].update(faults=-1), "'collectives\\[1\\].faults' is -1"),
     (lambda r: r[2].update(page_fault_s=-1.0), "field 'page_fault_s' is -1.0"),
     (lambda r: r[2]["collectives"][1].update(datatype=8), "'collectives\\[1\\].datatype' must be a string"),

@@ -576,7 +576,8 @@ def decode_rank(obj: Mapping[str, Any], where: str, nranks: int | None = None,
     clock = RankClock(**decode(CLOCK_FIELDS, obj, where, ProfileError)) if version >= 2 else None
     v3 = decode(RANK_V3_FIELDS, obj, where, ProfileError) if version >= 3 else {}
     for c in v3.get("collectives", ()):
-        if c.faults_n > c.n or c.faulted_n > c.faults_n or c.faulted_n > c.faults or c.preempted_n > c.faults_n:
+        if (c.faults_n > c.n or c.faulted_n > c.faults_n or c.faulted_n > c.faults or c.preempted_n > c.faults_n
+                or (c.faults > 0) != (c.faulted_n > 0)):
             raise ProfileError(f"{where}: {c.call[:40]} has its page faults counted in {c.faults_n} calls of {c.n}, "
                                f"{c.faulted_n} of them faulting, {c.preempted_n} descheduled, {c.faults} faults in all: "
                                "inconsistent")
