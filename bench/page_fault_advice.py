@@ -26,35 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-MSGPERF = [sys.executable, "-m", "msgperf"]
-
-
-def load() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def run(argv: list[str]) -> subprocess.CompletedProcess:
-    done = subprocess.run(argv, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{shlex.join(argv)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return done
-
-
-def spread(values: list[float], digits: int = 3) -> str:
-    values = [v for v in values if v is not None]
-    if not values:
-        return "n/a"
-    return f"{statistics.median(values):.{digits}g} [{min(values):.{digits}g}–{max(values):.{digits}g}]"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from profile_advice import MSGPERF, load, run, spread  # noqa: E402 (the same helpers as the combining bench)
 
 
 def faults_per_call(advice: dict) -> float:
@@ -122,16 +99,16 @@ def main() -> None:
     col = lambda k: [r[k] for r in rows]  # noqa: E731
     told = [r for r in rows if r["predicted"] is not None]
     print(f"\nmedians [min–max] over {len(rows)} repetitions")
-    print(f"slowest rank's MPI_Init→MPI_Finalize: before {spread([w * 1e3 for w in col('wall_before')])} ms, after "
-          f"{spread([w * 1e3 for w in col('wall_after')])} ms")
+    print(f"slowest rank's MPI_Init→MPI_Finalize: before {spread(col('wall_before'), 1e3)} ms, after "
+          f"{spread(col('wall_after'), 1e3)} ms")
     print(f"page faults a call (the most of any row): before {spread(col('faults_before'))}, after "
           f"{spread(col('faults_after'))}")
     print(f"speedup measured {spread(col('measured'))}, predicted {spread([r['predicted'] for r in told])}, "
           f"predicted/measured {spread([r['predicted'] / r['measured'] for r in told])}")
-    print(f"saving (before − after) measured {spread([r['saved'] * 1e3 for r in rows])} ms, predicted "
-          f"{spread([r['saving'] * 1e3 for r in told])} ms, predicted/measured "
+    print(f"saving (before − after) measured {spread(col('saved'), 1e3)} ms, predicted "
+          f"{spread([r['saving'] for r in told], 1e3)} ms, predicted/measured "
           f"{spread([r['saving'] / r['saved'] for r in told if r['saved'] > 0])}; a page "
-          f"{spread([r['page_s'] * 1e6 for r in told if r['page_s']])} µs (the saving rank's, at MPI_Finalize)")
+          f"{spread([r['page_s'] for r in told if r['page_s']], 1e6)} µs (the saving rank's, at MPI_Finalize)")
     wrong = sum(1 for r in told if (r["predicted"] > 1) != (r["measured"] > 1))
     print(f"sign of the predicted speedup wrong in {wrong} of {len(told)} repetitions it was told"
           + (f"; cannot tell in {len(rows) - len(told)}" if len(told) < len(rows) else ""))
