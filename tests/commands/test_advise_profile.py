@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from msgperf.analysis.advice.profile_advice import advise_profile
+from msgperf.analysis.advice.profile_faults import MAX_PREEMPTED
 from msgperf.analysis.result import analyze
 from msgperf.records.profile_format import profile_text
 from msgperf.store.db import open_store
@@ -531,7 +532,13 @@ def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_s
     out = json.loads(msgperf("advise", "--profile", prof, "--model", model, "--json").stdout)
     faults = out["page_faults"]
     assert faults["setting"] == "MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=4194304"
-    assert faults["saving_rank"] == 1 and faults["saving_s"] > 0 and out["actions"][0]["kind"] == "page faults"
+    # on a busy machine (CI's may be) a rank descheduled inside its counted calls makes the rule say
+    # "cannot tell"; which branch applies is read from the profile itself, so either way the rule is checked
+    descheduled = [r for r, row in rows.items() if row.preempted_n > MAX_PREEMPTED * row.faults_n]
+    if descheduled:
+        assert faults["saving_s"] is None and "descheduled" in faults["cannot_tell"], faults
+    else:
+        assert faults["saving_rank"] == 1 and faults["saving_s"] > 0 and out["actions"][0]["kind"] == "page faults"
     setting = dict(kv.split("=") for kv in faults["setting"].split())
     _, kept = profiled("after.jsonl", {**generic, **setting})
     after = [c for r in kept.ranks for c in r.collectives if c.call == "MPI_Reduce" and c.bytes == 524288]
