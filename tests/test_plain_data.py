@@ -30,10 +30,26 @@ def decode(data: bytes, key: str = "k"):
 
 
 def entry(header: dict, **arrays) -> bytes:
-    """An .npz entry with this header (an attacker's, or a corrupted one)."""
+    """An .npz entry with this header and the tree ``header["tree"]`` (an attacker's, or a corrupted one)."""
     out = io.BytesIO()
-    np.savez(out, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    header = dict(header)
+    tree = plain_data._packed(header.pop("tree")) if "tree" in header else None
+    np.savez(out, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
+             **({} if tree is None else {"tree": tree}), **arrays)
     return out.getvalue()
+
+
+def nested(depth: int) -> list:
+    tree: list = ["t"]
+    for _ in range(depth - 1):
+        tree = ["t", tree]
+    return tree
+
+
+def test_a_well_formed_entry_of_this_helper_is_read():
+    """The refusals below fail for the reason each one names, not because the helper writes no entry."""
+    assert decode(entry({**GOOD, "classes": [], "tree": ["t", 1, ["l", 2.5, None]]})) == (1, [2.5, None])
+    assert decode(entry({**GOOD, "classes": [], "tree": nested(plain_data.MAX_DEPTH)})) is not None
 
 
 def test_a_run_and_its_analysis_come_back_equal(value):
@@ -101,15 +117,20 @@ GOOD = {"format": plain_data.FORMAT, "version": plain_data.VERSION, "key": "k"}
     ({**GOOD, "classes": [["os:system", []]], "tree": ["c", 0]}, {}),  # not a result class
     ({**GOOD, "classes": [["msgperf.store.db:Store", ["conn", "path"]]], "tree": ["c", 0, 1, 2]}, {}),
     ({**GOOD, "classes": [["msgperf.analysis.samples.drift:Drift", ["x"]]], "tree": ["c", 0, 1]}, {}),  # not its fields
-    ({**GOOD, "classes": [], "tree": ["c", 0]}, {}),  # a class index out of range
+    ({**GOOD, "classes": [], "tree": [0]}, {}),  # a class index out of range
     ({**GOOD, "classes": [], "tree": ["x", 1]}, {}),  # an unknown tag
-    ({**GOOD, "classes": [], "tree": {"a": 1}}, {}),  # a JSON object
+    ({**GOOD, "classes": [], "tree": {"a": 1}}, {}),  # a map
+    ({**GOOD, "classes": [], "tree": ["t", {"a": 1}]}, {}),  # a map inside
+    ({**GOOD, "classes": [], "tree": ["t", b"\x80\x04"]}, {}),  # bytes (a pickle's opening)
+    ({**GOOD, "classes": [], "tree": nested(plain_data.MAX_DEPTH + 1)}, {}),  # nested too deep
+    ({**GOOD, "classes": []}, {}),  # no tree
     ({**GOOD, "classes": [], "tree": ["a", "<f8", 2, [4]]}, {"<f8": np.zeros(3)}),  # outside its data
     ({**GOOD, "classes": [], "tree": ["a", "<U3", 0, [1]]}, {"<U3": np.array(["abc"])}),  # not numbers
     ({**GOOD, "key": "another", "classes": [], "tree": "forged"}, {}),  # another key's entry
     ({"format": "other", "version": 1, "key": "k", "classes": [], "tree": 1}, {}),
     ({**GOOD, "version": 99, "classes": [], "tree": 1}, {}),
-], ids=["os.system", "not-a-result-class", "wrong-fields", "class-index", "tag", "object", "bounds", "dtype",
+], ids=["os.system", "not-a-result-class", "wrong-fields", "class-index", "tag", "map", "map-inside", "bytes",
+        "too-deep", "no-tree", "bounds", "dtype",
         "foreign-key", "format", "version"])
 def test_an_entry_not_written_for_this_key_by_this_code_is_refused(header, arrays):
     with pytest.raises(plain_data.EntryError):
@@ -118,7 +139,7 @@ def test_an_entry_not_written_for_this_key_by_this_code_is_refused(header, array
 
 def test_truncated_or_garbled_bytes_are_refused(value):
     data = plain_data.encoded(value, "k")
-    garbled = data.replace(b'["t",', b'["\xff",', 1)
+    garbled = data.replace(b"\xa1t", b"\xa1\xff", 1)  # the tag "t", now not UTF-8
     assert garbled != data
     for bad in (b"", b"not an entry", data[: len(data) // 2], data[:100], garbled):
         with pytest.raises(plain_data.EntryError):
@@ -147,7 +168,7 @@ def test_a_number_its_numpy_type_cannot_hold_is_refused_not_raised():
     """["n", "|i1", 1000] is well formed but 1000 is no int8: OverflowError reached show as a traceback."""
     out = io.BytesIO()
     header = plain_data._json({"format": plain_data.FORMAT, "version": plain_data.VERSION, "key": "k", "classes": []})
-    np.savez(out, header=header, tree=plain_data._json(["n", "|i1", 1000]))
+    np.savez(out, header=header, tree=plain_data._packed(["n", "|i1", 1000]))
     out.seek(0)
     with pytest.raises(plain_data.EntryError):
         plain_data.decode(out, "k")
