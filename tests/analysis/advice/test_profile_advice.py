@@ -62,7 +62,7 @@ def model_result(eager: int | None = 8192, copy: bool = True, gap: Gap | None = 
     return SimpleNamespace(
         series=tuple(found), find=lambda: ping, gap=gap,
         eager=None if eager is None else SimpleNamespace(split_bytes=eager, agreed=True),
-        source=SimpleNamespace(path="model.jsonl", label="vm · MPICH", mpi="MPICH 5.0.2", hosts=("vm",)))
+        source=SimpleNamespace(path="model.jsonl", label="vm · MPICH", mpi="MPICH 5.0.2", mpi_library="MPICH Version:      5.0.2", hosts=("vm",)))
 
 
 def messages(peer, direction, kind, sizes: dict[int, int]) -> PeerMessages:

@@ -42,7 +42,7 @@ def model_run(extra: dict | None = None, collectives: Collectives | None = None)
     ping = series("pingpong", fitted())
     found = [ping] + [series(p, s) for p, s in (extra or {}).items()]
     return SimpleNamespace(series=tuple(found), find=lambda: ping, gap=None, eager=None, collectives=collectives,
-                           source=SimpleNamespace(path="model.jsonl", label="vm", mpi="MPICH 5.0.2", hosts=("vm",),
+                           source=SimpleNamespace(path="model.jsonl", label="vm", mpi="MPICH 5.0.2", mpi_library="MPICH Version:      5.0.2", hosts=("vm",),
                                                   nranks=2))
 
 
@@ -382,9 +382,11 @@ def test_the_steps_models_prefer_the_chosen_placement_and_only_local_operations_
 
     intra_x, inter_x, copy = fitted(alpha=1e-6), fitted(alpha=5e-6), fitted(alpha=1e-8, beta=0.02e-9)
     chosen = placed("pingpong", "inter", fitted())
+    source = SimpleNamespace(mpi_library="Open MPI v4.1.4")
     run = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x), placed("sendrecv", "inter", inter_x),
-                                  placed("memcpy", "intra", copy)))
+                                  placed("memcpy", "intra", copy)), source=source)
     p2p = point_to_point(run, chosen)
     assert p2p.exchange is inter_x.piecewise and p2p.memcpy is copy.piecewise
-    only_intra = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x)))
+    assert p2p.family == "openmpi"  # the model run's MPI: its implementations' own steps (Bruck's copies)
+    only_intra = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x)), source=source)
     assert point_to_point(only_intra, chosen).exchange is None  # a step within a node never prices one across

@@ -106,3 +106,27 @@ def test_exchange_steps_cost_the_measured_sendrecv_one_way_steps_the_ping_pong()
     assert close(predict(p2p, find("allreduce", "reduce_bcast"), 2, n), 2 * t(n))
     assert "from sendrecv" in p2p.gamma_words
     assert "add --pattern sendrecv" in PointToPoint("pingpong", model(), None).gamma_words
+
+
+def test_brucks_alltoall_is_charged_the_copies_each_mpi_makes():
+    """Both implementations rotate n·P bytes twice and copy each step's blocks once (MPICH packs them
+    before sending, Open MPI copies them back after receiving); MPICH's final rotation goes through its
+    temporary buffer, one copy of n·P more (MPIR_Alltoall_intra_brucks, ompi_coll_base_alltoall_intra_bruck)."""
+    copy = model(alpha=1e-8, beta=0.05e-9)
+    n = 1 << 16
+
+    def c(m: float) -> float:
+        return 1e-8 + 0.05e-9 * m
+
+    bruck = find("alltoall", "bruck")
+    for p, step_bytes in ((2, [n]), (4, [2 * n, 2 * n])):
+        sent = sum(t(m) for m in step_bytes)
+        common = 2 * c(n * p) + sent + sum(c(m) for m in step_bytes)
+        assert close(predict(PointToPoint("pingpong", model(), copy, family="openmpi"), bruck, p, n), common, rel=0.02)
+        assert close(predict(PointToPoint("pingpong", model(), copy), bruck, p, n), common, rel=0.02)
+        assert close(predict(PointToPoint("pingpong", model(), copy, family="mpich"), bruck, p, n),
+                     common + c(n * p), rel=0.02)
+    # pairwise exchange is the same in both: the own block copied, P - 1 exchanges
+    pairwise = find("alltoall", "pairwise")
+    assert predict(PointToPoint("pingpong", model(), copy, family="mpich"), pairwise, 4, n) == \
+        predict(PointToPoint("pingpong", model(), copy, family="openmpi"), pairwise, 4, n)

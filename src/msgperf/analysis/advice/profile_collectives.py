@@ -44,7 +44,7 @@ from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
 from msgperf.analysis.collectives import (COLLECTIVES, FIT_TOLERANCE, REDUCTIONS, PointToPoint, algorithms_of,
-                                          predict)
+                                          mpi_family, predict)
 
 LOCAL_PATTERNS = frozenset({"memcpy", "reduce-local"})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
@@ -251,7 +251,7 @@ def point_to_point(result: Any, chosen: Any) -> PointToPoint:
         return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
     return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model("memcpy"), model("reduce-local"),
-                        model("sendrecv"), model("reduce-local", "double"))
+                        model("sendrecv"), model("reduce-local", "double"), family=mpi_family(result.source.mpi_library))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:

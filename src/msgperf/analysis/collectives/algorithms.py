@@ -39,9 +39,12 @@ What is modelled and what not:
 - the shared-memory variants (MPICH ch4's release_gather for bcast, reduce, allreduce and
   barrier; Open MPI's coll/sm) are not modelled: they move data through a shared buffer and
   flags, not messages, so the point-to-point model does not describe them;
-- an allreduce is charged the copy of its send buffer into the result; Bruck's alltoall its two
-  local rotations (n·P bytes each) as memcpy; the packing of
-  each step's blocks is part of the send;
+- an allreduce is charged the copy of its send buffer into the result; Bruck's alltoall the local
+  copies its implementations make, as memcpy: two rotations of n·P bytes and, in each step, a copy
+  of the blocks it exchanges (MPICH packs them into a temporary buffer before sending, Open MPI
+  copies them back after receiving: ``ompi_coll_base_alltoall_intra_bruck``); MPICH's final
+  rotation goes through its temporary buffer, a third copy of n·P (``MPIR_Alltoall_intra_brucks``),
+  charged where the run's MPI is MPICH (``Algorithm.steps_of``);
 - MPICH falls back from Rabenseifner to recursive doubling when the vector has fewer elements
   than ranks; sizes that small are predicted as the formula says.
 """
@@ -78,6 +81,12 @@ class Algorithm:
     source: str  # the cost formula's source, by title
     steps: Callable[[int, float], tuple[Step, ...]]
     short: str = ""  # a table column's name ("rec. doubling")
+    # an MPI family's own steps where its implementation differs ("mpich" -> steps)
+    family_steps: tuple[tuple[str, Callable[[int, float], tuple[Step, ...]]], ...] = ()
+
+    def steps_of(self, family: str) -> Callable[[int, float], tuple[Step, ...]]:
+        """The steps as ``family``'s implementation takes them ("" or another MPI: ``steps``)."""
+        return next((steps for name, steps in self.family_steps if name == family), self.steps)
 
 
 THAKUR = "Thakur, Rabenseifner and Gropp 2005, \"Optimization of Collective Communication Operations in MPICH\""
@@ -159,8 +168,14 @@ def _bcast_scatter_ring(p, n):
 # ---- alltoall -------------------------------------------------------------------------------
 
 def _alltoall_bruck(p, n):
-    rounds = tuple(Step(1, n * sum(1 for i in range(p) if i >> k & 1), exchange=True) for k in range(lg(p)))
+    # step k exchanges the blocks whose index has bit k set, and copies them once (packed or copied back)
+    rounds = tuple(Step(1, blocks, copy_bytes=blocks, exchange=True)
+                   for blocks in (n * sum(1 for i in range(p) if i >> k & 1) for k in range(lg(p))))
     return (Step(2, None, copy_bytes=n * p),) + rounds
+
+
+def _alltoall_bruck_mpich(p, n):
+    return (Step(1, None, copy_bytes=n * p),) + _alltoall_bruck(p, n)
 
 
 def _alltoall_pairwise(p, n):
@@ -231,7 +246,9 @@ ALGORITHMS: tuple[Algorithm, ...] = (
               "2⌈lg P⌉α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_rd, "scatter+rec.dbl"),
     Algorithm("bcast", "scatter_ring_allgather", "scatter + ring allgather",
               "(⌈lg P⌉ + P - 1)α + 2(P-1)/P·nβ", THAKUR, _bcast_scatter_ring, "scatter+ring"),
-    Algorithm("alltoall", "bruck", "Bruck", "⌈lg P⌉α + nP/2·⌈lg P⌉β + 2 copies of nP", THAKUR, _alltoall_bruck, "Bruck"),
+    Algorithm("alltoall", "bruck", "Bruck",
+              "⌈lg P⌉α + nP/2·⌈lg P⌉β + 2 copies of nP (MPICH: 3) + a copy of each step's blocks", THAKUR,
+              _alltoall_bruck, "Bruck", (("mpich", _alltoall_bruck_mpich),)),
     Algorithm("alltoall", "pairwise", "pairwise exchange", "(P-1)(α + nβ)", THAKUR, _alltoall_pairwise, "pairwise"),
     Algorithm("alltoall", "scattered", "all sends posted at once", "α + (P-1)nβ", THAKUR, _alltoall_scattered, "scattered"),
     Algorithm("reduce", "binomial", "binomial tree", "⌈lg P⌉(α + nβ + nγ)", THAKUR, _reduce_binomial, "binomial"),

@@ -85,7 +85,8 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     if not groups:
         return None
     family = mpi_family(mpi_library)
-    p2p = PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange) if pingpong is not None else None
+    p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange, family=family)
+           if pingpong is not None else None)
     fits = []
     for (pattern, variant, ranks), group in groups.items():
         collective = collective_name(pattern)

@@ -35,6 +35,7 @@ class PointToPoint:
     # reduce-local's double variant (MPI_SUM over MPI_DOUBLE); None: not measured
     reduce_local_double: PiecewiseFit | None = None
     gamma_type: str = "MPI_UNSIGNED_CHAR"  # the type reduce_local sums
+    family: str = ""  # the MPI's family ("mpich", "openmpi"): its implementation's own steps, where they differ
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
@@ -96,4 +97,4 @@ def step_time(p2p: PointToPoint, step: Step) -> float:
 
 def predict(p2p: PointToPoint, algorithm: Algorithm, ranks: int, size: float) -> float:
     """The algorithm's time for ``ranks`` ranks and a size of ``size`` bytes, step by step."""
-    return sum(step_time(p2p, s) for s in algorithm.steps(ranks, float(size)))
+    return sum(step_time(p2p, s) for s in algorithm.steps_of(p2p.family)(ranks, float(size)))
