@@ -44,7 +44,10 @@ What is modelled and what not:
   of the blocks it exchanges (MPICH packs them into a temporary buffer before sending, Open MPI
   copies them back after receiving: ``ompi_coll_base_alltoall_intra_bruck``); MPICH's final
   rotation goes through its temporary buffer, a third copy of n·P (``MPIR_Alltoall_intra_brucks``),
-  charged where the run's MPI is MPICH (``Algorithm.steps_of``);
+  charged where the run's MPI is MPICH (``Algorithm.steps_of``). An alltoall's own block is a
+  local copy, except in MPICH's scattered algorithm, which posts it as a message to the rank itself
+  (through ch4's transport, whose self path serves only a communicator of one rank): a one-way
+  time;
 - MPICH falls back from Rabenseifner to recursive doubling when the vector has fewer elements
   than ranks; sizes that small are predicted as the formula says.
 """
@@ -187,6 +190,13 @@ def _alltoall_scattered(p, n):
     return (Step(1, None, copy_bytes=n), Step(1, n * (p - 1), exchange=True))
 
 
+def _alltoall_scattered_mpich(p, n):
+    # MPIR_Alltoall_intra_scattered posts the rank's own block as a message to itself too, which
+    # ch4 sends through its transport like any other (its self path is for a communicator of one
+    # rank): the same rank sends and receives it, one one-way time, beside the exchange
+    return (Step(1, n), Step(1, n * (p - 1), exchange=True))
+
+
 # ---- reduce ---------------------------------------------------------------------------------
 
 def _reduce_binomial(p, n):
@@ -250,7 +260,8 @@ ALGORITHMS: tuple[Algorithm, ...] = (
               "⌈lg P⌉α + nP/2·⌈lg P⌉β + 2 copies of nP (MPICH: 3) + a copy of each step's blocks", THAKUR,
               _alltoall_bruck, "Bruck", (("mpich", _alltoall_bruck_mpich),)),
     Algorithm("alltoall", "pairwise", "pairwise exchange", "(P-1)(α + nβ)", THAKUR, _alltoall_pairwise, "pairwise"),
-    Algorithm("alltoall", "scattered", "all sends posted at once", "α + (P-1)nβ", THAKUR, _alltoall_scattered, "scattered"),
+    Algorithm("alltoall", "scattered", "all sends posted at once", "α + (P-1)nβ + a copy of n (MPICH: a message of n to itself)",
+              THAKUR, _alltoall_scattered, "scattered", (("mpich", _alltoall_scattered_mpich),)),
     Algorithm("reduce", "binomial", "binomial tree", "⌈lg P⌉(α + nβ + nγ)", THAKUR, _reduce_binomial, "binomial"),
     Algorithm("reduce", "reduce_scatter_gather", "Rabenseifner (reduce-scatter + gather)",
               "2⌈lg P⌉α + 2(P-1)/P·nβ + (P-1)/P·nγ", THAKUR, _reduce_scatter_gather, "Rabenseifner"),
