@@ -194,7 +194,9 @@ def test_sizes_per_destination_and_what_is_not_predicted_with_the_reason():
     a = advise_profile(profile(ranks), model_run())
     rows = {r.call: r for r in a.collectives.ranks[0].rows}
     assert rows["MPI_Alltoall"].model_bytes == 128
-    assert rows["MPI_Alltoall"].low_s == pytest.approx(10 * min(3 * T(128), 2 * T(256), T(3 * 128)), rel=0.01)
+    # the model run is MPICH's: its scattered alltoall sends the own block to itself, T(128) more
+    assert rows["MPI_Alltoall"].low_s == pytest.approx(10 * min(3 * T(128), 2 * T(256), T(128) + T(3 * 128)),
+                                                       rel=0.01)
     assert rows["MPI_Reduce_scatter_block"].model_bytes == 64
     assert rows["MPI_Barrier"].low_s == pytest.approx(10 * T(1), rel=0.02)  # dissemination: one exchange of 0 B
     assert "non-blocking" in rows["MPI_Iallreduce"].why_not and "wait or test" in rows["MPI_Iallreduce"].why_not
