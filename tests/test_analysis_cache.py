@@ -194,6 +194,12 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, counted, monkeypatch)
     assert result.saphir and list(cache_dir("analysis").iterdir()) == []
 
 
+def test_a_value_the_format_cannot_hold_is_not_kept_and_leaves_nothing(tmp_path):
+    """An integer beyond 64 bits (MessagePack's) costs the cache, never the result."""
+    analysis_cache.put("source", (None,), (pingpong_run(), (), 2**64))
+    assert analysis_cache.get("source", (None,)) is None and list(cache_dir("analysis").iterdir()) == []
+
+
 def test_a_file_size_limit_leaves_no_temporary_file(tmp_path):
     """RLIMIT_FSIZE in a fresh process: the entry's write fails (EFBIG), the command does not."""
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")

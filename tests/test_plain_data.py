@@ -7,9 +7,11 @@ import dataclasses
 import enum
 import io
 import json
+import math
 import pickle
 import typing
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -33,7 +35,8 @@ def entry(header: dict, **arrays) -> bytes:
     """An .npz entry with this header and the tree ``header["tree"]`` (an attacker's, or a corrupted one)."""
     out = io.BytesIO()
     header = dict(header)
-    tree = plain_data._packed(header.pop("tree")) if "tree" in header else None
+    # packed as is: the writer's own checks (plain_data._packed) would refuse the forged trees below
+    tree = np.frombuffer(msgspec.msgpack.encode(header.pop("tree")), dtype=np.uint8) if "tree" in header else None
     np.savez(out, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
              **({} if tree is None else {"tree": tree}), **arrays)
     return out.getvalue()
@@ -69,6 +72,7 @@ def test_two_launches_nan_and_infinities_come_back_equal():
     back = decode(plain_data.encoded(value, "k"))
     assert plain_data.encoded(back, "k") == plain_data.encoded(value, "k")
     assert np.isnan(back[3][0]) and back[3][1] == float("inf") and type(back[4][(1, "a")]) is np.float64
+    assert math.copysign(1.0, back[3][2]) == -1.0  # -0.0 keeps its sign
 
 
 def _reached(roots) -> set[str]:
@@ -139,7 +143,7 @@ def test_an_entry_not_written_for_this_key_by_this_code_is_refused(header, array
 
 def test_truncated_or_garbled_bytes_are_refused(value):
     data = plain_data.encoded(value, "k")
-    garbled = data.replace(b"\xa1t", b"\xa1\xff", 1)  # the tag "t", now not UTF-8
+    garbled = data.replace(b"\xa1t", b"\xa1\xff", 1)  # the tag "t" changed: the zip's checksum refuses it
     assert garbled != data
     for bad in (b"", b"not an entry", data[: len(data) // 2], data[:100], garbled):
         with pytest.raises(plain_data.EntryError):
@@ -150,9 +154,24 @@ def test_what_the_format_cannot_hold_is_not_written():
     class Other:
         pass
 
-    for bad in (Other(), np.array([object()]), {1: enum.Enum("E", "a").a}):
+    deep: list = []
+    for _ in range(plain_data.MAX_DEPTH):
+        deep = [deep]
+    for bad in (Other(), np.array([object()]), {1: enum.Enum("E", "a").a}, 2**64, [-(2**63) - 1], deep):
         with pytest.raises(plain_data.Unkeepable):
             plain_data.encoded(bad, "k")
+    assert decode(plain_data.encoded([2**64 - 1, -(2**63)], "k")) == [2**64 - 1, -(2**63)]  # 64 bits are kept
+
+
+def test_a_tree_that_is_not_messagepack_of_scalars_and_lists_is_refused():
+    """The tree member itself broken (the zip's checksum right): a string that is not UTF-8, a cut-off
+    list, bytes after the value."""
+    for raw in (b"\x92\xa1t\xa1\xff", b"\x93\xa1t\x01", b"\x91\xa1t\x00"):
+        out = io.BytesIO()
+        header = plain_data._json({**GOOD, "classes": []})
+        np.savez(out, header=header, tree=np.frombuffer(raw, dtype=np.uint8))
+        with pytest.raises(plain_data.EntryError, match="malformed tree"):
+            decode(out.getvalue())
 
 
 def test_what_one_object_is_in_two_places_stays_one_object(value):

@@ -417,6 +417,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         saphir.append(saphir_row(run.path or "", source.mpi_library, source.mpi_version, placement,
                                  s.model if s is not None else None, memcpy, probe, floors,
                                  ping[0] if ping and s is None else None))
+    machine = run_machine(run)
     partial = RunResult(
         source=source, tables=_tables(rows, facts, conditions), series=series, main=main, saphir=tuple(saphir),
         send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
@@ -425,7 +426,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         buffering=_buffering(rows, eager, _launch_rows(measured, "unexpected")), combine=_combine(rows, main, gap, eager), eager=probe,
         loggp=loggp, contention=contention(rows), matrices=matrices(rows, _hosts(run)),
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
-        launch=launch, machine=run_machine(run), caveats=caveats_of(conditions), conditions=conditions,
+        launch=launch, machine=machine, caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
@@ -433,11 +434,12 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                                                             for r in partial.saphir))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),
-                               collectives=_collectives(rows, series, source, tolerance, conditions))
+                               collectives=_collectives(rows, series, source, tolerance, conditions, machine.device))
 
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
-                 tolerance: float, conditions: Sequence[LaunchConditions] = ()) -> Collectives | None:
+                 tolerance: float, conditions: Sequence[LaunchConditions] = (),
+                 mpi_device: str | None = None) -> Collectives | None:
     """The collectives against the blocking ping-pong's model (memcpy's for copies, reduce-local's for γ)."""
     def model(pattern: str):
         found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
@@ -448,7 +450,7 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
     ping, why = model("pingpong")
     return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
                            f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0],
-                           conditions, model("sendrecv")[0])
+                           conditions, model("sendrecv")[0], mpi_device)
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

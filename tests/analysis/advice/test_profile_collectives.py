@@ -42,7 +42,7 @@ def model_run(extra: dict | None = None, collectives: Collectives | None = None)
     ping = series("pingpong", fitted())
     found = [ping] + [series(p, s) for p, s in (extra or {}).items()]
     return SimpleNamespace(series=tuple(found), find=lambda: ping, gap=None, eager=None, collectives=collectives,
-                           source=SimpleNamespace(path="model.jsonl", label="vm", mpi="MPICH 5.0.2", mpi_library="MPICH Version:      5.0.2", hosts=("vm",),
+                           source=SimpleNamespace(path="model.jsonl", label="vm", mpi="MPICH 5.0.2", hosts=("vm",),
                                                   nranks=2))
 
 
@@ -384,11 +384,28 @@ def test_the_steps_models_prefer_the_chosen_placement_and_only_local_operations_
 
     intra_x, inter_x, copy = fitted(alpha=1e-6), fitted(alpha=5e-6), fitted(alpha=1e-8, beta=0.02e-9)
     chosen = placed("pingpong", "inter", fitted())
-    source = SimpleNamespace(mpi_library="Open MPI v4.1.4")
     run = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x), placed("sendrecv", "inter", inter_x),
-                                  placed("memcpy", "intra", copy)), source=source)
+                                  placed("memcpy", "intra", copy)))
     p2p = point_to_point(run, chosen)
     assert p2p.exchange is inter_x.piecewise and p2p.memcpy is copy.piecewise
-    assert p2p.family == "openmpi"  # the model run's MPI: its implementations' own steps (Bruck's copies)
-    only_intra = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x)), source=source)
+    only_intra = SimpleNamespace(series=(chosen, placed("sendrecv", "intra", intra_x)))
     assert point_to_point(only_intra, chosen).exchange is None  # a step within a node never prices one across
+
+
+@pytest.mark.parametrize("library, family", [
+    ("MPICH Version:      5.0.2\nMPICH Release date: today\nMPICH Device:       ch4:ofi", "mpich"),
+    ("MPICH Version:      5.0.2", "mpich"),  # ch4: MPICH's default from version 4
+    ("MPICH Version:      4.1\nMPICH Device:       ch3:nemesis", ""),  # ch3 sends to itself by a copy
+    ("MPICH Version:      3.4.3", ""),
+    ("MVAPICH2 Version      :\t2.3.7", ""),
+    ("Intel(R) MPI Library 2021.10 for Linux* OS", ""),
+    ("Open MPI v4.1.4, package: Debian OpenMPI", "openmpi"),
+])
+def test_the_algorithms_steps_are_those_of_the_mpi_the_program_ran_with(library, family):
+    """The profile's MPI, not the model run's, picks the implementation's own steps (MPICH ch4's message
+    to itself in its scattered alltoall, its third Bruck rotation); MPICH's derivatives and ch3 get the
+    formulas' common steps, which were not read against their sources."""
+    from msgperf.analysis.advice.profile_collectives import point_to_point
+
+    chosen = series("pingpong", fitted())
+    assert point_to_point(SimpleNamespace(series=(chosen,)), chosen, library).family == family

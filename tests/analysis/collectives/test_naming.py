@@ -155,3 +155,25 @@ def test_a_run_names_no_algorithm_only_points_to_one():
             assert "not yet reliable" in held.why and ("contention" in held.why) == (ranks > 2)
         assert pointer_only(named, ranks).evidence == "recursive_doubling"  # what the times alone point to
         assert pointer_only(nothing, ranks).evidence == ""
+
+
+def test_the_runs_mpi_picks_its_implementations_steps():
+    """The same alltoall run read as MPICH 5.0 (ch4) and as Open MPI 4.1: MPICH's Bruck rotates n·P once more
+    and its scattered alltoall sends the own block to itself (a one-way time, not a copy)."""
+    import dataclasses
+
+    def as_mpi(library: str):
+        run = run_of("recursive_doubling", collective="alltoall")
+        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library=library)
+                                                       for l in run.launches))
+
+    mpich = analyze(as_mpi("MPICH Version:      5.0.2\nMPICH Device:       ch4:ofi")).collectives
+    ompi = analyze(as_mpi("Open MPI v4.1.4, package: Debian OpenMPI")).collectives
+    assert (mpich.p2p.family, ompi.p2p.family) == ("mpich", "openmpi")
+    n = 1 << 16
+    m, o = (c.find("alltoall").sizes[SIZES.index(n)] for c in (mpich, ompi))
+    bruck = m.prediction("bruck").predicted_s - o.prediction("bruck").predicted_s
+    assert np.isclose(bruck, copy(2 * n), rtol=0.1)  # one more rotation of n·P, P = 2
+    scattered = m.prediction("scattered").predicted_s - o.prediction("scattered").predicted_s
+    assert np.isclose(scattered, t(n) - copy(n), rtol=0.1)  # a message to itself instead of a copy
+    assert m.prediction("pairwise").predicted_s == o.prediction("pairwise").predicted_s

@@ -474,7 +474,8 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         notes.append("the run has no memcpy measurement: the cost of a copy (buffering, packing) is unknown")
     shares = _bound_advice(profile, model, line)
     notes += _profile_notes(profile)
-    collectives = (profile_collectives(profile, accounting, point_to_point(result, chosen), result)
+    collectives = (profile_collectives(profile, accounting,
+                                       point_to_point(result, chosen, profile.info.mpi_library), result)
                    if any(k == "collective" for s in accounting.ranks for k, _ in s.by_kind) else None)
     whole = whole_program(accounting, collectives, {t.rank: t.transfers for t in ranks},
                           {t.rank: t.waiting_added_s for t in ranks})

@@ -44,7 +44,8 @@ from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
 from msgperf.analysis.collectives import (COLLECTIVES, FIT_TOLERANCE, REDUCTIONS, PointToPoint, algorithms_of,
-                                          mpi_family, predict)
+                                          predict, steps_family)
+from msgperf.analysis.tables import mpi_device
 
 LOCAL_PATTERNS = frozenset({"memcpy", "reduce-local"})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
@@ -235,8 +236,9 @@ class ProfileCollectives:
     notes: tuple[str, ...]
 
 
-def point_to_point(result: Any, chosen: Any) -> PointToPoint:
-    """The advice's series (T(m)) with the same run's sendrecv, memcpy and reduce-local, where measured."""
+def point_to_point(result: Any, chosen: Any, mpi_library: str = "") -> PointToPoint:
+    """The advice's series (T(m)) with the same run's sendrecv, memcpy and reduce-local, where measured;
+    the algorithms' steps of the MPI the program ran with (``mpi_library``, the profile's)."""
     placement = getattr(chosen.key, "placement", "")
 
     def model(pattern: str, variant: str = ""):
@@ -251,7 +253,8 @@ def point_to_point(result: Any, chosen: Any) -> PointToPoint:
         return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
     return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model("memcpy"), model("reduce-local"),
-                        model("sendrecv"), model("reduce-local", "double"), family=mpi_family(result.source.mpi_library))
+                        model("sendrecv"), model("reduce-local", "double"),
+                        family=steps_family(mpi_library, mpi_device(mpi_library)))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:

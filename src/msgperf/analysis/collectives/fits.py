@@ -9,7 +9,7 @@ from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import PointToPoint, predict
 from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, pointer_only,
                                                  size_ranges, withhold)
-from msgperf.analysis.collectives.selection import mpi_family, selection_words
+from msgperf.analysis.collectives.selection import mpi_family, selection_words, steps_family
 from msgperf.analysis.launches import first_disturbance
 from msgperf.analysis.model import PiecewiseFit
 
@@ -74,7 +74,8 @@ def _ranks(row: Any, nranks: int) -> int:
 def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
                     reduce_local: PiecewiseFit | None = None,
-                    conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None) -> Collectives | None:
+                    conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None,
+                    mpi_device: str | None = None) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
     has no collective."""
@@ -85,7 +86,8 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     if not groups:
         return None
     family = mpi_family(mpi_library)
-    p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange, family=family)
+    p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange,
+                        family=steps_family(mpi_library, mpi_device))
            if pingpong is not None else None)
     fits = []
     for (pattern, variant, ranks), group in groups.items():

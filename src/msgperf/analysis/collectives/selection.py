@@ -9,6 +9,8 @@ generic algorithms that ``MPIR_CVAR_<COLL>_INTRA_ALGORITHM`` selects; ``MPIR_CVA
 
 from __future__ import annotations
 
+import re
+
 MPICH_DEVICE = ("MPIR_CVAR_DEVICE_COLLECTIVES", "none")
 
 # (collective, algorithm) -> MPICH's value of MPIR_CVAR_<COLLECTIVE>_INTRA_ALGORITHM
@@ -63,6 +65,23 @@ def mpi_family(library: str) -> str:
     if "mpich" in text or "mvapich" in text or "intel(r) mpi" in text:
         return "mpich"
     return ""
+
+
+def steps_family(library: str, device: str | None = None) -> str:
+    """Whose own algorithm steps apply (``Algorithm.family_steps``, read from MPICH 5.0's ch4 and
+    Open MPI 4.1's sources): "openmpi", "mpich" for MPICH itself on ch4 (``device``; unsaid: ch4 from
+    MPICH 4 on, its default since), "" for the rest (MVAPICH and Intel MPI, MPICH's derivatives,
+    and ch3, which send a rank's message to itself as a copy): the formulas' common steps."""
+    family = mpi_family(library)
+    text = library.lower()
+    if family != "mpich":
+        return family
+    if "mvapich" in text or "intel" in text:
+        return ""
+    if device is not None:
+        return "mpich" if device == "ch4" else ""
+    version = re.search(r"\bmpich(?:\s+version:)?\s+(\d+)\.", text)
+    return "mpich" if version is not None and int(version.group(1)) >= 4 else ""
 
 
 def selection(family: str, collective: str, algorithm: str) -> tuple[tuple[str, str], ...]:

@@ -14,7 +14,7 @@ from msgperf.analysis.tables.compat_collectives import ToolRow, collective_metho
 from msgperf.analysis.tables.contention import Contention, MatrixGrid, contention, matrices
 from msgperf.analysis.tables.eager import EagerLimit, eager_limit, goes_eagerly, protocol_at
 from msgperf.analysis.tables.first_message import FirstMessages, first_messages
-from msgperf.analysis.tables.machine import Machine, device_of, run_machine
+from msgperf.analysis.tables.machine import Machine, device_of, mpi_device, run_machine
 from msgperf.analysis.tables.machine_diff import MachineDiff, machine_diff
 from msgperf.analysis.tables.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.tables.run_source import TOOL_NAMES, RunSource, describe_source
@@ -34,5 +34,5 @@ __all__ = [
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
     "ratio_interval",
-    "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "tool_rows", "variant_pairs",
+    "mpi_device", "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "tool_rows", "variant_pairs",
 ]
