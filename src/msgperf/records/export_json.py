@@ -13,6 +13,7 @@ import re
 from typing import Any, TextIO
 
 from msgperf.records.format import RecordError
+from msgperf.records.json_text import parse_json
 from msgperf.records.runfile_read import parse_run_text
 from msgperf.records.runfile_write import iter_run_records
 
@@ -42,14 +43,11 @@ def write_export_json(run: Any, row: Any, out: TextIO) -> None:
     out.write("\n]}\n")
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in an export")
-
 
 def parse_export(text: str, name: str = "<export>") -> tuple[Any, dict[str, Any]]:
     """(Run, store metadata) from a JSON export; one-line errors."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = parse_json(text, "an export")
     except (ValueError, RecursionError) as exc:
         raise RecordError(f"{name}: not valid JSON ({exc}); the export is corrupt or cut off") from None
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:

@@ -8,12 +8,12 @@ killed mid-line); it is dropped and reported through ``ProfileReadResult.truncat
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from msgperf.records.profile_format import (Profile, ProfileError, ProfileInfo, RankProfile,
                                             decode_info, decode_rank)
+from msgperf.records.json_text import parse_json
 from msgperf.records.limits import check_json_values
 from msgperf.records.textfile import read_text_file
 
@@ -25,9 +25,6 @@ class ProfileReadResult:
     profile: Profile
     truncated: bool  # a partial last line was dropped
 
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in a profile")
 
 
 def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
@@ -46,7 +43,7 @@ def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, parse_constant=_reject_constant)
+            obj = parse_json(line, "a profile")
         except (ValueError, RecursionError) as exc:
             if number == len(lines) and not ends_cleanly:
                 truncated = True

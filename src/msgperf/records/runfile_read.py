@@ -8,13 +8,13 @@ is dropped and reported through ``ReadResult.truncated``.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch, decode_launch_host,
                                     decode_measurement, decode_run)
+from msgperf.records.json_text import parse_json
 from msgperf.records.limits import check_json_values
 from msgperf.records.spilled_samples import SPILL_ABOVE_FILE_BYTES, SampleSpill, spill_or_none, spilled
 
@@ -30,9 +30,6 @@ class ReadResult:
     truncated: bool  # a partial last line (killed writer) was dropped
     measured: tuple[tuple[str, int], ...] = ()  # stream_run: (pattern, bytes) of each measurement
 
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed in a run file")
 
 
 class _Assembler:
@@ -59,7 +56,7 @@ class _Assembler:
             return True
         self.seen_text = True
         try:
-            obj = json.loads(line, parse_constant=_reject_constant)
+            obj = parse_json(line, "a run file")
         except (ValueError, RecursionError) as exc:
             if not complete:
                 self.truncated = True
