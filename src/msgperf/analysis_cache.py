@@ -12,7 +12,8 @@ An entry is keyed by what the result depends on and nothing else:
   imported: importing scipy, or asking importlib.metadata, would cost more than the cache saves).
 
 An entry holds the loaded run and its ``RunResult`` as plain data (plain_data.py: a MessagePack
-tree of scalars and lists, a JSON header and raw number arrays in an ``.npz`` read without pickle), so an entry cannot run code whoever wrote it.
+tree of scalars and lists, a JSON header and raw number arrays in an ``.npz`` read without
+pickle), so an entry cannot run code whoever wrote it.
 It is used only when it is a regular file owned by this user in a directory of this user's that
 no one else may write (made with mode 0700), and when it decodes, for this very key, into the
 allowed result classes; anything else is ignored and replaced. Entries are written to a

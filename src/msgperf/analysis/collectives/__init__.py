@@ -10,9 +10,9 @@ from msgperf.analysis.collectives.algorithms import ALGORITHMS, COLLECTIVES, RED
 from msgperf.analysis.collectives.fits import (AlgorithmModel, CollectiveFit, Collectives, collective_fits,
                                                collective_name)
 from msgperf.analysis.collectives.model import PointToPoint, predict
-from msgperf.analysis.collectives.selection import mpi_family, steps_family
+from msgperf.analysis.collectives.selection import steps_family
 from msgperf.analysis.collectives.naming import CANNOT_TELL, FIT_TOLERANCE, NONE, SEPARATION, Prediction, SizeRange, SizeVerdict
 
 __all__ = ["ALGORITHMS", "CANNOT_TELL", "COLLECTIVES", "FIT_TOLERANCE", "SEPARATION", "NONE", "Algorithm", "AlgorithmModel", "CollectiveAdvice",
            "CollectiveFit", "Collectives", "Favoured", "PointToPoint", "Prediction", "SizeRange", "SizeVerdict",
-           "REDUCTIONS", "algorithms_of", "collective_advice", "collective_fits", "collective_name", "mpi_family", "predict", "steps_family"]
+           "REDUCTIONS", "algorithms_of", "collective_advice", "collective_fits", "collective_name", "predict", "steps_family"]
