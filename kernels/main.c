@@ -123,13 +123,27 @@ static void write_end(FILE *out, const struct mp_options *o, int world_rank, int
 }
 
 /* One pass per measured pair (two with --placement both: intra-node, then inter-node); patterns
- * over all ranks run in the first pass only. Every rank walks the same measurements in the same
- * order. With `counting`, nothing is measured: the number of measurements is returned (what
- * --total-time shares its budget among). */
+ * over all ranks run in the first pass only. Within a pass the sweep is size-major: every pattern
+ * at one size, then the next size, so that patterns compared with each other (a collective and
+ * the point-to-point model that predicts it, k messages and their combined one) are timed within
+ * moments of each other, under the same machine speed and load, not a pattern's whole sweep
+ * apart. Every rank walks the same measurements in the same order. With `counting`, nothing is
+ * measured: the number of measurements is returned (what --total-time shares its budget among). */
 static long sweep(struct mp_run *run, const int *pairs, int npairs, int counting)
 {
     const struct mp_options *o = run->o;
     long count = 0;
+    /* Each pattern's medians of its variants at the current size (overlap reads its earlier
+     * variants'). */
+    double **previous = counting ? NULL : calloc(o->npatterns, sizeof *previous);
+    if (!counting && !previous)
+        job_fail("out of memory", 3);
+    for (int pi = 0; pi < o->npatterns && !counting; pi++) {
+        const struct mp_pattern *p = patterns_find(o->patterns[pi]);
+        previous[pi] = calloc(p->variants ? p->variants(run->nranks) : 1, sizeof **previous);
+        if (!previous[pi])
+            job_fail("out of memory", 3);
+    }
     for (int pass = 0; pass < npairs; pass++) {
         run->pair_a = pairs[2 * pass];
         run->pair_b = pairs[2 * pass + 1];
@@ -139,27 +153,26 @@ static long sweep(struct mp_run *run, const int *pairs, int npairs, int counting
         if (!counting)
             MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, run->world_rank == run->pair_a ? 0 : 1, &pair);
         run->pair = in_pair ? pair : MPI_COMM_NULL;
-        for (int pi = 0; pi < o->npatterns; pi++) {
-            const struct mp_pattern *p = patterns_find(o->patterns[pi]);
-            if (pass > 0 && p->participants == MP_ALL)
-                continue;
-            int variants = p->variants ? p->variants(run->nranks) : 1;
-            double *previous = counting ? NULL : calloc(variants, sizeof *previous);
-            if (!counting && !previous)
-                job_fail("out of memory", 3);
-            for (int si = 0; si < o->nsizes; si++)
+        for (int si = 0; si < o->nsizes; si++)
+            for (int pi = 0; pi < o->npatterns; pi++) {
+                const struct mp_pattern *p = patterns_find(o->patterns[pi]);
+                if (pass > 0 && p->participants == MP_ALL)
+                    continue;
+                int variants = p->variants ? p->variants(run->nranks) : 1;
                 for (int v = 0; v < variants; v++)
                     if (!p->active_pairs || options_active_chosen(o, p->active_pairs(run->nranks, v))) {
                         count++;
                         if (!counting)
-                            measure(run, p, o->sizes[si], v, previous);
+                            measure(run, p, o->sizes[si], v, previous[pi]);
                     }
-            free(previous);
-        }
+            }
         if (in_pair && !counting)
             MPI_Comm_free(&pair);
         run->pair = MPI_COMM_NULL;
     }
+    for (int pi = 0; pi < o->npatterns && !counting; pi++)
+        free(previous[pi]);
+    free(previous);
     return count;
 }
 

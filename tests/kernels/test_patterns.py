@@ -38,6 +38,21 @@ def two_rank_run(tmp_path_factory):
     return out, result
 
 
+def test_the_kernels_measure_size_by_size_in_the_order_msgperf_expects(two_rank_run):
+    """Every pattern at a size before the next size (a collective and the point-to-point patterns
+    that predict it timed moments apart), and launch/session.py's expected order is the kernels'."""
+    from msgperf.launch.session import expected_records
+    out, _ = two_rank_run
+    run = read_run(out).run
+    written = [(m.pattern, m.bytes) for m in run.measurements if m.launch == 0]
+    sizes = [b for _, b in written]
+    assert sizes == sorted(sizes) and len(set(sizes)) == 3
+    first = [p for p, b in written if b == sizes[0]]
+    assert list(dict.fromkeys(first)) == list(run.info.plan.patterns)
+    expected = expected_records(run.info.plan, run.info.plan.sizes, None, run.info.catalog)
+    assert [(p, s) for p, s, _ in expected] == written
+
+
 def test_every_pattern_runs_validated_at_two_ranks(two_rank_run):
     out, _ = two_rank_run
     run = read_run(out).run

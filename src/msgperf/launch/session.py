@@ -53,15 +53,15 @@ MIN_REFINE_BUDGET_S = 10.0  # without one budget for the command: refinement get
 def expected_records(plan: Plan, sizes: tuple[int, ...], placement: str | None,
                      catalog: tuple[PatternInfo, ...]) -> list[tuple[str, int, str]]:
     """(pattern, size, who) of each measurement record, in the order the kernels write them:
-    one per variant (the kernels' catalog), for each pair (two with --placement both; patterns
-    over all ranks once)."""
+    for each pair (two with --placement both; patterns over all ranks once), size by size, every
+    pattern at that size, one record per variant (the kernels' catalog)."""
     known = {p.name: p for p in catalog}
     pair = "the --placement pair" if placement else f"ranks {plan.pair[0]} and {plan.pair[1]}"
     every = {p for p in plan.patterns if known[p].participants == "all"}
     return [(p, s, f"all {plan.nranks} ranks" if p in every else pair)
-            for n in range(pairs_per_size(placement)) for p in plan.patterns
+            for n in range(pairs_per_size(placement)) for s in sizes for p in plan.patterns
             if n == 0 or p not in every
-            for s in sizes for _ in range(plan.records_per_size(known[p]))]
+            for _ in range(plan.records_per_size(known[p]))]
 
 
 def store_run(run: Run, db: str | None) -> StoreOutcome:
