@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from msgperf.analysis.collectives import CANNOT_TELL, NONE  # noqa: E402
-from msgperf.analysis.collectives.selection import OPENMPI, selection  # noqa: E402
+from msgperf.analysis.collectives.selection import selection  # noqa: E402
 from msgperf.analysis.result import analyze  # noqa: E402
 from msgperf.records.runfile_read import read_run  # noqa: E402
 

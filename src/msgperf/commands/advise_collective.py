@@ -4,8 +4,6 @@ analysis/collectives/advice.py -> present/collectives_text.py)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import click
 
 from msgperf.analysis.collectives import COLLECTIVES

@@ -62,7 +62,7 @@ TERMS = (("zero-byte latency", "zero_byte_latency", "s"), ("asymptotic latency",
 def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict[str, str] | None = None) -> None:
     model = s.model
     sweep = model.sweep
-    h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
+    h, ch = sweep.hockney, sweep.characteristics
     console.print(f"[bold]Hockney model[/] T(b) = α + β·b — robust fit over "
                   f"{_count(len(sweep.points), 'size')}, {100 * confidence:.0f} % intervals")
     rows = _line_rows(h.line)
@@ -197,7 +197,6 @@ def _per_size(console: Console, s: SeriesResult) -> None:
         table.add_column(name, justify="left" if name in ("size", "flags", "") else "right")
     for size, regime in zip(model.sizes, sweep.regimes):
         predicted = sweep.model_at(size.bytes)
-        frac = regime.fraction_of_asymptotic
         table.add_row(
             units.size(size.bytes), units.seconds(size.point.time_s), units.seconds(predicted),
             units.percent((size.point.time_s - predicted) / predicted, signed=True).replace(" %", "%")

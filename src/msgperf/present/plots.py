@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -420,10 +420,3 @@ def figure_png(fig: Any) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     return buf.getvalue()
-
-
-def series_count(fig: Any) -> dict[str, int]:
-    """Lines and collections per figure (first axes): what the tests check."""
-    ax = fig.axes[0]
-    return {"lines": len(ax.get_lines()), "collections": len(ax.collections),
-            "patches": len(ax.patches), "images": len(ax.images)}

@@ -436,17 +436,10 @@ _MEASUREMENT_KNOWN = frozenset({"type", "samples_s", "validation",
 
 
 _FORMAT_VERSION, _VALIDATION = integer("format_version"), text("validation")
-_HOST_FACTS = LAUNCH_FIELDS[-1]
 
 
 def decode_plan(obj: Any, where: str) -> Plan:
     return Plan(**decode(PLAN_FIELDS, obj, where, RecordError, "field 'plan'", "plan."))
-
-
-def decode_variant(obj: Any, where: str) -> VariantInfo:
-    if isinstance(obj, dict) and "active_pairs" not in obj:  # present, null when the variant is not a step
-        raise RecordError(f"{where}: missing field 'active_pairs'")
-    return VariantInfo(**decode(VARIANT_FIELDS, obj, where, RecordError, "each variant"))
 
 
 def decode_pattern_info(obj: Any, where: str) -> PatternInfo:
@@ -495,10 +488,6 @@ def decode_launch(obj: Mapping[str, Any], where: str) -> Launch:
     fields["pair"] = (pair[0], pair[-1])
     return Launch(**fields, mpi_t_cvars=decode_cvars(obj.get("mpi_t_cvars"), where),
                   host=decode_launch_host(obj["host"], where) if obj.get("host") is not None else None)
-
-
-def decode_host_facts(obj: Any, where: str) -> tuple[HostFacts, ...]:
-    return _HOST_FACTS.read({"host_facts": obj}, where, RecordError)
 
 
 def decode_cvars(obj: Any, where: str) -> dict[str, CvarValue] | None:

@@ -28,7 +28,7 @@ from msgperf.records.spilled_samples import SPILL_ABOVE_SAMPLE_BYTES, spill_or_n
 from msgperf.store import profiles, schema
 from msgperf.store.identity import content_hash, identity_hash, measurement_digest, measurement_digests
 from msgperf.store.listing import RunFilter, RunRow, listing_of, parse_time
-from msgperf.store.location import DB_NAME, default_path
+from msgperf.store.location import default_path
 from msgperf.store.rows import (StoreError, decode_launch_rows, decode_measurement_row,
                                 decode_run_record, dumps, launch_jsons, measurement_record,
                                 run_record_json, samples_blob)

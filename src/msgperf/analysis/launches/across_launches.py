@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from msgperf.analysis.samples import median_ci_ranks, stats
+from msgperf.analysis.samples import stats
 
 
 WITHIN_ONE_LAUNCH = "within one launch"
@@ -101,23 +101,6 @@ def log_se_from_interval(value: float, low: float, high: float, confidence: floa
         return math.nan
     z = float(stats.norm.ppf(0.5 + confidence / 2))
     return (math.log(high) - math.log(low)) / (2 * z)
-
-
-def log_median_se(x: np.ndarray, confidence: float = 0.95) -> float:
-    """Standard error of log(median) of samples x from the median's order-statistic interval.
-    A tied interval (clock ticks) falls back on the spread of log x (the median's asymptotic
-    standard error, 1.2533·sd/√n). NaN when the samples cannot give one."""
-    x = np.asarray(x, dtype=np.float64)
-    n = x.size
-    if n < 2 or np.any(x <= 0):
-        return math.nan
-    lo, hi = median_ci_ranks(n, confidence)
-    part = np.partition(x, sorted({lo, hi}))
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    width = math.log(part[hi]) - math.log(part[lo])
-    if width <= 0:
-        width = 2 * z * float(np.std(np.log(x), ddof=1)) * 1.2533 / math.sqrt(n)
-    return width / (2 * z)
 
 
 def random_effects(log_values: Sequence[float], ses: Sequence[float] | None = None
