@@ -196,3 +196,29 @@ def test_a_bad_plan_option_is_the_same_one_line_error_in_run_and_slurm(tmp_path,
         code, out, err = cli(capsys, *command, *options)
         assert code == 1 and message in err and err.count("\n") == 1, (command, err)
     assert sorted(os.listdir(tmp_path)) == ["msgperf-kernels"]
+
+
+def test_a_collective_brings_the_point_to_point_patterns_its_predictions_are_made_from(tmp_path, capsys,
+                                                                                    catalog_without_mpi):
+    """run and slurm alike (one plan option): the model's patterns first, said in a note; what the
+    algorithms need only (a bcast and a barrier have no copy or reduction at 2 ranks); none added with
+    --no-model-patterns or without a collective."""
+    from tests.cli_in_process import cli
+
+    def patterns(*options):
+        code, _, err = cli(capsys, "slurm", "--kernels", catalog_without_mpi, "-o", tmp_path / "job.sh",
+                           "--force", *options)
+        assert code == 0, err
+        (line,) = [l for l in (tmp_path / "job.sh").read_text().splitlines() if l.startswith("ARGS=(")]
+        words = line.removeprefix("ARGS=(").split()
+        return [words[i + 1] for i, w in enumerate(words) if w == "--pattern"], err
+
+    got, err = patterns("--pattern", "allreduce", "--pattern", "alltoall")
+    assert got == ["pingpong", "sendrecv", "memcpy", "reduce-local", "allreduce", "alltoall"]
+    assert "note: measuring pingpong, sendrecv, memcpy, reduce-local too" in err and "--no-model-patterns" in err
+    got, err = patterns("--pattern", "bcast", "--pattern", "pingpong")
+    assert got == ["sendrecv", "bcast", "pingpong"] and "measuring sendrecv too" in err
+    got, err = patterns("--pattern", "allreduce", "--no-model-patterns")
+    assert got == ["allreduce"] and "note: measuring" not in err
+    got, err = patterns("--pattern", "pingpong", "--pattern", "osu-allreduce")
+    assert got == ["pingpong", "osu-allreduce"] and "note: measuring" not in err

@@ -35,7 +35,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import Collectives, collective_fits
+from msgperf.analysis.collectives import BOTH_WAYS, COMBINE, COPY, ONE_WAY, Collectives, collective_fits
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
@@ -447,10 +447,10 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
         return (found.model.sweep.piecewise if found is not None and found.model is not None else None,
                 found.not_modelled if found is not None else "")
 
-    ping, why = model("pingpong")
-    return collective_fits(rows, ping, model("memcpy")[0], source.nranks, source.mpi_library, tolerance,
-                           f"the ping-pong has no model: {why}" if why else "", model("reduce-local")[0],
-                           conditions, model("sendrecv")[0], mpi_device)
+    ping, why = model(ONE_WAY)
+    return collective_fits(rows, ping, model(COPY)[0], source.nranks, source.mpi_library, tolerance,
+                           f"the ping-pong has no model: {why}" if why else "", model(COMBINE)[0],
+                           conditions, model(BOTH_WAYS)[0], mpi_device)
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

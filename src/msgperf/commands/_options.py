@@ -38,6 +38,7 @@ class PlanOptions:
     root: str
     iteration_barrier: bool
     off_cache: bool
+    model_patterns: bool = True
 
     def plan(self, nranks: int, warn: Callable[[str], None] | None = None) -> Plan:
         """The checked plan for ``nranks`` ranks; a bad value is a MsgperfError that names it."""
@@ -53,7 +54,10 @@ class PlanOptions:
         if twice and warn is not None:
             warn(f"note: --sizes lists {', '.join(f'{s} B' for s in twice)} more than once; each size is "
                  "measured once")
-        return Plan(patterns=tuple(dict.fromkeys(self.patterns)) or ("pingpong",), sizes=listed, nranks=nranks,
+        patterns = tuple(dict.fromkeys(self.patterns)) or ("pingpong",)
+        if self.model_patterns:
+            patterns = with_model_patterns(patterns, nranks, warn)
+        return Plan(patterns=patterns, sizes=listed, nranks=nranks,
                     pair=pair, buffer=self.buffer, precision=parse_fraction(self.precision),
                     time_budget_s=parse_seconds(self.time_budget) if self.time_budget is not None else 1.0,
                     total_time_s=(parse_seconds(self.total_time) if self.total_time is not None
@@ -62,6 +66,17 @@ class PlanOptions:
                     placement=self.placement or "pair", active=parse_active(self.active) if self.active else (),
                     iterations_per_sample=self.iterations_per_sample, root=self.root,
                     iteration_barrier=self.iteration_barrier, off_cache=self.off_cache).checked()
+
+
+def with_model_patterns(patterns: tuple[str, ...], nranks: int, warn: Callable[[str], None] | None) -> tuple[str, ...]:
+    """``patterns`` with the point-to-point patterns their collectives' predictions are made from
+    put first (those not given), said in a note."""
+    from msgperf.analysis.collectives import model_patterns  # numpy and the models: only when a plan is made
+    added = tuple(p for p in model_patterns(patterns, nranks) if p not in patterns)
+    if added and warn is not None:
+        warn(f"note: measuring {', '.join(added)} too, size by size beside the collectives: their predictions "
+             "are made from these (--no-model-patterns: only the patterns given)")
+    return added + patterns
 
 
 # (parameter name, flag, click option), in the order --help lists them
@@ -118,6 +133,11 @@ _PLAN_OPTIONS = (
         help="Collectives: time one call per sample, each after an MPI_Barrier outside the timing (as OSU); "
              "default: k calls back to back, so a rank may start the next call while another is still in "
              "the last one (as IMB).")),
+    ("model_patterns", "--model-patterns", click.option(
+        "--model-patterns/--no-model-patterns", default=True, show_default=True,
+        help="With a collective (allreduce, bcast, alltoall, reduce, allgather, reduce-scatter-block, barrier): "
+             "also measure the point-to-point patterns its algorithms' predictions are made from (pingpong; "
+             "sendrecv, memcpy, reduce-local as the algorithms need them), size by size beside it.")),
     ("off_cache", "--off-cache", click.option(
         "--off-cache", is_flag=True,
         help="Collectives: cycle through buffer sets that together exceed twice the last-level cache, so no "

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from msgperf.analysis.collectives import PointToPoint, algorithms_of, predict
+from msgperf.analysis.collectives import ALGORITHMS, COLLECTIVES, PointToPoint, algorithms_of, predict
 from msgperf.analysis.collectives.algorithms import find, lg
 from msgperf.analysis.model import analyze_pairs
 
@@ -143,3 +143,16 @@ def test_mpichs_scattered_alltoall_sends_the_own_block_to_itself_open_mpi_copies
                  1e-8 + 0.05e-9 * n + exchange, rel=0.02)
     assert close(predict(PointToPoint("pingpong", model(), copy, family="mpich"), scattered, p, n),
                  t(n) + exchange, rel=0.02)
+
+
+def test_the_patterns_a_prediction_is_made_from_follow_the_algorithms_steps():
+    """What `msgperf run --pattern C` adds: read off the steps, so a copy or a reduction added to an
+    algorithm brings memcpy or reduce-local with it."""
+    from msgperf.analysis.collectives import model_patterns
+    assert model_patterns(("allreduce",), 2) == ("pingpong", "sendrecv", "memcpy", "reduce-local")
+    assert model_patterns(("reduce-scatter-block",), 4) == ("pingpong", "sendrecv", "reduce-local")
+    assert model_patterns(("alltoall", "barrier"), 8) == ("pingpong", "sendrecv", "memcpy")
+    assert model_patterns(("bcast",), 2) == ("pingpong", "sendrecv")
+    assert model_patterns(("pingpong", "osu-allreduce", "memcpy"), 2) == ()  # no collective the model predicts
+    copies = {a.collective for a in ALGORITHMS for s in a.steps(4, 1024.0) if s.copy_bytes}
+    assert {c for c in COLLECTIVES if "memcpy" in model_patterns((c,), 4)} >= copies

@@ -23,6 +23,28 @@ def collective_name(pattern: str) -> str | None:
     return name if name in COLLECTIVES else None
 
 
+# The point-to-point patterns the predictions are made from: one-way steps (the ping-pong's piecewise
+# model), steps both ways at once, local copies, combining (γ)
+ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
+
+
+def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
+    """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
+    are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
+    for a step both ways, memcpy for a local copy, reduce-local for combining; () without a
+    collective."""
+    need: set[str] = set()
+    for collective in filter(None, map(collective_name, patterns)):
+        need.add(ONE_WAY)
+        for a in algorithms_of(collective):
+            for steps in (a.steps, *(s for _, s in a.family_steps)):
+                for step in steps(max(nranks, 2), 1024.0):
+                    need |= {BOTH_WAYS} if step.exchange else set()
+                    need |= {COPY} if step.copy_bytes else set()
+                    need |= {COMBINE} if step.reduce_bytes else set()
+    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE) if p in need)
+
+
 @dataclass(frozen=True)
 class AlgorithmModel:
     key: str
@@ -108,5 +130,5 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "
-                                      "(measure --pattern pingpong alongside)")
+                                      "(msgperf run adds it beside a collective unless --no-model-patterns)")
     return Collectives(tuple(fits), p2p, family, tolerance, why)
