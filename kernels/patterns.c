@@ -31,6 +31,7 @@
     X(overlap) \
     X(memcpy) \
     X(reduce_local) \
+    X(sendrecv_reduce) \
     X(floor) \
     X(barrier) \
     X(bcast) \

@@ -287,7 +287,7 @@ def comparison_html(c: RunComparison) -> str:
 DETAILED_SERIES = 3  # up to this many series, each gets all its figures
 FAMILY_NAMES = {"pingpong": "ping-pong variants", "bidirectional": "both directions", "compat": "OSU and IMB modes",
                 "many-ranks": "many ranks", "buffering": "buffering", "combining": "combining", "overlap": "overlap",
-                "probe": "probes", "hardware": "copies and the floor", "collective": "collectives",
+                "probe": "probes", "hardware": "copies, reductions and the floor", "collective": "collectives",
                 "": "other series"}
 
 

@@ -149,10 +149,33 @@ def test_the_patterns_a_prediction_is_made_from_follow_the_algorithms_steps():
     """What `msgperf run --pattern C` adds: read off the steps, so a copy or a reduction added to an
     algorithm brings memcpy or reduce-local with it."""
     from msgperf.analysis.collectives import model_patterns
-    assert model_patterns(("allreduce",), 2) == ("pingpong", "sendrecv", "memcpy", "reduce-local")
-    assert model_patterns(("reduce-scatter-block",), 4) == ("pingpong", "sendrecv", "reduce-local")
+    assert model_patterns(("allreduce",), 2) == ("pingpong", "sendrecv", "memcpy", "reduce-local", "sendrecv-reduce")
+    assert model_patterns(("reduce-scatter-block",), 4) == ("pingpong", "sendrecv", "reduce-local", "sendrecv-reduce")
+    assert model_patterns(("reduce",), 2) == ("pingpong", "sendrecv", "reduce-local", "sendrecv-reduce")
     assert model_patterns(("alltoall", "barrier"), 8) == ("pingpong", "sendrecv", "memcpy")
     assert model_patterns(("bcast",), 2) == ("pingpong", "sendrecv")
     assert model_patterns(("pingpong", "osu-allreduce", "memcpy"), 2) == ()  # no collective the model predicts
     copies = {a.collective for a in ALGORITHMS for s in a.steps(4, 1024.0) if s.copy_bytes}
     assert {c for c in COLLECTIVES if "memcpy" in model_patterns((c,), 4)} >= copies
+
+
+def test_an_exchange_that_combines_is_charged_as_sendrecv_reduce_measured_it():
+    """Recursive doubling at 2 ranks: one exchange of n whose received bytes are summed into what is
+    sent next. Apart, a sendrecv and a reduce-local add up to less than that step (RESULTS §19), so
+    with sendrecv-reduce in the run the step costs what it measured, whole; without it, the parts.
+    A step of doubles keeps the parts (sendrecv-reduce sums bytes)."""
+    from dataclasses import replace
+
+    ping, exchange, gamma = model(), model(alpha=3e-6), model(alpha=1e-7, beta=2e-9)
+    whole = model(alpha=4e-6, beta=5e-9)
+    parts = PointToPoint("pingpong", ping, None, gamma, exchange, reduce_local_double=gamma)
+    both = replace(parts, exchange_combine=whole)
+    rd, ring, bruck = find("allreduce", "recursive_doubling"), find("allreduce", "ring"), find("alltoall", "bruck")
+    n = 65536.0
+    assert predict(parts, rd, 2, n) == pytest.approx(parts.both_ways(n) + parts.combine(n))
+    assert predict(both, rd, 2, n) == pytest.approx(float(whole.predict(n)))
+    # the ring's reduce-scatter step is such a step, its allgather step a plain exchange
+    assert predict(both, ring, 2, n) == pytest.approx(float(whole.predict(n / 2)) + both.both_ways(n / 2))
+    assert predict(both, bruck, 4, n) == predict(parts, bruck, 4, n)  # no combining: unchanged
+    assert both.for_datatype("MPI_DOUBLE").exchange_combine is None
+    assert "sendrecv-reduce" in both.gamma_words and "sendrecv-reduce" not in parts.gamma_words

@@ -43,11 +43,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
-from msgperf.analysis.collectives import (COLLECTIVES, FIT_TOLERANCE, REDUCTIONS, PointToPoint, algorithms_of,
-                                          predict, steps_family)
+from msgperf.analysis.collectives import (BOTH_WAYS, BOTH_WAYS_COMBINED, COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE,
+                                          REDUCTIONS, PointToPoint, algorithms_of, predict, steps_family)
 from msgperf.analysis.tables import mpi_device
 
-LOCAL_PATTERNS = frozenset({"memcpy", "reduce-local"})  # operations within one process: no link crossed
+LOCAL_PATTERNS = frozenset({COPY, COMBINE})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
 # What the algorithms' size n is, from the profile's bytes at this rank (docs/profile.md)
 PER_RANK_BLOCKS = frozenset({"alltoall", "reduce_scatter_block"})  # the profile counts P blocks
@@ -252,9 +252,10 @@ def point_to_point(result: Any, chosen: Any, mpi_library: str = "") -> PointToPo
                 found.setdefault(getattr(s.key, "placement", ""), s)
         return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
-    return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model("memcpy"), model("reduce-local"),
-                        model("sendrecv"), model("reduce-local", "double"),
-                        family=steps_family(mpi_library, mpi_device(mpi_library)))
+    return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model(COPY), model(COMBINE),
+                        model(BOTH_WAYS), model(COMBINE, "double"),
+                        family=steps_family(mpi_library, mpi_device(mpi_library)),
+                        exchange_combine=model(BOTH_WAYS_COMBINED))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:

@@ -74,6 +74,12 @@ class Step:
     copy_bytes: float = 0.0
     exchange: bool = False  # each rank sends and receives at once (MPI_Sendrecv), not one way
 
+    @property
+    def exchange_combined(self) -> bool:
+        """An exchange whose received bytes are combined (into what the next step sends: recursive
+        doubling and halving, a ring's reduce-scatter), which sendrecv-reduce measures whole."""
+        return self.exchange and bool(self.message_bytes) and self.reduce_bytes == self.message_bytes
+
 
 @dataclass(frozen=True)
 class Algorithm:

@@ -24,15 +24,17 @@ def collective_name(pattern: str) -> str | None:
 
 
 # The point-to-point patterns the predictions are made from: one-way steps (the ping-pong's piecewise
-# model), steps both ways at once, local copies, combining (γ)
+# model), steps both ways at once, local copies, combining (γ), a step both ways that combines what it
+# received into what it sends next (measured whole)
 ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
+BOTH_WAYS_COMBINED = "sendrecv-reduce"
 
 
 def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
     """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
     are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
-    for a step both ways, memcpy for a local copy, reduce-local for combining; () without a
-    collective."""
+    for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
+    a step both ways that combines; () without a collective."""
     need: set[str] = set()
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
@@ -42,7 +44,8 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
                     need |= {BOTH_WAYS} if step.exchange else set()
                     need |= {COPY} if step.copy_bytes else set()
                     need |= {COMBINE} if step.reduce_bytes else set()
-    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE) if p in need)
+                    need |= {BOTH_WAYS_COMBINED} if step.exchange_combined else set()
+    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED) if p in need)
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
                     reduce_local: PiecewiseFit | None = None,
                     conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None,
-                    mpi_device: str | None = None) -> Collectives | None:
+                    mpi_device: str | None = None, exchange_combine: PiecewiseFit | None = None) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
     has no collective."""
@@ -109,7 +112,7 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
         return None
     family = mpi_family(mpi_library)
     p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange,
-                        family=steps_family(mpi_library, mpi_device))
+                        family=steps_family(mpi_library, mpi_device), exchange_combine=exchange_combine)
            if pingpong is not None else None)
     fits = []
     for (pattern, variant, ranks), group in groups.items():

@@ -10,7 +10,10 @@ MPI_DOUBLE, what applications reduce: ``for_datatype``). γ is measured, not est
 from memcpy: on the machine this was written on, MPI_Reduce_local of bytes took 0.9-1.9 ns/B where
 memcpy took 0.01-0.02 ns/B (an operator loop over bytes, not a streaming copy), so no factor of
 memcpy would do. Without reduce-local in the run, the reductions' predictions leave γ out and say
-so; without memcpy, the local copies likewise.
+so; without memcpy, the local copies likewise. A step that exchanges m bytes and combines them into
+what it sends next (recursive doubling and halving, a ring's reduce-scatter) is charged what the
+``sendrecv-reduce`` pattern measured for it whole, when the run has it: its sendrecv and its
+reduce-local measured apart add up to less (0.69x at 32-64 KiB on MPICH 5.0, bench/RESULTS.md §19).
 """
 
 from __future__ import annotations
@@ -36,12 +39,16 @@ class PointToPoint:
     reduce_local_double: PiecewiseFit | None = None
     gamma_type: str = "MPI_UNSIGNED_CHAR"  # the type reduce_local sums
     family: str = ""  # the MPI's family ("mpich", "openmpi"): its implementation's own steps, where they differ
+    # the sendrecv-reduce pattern's model: a step that exchanges m bytes and combines them into what
+    # it sends next, measured whole; None: such a step costs both_ways(m) + γ·m
+    exchange_combine: PiecewiseFit | None = None
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
         Fortran's MPI_DOUBLE_PRECISION: reduce-local's double variant); else unchanged, γ of bytes."""
         if datatype in DOUBLE_TYPES and self.reduce_local_double is not None:
-            return replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE")
+            # sendrecv-reduce sums bytes: a step of doubles is its parts, exchange + γ of doubles
+            return replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE", exchange_combine=None)
         return self
 
     @property
@@ -54,6 +61,9 @@ class PointToPoint:
         steps = ("a step that sends and receives at once from sendrecv" if self.exchange is not None else
                  "a step that sends and receives at once costs the one-way time: the run has no sendrecv "
                  "(add --pattern sendrecv)")
+        if self.exchange_combine is not None:
+            steps += ("; one that also combines what it received into what it sends next from sendrecv-reduce "
+                      "(measured whole: the parts do not add up)")
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
@@ -68,6 +78,14 @@ class PointToPoint:
             return self.one_way(size)
         first = self.exchange.segments[0]
         return max(float(self.exchange.predict(max(size, float(first.from_bytes)))), 0.0)
+
+    def both_ways_combined(self, size: float) -> float:
+        """One MPI_Sendrecv of m bytes each way and the combining of the m bytes received into the
+        buffer sent next (sendrecv-reduce's model; both_ways + γ·m without it)."""
+        if self.exchange_combine is None:
+            return self.both_ways(size) + self.combine(size)
+        first = self.exchange_combine.segments[0]
+        return max(float(self.exchange_combine.predict(max(size, float(first.from_bytes)))), 0.0)
 
     def copy(self, size: float) -> float:
         """A local copy of m bytes (memcpy's model; 0 without memcpy in the run)."""
@@ -88,7 +106,11 @@ def _scaled(model: PiecewiseFit | None, size: float) -> float:
 
 
 def step_time(p2p: PointToPoint, step: Step) -> float:
-    """``count`` rounds of one message, its combining and its local copy."""
+    """``count`` rounds of one message, its combining and its local copy; an exchange that combines
+    what it received (recursive doubling and halving, a ring's reduce-scatter) as sendrecv-reduce
+    measured it, whole."""
+    if step.exchange_combined:
+        return step.count * (p2p.both_ways_combined(step.message_bytes) + p2p.copy(step.copy_bytes))
     sent = 0.0
     if step.message_bytes is not None:
         sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
