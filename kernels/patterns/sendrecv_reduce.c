@@ -4,8 +4,9 @@
  * MPI_UNSIGNED_CHAR, the collective patterns' operator and type) the received bytes into the buffer
  * they send next. Measured as one step because the parts do not add up: on the machine this was
  * written on (MPICH 5.0, shared memory), a sendrecv and a reduce-local of 32-64 KiB measured apart
- * summed to 0.69x the step, and the step with a separate accumulator to 1.0x: sending bytes the
- * reduction has just written costs more than sending clean ones (bench/RESULTS.md §19).
+ * summed to 0.37-0.9x the step, depending on the launch, and with a separate accumulator to about
+ * 1x: sending bytes the reduction has just written costs more than sending clean ones
+ * (bench/allreduce_parts.c, bench/RESULTS.md §19).
  *
  * The payload: after d iterations both ranks hold 2^(d-1) x (theirs + the partner's) modulo 256 in
  * the send buffer and 2^(d-2) x that sum in the receive buffer, which verify() checks byte by byte.

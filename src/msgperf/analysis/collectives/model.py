@@ -13,7 +13,8 @@ memcpy would do. Without reduce-local in the run, the reductions' predictions le
 so; without memcpy, the local copies likewise. A step that exchanges m bytes and combines them into
 what it sends next (recursive doubling and halving, a ring's reduce-scatter) is charged what the
 ``sendrecv-reduce`` pattern measured for it whole, when the run has it: its sendrecv and its
-reduce-local measured apart add up to less (0.69x at 32-64 KiB on MPICH 5.0, bench/RESULTS.md §19).
+reduce-local measured apart add up to less (0.37-0.9x at 32-64 KiB on MPICH 5.0, depending on the
+launch: bench/allreduce_parts.c, bench/RESULTS.md §19).
 """
 
 from __future__ import annotations
