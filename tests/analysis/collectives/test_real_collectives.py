@@ -20,7 +20,7 @@ from msgperf.records.runfile_read import read_run
 pytestmark = [pytest.mark.slow, pytest.mark.mpi, pytest.mark.collectives]
 
 OPENMPI_CC = Path("/usr/bin/mpicc.openmpi")
-PATTERNS = ("pingpong", "sendrecv", "memcpy", "reduce-local", "allreduce")
+PATTERNS = ("pingpong", "sendrecv", "memcpy", "reduce-local", "sendrecv-reduce", "allreduce")
 
 
 def measure(msgperf, tmp_path, mpi: str, algorithm: str, extra=()):
