@@ -52,6 +52,7 @@ def test_resume_refuses_options_it_would_ignore(msgperf, tmp_path):
                     "(or measure anew without --resume)")
     # the same value as the default is still an option the user gave
     assert "drop --pattern" in one_line_error(msgperf("run", "--resume", run_file, "--pattern", "pingpong"))
+    assert "drop --[no-]model-patterns " in one_line_error(msgperf("run", "--resume", run_file, "--no-model-patterns"))
     assert run_file.read_bytes() == before and not (tmp_path / "b.jsonl").exists()
 
 

@@ -165,32 +165,31 @@ def main() -> None:
     passes = [("intra",), ("inter",)] if o.placement == "both" else [(None,)]
     written = 0
     for n, (placement,) in enumerate(passes):
-        for p in patterns:
+        for size, p in ((s, p) for s in sizes for p in patterns):  # size by size, as the kernels
             all_ranks = p in ("ring", "pairs", "matrix")
             if n > 0 and all_ranks:
                 continue
-            for size in sizes:
-                if stall and size == stall[1]:
-                    while True:  # like --test-stall: that rank stops responding here
-                        time.sleep(60)
-                for record in _records_for(recorded[p], size):
-                    if after is not None and written == after:
-                        if behaviour.get("partial"):
-                            text = json.dumps(dict(record, launch=o.launch, bytes=size))
-                            out.write(text[: len(text) // 2])
-                            out.flush()
-                        event()
-                    time.sleep(pace)
-                    m = dict(_on_curve(record, size, behaviour.get("curve")), launch=o.launch, bytes=size)
-                    if not all_ranks:
-                        m["ranks"] = pair
-                    if placement:
-                        m["placement"] = placement
-                    m.pop("first_message_of_job_s", None)
-                    if written == 0:
-                        m["first_message_of_job_s"] = m.get("first_s")
-                    write(m)
-                    written += 1
+            if stall and size == stall[1]:
+                while True:  # like --test-stall: that rank stops responding here
+                    time.sleep(60)
+            for record in _records_for(recorded[p], size):
+                if after is not None and written == after:
+                    if behaviour.get("partial"):
+                        text = json.dumps(dict(record, launch=o.launch, bytes=size))
+                        out.write(text[: len(text) // 2])
+                        out.flush()
+                    event()
+                time.sleep(pace)
+                m = dict(_on_curve(record, size, behaviour.get("curve")), launch=o.launch, bytes=size)
+                if not all_ranks:
+                    m["ranks"] = pair
+                if placement:
+                    m["placement"] = placement
+                m.pop("first_message_of_job_s", None)
+                if written == 0:
+                    m["first_message_of_job_s"] = m.get("first_s")
+                write(m)
+                written += 1
     if after is not None and written == after:
         event()  # stopped after its last measurement, before its launch_end
     write(dict(end, launch=o.launch, end_time=_now(), cpus=[r % 2 for r in range(np_)],

@@ -133,11 +133,12 @@ _PLAN_OPTIONS = (
         help="Collectives: time one call per sample, each after an MPI_Barrier outside the timing (as OSU); "
              "default: k calls back to back, so a rank may start the next call while another is still in "
              "the last one (as IMB).")),
-    ("model_patterns", "--model-patterns", click.option(
+    ("model_patterns", "--[no-]model-patterns", click.option(
         "--model-patterns/--no-model-patterns", default=True, show_default=True,
         help="With a collective (allreduce, bcast, alltoall, reduce, allgather, reduce-scatter-block, barrier): "
              "also measure the point-to-point patterns its algorithms' predictions are made from (pingpong; "
-             "sendrecv, memcpy, reduce-local as the algorithms need them), size by size beside it.")),
+             "sendrecv, memcpy, reduce-local, sendrecv-reduce as the algorithms need them), size by size "
+             "beside it.")),
     ("off_cache", "--off-cache", click.option(
         "--off-cache", is_flag=True,
         help="Collectives: cycle through buffer sets that together exceed twice the last-level cache, so no "

@@ -65,7 +65,8 @@ FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repe
               help="After the sweep, measure the answer's sizes (the smallest, and the peak bandwidth's with the "
                    "sizes beside it) again in N short launches of their own, so that the latency's and peak "
                    "bandwidth's intervals cover the spread between launches, not one launch's; 0: the sweep's "
-                   "launch alone. A ping-pong run only; not with --repeat, where every size has its launches.")
+                   "launch alone. A run that measures the ping-pong only (a collective's run does: its predictions are made from "
+                   "it); not with --repeat, where every size has its launches.")
 @click.option("--detail", is_flag=True, help="After the answer and the tables, the fine print: the machine and each "
               "launch's conditions, every column and size, first messages, models and caveats (as show --detail).")
 @click.option("--all", "all_sizes", is_flag=True, help="Every size in the tables, also those a refinement added "

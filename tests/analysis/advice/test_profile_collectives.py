@@ -107,6 +107,25 @@ def test_with_sendrecv_memcpy_and_reduce_local_each_step_uses_its_own_model():
     assert any("MPI_SUM over bytes" in n for n in a.collectives.notes)
 
 
+def test_an_exchange_that_combines_is_priced_by_the_model_runs_sendrecv_reduce():
+    """Recursive doubling's step and Rabenseifner's reduce-scatter step at P = 2 cost what the model
+    run's sendrecv-reduce measured, whole; the allgather step stays a sendrecv."""
+    exchange, whole = fitted(alpha=3e-6, beta=2e-9), fitted(alpha=5e-6, beta=6e-9)
+    copy, combine = fitted(alpha=1e-8, beta=0.02e-9), fitted(alpha=1e-8, beta=1e-9)
+    a = advise_profile(allreduce_profile(size=1 << 20, time_s=0.5),
+                       model_run({"sendrecv": exchange, "memcpy": copy, "reduce-local": combine,
+                                  "sendrecv-reduce": whole}))
+    (row,) = a.collectives.ranks[0].rows
+    n = 1 << 20
+    into = 1e-8 + 0.02e-9 * n  # the copy of the input into the result
+    rd = into + (5e-6 + 6e-9 * n)
+    rsag = into + (5e-6 + 6e-9 * n / 2) + (3e-6 + 2e-9 * n / 2)  # the ring's the same at P = 2
+    reduce_bcast = into + 2 * T(n) + (1e-8 + 1e-9 * n)  # one-way steps, the combining apart
+    assert (row.slowest, row.high_s) == ("rec. doubling", pytest.approx(100 * rd, rel=0.02))
+    assert row.low_s == pytest.approx(100 * min(rsag, reduce_bcast), rel=0.02)
+    assert "sendrecv-reduce" in a.collectives.model_words
+
+
 def series_variant(pattern: str, variant: str, sweep):
     s = series(pattern, sweep)
     s.key.variant = variant

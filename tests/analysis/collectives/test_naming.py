@@ -177,3 +177,25 @@ def test_the_runs_mpi_picks_its_implementations_steps():
     scattered = m.prediction("scattered").predicted_s - o.prediction("scattered").predicted_s
     assert np.isclose(scattered, t(n) - copy(n), rtol=0.1)  # a message to itself instead of a copy
     assert m.prediction("pairwise").predicted_s == o.prediction("pairwise").predicted_s
+
+
+def test_the_runs_sendrecv_reduce_prices_the_exchange_that_combines():
+    """A run whose allreduce is recursive doubling measured as sendrecv-reduce measured its step
+    (1.5x its parts): with that pattern in the run the prediction follows it; without, the parts."""
+    rng = np.random.default_rng(3)
+    whole = lambda n: 1.5 * (t(n) + gamma(n))  # noqa: E731
+    truth = lambda n: copy(n) + whole(n)  # noqa: E731
+    base = [measurement("pingpong", s, 2 * t(s) * factors(200, 0.02, rng)) for s in SIZES]
+    base += [measurement("memcpy", s, (1e-9 + copy(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    base += [measurement("reduce-local", s, (1e-9 + gamma(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    base += [measurement("allreduce", s, truth(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    combined = [measurement("sendrecv-reduce", s, whole(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    with_it = analyze(make_run(base + combined)).collectives
+    without = analyze(make_run(base)).collectives
+    assert with_it.p2p.exchange_combine is not None and without.p2p.exchange_combine is None
+
+    def rd_ratios(c):
+        return [v.prediction("recursive_doubling").ratio(v.measured_s) for v in c.find("allreduce").sizes]
+
+    assert all(0.9 < r < 1.1 for r in rd_ratios(with_it))
+    assert all(r < 0.8 for r in rd_ratios(without))

@@ -55,7 +55,7 @@ What is modelled and what not:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 # The collectives this module models, and what their size means
@@ -73,12 +73,15 @@ class Step:
     reduce_bytes: float = 0.0
     copy_bytes: float = 0.0
     exchange: bool = False  # each rank sends and receives at once (MPI_Sendrecv), not one way
+    # the bytes combined are what the next exchange sends (recursive doubling and halving, a ring's
+    # reduce-scatter); not a pairwise reduce-scatter, which combines into a block it never sends
+    into_sent: bool = False
 
     @property
     def exchange_combined(self) -> bool:
-        """An exchange whose received bytes are combined (into what the next step sends: recursive
-        doubling and halving, a ring's reduce-scatter), which sendrecv-reduce measures whole."""
-        return self.exchange and bool(self.message_bytes) and self.reduce_bytes == self.message_bytes
+        """An exchange whose received bytes are combined into what the next exchange sends, which
+        sendrecv-reduce measures whole (the parts apart add up to less, bench/allreduce_parts.c)."""
+        return self.exchange and self.into_sent and bool(self.message_bytes) and bool(self.reduce_bytes)
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def _fold(p: int, n: float, reduce: bool) -> tuple[Step, ...]:
 
 def _halves(p: int, n: float, reduce: bool) -> tuple[Step, ...]:
     """Recursive halving over the largest power of two: step k sends and combines n / 2^k."""
-    return tuple(Step(1, n / 2 ** k, n / 2 ** k if reduce else 0.0, exchange=True)
+    return tuple(Step(1, n / 2 ** k, n / 2 ** k if reduce else 0.0, exchange=True, into_sent=reduce)
                  for k in range(1, lg(_pof2(p)) + 1))
 
 
@@ -140,7 +143,7 @@ def _into_result(n):
 
 
 def _allreduce_rd(p, n):
-    return _into_result(n) + _fold(p, n, True) + (Step(lg(_pof2(p)), n, n, exchange=True),)
+    return _into_result(n) + _fold(p, n, True) + (Step(lg(_pof2(p)), n, n, exchange=True, into_sent=True),)
 
 
 def _allreduce_rsag(p, n):
@@ -148,7 +151,8 @@ def _allreduce_rsag(p, n):
 
 
 def _allreduce_ring(p, n):
-    return _into_result(n) + (Step(p - 1, n / p, n / p, exchange=True), Step(p - 1, n / p, exchange=True))
+    return _into_result(n) + (Step(p - 1, n / p, n / p, exchange=True, into_sent=True),
+                              Step(p - 1, n / p, exchange=True))
 
 
 def _allreduce_reduce_bcast(p, n):
@@ -232,10 +236,13 @@ def _allgather_ring(p, n):
 # ---- reduce_scatter_block -------------------------------------------------------------------
 
 def _rsb_halving(p, n):
-    return _fold(p, n * p, True)[:1] + _halves(p, n * p, True)
+    # the last halving combines into the rank's own block, the result, which is never sent
+    halves = _halves(p, n * p, True)
+    return _fold(p, n * p, True)[:1] + halves[:-1] + tuple(replace(s, into_sent=False) for s in halves[-1:])
 
 
 def _rsb_pairwise(p, n):
+    # each step sends a block of the untouched input and combines into the rank's own block
     return (Step(p - 1, n, n, exchange=True),)
 
 
