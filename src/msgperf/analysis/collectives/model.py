@@ -70,23 +70,18 @@ class PointToPoint:
     def one_way(self, size: float) -> float:
         """T(m): the ping-pong's one-way time of an m-byte message (a 0-byte message, or one below
         the smallest size measured, costs what the smallest measured size costs)."""
-        first = self.pingpong.segments[0]
-        return max(float(self.pingpong.predict(max(size, float(first.from_bytes)))), 0.0)
+        return _at(self.pingpong, size)
 
     def both_ways(self, size: float) -> float:
         """One MPI_Sendrecv of m bytes each way (the sendrecv pattern's model; T(m) without it)."""
-        if self.exchange is None:
-            return self.one_way(size)
-        first = self.exchange.segments[0]
-        return max(float(self.exchange.predict(max(size, float(first.from_bytes)))), 0.0)
+        return self.one_way(size) if self.exchange is None else _at(self.exchange, size)
 
     def both_ways_combined(self, size: float) -> float:
         """One MPI_Sendrecv of m bytes each way and the combining of the m bytes received into the
         buffer sent next (sendrecv-reduce's model; both_ways + γ·m without it)."""
         if self.exchange_combine is None:
             return self.both_ways(size) + self.combine(size)
-        first = self.exchange_combine.segments[0]
-        return max(float(self.exchange_combine.predict(max(size, float(first.from_bytes)))), 0.0)
+        return _at(self.exchange_combine, size)
 
     def copy(self, size: float) -> float:
         """A local copy of m bytes (memcpy's model; 0 without memcpy in the run)."""
@@ -97,13 +92,17 @@ class PointToPoint:
         return _scaled(self.reduce_local, size)
 
 
+def _at(model: PiecewiseFit, size: float) -> float:
+    """The model's time at ``size`` bytes; below its smallest measured size, that size's time."""
+    return max(float(model.predict(max(size, float(model.segments[0].from_bytes)))), 0.0)
+
+
 def _scaled(model: PiecewiseFit | None, size: float) -> float:
     """The model's time at ``size`` bytes; below its smallest measured size, that size's time
     scaled down in proportion (a copy of nothing costs nothing)."""
     if model is None or size <= 0:
         return 0.0
-    at = max(size, float(model.segments[0].from_bytes))
-    return max(float(model.predict(at)), 0.0) * size / at
+    return _at(model, size) * size / max(size, float(model.segments[0].from_bytes))
 
 
 def step_time(p2p: PointToPoint, step: Step) -> float:
