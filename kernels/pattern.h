@@ -40,7 +40,8 @@ enum mp_family {
     MP_FAMILY_COMBINING,     /* k messages apart versus combined */
     MP_FAMILY_OVERLAP,       /* communication hidden behind computation */
     MP_FAMILY_PROBE,         /* the eager limit, found directly */
-    MP_FAMILY_HARDWARE,      /* costs the models charge, not bandwidths: memcpy, reduce-local, sendrecv-reduce, the floor */
+    MP_FAMILY_HARDWARE,      /* costs the models charge, not bandwidths: memcpy, reduce-local, sendrecv-reduce,
+                                sendrecv-indexed, the floor */
     MP_FAMILY_COLLECTIVE,    /* one MPI collective over every rank: barrier, bcast, allreduce, alltoall ... */
 };
 

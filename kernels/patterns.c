@@ -32,6 +32,7 @@
     X(memcpy) \
     X(reduce_local) \
     X(sendrecv_reduce) \
+    X(sendrecv_indexed) \
     X(floor) \
     X(barrier) \
     X(bcast) \

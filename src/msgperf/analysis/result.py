@@ -35,7 +35,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import BOTH_WAYS, BOTH_WAYS_COMBINED, COMBINE, COPY, ONE_WAY, Collectives, collective_fits
+from msgperf.analysis.collectives import BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COMBINE, COPY, ONE_WAY, Collectives, collective_fits
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
@@ -450,7 +450,8 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
     ping, why = model(ONE_WAY)
     return collective_fits(rows, ping, model(COPY)[0], source.nranks, source.mpi_library, tolerance,
                            f"the ping-pong has no model: {why}" if why else "", model(COMBINE)[0],
-                           conditions, model(BOTH_WAYS)[0], mpi_device, model(BOTH_WAYS_COMBINED)[0])
+                           conditions, model(BOTH_WAYS)[0], mpi_device, model(BOTH_WAYS_COMBINED)[0],
+                           model(BOTH_WAYS_INDEXED)[0])
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

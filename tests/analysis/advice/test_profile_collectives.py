@@ -428,3 +428,26 @@ def test_the_algorithms_steps_are_those_of_the_mpi_the_program_ran_with(library,
 
     chosen = series("pingpong", fitted())
     assert point_to_point(SimpleNamespace(series=(chosen,)), chosen, library).family == family
+
+
+def test_a_bruck_step_is_priced_by_the_model_runs_sendrecv_indexed():
+    """The advice's point-to-point model takes the model run's sendrecv-indexed, so Bruck's alltoall
+    is charged each step's datatype and packing as measured, whole; the other alltoalls do not change."""
+    from msgperf.analysis.advice.profile_collectives import point_to_point
+    from msgperf.analysis.collectives import predict
+    from msgperf.analysis.collectives.algorithms import find
+
+    exchange, indexed, copy = fitted(alpha=3e-6, beta=2e-9), fitted(alpha=5e-6, beta=3e-9), fitted(1e-8, 0.02e-9)
+    chosen = series("pingpong", fitted())
+    parts = point_to_point(SimpleNamespace(series=(chosen, series("sendrecv", exchange), series("memcpy", copy))),
+                           chosen, "MPICH Version: 5.0.2")
+    whole = point_to_point(SimpleNamespace(series=(chosen, series("sendrecv", exchange), series("memcpy", copy),
+                                                   series("sendrecv-indexed", indexed))), chosen, "MPICH Version: 5.0.2")
+    n = 4096.0
+    rotations = 3 * (1e-8 + 0.02e-9 * 2 * n)
+    bruck = find("alltoall", "bruck")
+    assert predict(parts, bruck, 2, n) == pytest.approx(rotations + 3e-6 + 2e-9 * n + 1e-8 + 0.02e-9 * n, rel=0.02)
+    assert predict(whole, bruck, 2, n) == pytest.approx(rotations + 5e-6 + 3e-9 * n, rel=0.02)
+    pairwise = find("alltoall", "pairwise")
+    assert predict(whole, pairwise, 2, n) == predict(parts, pairwise, 2, n)
+    assert "sendrecv-indexed" in whole.gamma_words

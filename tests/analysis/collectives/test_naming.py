@@ -199,3 +199,36 @@ def test_the_runs_sendrecv_reduce_prices_the_exchange_that_combines():
 
     assert all(0.9 < r < 1.1 for r in rd_ratios(with_it))
     assert all(r < 0.8 for r in rd_ratios(without))
+
+
+def test_the_runs_sendrecv_indexed_prices_brucks_steps_and_the_times_point_to_bruck():
+    """A Bruck alltoall at 2 ranks whose step costs what sendrecv-indexed measured (a datatype's life
+    and its packing on top of the exchange, bench/alltoall_bruck_parts.c): with that pattern in the run
+    the prediction follows the measured time and the times point to Bruck, not to the scattered
+    alltoall, whose prediction the unpriced datatype made look nearer; without it, Bruck falls short."""
+    import dataclasses
+
+    rng = np.random.default_rng(4)
+    sendrecv = lambda n: 1.2 * t(n)  # noqa: E731
+    indexed = lambda n: 1.5e-6 + sendrecv(n) + copy(n)  # noqa: E731
+    truth = lambda n: 2 * copy(2 * n) + indexed(n)  # Open MPI's: two rotations of n·P  # noqa: E731
+    base = [measurement("pingpong", s, 2 * t(s) * factors(200, 0.02, rng)) for s in SIZES]
+    base += [measurement("sendrecv", s, sendrecv(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    base += [measurement("memcpy", s, (1e-9 + copy(s)) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    base += [measurement("alltoall", s, truth(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    typed = [measurement("sendrecv-indexed", s, indexed(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+    def as_open_mpi(run):
+        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library="Open MPI v4.1.4")
+                                                       for l in run.launches))
+
+    with_it = analyze(as_open_mpi(make_run(base + typed))).collectives
+    without = analyze(as_open_mpi(make_run(base))).collectives
+    assert with_it.p2p.exchange_indexed is not None and without.p2p.exchange_indexed is None
+
+    def bruck(c):
+        return [v.prediction("bruck").ratio(v.measured_s) for v in c.find("alltoall").sizes]
+
+    assert all(0.9 < r < 1.1 for r in bruck(with_it))
+    small = [v for v in with_it.find("alltoall").sizes if v.bytes <= 256]
+    assert all(v.evidence == "bruck" for v in small), [(v.bytes, v.why) for v in small]
+    assert all(r < 0.8 for r, v in zip(bruck(without), without.find("alltoall").sizes) if v.bytes <= 256)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
-from msgperf.analysis.collectives import (BOTH_WAYS, BOTH_WAYS_COMBINED, COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE,
+from msgperf.analysis.collectives import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE,
                                           REDUCTIONS, PointToPoint, algorithms_of, predict, steps_family)
 from msgperf.analysis.tables import mpi_device
 
@@ -255,7 +255,7 @@ def point_to_point(result: Any, chosen: Any, mpi_library: str = "") -> PointToPo
     return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model(COPY), model(COMBINE),
                         model(BOTH_WAYS), model(COMBINE, "double"),
                         family=steps_family(mpi_library, mpi_device(mpi_library)),
-                        exchange_combine=model(BOTH_WAYS_COMBINED))
+                        exchange_combine=model(BOTH_WAYS_COMBINED), exchange_indexed=model(BOTH_WAYS_INDEXED))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:

@@ -8,12 +8,12 @@ collective), ``collective_advice(collectives, collective, k, s) -> CollectiveAdv
 
 from msgperf.analysis.collectives.advice import CollectiveAdvice, Favoured, collective_advice
 from msgperf.analysis.collectives.algorithms import ALGORITHMS, COLLECTIVES, REDUCTIONS, Algorithm, algorithms_of
-from msgperf.analysis.collectives.fits import (BOTH_WAYS, BOTH_WAYS_COMBINED, COMBINE, COPY, ONE_WAY, AlgorithmModel, CollectiveFit,
+from msgperf.analysis.collectives.fits import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COMBINE, COPY, ONE_WAY, AlgorithmModel, CollectiveFit,
                                                Collectives, collective_fits, collective_name, model_patterns)
 from msgperf.analysis.collectives.model import PointToPoint, predict
 from msgperf.analysis.collectives.selection import steps_family
 from msgperf.analysis.collectives.naming import CANNOT_TELL, FIT_TOLERANCE, NONE, SEPARATION, Prediction, SizeRange, SizeVerdict
 
-__all__ = ["ALGORITHMS", "BOTH_WAYS", "BOTH_WAYS_COMBINED", "CANNOT_TELL", "COMBINE", "COPY", "ONE_WAY", "model_patterns", "COLLECTIVES", "FIT_TOLERANCE", "SEPARATION", "NONE", "Algorithm", "AlgorithmModel", "CollectiveAdvice",
+__all__ = ["ALGORITHMS", "BOTH_WAYS", "BOTH_WAYS_COMBINED", "BOTH_WAYS_INDEXED", "CANNOT_TELL", "COMBINE", "COPY", "ONE_WAY", "model_patterns", "COLLECTIVES", "FIT_TOLERANCE", "SEPARATION", "NONE", "Algorithm", "AlgorithmModel", "CollectiveAdvice",
            "CollectiveFit", "Collectives", "Favoured", "PointToPoint", "Prediction", "SizeRange", "SizeVerdict",
            "REDUCTIONS", "algorithms_of", "collective_advice", "collective_fits", "collective_name", "predict", "steps_family"]

@@ -44,7 +44,11 @@ What is modelled and what not:
   of the blocks it exchanges (MPICH packs them into a temporary buffer before sending, Open MPI
   copies them back after receiving: ``ompi_coll_base_alltoall_intra_bruck``); MPICH's final
   rotation goes through its temporary buffer, a third copy of n·P (``MPIR_Alltoall_intra_brucks``),
-  charged where the run's MPI is MPICH (``Algorithm.steps_of``). An alltoall's own block is a
+  charged where the run's MPI is MPICH (``Algorithm.steps_of``). Both build a derived datatype for
+  each step's blocks, commit it, exchange through it and free it: a step is charged what the run's
+  ``sendrecv-indexed`` pattern measured of that whole, its packing included, when the run has it
+  (measured for one block: at more than 2 ranks a step's type has several, priced as one of their
+  bytes). An alltoall's own block is a
   local copy, except in MPICH's scattered algorithm, which posts it as a message to the rank itself
   (through ch4's transport, whose self path serves only a communicator of one rank): a one-way
   time;
@@ -76,6 +80,15 @@ class Step:
     # the bytes combined are what the next exchange sends (recursive doubling and halving, a ring's
     # reduce-scatter); not a pairwise reduce-scatter, which combines into a block it never sends
     into_sent: bool = False
+    # the exchanged blocks go through a derived datatype built, committed and freed for the step, and
+    # are copied once more, packed or copied back (Bruck's alltoall, MPICH's and Open MPI's)
+    indexed: bool = False
+
+    @property
+    def exchange_indexed(self) -> bool:
+        """An exchange through a datatype of the step's own, which sendrecv-indexed measures whole
+        with its packing (the parts apart add up to less, bench/alltoall_bruck_parts.c)."""
+        return self.exchange and self.indexed and self.message_bytes is not None
 
     @property
     def exchange_combined(self) -> bool:
@@ -181,8 +194,9 @@ def _bcast_scatter_ring(p, n):
 # ---- alltoall -------------------------------------------------------------------------------
 
 def _alltoall_bruck(p, n):
-    # step k exchanges the blocks whose index has bit k set, and copies them once (packed or copied back)
-    rounds = tuple(Step(1, blocks, copy_bytes=blocks, exchange=True)
+    # step k exchanges the blocks whose index has bit k set through a datatype of its own, and copies
+    # them once (packed or copied back: ``indexed``)
+    rounds = tuple(Step(1, blocks, exchange=True, indexed=True)
                    for blocks in (n * sum(1 for i in range(p) if i >> k & 1) for k in range(lg(p))))
     return (Step(2, None, copy_bytes=n * p),) + rounds
 

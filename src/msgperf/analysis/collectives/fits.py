@@ -25,16 +25,18 @@ def collective_name(pattern: str) -> str | None:
 
 # The point-to-point patterns the predictions are made from: one-way steps (the ping-pong's piecewise
 # model), steps both ways at once, local copies, combining (γ), a step both ways that combines what it
-# received into what it sends next (measured whole)
+# received into what it sends next, a step both ways through a datatype built for it (both measured
+# whole)
 ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
-BOTH_WAYS_COMBINED = "sendrecv-reduce"
+BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED = "sendrecv-reduce", "sendrecv-indexed"
 
 
 def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
     """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
     are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
     for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
-    a step both ways that combines; () without a collective."""
+    a step both ways that combines, sendrecv-indexed for one through a datatype of its own (and
+    memcpy, its packing's price without it); () without a collective."""
     need: set[str] = set()
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
@@ -42,10 +44,11 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
             for steps in (a.steps, *(s for _, s in a.family_steps)):
                 for step in steps(max(nranks, 2), 1024.0):
                     need |= {BOTH_WAYS} if step.exchange else set()
-                    need |= {COPY} if step.copy_bytes else set()
+                    need |= {COPY} if step.copy_bytes or step.indexed else set()
                     need |= {COMBINE} if step.reduce_bytes else set()
                     need |= {BOTH_WAYS_COMBINED} if step.exchange_combined else set()
-    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED) if p in need)
+                    need |= {BOTH_WAYS_INDEXED} if step.exchange_indexed else set()
+    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED) if p in need)
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
                     nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
                     reduce_local: PiecewiseFit | None = None,
                     conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None,
-                    mpi_device: str | None = None, exchange_combine: PiecewiseFit | None = None) -> Collectives | None:
+                    mpi_device: str | None = None, exchange_combine: PiecewiseFit | None = None,
+                    exchange_indexed: PiecewiseFit | None = None) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
     has no collective."""
@@ -112,7 +116,8 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
         return None
     family = mpi_family(mpi_library)
     p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange,
-                        family=steps_family(mpi_library, mpi_device), exchange_combine=exchange_combine)
+                        family=steps_family(mpi_library, mpi_device), exchange_combine=exchange_combine,
+                        exchange_indexed=exchange_indexed)
            if pingpong is not None else None)
     fits = []
     for (pattern, variant, ranks), group in groups.items():

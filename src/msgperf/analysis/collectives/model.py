@@ -14,7 +14,10 @@ so; without memcpy, the local copies likewise. A step that exchanges m bytes and
 what it sends next (recursive doubling and halving, a ring's reduce-scatter) is charged what the
 ``sendrecv-reduce`` pattern measured for it whole, when the run has it: its sendrecv and its
 reduce-local measured apart add up to less (0.37-0.9x at 32-64 KiB on MPICH 5.0, depending on the
-launch: bench/allreduce_parts.c, bench/RESULTS.md §19).
+launch: bench/allreduce_parts.c, bench/RESULTS.md §19). Likewise a step that exchanges through a
+derived datatype built for it (Bruck's alltoall) is charged what ``sendrecv-indexed`` measured for
+it whole: the datatype's life and its packing cost more than a sendrecv and a memcpy of the block
+(bench/alltoall_bruck_parts.c).
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ class PointToPoint:
     # the sendrecv-reduce pattern's model: a step that exchanges m bytes and combines them into what
     # it sends next, measured whole; None: such a step costs both_ways(m) + γ·m
     exchange_combine: PiecewiseFit | None = None
+    # the sendrecv-indexed pattern's model: a step that exchanges m bytes through a datatype it
+    # builds, packing them, measured whole; None: such a step costs both_ways(m) + a copy of m
+    exchange_indexed: PiecewiseFit | None = None
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
@@ -65,6 +71,9 @@ class PointToPoint:
         if self.exchange_combine is not None:
             steps += ("; one that also combines what it received into what it sends next from sendrecv-reduce "
                       "(measured whole: the parts do not add up)")
+        if self.exchange_indexed is not None:
+            steps += ("; one through a datatype built for it (Bruck's alltoall) from sendrecv-indexed "
+                      "(measured whole, its packing included)")
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
@@ -82,6 +91,13 @@ class PointToPoint:
         if self.exchange_combine is None:
             return self.both_ways(size) + self.combine(size)
         return _at(self.exchange_combine, size)
+
+    def both_ways_indexed(self, size: float) -> float:
+        """One step of m bytes each way through a datatype built, committed and freed for it, its
+        packing included (sendrecv-indexed's model; both_ways + a copy of m without it)."""
+        if self.exchange_indexed is None:
+            return self.both_ways(size) + self.copy(size)
+        return _at(self.exchange_indexed, size)
 
     def copy(self, size: float) -> float:
         """A local copy of m bytes (memcpy's model; 0 without memcpy in the run)."""
@@ -108,9 +124,12 @@ def _scaled(model: PiecewiseFit | None, size: float) -> float:
 def step_time(p2p: PointToPoint, step: Step) -> float:
     """``count`` rounds of one message, its combining and its local copy; an exchange that combines
     what it received (recursive doubling and halving, a ring's reduce-scatter) as sendrecv-reduce
-    measured it, whole."""
+    measured it, whole; one through a datatype of its own (Bruck's) as sendrecv-indexed did."""
     if step.exchange_combined:
         return step.count * (p2p.both_ways_combined(step.message_bytes) + p2p.copy(step.copy_bytes))
+    if step.exchange_indexed:
+        return step.count * (p2p.both_ways_indexed(step.message_bytes) + p2p.combine(step.reduce_bytes)
+                             + p2p.copy(step.copy_bytes))
     sent = 0.0
     if step.message_bytes is not None:
         sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
