@@ -136,18 +136,19 @@ def score(fit, algorithm: str) -> Outcome:
         out.separable += separable
         if mine is not None:
             out.ratios.append(mine.ratio(v.measured_s))
-        if v.evidence:
+        none = v.verdict == NONE or v.evidence == NONE  # no prediction fits, the name withheld or not
+        if v.evidence and not none:
             out.withheld += 1
-        pointed = v.evidence or (v.verdict if v.verdict not in (CANNOT_TELL, NONE) else "")
+        pointed = "" if none else v.evidence or (v.verdict if v.verdict != CANNOT_TELL else "")
         out.evidence_right += pointed == algorithm
         out.evidence_wrong += bool(pointed) and pointed != algorithm
         if v.verdict == algorithm:
             out.right += 1
             out.right_separable += separable
+        elif none:
+            out.none += 1
         elif v.verdict == CANNOT_TELL and (algorithm in v.candidates or v.evidence):
             out.honest += 1  # the set one among the candidates, or a name withheld (counted apart)
-        elif v.verdict == NONE:
-            out.none += 1
         else:
             out.wrong += 1
             out.wrong_names.append(f"{v.bytes} B: {v.verdict} {'/'.join(v.candidates)}")

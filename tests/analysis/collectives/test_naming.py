@@ -82,8 +82,26 @@ def test_reduce_then_bcast_named():
 
 def test_none_of_these_when_nothing_fits():
     fit = analyze(run_of("far_off")).collectives.find("allreduce")
-    assert all(v.evidence == "" and f"the times alone: {NONE}" in v.why for v in fit.sizes)
+    assert all(v.evidence == NONE and f"the times alone: {NONE}" in v.why for v in fit.sizes)
     assert len(fit.ranges) == 1
+    # said as none fitting, not as several that cannot be told apart
+    from msgperf.present.collectives_text import verdict_words
+    assert verdict_words(fit, fit.ranges[0].verdict, fit.ranges[0].candidates, fit.ranges[0].evidence) == \
+        f"cannot tell (the times point to {NONE})"
+
+
+def test_a_call_with_nothing_to_move_that_returns_at_once_is_said_so():
+    """MPICH's alltoall of 0 B took 11 ns where any algorithm's steps take microseconds: no prediction
+    fits, and the evidence says the MPI returned at once; at 8 B the same run points to its algorithm."""
+    rng = np.random.default_rng(5)
+    run = run_of("recursive_doubling")
+    idle = measurement("allreduce", 0, 1e-8 * factors(200, 0.02, rng), divisor=1)
+    ping = measurement("pingpong", 0, 2 * t(0) * factors(200, 0.02, rng))
+    import dataclasses
+    fit = analyze(dataclasses.replace(run, measurements=(ping, idle, *run.measurements))).collectives.find("allreduce")
+    zero = fit.sizes[0]
+    assert (zero.bytes, zero.evidence) == (0, NONE) and "returned at once" in zero.why
+    assert "returned at once" not in fit.sizes[1].why and fit.sizes[1].evidence == "recursive_doubling"
 
 
 def test_ranges_join_consecutive_sizes():
@@ -154,7 +172,9 @@ def test_a_run_names_no_algorithm_only_points_to_one():
             assert set(held.candidates) == {"recursive_doubling", "ring", "reduce_bcast"}  # none ruled out
             assert "not yet reliable" in held.why and ("contention" in held.why) == (ranks > 2)
         assert pointer_only(named, ranks).evidence == "recursive_doubling"  # what the times alone point to
-        assert pointer_only(nothing, ranks).evidence == ""
+        assert pointer_only(nothing, ranks).evidence == NONE  # none fits, said apart from "several"
+        several = judge(64, 10.5e-6, 10.2e-6, 10.8e-6, preds[:1] + [Prediction("ring", 10.4e-6)], 0.25)
+        assert several.verdict == CANNOT_TELL and pointer_only(several, ranks).evidence == ""
 
 
 def test_the_runs_mpi_picks_its_implementations_steps():

@@ -103,9 +103,14 @@ def judge(size: int, measured_s: float, low_s: float | None, high_s: float | Non
     fits = sorted((p for p in usable if _within(p.predicted_s, measured_s, low_s, high_s)),
                   key=lambda p: distance[p.algorithm])
     if not fits:
+        # a call with nothing to move, timed far below every algorithm's steps: the MPI returned at once
+        # (MPICH's alltoall of 0 B took 11 ns where its steps would take 1-2 µs)
+        idle = size == 0 and all(p.predicted_s > 4 * measured_s for p in usable)
         return SizeVerdict(size, measured_s, low_s, high_s, preds, NONE, (),
                            f"no prediction within {FIT_TOLERANCE:.0%}: the closest, {closest.algorithm}, "
-                           f"is {closest.ratio(measured_s):.2f} × the measured time")
+                           f"is {closest.ratio(measured_s):.2f} × the measured time"
+                           + ("; with nothing to move the MPI returned at once, running no algorithm's steps"
+                              if idle else ""))
     width = (high_s - low_s) if low_s is not None and high_s is not None else 0.0
     resolution = width + max(tolerance, SEPARATION) * measured_s
     best = fits[0]
@@ -142,8 +147,9 @@ def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
 
 def pointer_only(v: SizeVerdict, ranks: int) -> SizeVerdict:
     """Every verdict as "cannot tell" among all the algorithms, with what the times alone point to
-    as its evidence (``evidence``; "" where they point to none or to several)."""
-    pointed = v.verdict if v.verdict not in (CANNOT_TELL, NONE) else v.evidence
+    as its evidence (``evidence``: an algorithm, NONE where no prediction fits, "" where several
+    do and cannot be told apart)."""
+    pointed = v.evidence if v.verdict == CANNOT_TELL else v.verdict
     where = ("at 2 ranks the same case measured twice moved by more than the predictions are apart"
              if ranks <= 2 else
              f"at {ranks} ranks the point-to-point model leaves out the contention of transfers that run at once")
