@@ -41,7 +41,7 @@ enum mp_family {
     MP_FAMILY_OVERLAP,       /* communication hidden behind computation */
     MP_FAMILY_PROBE,         /* the eager limit, found directly */
     MP_FAMILY_HARDWARE,      /* costs the models charge, not bandwidths: memcpy, reduce-local, sendrecv-reduce,
-                                sendrecv-indexed, the floor */
+                                sendrecv-indexed, self-message, the floor */
     MP_FAMILY_COLLECTIVE,    /* one MPI collective over every rank: barrier, bcast, allreduce, alltoall ... */
 };
 

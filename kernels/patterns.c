@@ -33,6 +33,7 @@
     X(reduce_local) \
     X(sendrecv_reduce) \
     X(sendrecv_indexed) \
+    X(self_message) \
     X(floor) \
     X(barrier) \
     X(bcast) \

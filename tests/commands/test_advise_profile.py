@@ -536,10 +536,16 @@ def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_s
     # "cannot tell"; which branch applies is read from the profile itself, so either way the rule is checked
     judged = {r["rank"] for r in faults["rows"]}  # the rows that fault call after call (rank 1's here)
     descheduled = [r for r, row in rows.items() if r in judged and row.preempted_n > MAX_PREEMPTED * row.faults_n]
+    # likewise a page's cost measured while busy can put the estimate beyond the calls' own time
+    overrun = [r for r in judged if sum(row["faulting_s"] for row in faults["rows"] if row["rank"] == r)
+               > sum(row["measured_s"] for row in faults["rows"] if row["rank"] == r)]
     if descheduled:
         assert faults["saving_s"] is None and "descheduled" in faults["cannot_tell"], faults
-    else:
-        assert faults["saving_rank"] == 1 and faults["saving_s"] > 0 and out["actions"][0]["kind"] == "page faults"
+    elif overrun:
+        assert faults["saving_s"] is None and "does not hold" in faults["cannot_tell"], faults
+    else:  # rank 1 faults call after call; the root, if it does too, faults its smaller buffer
+        assert faults["saving_rank"] == 1 and faults["saving_s"] > 0, faults
+        assert out["actions"][0]["kind"] == "page faults"
     setting = dict(kv.split("=") for kv in faults["setting"].split())
     _, kept = profiled("after.jsonl", {**generic, **setting})
     after = [c for r in kept.ranks for c in r.collectives if c.call == "MPI_Reduce" and c.bytes == 524288]

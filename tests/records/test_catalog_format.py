@@ -99,7 +99,7 @@ def test_the_committed_catalog_describes_every_pattern():
     for np in (2, 4, 8):
         catalog = committed_catalog(np)
         names = [p.name for p in catalog]
-        assert len(names) == len(set(names)) == 44
+        assert len(names) == len(set(names)) == 45
         assert {p.family for p in catalog} == set(FAMILIES)
         assert all(p.timing and p.metric and p.variants and p.flows >= 1 for p in catalog)
     by_name = {p.name: p for p in committed_catalog(4)}
@@ -112,7 +112,7 @@ def test_the_committed_catalog_describes_every_pattern():
                                        "imb-uniband", "imb-biband", *compat_collectives])
     assert family["many-ranks"] == ["matrix", "pairs", "ring"]
     assert family["buffering"] == ["pack", "unexpected"] and family["hardware"] == ["floor", "memcpy", "reduce-local",
-                                                                                         "sendrecv-indexed",
+                                                                                         "self-message", "sendrecv-indexed",
                                                                                          "sendrecv-reduce"]
     assert (family["combining"], family["overlap"], family["probe"]) == (["combine"], ["overlap"], ["eager-probe"])
     collectives = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "reduce-scatter-block"]

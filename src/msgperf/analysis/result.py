@@ -35,7 +35,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COMBINE, COPY, ONE_WAY, Collectives, collective_fits
+from msgperf.analysis.collectives import ONE_WAY, Collectives, PointToPoint, collective_fits, steps_family
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
@@ -440,18 +440,21 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
                  tolerance: float, conditions: Sequence[LaunchConditions] = (),
                  mpi_device: str | None = None) -> Collectives | None:
-    """The collectives against the blocking ping-pong's model (memcpy's for copies, reduce-local's for γ)."""
-    def model(pattern: str):
-        found = next((s for s in series if s.key.pattern == pattern and not s.key.variant
-                      and s.key.placement in ("", "intra")), None)
-        return (found.model.sweep.piecewise if found is not None and found.model is not None else None,
-                found.not_modelled if found is not None else "")
+    """The collectives against the blocking ping-pong's model and the run's other point-to-point
+    patterns (``PointToPoint.measured``: memcpy's for copies, reduce-local's for γ, ...)."""
+    def found(pattern: str, variant: str = "") -> SeriesResult | None:
+        return next((s for s in series if s.key.pattern == pattern and s.key.variant == variant
+                     and s.key.placement in ("", "intra")), None)
 
-    ping, why = model(ONE_WAY)
-    return collective_fits(rows, ping, model(COPY)[0], source.nranks, source.mpi_library, tolerance,
-                           f"the ping-pong has no model: {why}" if why else "", model(COMBINE)[0],
-                           conditions, model(BOTH_WAYS)[0], mpi_device, model(BOTH_WAYS_COMBINED)[0],
-                           model(BOTH_WAYS_INDEXED)[0])
+    def model(pattern: str, variant: str = ""):
+        s = found(pattern, variant)
+        return s.model.sweep.piecewise if s is not None and s.model is not None else None
+
+    ping, why = model(ONE_WAY), found(ONE_WAY).not_modelled if found(ONE_WAY) is not None else ""
+    p2p = (PointToPoint.measured(ONE_WAY, ping, model, steps_family(source.mpi_library, mpi_device))
+           if ping is not None else None)
+    return collective_fits(rows, p2p, source.nranks, source.mpi_library, tolerance,
+                           f"the ping-pong has no model: {why}" if why else "", conditions)
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

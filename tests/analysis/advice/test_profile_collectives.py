@@ -451,3 +451,20 @@ def test_a_bruck_step_is_priced_by_the_model_runs_sendrecv_indexed():
     pairwise = find("alltoall", "pairwise")
     assert predict(whole, pairwise, 2, n) == predict(parts, pairwise, 2, n)
     assert "sendrecv-indexed" in whole.gamma_words
+
+
+def test_mpichs_own_block_is_priced_by_the_model_runs_self_message_even_from_within_a_node():
+    """A message to itself crosses no link: for an inter-node advice series, the model run's self-message
+    measured within a node still prices MPICH's scattered alltoall's own block; sendrecv does not."""
+    from msgperf.analysis.advice.profile_collectives import point_to_point
+    from msgperf.analysis.collectives import predict
+    from msgperf.analysis.collectives.algorithms import find
+
+    chosen = series("pingpong", fitted())
+    chosen.key.placement = "inter"
+    itself, exchange = series("self-message", fitted(alpha=4e-6, beta=1.5e-9)), series("sendrecv", fitted(3e-6))
+    itself.key.placement = exchange.key.placement = "intra"
+    p2p = point_to_point(SimpleNamespace(series=(chosen, itself, exchange)), chosen, "MPICH Version: 5.0.2")
+    assert p2p.to_self is not None and p2p.exchange is None
+    n = 65536.0
+    assert predict(p2p, find("alltoall", "scattered"), 2, n) == pytest.approx(4e-6 + 1.5e-9 * n + T(n), rel=0.02)

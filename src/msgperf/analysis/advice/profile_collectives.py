@@ -43,11 +43,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
-from msgperf.analysis.collectives import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE,
+from msgperf.analysis.collectives import (COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE, TO_SELF,
                                           REDUCTIONS, PointToPoint, algorithms_of, predict, steps_family)
 from msgperf.analysis.tables import mpi_device
 
-LOCAL_PATTERNS = frozenset({COPY, COMBINE})  # operations within one process: no link crossed
+LOCAL_PATTERNS = frozenset({COPY, COMBINE, TO_SELF})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
 # What the algorithms' size n is, from the profile's bytes at this rank (docs/profile.md)
 PER_RANK_BLOCKS = frozenset({"alltoall", "reduce_scatter_block"})  # the profile counts P blocks
@@ -237,14 +237,14 @@ class ProfileCollectives:
 
 
 def point_to_point(result: Any, chosen: Any, mpi_library: str = "") -> PointToPoint:
-    """The advice's series (T(m)) with the same run's sendrecv, memcpy and reduce-local, where measured;
+    """The advice's series (T(m)) with the same run's other point-to-point patterns, where measured;
     the algorithms' steps of the MPI the program ran with (``mpi_library``, the profile's)."""
     placement = getattr(chosen.key, "placement", "")
 
     def model(pattern: str, variant: str = ""):
-        """The exact placement first, then one not said; a local operation (memcpy, reduce-local) may
-        also come from an intra-node series: it crosses no link, while a step measured within a node
-        would price an inter-node step too low."""
+        """The exact placement first, then one not said; a local operation (memcpy, reduce-local, a
+        message to itself) may also come from an intra-node series: it crosses no link, while a step
+        measured within a node would price an inter-node step too low."""
         wanted = (placement, "", "intra") if pattern in LOCAL_PATTERNS else (placement, "")
         found: dict[str, Any] = {}
         for s in result.series:
@@ -252,10 +252,8 @@ def point_to_point(result: Any, chosen: Any, mpi_library: str = "") -> PointToPo
                 found.setdefault(getattr(s.key, "placement", ""), s)
         return next((found[p].model.sweep.piecewise for p in wanted if p in found), None)
 
-    return PointToPoint(chosen.name, chosen.model.sweep.piecewise, model(COPY), model(COMBINE),
-                        model(BOTH_WAYS), model(COMBINE, "double"),
-                        family=steps_family(mpi_library, mpi_device(mpi_library)),
-                        exchange_combine=model(BOTH_WAYS_COMBINED), exchange_indexed=model(BOTH_WAYS_INDEXED))
+    return PointToPoint.measured(chosen.name, chosen.model.sweep.piecewise, model,
+                                 steps_family(mpi_library, mpi_device(mpi_library)))
 
 
 def _run_measured(result: Any) -> dict[tuple[str, int, int], float]:

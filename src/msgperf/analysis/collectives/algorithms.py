@@ -50,8 +50,9 @@ What is modelled and what not:
   (measured for one block: at more than 2 ranks a step's type has several, priced as one of their
   bytes). An alltoall's own block is a
   local copy, except in MPICH's scattered algorithm, which posts it as a message to the rank itself
-  (through ch4's transport, whose self path serves only a communicator of one rank): a one-way
-  time;
+  (through ch4's transport, whose self path serves only a communicator of one rank): what the
+  run's ``self-message`` pattern measured, or without it a one-way time (at 1 MiB the message to
+  itself took 1.5x the ping-pong's one-way time: bench/self_message.c);
 - MPICH falls back from Rabenseifner to recursive doubling when the vector has fewer elements
   than ranks; sizes that small are predicted as the formula says.
 """
@@ -83,6 +84,8 @@ class Step:
     # the exchanged blocks go through a derived datatype built, committed and freed for the step, and
     # are copied once more, packed or copied back (Bruck's alltoall, MPICH's and Open MPI's)
     indexed: bool = False
+    # the message goes from a rank to itself (MPICH's scattered alltoall's own block), not to a partner
+    to_self: bool = False
 
     @property
     def exchange_indexed(self) -> bool:
@@ -218,7 +221,7 @@ def _alltoall_scattered_mpich(p, n):
     # MPIR_Alltoall_intra_scattered posts the rank's own block as a message to itself too, which
     # ch4 sends through its transport like any other (its self path is for a communicator of one
     # rank): the same rank sends and receives it, one one-way time, beside the exchange
-    return (Step(1, n), Step(1, n * (p - 1), exchange=True))
+    return (Step(1, n, to_self=True), Step(1, n * (p - 1), exchange=True))
 
 
 # ---- reduce ---------------------------------------------------------------------------------

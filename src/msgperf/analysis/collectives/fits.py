@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
-from msgperf.analysis.collectives.model import PointToPoint, predict
+from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COMBINE, COPY,
+                                                ONE_WAY, TO_SELF, PointToPoint, predict)
 from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, pointer_only,
                                                  size_ranges, withhold)
-from msgperf.analysis.collectives.selection import mpi_family, selection_words, steps_family
+from msgperf.analysis.collectives.selection import mpi_family, selection_words
 from msgperf.analysis.launches import first_disturbance
-from msgperf.analysis.model import PiecewiseFit
 
 _ALIASES = {"reduce-scatter-block": "reduce_scatter_block", "reduce_scatter": "reduce_scatter_block",
             "reduce-scatter": "reduce_scatter_block"}
@@ -23,20 +23,14 @@ def collective_name(pattern: str) -> str | None:
     return name if name in COLLECTIVES else None
 
 
-# The point-to-point patterns the predictions are made from: one-way steps (the ping-pong's piecewise
-# model), steps both ways at once, local copies, combining (γ), a step both ways that combines what it
-# received into what it sends next, a step both ways through a datatype built for it (both measured
-# whole)
-ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
-BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED = "sendrecv-reduce", "sendrecv-indexed"
-
 
 def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
     """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
     are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
     for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
     a step both ways that combines, sendrecv-indexed for one through a datatype of its own (and
-    memcpy, its packing's price without it); () without a collective."""
+    memcpy, its packing's price without it), self-message for a rank's message to itself; () without
+    a collective."""
     need: set[str] = set()
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
@@ -48,7 +42,9 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
                     need |= {COMBINE} if step.reduce_bytes else set()
                     need |= {BOTH_WAYS_COMBINED} if step.exchange_combined else set()
                     need |= {BOTH_WAYS_INDEXED} if step.exchange_indexed else set()
-    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED) if p in need)
+                    need |= {TO_SELF} if step.to_self else set()
+    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF)
+                 if p in need)
 
 
 @dataclass(frozen=True)
@@ -99,15 +95,11 @@ def _ranks(row: Any, nranks: int) -> int:
     return len(row.ranks) if len(row.ranks) > 1 else nranks
 
 
-def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: PiecewiseFit | None,
-                    nranks: int, mpi_library: str, tolerance: float, why_no_model: str = "",
-                    reduce_local: PiecewiseFit | None = None,
-                    conditions: Sequence[Any] = (), exchange: PiecewiseFit | None = None,
-                    mpi_device: str | None = None, exchange_combine: PiecewiseFit | None = None,
-                    exchange_indexed: PiecewiseFit | None = None) -> Collectives | None:
+def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, mpi_library: str,
+                    tolerance: float, why_no_model: str = "", conditions: Sequence[Any] = ()) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
-    ping-pong's piecewise model (memcpy's for local copies, reduce-local's for γ); None when the run
-    has no collective."""
+    run's point-to-point model (``PointToPoint.measured``; None: the run has no ping-pong model,
+    ``why_no_model`` says why); None when the run has no collective."""
     groups: dict[tuple[str, str, int], list[Any]] = {}
     for r in rows:
         if collective_name(r.pattern) is not None:
@@ -115,10 +107,6 @@ def collective_fits(rows: Sequence[Any], pingpong: PiecewiseFit | None, memcpy: 
     if not groups:
         return None
     family = mpi_family(mpi_library)
-    p2p = (PointToPoint("pingpong", pingpong, memcpy, reduce_local, exchange,
-                        family=steps_family(mpi_library, mpi_device), exchange_combine=exchange_combine,
-                        exchange_indexed=exchange_indexed)
-           if pingpong is not None else None)
     fits = []
     for (pattern, variant, ranks), group in groups.items():
         collective = collective_name(pattern)

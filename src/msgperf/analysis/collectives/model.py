@@ -3,7 +3,7 @@
 The inputs come from the same run: the piecewise model of its ping-pong (one-way time T(m) of an
 m-byte message, segment by segment: α and β of each, the eager limit among the breakpoints),
 its sendrecv when measured (a step in which each rank sends and receives at once), its memcpy
-(the time of a local copy of m bytes) and, for reductions, γ: the time of combining
+(the time of a local copy of m bytes), its self-message (a rank's message to itself) and, for reductions, γ: the time of combining
 m bytes, from the ``reduce-local`` pattern (MPI_Reduce_local with the operator and type the
 collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR; its ``double`` variant sums
 MPI_DOUBLE, what applications reduce: ``for_datatype``). γ is measured, not estimated
@@ -23,9 +23,17 @@ it whole: the datatype's life and its packing cost more than a sendrecv and a me
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from msgperf.analysis.collectives.algorithms import Algorithm, Step
 from msgperf.analysis.model import PiecewiseFit
+
+# The point-to-point patterns the predictions are made from, one per input: one-way steps (the
+# ping-pong's piecewise model), steps both ways at once, local copies, combining (γ), a step both
+# ways that combines what it received into what it sends next, a step both ways through a datatype
+# built for it (both measured whole), a rank's message to itself
+ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
+BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF = "sendrecv-reduce", "sendrecv-indexed", "self-message"
 
 DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
 
@@ -49,6 +57,18 @@ class PointToPoint:
     # the sendrecv-indexed pattern's model: a step that exchanges m bytes through a datatype it
     # builds, packing them, measured whole; None: such a step costs both_ways(m) + a copy of m
     exchange_indexed: PiecewiseFit | None = None
+    # the self-message pattern's model: a rank's message of m bytes to itself (MPICH's scattered
+    # alltoall posts its own block so); None: it costs the ping-pong's one-way time T(m)
+    to_self: PiecewiseFit | None = None
+
+    @classmethod
+    def measured(cls, series: str, one_way: PiecewiseFit, model: Callable[[str, str], PiecewiseFit | None],
+                 family: str = "") -> "PointToPoint":
+        """The model with every input the run measured: ``model(pattern, variant)`` is that
+        pattern's piecewise model, or None where the run has none."""
+        return cls(series, one_way, model(COPY, ""), model(COMBINE, ""), model(BOTH_WAYS, ""),
+                   model(COMBINE, "double"), family=family, exchange_combine=model(BOTH_WAYS_COMBINED, ""),
+                   exchange_indexed=model(BOTH_WAYS_INDEXED, ""), to_self=model(TO_SELF, ""))
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
@@ -74,6 +94,8 @@ class PointToPoint:
         if self.exchange_indexed is not None:
             steps += ("; one through a datatype built for it (Bruck's alltoall) from sendrecv-indexed "
                       "(measured whole, its packing included)")
+        if self.to_self is not None:
+            steps += "; a rank's message to itself (MPICH's scattered alltoall) from self-message"
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
@@ -91,6 +113,10 @@ class PointToPoint:
         if self.exchange_combine is None:
             return self.both_ways(size) + self.combine(size)
         return _at(self.exchange_combine, size)
+
+    def self_message(self, size: float) -> float:
+        """A rank's message of m bytes to itself (self-message's model; T(m) without it)."""
+        return self.one_way(size) if self.to_self is None else _at(self.to_self, size)
 
     def both_ways_indexed(self, size: float) -> float:
         """One step of m bytes each way through a datatype built, committed and freed for it, its
@@ -131,7 +157,9 @@ def step_time(p2p: PointToPoint, step: Step) -> float:
         return step.count * (p2p.both_ways_indexed(step.message_bytes) + p2p.combine(step.reduce_bytes)
                              + p2p.copy(step.copy_bytes))
     sent = 0.0
-    if step.message_bytes is not None:
+    if step.message_bytes is not None and step.to_self:
+        sent = p2p.self_message(step.message_bytes)
+    elif step.message_bytes is not None:
         sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
     return step.count * (sent + p2p.combine(step.reduce_bytes) + p2p.copy(step.copy_bytes))
 
