@@ -33,7 +33,8 @@ enum mp_participants { MP_PAIR, MP_ALL };
 enum mp_family {
     MP_FAMILY_NONE,
     MP_FAMILY_PINGPONG,      /* ping-pong, its send modes, non-blocking and persistent forms, loggp */
-    MP_FAMILY_BIDIRECTIONAL, /* both ranks send at once: sendrecv, pingping, exchange, exchange-sync */
+    MP_FAMILY_BIDIRECTIONAL, /* both ranks send at once: sendrecv, pingping, exchange, exchange-sync,
+                                exchange-init */
     MP_FAMILY_COMPAT,        /* the loops of OSU and IMB */
     MP_FAMILY_MANY_RANKS,    /* every rank takes part: ring, pairs, matrix */
     MP_FAMILY_BUFFERING,     /* the buffered path: unexpected receive, pack/unpack */

@@ -13,6 +13,7 @@
     X(pingping) \
     X(exchange) \
     X(exchange_sync) \
+    X(exchange_init) \
     X(loggp) \
     X(osu_latency) \
     X(osu_bw) \

@@ -50,6 +50,24 @@ static void exchange_iterate(const struct mp_ctx *c, long iterations)
     }
 }
 
+/* The exchange as Open MPI's linear alltoall posts it (ompi_coll_base_alltoall_intra_basic_linear):
+ * persistent requests made, started, waited for and freed on every call. On the machine this was
+ * written on (Open MPI 4.1, shared memory) that took 0.52 us at 8 B where MPI_Irecv, MPI_Isend and
+ * MPI_Waitall took 0.30 us, and the alltoall 0.56 us. */
+static void exchange_init_iterate(const struct mp_ctx *c, long iterations)
+{
+    int other = 1 - c->me;
+    MPI_Request r[2];
+    for (long i = 0; i < iterations; i++) {
+        MPI_Recv_init(c->recv, c->bytes, MPI_BYTE, other, TAG, c->comm, &r[0]);
+        MPI_Send_init(c->send, c->bytes, MPI_BYTE, other, TAG, c->comm, &r[1]);
+        MPI_Startall(2, r);
+        MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        MPI_Request_free(&r[0]);
+        MPI_Request_free(&r[1]);
+    }
+}
+
 /* IMB Sendrecv: a periodic chain over every rank, send right, receive from the left. */
 static void chain_iterate(const struct mp_ctx *c, long iterations)
 {
@@ -90,6 +108,13 @@ const struct mp_pattern pattern_exchange = {
               "the form that cannot deadlock; blocking send-then-receive is never run); reported = time per "
               "iteration; bandwidth counts both directions",
     BIDIR(MP_FAMILY_BIDIRECTIONAL), .iterate = exchange_iterate, .verify = payload_verify_partner,
+};
+const struct mp_pattern pattern_exchange_init = {
+    .name = "exchange-init",
+    .timing = "one iteration = MPI_Recv_init, MPI_Send_init, MPI_Startall, MPI_Waitall, MPI_Request_free of both "
+              "on both ranks at once (the exchange of Open MPI's linear alltoall, its requests made every call); "
+              "reported = time per iteration; bandwidth counts both directions",
+    BIDIR(MP_FAMILY_BIDIRECTIONAL), .iterate = exchange_init_iterate, .verify = payload_verify_partner,
 };
 const struct mp_pattern pattern_imb_sendrecv = {
     .name = "imb-sendrecv",

@@ -215,9 +215,9 @@ def test_a_collective_brings_the_point_to_point_patterns_its_predictions_are_mad
 
     got, err = patterns("--pattern", "allreduce", "--pattern", "alltoall")
     assert got == ["pingpong", "sendrecv", "memcpy", "reduce-local", "sendrecv-reduce", "sendrecv-indexed",
-                   "self-message", "allreduce", "alltoall"]
+                   "self-message", "exchange-init", "allreduce", "alltoall"]
     assert ("note: measuring pingpong, sendrecv, memcpy, reduce-local, sendrecv-reduce, sendrecv-indexed, "
-            "self-message too") in err
+            "self-message, exchange-init too") in err
     assert "--no-model-patterns" in err
     got, err = patterns("--pattern", "bcast", "--pattern", "pingpong")
     assert got == ["sendrecv", "bcast", "pingpong"] and "measuring sendrecv too" in err

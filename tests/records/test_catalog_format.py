@@ -99,14 +99,14 @@ def test_the_committed_catalog_describes_every_pattern():
     for np in (2, 4, 8):
         catalog = committed_catalog(np)
         names = [p.name for p in catalog]
-        assert len(names) == len(set(names)) == 45
+        assert len(names) == len(set(names)) == 46
         assert {p.family for p in catalog} == set(FAMILIES)
         assert all(p.timing and p.metric and p.variants and p.flows >= 1 for p in catalog)
     by_name = {p.name: p for p in committed_catalog(4)}
     family = {f: sorted(p.name for p in committed_catalog(4) if p.family == f) for f in FAMILIES}
     assert family["pingpong"] == sorted(["pingpong", "pingpong-nb", "pingpong-ssend", "pingpong-rsend",
                                          "pingpong-bsend", "pingpong-persistent", "loggp"])
-    assert family["bidirectional"] == sorted(["sendrecv", "pingping", "exchange", "exchange-sync"])
+    assert family["bidirectional"] == sorted(["sendrecv", "pingping", "exchange", "exchange-sync", "exchange-init"])
     compat_collectives = ["osu-allreduce", "osu-bcast", "osu-alltoall", "imb-allreduce", "imb-bcast", "imb-alltoall"]
     assert family["compat"] == sorted(["osu-latency", "osu-bw", "osu-bibw", "imb-pingpong", "imb-sendrecv",
                                        "imb-uniband", "imb-biband", *compat_collectives])

@@ -137,8 +137,8 @@ _PLAN_OPTIONS = (
         "--model-patterns/--no-model-patterns", default=True, show_default=True,
         help="With a collective (allreduce, bcast, alltoall, reduce, allgather, reduce-scatter-block, barrier): "
              "also measure the point-to-point patterns its algorithms' predictions are made from (pingpong; "
-             "sendrecv, memcpy, reduce-local, sendrecv-reduce, sendrecv-indexed, self-message as the algorithms "
-             "need them), "
+             "sendrecv, memcpy, reduce-local, sendrecv-reduce, sendrecv-indexed, self-message, exchange-init as "
+             "the algorithms need them), "
              "size by size "
              "beside it.")),
     ("off_cache", "--off-cache", click.option(

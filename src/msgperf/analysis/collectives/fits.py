@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
-from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, COMBINE, COPY,
-                                                ONE_WAY, TO_SELF, PointToPoint, predict)
+from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
+                                                COMBINE, COPY, ONE_WAY, TO_SELF, PointToPoint, predict)
 from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, pointer_only,
                                                  size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
@@ -29,8 +29,8 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
     are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
     for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
     a step both ways that combines, sendrecv-indexed for one through a datatype of its own (and
-    memcpy, its packing's price without it), self-message for a rank's message to itself; () without
-    a collective."""
+    memcpy, its packing's price without it), self-message for a rank's message to itself,
+    exchange-init for an exchange whose requests are made every call; () without a collective."""
     need: set[str] = set()
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
@@ -43,8 +43,9 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
                     need |= {BOTH_WAYS_COMBINED} if step.exchange_combined else set()
                     need |= {BOTH_WAYS_INDEXED} if step.exchange_indexed else set()
                     need |= {TO_SELF} if step.to_self else set()
-    return tuple(p for p in (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF)
-                 if p in need)
+                    need |= {BOTH_WAYS_INITS} if step.exchange and step.inits else set()
+    order = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF, BOTH_WAYS_INITS)
+    return tuple(p for p in order if p in need)
 
 
 @dataclass(frozen=True)

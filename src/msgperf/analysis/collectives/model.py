@@ -31,9 +31,11 @@ from msgperf.analysis.model import PiecewiseFit
 # The point-to-point patterns the predictions are made from, one per input: one-way steps (the
 # ping-pong's piecewise model), steps both ways at once, local copies, combining (γ), a step both
 # ways that combines what it received into what it sends next, a step both ways through a datatype
-# built for it (both measured whole), a rank's message to itself
+# built for it (both measured whole), a rank's message to itself, an exchange whose persistent
+# requests are made and freed every call
 ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
 BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF = "sendrecv-reduce", "sendrecv-indexed", "self-message"
+BOTH_WAYS_INITS = "exchange-init"
 
 DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
 
@@ -60,6 +62,9 @@ class PointToPoint:
     # the self-message pattern's model: a rank's message of m bytes to itself (MPICH's scattered
     # alltoall posts its own block so); None: it costs the ping-pong's one-way time T(m)
     to_self: PiecewiseFit | None = None
+    # the exchange-init pattern's model: an exchange of m bytes whose persistent requests are made,
+    # started and freed every call (Open MPI's linear alltoall); None: it costs both_ways(m)
+    exchange_init: PiecewiseFit | None = None
 
     @classmethod
     def measured(cls, series: str, one_way: PiecewiseFit, model: Callable[[str, str], PiecewiseFit | None],
@@ -68,7 +73,8 @@ class PointToPoint:
         pattern's piecewise model, or None where the run has none."""
         return cls(series, one_way, model(COPY, ""), model(COMBINE, ""), model(BOTH_WAYS, ""),
                    model(COMBINE, "double"), family=family, exchange_combine=model(BOTH_WAYS_COMBINED, ""),
-                   exchange_indexed=model(BOTH_WAYS_INDEXED, ""), to_self=model(TO_SELF, ""))
+                   exchange_indexed=model(BOTH_WAYS_INDEXED, ""), to_self=model(TO_SELF, ""),
+                   exchange_init=model(BOTH_WAYS_INITS, ""))
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
@@ -96,6 +102,8 @@ class PointToPoint:
                       "(measured whole, its packing included)")
         if self.to_self is not None:
             steps += "; a rank's message to itself (MPICH's scattered alltoall) from self-message"
+        if self.exchange_init is not None:
+            steps += "; an exchange through requests made every call (Open MPI's linear alltoall) from exchange-init"
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
@@ -113,6 +121,11 @@ class PointToPoint:
         if self.exchange_combine is None:
             return self.both_ways(size) + self.combine(size)
         return _at(self.exchange_combine, size)
+
+    def both_ways_init(self, size: float) -> float:
+        """An exchange of m bytes each way whose persistent requests are made, started and freed for it
+        (exchange-init's model; both_ways without it)."""
+        return self.both_ways(size) if self.exchange_init is None else _at(self.exchange_init, size)
 
     def self_message(self, size: float) -> float:
         """A rank's message of m bytes to itself (self-message's model; T(m) without it)."""
@@ -159,8 +172,10 @@ def step_time(p2p: PointToPoint, step: Step) -> float:
     sent = 0.0
     if step.message_bytes is not None and step.to_self:
         sent = p2p.self_message(step.message_bytes)
+    elif step.message_bytes is not None and step.exchange:
+        sent = p2p.both_ways_init(step.message_bytes) if step.inits else p2p.both_ways(step.message_bytes)
     elif step.message_bytes is not None:
-        sent = p2p.both_ways(step.message_bytes) if step.exchange else p2p.one_way(step.message_bytes)
+        sent = p2p.one_way(step.message_bytes)
     return step.count * (sent + p2p.combine(step.reduce_bytes) + p2p.copy(step.copy_bytes))
 
 
