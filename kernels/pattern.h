@@ -74,7 +74,8 @@ struct mp_pattern {
     enum mp_participants participants; /* the --pair, or every rank */
     int inplace_ok;      /* honours --buffer inplace (others run with separate buffers, and say so) */
     int even_ranks;      /* needs an even number of ranks (checked before anything runs) */
-    int per_rank_blocks; /* 1: the message buffers hold one block of `bytes` per rank (allgather, alltoall) */
+    int per_rank_blocks; /* 1: the message buffers hold one block of `bytes` per rank of comm (allgather,
+                            alltoall; a pair pattern: two) */
     int iteration_barrier; /* 1: always one iteration per sample, each after an untimed barrier (osu_* collectives) */
     /* Number of variants (NULL: 1), each its own record: rounds, k values, phases. */
     int (*variants)(int world_size);

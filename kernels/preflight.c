@@ -67,10 +67,15 @@ long long preflight_buffer_bytes(const struct mp_options *o, int nranks)
     for (int i = 0; i < o->nsizes; i++)
         if (o->sizes[i] > largest)
             largest = o->sizes[i];
-    for (int pi = 0; pi < o->npatterns; pi++)
-        if (patterns_find(o->patterns[pi])->per_rank_blocks)
-            return largest * nranks;
-    return largest;
+    long long blocks = 1;
+    for (int pi = 0; pi < o->npatterns; pi++) {
+        const struct mp_pattern *p = patterns_find(o->patterns[pi]);
+        /* a pattern of every rank needs a block per rank; one of the pair, two */
+        long long needed = !p->per_rank_blocks ? 1 : p->participants == MP_ALL ? nranks : 2;
+        if (needed > blocks)
+            blocks = needed;
+    }
+    return largest * blocks;
 }
 
 int preflight_memory(const struct mp_options *o, int nranks, int ranks_here, char *err, size_t errlen)

@@ -32,9 +32,9 @@ static double double_payload(long i, int me) { return (double)((i + (long)me) % 
 
 static int reduce_local_setup(struct mp_ctx *c, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     c->state = calloc(1, sizeof(struct reduce_local_state));
+    if (!c->state)
+        snprintf(err, errlen, "reduce-local: out of memory for its state");
     return c->state ? 0 : -1;
 }
 

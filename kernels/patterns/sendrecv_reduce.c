@@ -13,6 +13,7 @@
  * A symmetric sum doubles every iteration, so after the thousands of timed ones both buffers are
  * zeros, which a receive that never landed could leave too: verify() then runs two more exchanges
  * from fresh payloads, untimed, and checks those exactly. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../buffers.h"
@@ -26,9 +27,9 @@ struct sendrecv_reduce_state {
 
 static int sendrecv_reduce_setup(struct mp_ctx *c, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     c->state = calloc(1, sizeof(struct sendrecv_reduce_state));
+    if (!c->state)
+        snprintf(err, errlen, "sendrecv-reduce: out of memory for its state");
     return c->state ? 0 : -1;
 }
 

@@ -541,8 +541,10 @@ def test_page_faults_of_the_mpis_temporary_buffers_are_counted_and_the_advised_s
                > sum(row["measured_s"] for row in faults["rows"] if row["rank"] == r)]
     if descheduled:
         assert faults["saving_s"] is None and "descheduled" in faults["cannot_tell"], faults
-    elif overrun:
+    elif overrun:  # seen on a quiet machine too: 44 ms estimated against 59 ms measured is near
         assert faults["saving_s"] is None and "does not hold" in faults["cannot_tell"], faults
+        # an estimate off by a factor (a unit, the page count) would land here every time: bound it
+        assert all(row["faulting_s"] < 3 * row["measured_s"] for row in faults["rows"]), faults
     else:  # rank 1 faults call after call; the root, if it does too, faults its smaller buffer
         assert faults["saving_rank"] == 1 and faults["saving_s"] > 0, faults
         assert out["actions"][0]["kind"] == "page faults"

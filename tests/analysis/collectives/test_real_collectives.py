@@ -70,9 +70,27 @@ def test_open_mpi_recursive_doubling_is_named_or_withheld_never_another(msgperf,
                       "recursive_doubling")
 
 
-def test_mpich_brucks_alltoall_is_named_or_withheld_never_another(msgperf, tmp_path):
-    # 8 B - 1 KiB: Bruck's steps through a datatype of their own (priced by sendrecv-indexed, which
-    # `run` adds beside an alltoall) against the scattered alltoall's message to itself; without
-    # sendrecv-indexed the times pointed to the scattered one at most of these sizes (RESULTS §19)
-    up_to_three_times(lambda: measure(msgperf, tmp_path, "mpich", "bruck", collective="alltoall",
-                                      patterns=("alltoall",)), "bruck")
+@pytest.mark.openmpi
+def test_open_mpis_brucks_alltoall_points_to_bruck_and_not_elsewhere(msgperf, tmp_path):
+    """8 B - 1 KiB: Bruck's steps through a datatype of their own, priced by sendrecv-indexed (which
+    `run` adds beside an alltoall), against the linear alltoall's requests made every call
+    (exchange-init) and pairwise exchange. Before sendrecv-indexed Bruck was predicted at 0.56-0.57
+    here (RESULTS §19), and the times pointed to the linear alltoall. A run must point to Bruck and to
+    another algorithm at one size at most, over the sizes of launches the run saw undisturbed (on a
+    busy machine a pointer is interference as much as algorithm: the name is withheld for that
+    reason, and those sizes are not counted). Three runs that point nowhere, never elsewhere, skip:
+    "cannot tell" is an honest answer on a busy machine."""
+    if not OPENMPI_CC.exists():
+        pytest.skip("Debian's Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)")
+    seen, elsewhere = [], []
+    for _ in range(3):
+        fit = measure(msgperf, tmp_path, "openmpi", "bruck", ("--mpicc", OPENMPI_CC), collective="alltoall",
+                      patterns=("alltoall",))
+        pointed = [v.evidence for v in fit.sizes if "interference" not in v.why]
+        elsewhere.append(sum(e not in ("bruck", "", NONE) for e in pointed))
+        seen.append([v.evidence or "several" for v in fit.sizes if "interference" not in v.why])
+        if "bruck" in pointed and elsewhere[-1] <= 1:
+            return
+    if max(elsewhere) <= 1:  # "cannot tell" throughout, never another algorithm: honest, on a busy machine
+        pytest.skip(f"the times pointed to no single algorithm in three runs (a busy machine?): {seen}")
+    pytest.fail(f"the times did not point to bruck, or pointed elsewhere, in three runs: {seen}")

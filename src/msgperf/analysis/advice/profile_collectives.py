@@ -7,7 +7,8 @@ size P, bytes at this rank, count, time) is predicted with the collective room's
 algorithms (analysis/collectives: each algorithm a sequence of point-to-point steps, after Thakur,
 Rabenseifner and Gropp 2005), from the model run's own point-to-point model (``PointToPoint``:
 the advice's series for T(m), its sendrecv for a step both ways, its memcpy for local copies, its
-reduce-local for γ; what the run lacks is left out and said, ``PointToPoint.gamma_words``):
+reduce-local for γ, and the patterns that measure an implementation's own steps whole,
+``PointToPoint.measured``; what the run lacks is left out and said, ``PointToPoint.gamma_words``):
 
 - the prediction is the range over the algorithms the MPI could choose, fastest to slowest: the
   profile does not say which one ran. Where the algorithms differ by more than ``WIDE`` (2×), the
