@@ -3,6 +3,7 @@ validated payloads, records that parse, and the side-by-side tables of msgperf s
 
 import json
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -235,3 +236,23 @@ def test_collectives_at_three_ranks_oversubscribed(msgperf, tmp_path):
     assert all(m.ranks == (0, 1, 2) for m in run.measurements)
     shown = msgperf("show", out, "--detail").stdout
     assert "oversubscribed" in shown
+
+
+@pytest.mark.parametrize("mpicc, theirs, not_theirs", [
+    (None, "self-message", "exchange-init"),  # PyPI's MPICH: its scattered alltoall messages itself
+    ("/usr/bin/mpicc.openmpi", "exchange-init", "self-message"),  # Open MPI: requests made every call
+])
+def test_a_collective_brings_the_model_patterns_of_the_mpi_that_runs_it(msgperf, tmp_path, mpicc, theirs,
+                                                                          not_theirs):
+    """`run --pattern alltoall` adds what the kernels' MPI's algorithm steps are priced with, not every
+    MPI's: each such pattern is a share of --total-time."""
+    if mpicc is not None and not Path(mpicc).exists():
+        pytest.skip("Debian's Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev)")
+    out = tmp_path / "run.jsonl"
+    result = msgperf("run", "--pattern", "alltoall", "--sizes", "8", *FAST, "--no-report", "--no-store", "-o", out,
+                     *(["--mpicc", mpicc] if mpicc else []))
+    assert result.returncode == 0, result.stderr
+    patterns = read_run(out).run.info.plan.patterns
+    assert patterns[-1] == "alltoall" and theirs in patterns and not_theirs not in patterns, patterns
+    assert {"pingpong", "sendrecv", "memcpy", "sendrecv-indexed"} <= set(patterns)
+    assert f"{theirs} too" in result.stderr

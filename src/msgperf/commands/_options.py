@@ -40,8 +40,10 @@ class PlanOptions:
     off_cache: bool
     model_patterns: bool = True
 
-    def plan(self, nranks: int, warn: Callable[[str], None] | None = None) -> Plan:
-        """The checked plan for ``nranks`` ranks; a bad value is a MsgperfError that names it."""
+    def plan(self, nranks: int, warn: Callable[[str], None] | None = None, family: str | None = None) -> Plan:
+        """The checked plan for ``nranks`` ranks; a bad value is a MsgperfError that names it. ``family``:
+        whose algorithms' steps the model patterns are read from (``steps_family`` of the kernels'
+        MPI; None: every MPI's)."""
         if self.total_time is not None and self.time_budget is not None:
             raise MsgperfError("--total-time and --time-budget: give one (a budget for the whole command, or one "
                                "per size)")
@@ -56,7 +58,7 @@ class PlanOptions:
                  "measured once")
         patterns = tuple(dict.fromkeys(self.patterns)) or ("pingpong",)
         if self.model_patterns:
-            patterns = with_model_patterns(patterns, nranks, warn)
+            patterns = with_model_patterns(patterns, nranks, warn, family)
         return Plan(patterns=patterns, sizes=listed, nranks=nranks,
                     pair=pair, buffer=self.buffer, precision=parse_fraction(self.precision),
                     time_budget_s=parse_seconds(self.time_budget) if self.time_budget is not None else 1.0,
@@ -68,11 +70,12 @@ class PlanOptions:
                     iteration_barrier=self.iteration_barrier, off_cache=self.off_cache).checked()
 
 
-def with_model_patterns(patterns: tuple[str, ...], nranks: int, warn: Callable[[str], None] | None) -> tuple[str, ...]:
+def with_model_patterns(patterns: tuple[str, ...], nranks: int, warn: Callable[[str], None] | None,
+                        family: str | None = None) -> tuple[str, ...]:
     """``patterns`` with the point-to-point patterns their collectives' predictions are made from
     put first (those not given), said in a note."""
     from msgperf.analysis.collectives import model_patterns  # numpy and the models: only when a plan is made
-    added = tuple(p for p in model_patterns(patterns, nranks) if p not in patterns)
+    added = tuple(p for p in model_patterns(patterns, nranks, family) if p not in patterns)
     if added and warn is not None:
         warn(f"note: measuring {', '.join(added)} too, size by size beside the collectives: their predictions "
              "are made from these (--no-model-patterns: only the patterns given)")

@@ -29,6 +29,21 @@ FROM_THE_RUN_FILE = {"patterns": "--pattern", "np_": "--np", **PLAN_FLAGS, "repe
                      "force": "--force", "answer_launches": "--answer-launches"}
 
 
+
+def _steps_family(options: PlanOptions, mpicc: str | None) -> str | None:
+    """Whose collective algorithms the run's MPI runs (``steps_family`` of the kernels' MPI), so that
+    a collective brings only the patterns that MPI's steps are priced with; None (every MPI's) when
+    there is no collective, or the kernels cannot be built here (the run says why, later)."""
+    from msgperf.analysis.collectives import collective_name, steps_family
+    from msgperf.launch.build import build_kernel
+
+    if not options.model_patterns or not any(collective_name(p) for p in options.patterns):
+        return None
+    try:
+        return steps_family(build_kernel(mpicc).mpi_version)  # cached: the run builds them anyway
+    except MsgperfError:
+        return None
+
 @click.command("run")
 @plan_options
 @click.option("--np", "np_", type=int, default=2, show_default=True, help="Number of MPI ranks.")
@@ -96,7 +111,7 @@ def command(plan_options: PlanOptions, np_, launcher, hosts, ranks_per_node, rep
                                "(or measure anew without --resume)")
         plan = None
     else:
-        plan = plan_options.plan(np_, warn)
+        plan = plan_options.plan(np_, warn, _steps_family(plan_options, mpicc))
     source = click.get_current_context().get_parameter_source("answer_launches")
     if repeat > 1 and answer_launches and source not in (ParameterSource.DEFAULT, None):
         raise MsgperfError(f"--answer-launches {answer_launches} with --repeat {repeat}: every size is measured in "

@@ -180,6 +180,12 @@ def test_the_patterns_a_prediction_is_made_from_follow_the_algorithms_steps():
     assert model_patterns(("alltoall", "barrier"), 8) == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed",
                                                           "self-message", "exchange-init")
     assert model_patterns(("barrier",), 8) == ("pingpong", "sendrecv")
+    # the MPI that will run them known: only its algorithms' steps (msgperf run reads it off the kernels)
+    assert model_patterns(("alltoall",), 2, "mpich") == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed",
+                                                         "self-message")
+    assert model_patterns(("alltoall",), 2, "openmpi") == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed",
+                                                           "exchange-init")
+    assert model_patterns(("alltoall",), 2, "") == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed")
     assert model_patterns(("bcast",), 2) == ("pingpong", "sendrecv")
     assert model_patterns(("pingpong", "osu-allreduce", "memcpy"), 2) == ()  # no collective the model predicts
     # at 2 ranks a reduce_scatter_block's one step combines into the result, never sent again

@@ -24,9 +24,10 @@ def collective_name(pattern: str) -> str | None:
 
 
 
-def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
+def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = None) -> tuple[str, ...]:
     """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
-    are made from, as their algorithms' steps (every MPI's) use them: the ping-pong always, sendrecv
+    are made from, as their algorithms' steps use them (``family``'s, ``steps_family`` of the MPI
+    that will run them; None: every MPI's): the ping-pong always, sendrecv
     for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
     a step both ways that combines, sendrecv-indexed for one through a datatype of its own (and
     memcpy, its packing's price without it), self-message for a rank's message to itself,
@@ -35,7 +36,8 @@ def model_patterns(patterns: Sequence[str], nranks: int) -> tuple[str, ...]:
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
         for a in algorithms_of(collective):
-            for steps in (a.steps, *(s for _, s in a.family_steps)):
+            for steps in ((a.steps_of(family),) if family is not None else
+                          (a.steps, *(s for _, s in a.family_steps))):
                 for step in steps(max(nranks, 2), 1024.0):
                     need |= {BOTH_WAYS} if step.exchange else set()
                     need |= {COPY} if step.copy_bytes or step.indexed else set()
