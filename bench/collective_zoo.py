@@ -24,8 +24,11 @@ predicted / measured of the set algorithm. Per size a verdict is
 - cannot tell, honest: "cannot tell" with the set algorithm among the candidates;
 - wrong: another algorithm named, or "cannot tell" between others (the set one's prediction off);
 - none: "none of these".
-A launch the run saw disturbed (busy machine, ranks on one core, oversubscribed) has its names
-withheld ("cannot tell"); what the times alone point to is counted apart.
+A name is given only where every other prediction is outside the model's band (0.5-1.8 x measured,
+analysis/collectives/naming.py) at two sizes in a row, at 2 ranks, on an undisturbed launch;
+elsewhere the verdict is "cannot tell" with what the times alone point to, which is counted apart
+(right, another), and so are the sizes of launches the run saw disturbed (busy machine, ranks on
+one core, oversubscribed).
 A size is *separable* when the set algorithm's prediction differs from every other's by more than
 the measured interval (the goal: right there, "cannot tell" elsewhere). Totals: sizes right /
 separable sizes, wrong names, and per (MPI, collective, algorithm) whether the set algorithm was
@@ -105,8 +108,10 @@ class Outcome:
     separable: int = 0
     right_separable: int = 0
     ratios: list[float] = field(default_factory=list)  # predicted / measured of the set algorithm, per size
-    # what the times alone point to, where a disturbed launch withheld the name (RunResult shows "cannot tell")
-    withheld: int = 0
+    # where no name is given ("cannot tell"), what the times alone point to: an algorithm at ``pointed``
+    # sizes (the set one at ``evidence_right``), of which ``disturbed`` on a launch the run saw disturbed
+    pointed: int = 0
+    disturbed: int = 0
     evidence_right: int = 0
     evidence_wrong: int = 0
     wrong_names: list[str] = field(default_factory=list)
@@ -138,9 +143,9 @@ def score(fit, algorithm: str) -> Outcome:
         if mine is not None:
             out.ratios.append(mine.ratio(v.measured_s))
         none = v.verdict == NONE or v.evidence == NONE  # no prediction fits, the name withheld or not
-        if v.evidence and not none:
-            out.withheld += 1
-        pointed = "" if none else v.evidence or (v.verdict if v.verdict != CANNOT_TELL else "")
+        pointed = "" if none or v.verdict != CANNOT_TELL else v.evidence
+        out.pointed += bool(pointed)
+        out.disturbed += bool(pointed) and "interference" in v.why
         out.evidence_right += pointed == algorithm
         out.evidence_wrong += bool(pointed) and pointed != algorithm
         if v.verdict == algorithm:
@@ -224,9 +229,10 @@ def case_lines(r: Result) -> list[str]:
         med = statistics.median(o.ratios) if o.ratios else float("nan")
         lines.append(f"    sizes right {o.right}, cannot tell (honest) {o.honest}, wrong {o.wrong}, none {o.none}; "
                      f"right where separable {o.right_separable}/{o.separable}; median predicted/measured {med:.2f}")
-        if o.withheld:
-            lines.append(f"    names withheld (disturbed launch) at {o.withheld} sizes; the times alone named "
-                         f"{o.algorithm} at {o.evidence_right}, another at {o.evidence_wrong}")
+        if o.pointed:
+            lines.append(f"    no name, the times alone pointing to one algorithm, at {o.pointed} sizes "
+                         f"({o.disturbed} on a disturbed launch): to {o.algorithm} at {o.evidence_right}, "
+                         f"another at {o.evidence_wrong}")
         lines += [f"    wrong: {w}" for w in o.wrong_names[:4]]
     lines.append(f"  {r.seconds:.1f} s, load {r.load[0]:.2f} -> {r.load[1]:.2f}")
     return lines
@@ -240,9 +246,9 @@ def totals(results: list[Result]) -> str:
             f"(named at some size, never another); sizes right where separable "
             f"{sum(o.right_separable for o in outcomes)}/{sum(o.separable for o in outcomes)}; "
             f"sizes named wrong {sum(o.wrong for o in outcomes)} of {sum(len(o.ratios) for o in outcomes)}; "
-            f"'none of these' {sum(o.none for o in outcomes)}; names withheld (a disturbed launch, or more ranks than the naming is validated at) "
-            f"{sum(o.withheld for o in outcomes)} (the times alone: right {sum(o.evidence_right for o in outcomes)}, "
-            f"another {sum(o.evidence_wrong for o in outcomes)}); median predicted/measured within 25 % in "
+            f"'none of these' {sum(o.none for o in outcomes)}; no name, the times alone pointing to one algorithm: "
+            f"{sum(o.pointed for o in outcomes)} ({sum(o.disturbed for o in outcomes)} on a disturbed launch; "
+            f"the set one {sum(o.evidence_right for o in outcomes)}, another {sum(o.evidence_wrong for o in outcomes)}); median predicted/measured within 25 % in "
             f"{within}/{len(ratios)} (medians {', '.join(f'{x:.2f}' for x in ratios)})")
 
 

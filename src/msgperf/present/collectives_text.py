@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.collectives import (CANNOT_TELL, FIT_TOLERANCE, NONE, SEPARATION, CollectiveAdvice,
+from msgperf.analysis.collectives import (CANNOT_TELL, FIT_TOLERANCE, MODEL_BAND, NONE, SEPARATION, CollectiveAdvice,
                                          CollectiveFit, Collectives)
 from msgperf.analysis.result import RunResult
 from msgperf.present.grid import Grid
@@ -41,8 +41,10 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
              note=(f"predicted / measured per algorithm, median over the range; the times point to the closest prediction "
                    f"within {FIT_TOLERANCE:.0%} of the measured median and apart from every other one that fits "
                    f"by more than the measured interval plus the model's resolution ({SEPARATION:.0%}), else "
-                   "to several or none; a run names no algorithm (on runs with the algorithm set, names were "
-                   "too often wrong: docs/collectives.md), it says \"cannot tell\" and where the times point. "
+                   "to several or none; it is named only at 2 ranks, with every pattern the predictions use "
+                   f"measured, where every other prediction is outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the "
+                   "measured time (the model's own error on runs with the algorithm set: docs/collectives.md) at "
+                   "two sizes in a row; elsewhere \"cannot tell\" and where the times point. "
                    "Predictions from the run's "
                    f"{c.p2p.series if c.p2p else 'ping-pong'} model; {c.p2p.gamma_words if c.p2p else ''}"))
     t.add_column("sizes")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from msgperf.analysis.collectives import CANNOT_TELL, NONE, Prediction, collective_advice
-from msgperf.analysis.collectives.naming import judge, size_ranges
+from msgperf.analysis.collectives.naming import judge, size_ranges, withhold
 from msgperf.analysis.result import analyze
 from tests.factories import factors, make_run, measurement
 
@@ -158,23 +158,79 @@ def test_a_disturbed_launch_withholds_the_name():
     assert withhold(none, reason) == none  # "none of these" stays: no prediction fits either way
 
 
-def test_a_run_names_no_algorithm_only_points_to_one():
-    from msgperf.analysis.collectives.naming import pointer_only
+def _sweep(preds_at, measured_at, sizes=(64, 128, 256)):
+    """judge's verdicts over ``sizes``: predictions from ``preds_at(n)``, a measured time (with a 3 %
+    interval) from ``measured_at(n)``."""
+    return [judge(n, measured_at(n), 0.985 * measured_at(n), 1.015 * measured_at(n), preds_at(n), 0.25)
+            for n in sizes]
+
+
+def test_a_name_needs_every_other_prediction_outside_the_models_band_and_a_neighbour_named_the_same():
+    from msgperf.analysis.collectives.naming import MODEL_BAND, names
+
+    def preds(n, ring=2.0):
+        return [Prediction("recursive_doubling", 10e-6), Prediction("ring", ring * 10e-6),
+                Prediction("reduce_bcast", 4 * 10e-6)]
+
+    measured = lambda n: 10.5e-6  # noqa: E731
+    shown = names(_sweep(preds, measured), 2)
+    assert [v.verdict for v in shown] == ["recursive_doubling"] * 3
+    assert all("outside 0.5-1.8" in v.why for v in shown)
+    assert MODEL_BAND == (0.5, 1.8)
+    # another algorithm's prediction inside the band (ring at 1.43 x measured): the model's own error
+    # could have made recursive doubling the one that fits, so no name, and the reason names ring
+    close = names(_sweep(lambda n: preds(n, ring=1.5), measured), 2)
+    assert all(v.verdict == CANNOT_TELL and v.evidence == "recursive_doubling" for v in close)
+    assert all("ring is predicted at 1.43" in v.why and "no name" in v.why for v in close)
+    # one size alone apart: its neighbours do not say the same
+    lone = names(_sweep(lambda n: preds(n, ring=2.0 if n == 128 else 1.5), measured), 2)
+    assert [v.verdict for v in lone] == [CANNOT_TELL] * 3
+    assert "two sizes in a row" in lone[1].why and lone[1].evidence == "recursive_doubling"
+    # more ranks than the rule was checked at, or a model pattern the run lacks: no name
+    many = names(_sweep(preds, measured), 16)
+    assert all(v.verdict == CANNOT_TELL and "contention" in v.why and v.evidence == "recursive_doubling" for v in many)
+    lacking = names(_sweep(preds, measured), 2, ("sendrecv-reduce",))
+    assert all(v.verdict == CANNOT_TELL and "lacks sendrecv-reduce" in v.why for v in lacking)
+    # every algorithm is still a candidate where no name is given
+    assert all(set(v.candidates) == {"recursive_doubling", "ring", "reduce_bcast"} for v in close + lacking)
+
+
+def test_without_a_name_the_times_alone_still_point_to_one_none_or_several():
+    from msgperf.analysis.collectives.naming import names
 
     preds = [Prediction("recursive_doubling", 10e-6), Prediction("ring", 20e-6), Prediction("reduce_bcast", 40e-6)]
-    named = judge(64, 10.5e-6, 10.2e-6, 10.8e-6, preds, 0.25)
-    nothing = judge(64, 100e-6, 99e-6, 101e-6, preds, 0.25)
-    assert named.verdict == "recursive_doubling" and nothing.verdict == NONE
-    for ranks in (2, 16):
-        for v in (named, nothing):
-            held = pointer_only(v, ranks)
-            assert held.verdict == CANNOT_TELL
-            assert set(held.candidates) == {"recursive_doubling", "ring", "reduce_bcast"}  # none ruled out
-            assert "not yet reliable" in held.why and ("contention" in held.why) == (ranks > 2)
-        assert pointer_only(named, ranks).evidence == "recursive_doubling"  # what the times alone point to
-        assert pointer_only(nothing, ranks).evidence == NONE  # none fits, said apart from "several"
-        several = judge(64, 10.5e-6, 10.2e-6, 10.8e-6, preds[:1] + [Prediction("ring", 10.4e-6)], 0.25)
-        assert several.verdict == CANNOT_TELL and pointer_only(several, ranks).evidence == ""
+    nothing = names(_sweep(lambda n: preds, lambda n: 100e-6), 2)
+    assert all(v.verdict == CANNOT_TELL and v.evidence == NONE for v in nothing)  # none fits, apart from "several"
+    several = names(_sweep(lambda n: preds[:1] + [Prediction("ring", 10.4e-6)], lambda n: 10.5e-6), 2)
+    assert all(v.verdict == CANNOT_TELL and v.evidence == "" for v in several)
+    # a disturbed launch withholds the name even where the predictions are far apart, and says why
+    held = names([withhold(v, "launch 0 ran on a busy machine") for v in _sweep(lambda n: preds, lambda n: 10.5e-6)], 2)
+    assert all(v.verdict == CANNOT_TELL and v.evidence == "recursive_doubling" and "busy machine" in v.why
+               for v in held)
+
+
+def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_others_are_twice_as_slow():
+    """At 2 ranks with a large α: recursive doubling is one exchange, Rabenseifner, ring and a reduce then
+    a bcast two messages each, so up to ~128 B every other prediction is ~2x the measured time (a name),
+    and above it they come within 1.8x (cannot tell, pointing to recursive doubling)."""
+    rng = np.random.default_rng(7)
+    m = lambda pattern, s, time, **kw: measurement(pattern, s, time * factors(200, 0.02, rng), **kw)  # noqa: E731
+    ms = [m("pingpong", s, 2 * t(s)) for s in SIZES]
+    ms += [m("sendrecv", s, t(s), divisor=1) for s in SIZES]
+    ms += [m("memcpy", s, 1e-9 + copy(s), divisor=1) for s in SIZES]
+    ms += [m("reduce-local", s, 1e-9 + gamma(s), divisor=1) for s in SIZES]
+    ms += [m("sendrecv-reduce", s, t(s) + gamma(s), divisor=1) for s in SIZES]
+    ms += [m("allreduce", s, TRUTH["recursive_doubling"](s), divisor=1) for s in SIZES]
+    fit = analyze(make_run(ms)).collectives.find("allreduce")
+    named = [v.bytes for v in fit.sizes if v.verdict == "recursive_doubling"]
+    assert named and min(named) == 8 and max(named) <= 512, [(v.bytes, v.why) for v in fit.sizes]
+    assert all(v.verdict in ("recursive_doubling", CANNOT_TELL) for v in fit.sizes)
+    assert all(v.evidence in ("recursive_doubling", "") for v in fit.sizes if v.verdict == CANNOT_TELL)
+    assert fit.ranges[0].verdict == "recursive_doubling" and fit.ranges[0].from_bytes == 8
+    # the same run without sendrecv-reduce: no name, and it says what the run lacks
+    without = analyze(make_run([x for x in ms if x.pattern != "sendrecv-reduce"])).collectives.find("allreduce")
+    assert all(v.verdict == CANNOT_TELL for v in without.sizes)
+    assert "lacks sendrecv-reduce" in without.sizes[0].why
 
 
 def test_the_runs_mpi_picks_its_implementations_steps():

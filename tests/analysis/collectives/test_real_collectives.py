@@ -42,7 +42,7 @@ def check(fit, algorithm: str):
     shown = [(v.bytes, v.verdict, v.evidence) for v in fit.sizes]
     named = [v for v in fit.sizes if v.verdict not in (CANNOT_TELL, NONE)]
     never_wrong = all(v.verdict == algorithm for v in named)
-    points = any((v.evidence or v.verdict) == algorithm for v in fit.sizes)
+    points = any(v.points_to == algorithm for v in fit.sizes)
     return never_wrong, points, shown
 
 
@@ -86,9 +86,11 @@ def test_open_mpis_brucks_alltoall_points_to_bruck_and_not_elsewhere(msgperf, tm
     for _ in range(3):
         fit = measure(msgperf, tmp_path, "openmpi", "bruck", ("--mpicc", OPENMPI_CC), collective="alltoall",
                       patterns=("alltoall",))
-        pointed = [v.evidence for v in fit.sizes if "interference" not in v.why]
+        never_wrong, _, shown = check(fit, "bruck")
+        assert never_wrong, f"named another algorithm than bruck: {shown}"
+        pointed = [v.points_to for v in fit.sizes if "interference" not in v.why]
         elsewhere.append(sum(e not in ("bruck", "", NONE) for e in pointed))
-        seen.append([v.evidence or "several" for v in fit.sizes if "interference" not in v.why])
+        seen.append([v.points_to or "several" for v in fit.sizes if "interference" not in v.why])
         if "bruck" in pointed and elsewhere[-1] <= 1:
             return
     if max(elsewhere) <= 1:  # "cannot tell" throughout, never another algorithm: honest, on a busy machine

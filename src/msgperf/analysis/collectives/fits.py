@@ -8,8 +8,8 @@ from typing import Any, Sequence
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
                                                 COMBINE, COPY, ONE_WAY, TO_SELF, PointToPoint, predict)
-from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, pointer_only,
-                                                 size_ranges, withhold)
+from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, names, size_ranges,
+                                                 withhold)
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
 from msgperf.analysis.launches import first_disturbance
 
@@ -117,7 +117,7 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
         models = tuple(AlgorithmModel(a.key, a.words, a.formula, a.source, selection_words(family, collective, a.key),
                                       a.short or a.key)
                        for a in algorithms)
-        verdicts: list[SizeVerdict] = []
+        judged: list[SizeVerdict] = []
         if p2p is not None:
             for r in sorted(group, key=lambda r: r.bytes):
                 iv = r.interval
@@ -125,7 +125,10 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
                 v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
                           tolerance)
                 reason = first_disturbance(conditions, r.launch_ids)
-                verdicts.append(pointer_only(withhold(v, reason) if reason else v, ranks))
+                judged.append(withhold(v, reason) if reason else v)
+        lacking = () if p2p is None else tuple(
+            p for p in model_patterns((pattern,), ranks, p2p.family or None) if p not in p2p.patterns)
+        verdicts = names(judged, ranks, lacking)
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "

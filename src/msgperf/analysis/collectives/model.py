@@ -76,6 +76,14 @@ class PointToPoint:
                    exchange_indexed=model(BOTH_WAYS_INDEXED, ""), to_self=model(TO_SELF, ""),
                    exchange_init=model(BOTH_WAYS_INITS, ""))
 
+    @property
+    def patterns(self) -> frozenset[str]:
+        """The point-to-point patterns whose models this holds."""
+        inputs = {ONE_WAY: self.pingpong, BOTH_WAYS: self.exchange, COPY: self.memcpy, COMBINE: self.reduce_local,
+                  BOTH_WAYS_COMBINED: self.exchange_combine, BOTH_WAYS_INDEXED: self.exchange_indexed,
+                  TO_SELF: self.to_self, BOTH_WAYS_INITS: self.exchange_init}
+        return frozenset(p for p, model in inputs.items() if model is not None)
+
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
         """The same model with γ of ``datatype``'s sums where the run measured it (MPI_DOUBLE and
         Fortran's MPI_DOUBLE_PRECISION: reduce-local's double variant); else unchanged, γ of bytes."""

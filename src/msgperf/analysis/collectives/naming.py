@@ -17,11 +17,16 @@ runs of bench/collective_zoo.py (MPICH and Open MPI, 2 ranks) the set algorithm'
 off by 5-20 % at the median where the model fits, and the same case measured twice moved by up to
 a third at some sizes (bench/RESULTS.md §19); 15 % named 12 sizes wrong there, 25 % 7.
 
-The verdict a run shows is "cannot tell" with what the times alone point to (``pointer_only``):
-the ground-truth runs named another algorithm too often for a name to be a finding (below). A name
-also needs undisturbed launches: where the run's conditions say the machine was busy, the ranks
-shared a core or were oversubscribed (analysis/launches/conditions.py), a name becomes "cannot tell" with
-that reason (``withhold``): a time slowed by other work looks like a slower algorithm.
+A run names an algorithm only where the model's own error cannot have made it the fitting one
+(``names``): at 2 ranks (``NAMED_RANKS``, where the rule was checked against runs with the
+algorithm set), with every point-to-point pattern the collective's models use measured in the run,
+when every other algorithm's prediction lies outside ``MODEL_BAND`` × the measured time (the band
+the set algorithm's own predicted/measured kept on those runs) and the size next to it is named the
+same. Elsewhere the verdict is "cannot tell" with what the times alone point to as its evidence and
+why no name was given (``pointer_only``). A name also needs undisturbed launches: where the run's
+conditions say the machine was busy, the ranks shared a core or were oversubscribed
+(analysis/launches/conditions.py), a name becomes "cannot tell" with that reason (``withhold``): a
+time slowed by other work looks like a slower algorithm.
 
 Consecutive sizes with the same verdict form a size range; its ratio is the median of
 predicted / measured of the named algorithm over the range, and ``ratios`` the same median for
@@ -39,6 +44,13 @@ import numpy as np
 
 FIT_TOLERANCE = 0.25
 SEPARATION = FIT_TOLERANCE
+# On the collective zoo's runs with the algorithm set (bench/collective_zoo.py, 2 ranks, every model
+# pattern measured: 120 (case, launch) fits, 2,160 sizes, bench/RESULTS.md §19) the set algorithm's
+# own predicted/measured lay in 0.49-1.79 at 98 % of sizes (its 1st and 99th percentiles). A name
+# needs every other algorithm's prediction outside this band, so that the model's own error cannot
+# have made the named one fit; with a neighbour named the same, those runs named 47 sizes, none wrong.
+MODEL_BAND = (0.5, 1.8)
+NAMED_RANKS = 2  # the rank count the rule was checked at
 NONE = "none of these"
 CANNOT_TELL = "cannot tell"
 
@@ -69,6 +81,12 @@ class SizeVerdict:
 
     def prediction(self, algorithm: str) -> Prediction | None:
         return next((p for p in self.predictions if p.algorithm == algorithm), None)
+
+    @property
+    def points_to(self) -> str:
+        """The algorithm named, else what the times alone point to (NONE, or "" for several)."""
+        return self.verdict if self.verdict not in (CANNOT_TELL, NONE) else self.evidence or (
+            NONE if self.verdict == NONE else "")
 
 
 @dataclass(frozen=True)
@@ -138,26 +156,60 @@ def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
                                    f"(the times alone point to {v.verdict}: {v.why})")
 
 
-# Names are pointers, not findings, until the ground truth supports them. On runs whose algorithm
-# was set (bench/collective_zoo.py, bench/RESULTS.md §19) another algorithm was named at 4 to 22 of
-# 162 sizes at 2 ranks (the same case measured twice moved by more than the 25 % separation), and
-# at 28-32 of 162 at 4, 8 and 16 ranks on a quiet 16-core machine (predicted / measured 0.6-0.9:
-# transfers that run at once contend for memory, which a model built from one pair leaves out).
+def apart(v: SizeVerdict) -> bool:
+    """``v`` names an algorithm and every other algorithm's prediction lies outside ``MODEL_BAND`` ×
+    the measured time."""
+    if v.verdict in (CANNOT_TELL, NONE) or not v.measured_s > 0:
+        return False
+    low, high = MODEL_BAND
+    return all(not low <= p.ratio(v.measured_s) <= high for p in v.predictions if p.algorithm != v.verdict)
 
 
-def pointer_only(v: SizeVerdict, ranks: int) -> SizeVerdict:
-    """Every verdict as "cannot tell" among all the algorithms, with what the times alone point to
-    as its evidence (``evidence``: an algorithm, NONE where no prediction fits, "" where several
-    do and cannot be told apart)."""
+def names(verdicts: Sequence[SizeVerdict], ranks: int, lacking: Sequence[str] = ()) -> tuple[SizeVerdict, ...]:
+    """The verdicts a run shows, by size: a name where it holds (module docstring: ``ranks`` at most
+    ``NAMED_RANKS``, none of the model's patterns ``lacking`` from the run, every other prediction
+    outside ``MODEL_BAND``, and the size next to it named the same); elsewhere "cannot tell" with
+    what the times alone point to and why no name (``pointer_only``)."""
+    ordered = sorted(verdicts, key=lambda v: v.bytes)
+    held = [apart(v) for v in ordered]
+    low, high = MODEL_BAND
+    out = []
+    for i, v in enumerate(ordered):
+        twin = any(0 <= j < len(ordered) and held[j] and ordered[j].verdict == v.verdict for j in (i - 1, i + 1))
+        if v.verdict in (CANNOT_TELL, NONE):
+            out.append(pointer_only(v, ""))
+        elif ranks > NAMED_RANKS:
+            out.append(pointer_only(v, f"at {ranks} ranks the point-to-point model leaves out the contention of "
+                                       f"transfers that run at once (names are checked at {NAMED_RANKS} ranks)"))
+        elif lacking:
+            out.append(pointer_only(v, f"the run lacks {', '.join(lacking)}, which the predictions need to be as "
+                                       "close as a name requires (msgperf run measures it beside a collective)"))
+        elif not held[i]:
+            near = min((p for p in v.predictions if p.algorithm != v.verdict and low <= p.ratio(v.measured_s) <= high),
+                       key=lambda p: abs(math.log(p.ratio(v.measured_s))))
+            out.append(pointer_only(v, f"{near.algorithm} is predicted at {near.ratio(v.measured_s):.2f} × the "
+                                       f"measured time, inside the {low:g}-{high:g} band the model's own error spans "
+                                       "on runs with the algorithm set (bench/RESULTS.md §19)"))
+        elif not twin:
+            out.append(pointer_only(v, "the sizes beside it are not named the same (a name needs two sizes in a row)"))
+        else:
+            out.append(dataclasses.replace(v, why=f"{v.why}; every other prediction is outside {low:g}-{high:g} × "
+                                                  "the measured time, and the size beside it is named the same"))
+    return tuple(out)
+
+
+def pointer_only(v: SizeVerdict, why_no_name: str) -> SizeVerdict:
+    """``v`` as "cannot tell" among all the algorithms, with what the times alone point to as its
+    evidence (``evidence``: an algorithm, NONE where no prediction fits, "" where several do and
+    cannot be told apart) and ``why_no_name`` where they point to one."""
     pointed = v.evidence if v.verdict == CANNOT_TELL else v.verdict
-    where = ("at 2 ranks the same case measured twice moved by more than the predictions are apart"
-             if ranks <= 2 else
-             f"at {ranks} ranks the point-to-point model leaves out the contention of transfers that run at once")
-    return dataclasses.replace(
-        v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions), evidence=pointed,
-        why=(f"algorithm names are not yet reliable: {where}, and on runs with the algorithm set another "
-             "was named at up to a fifth of the sizes (bench/RESULTS.md §19); the times alone: "
-             f"{v.verdict if v.verdict != CANNOT_TELL else 'cannot tell'} ({v.why})"))
+    if v.verdict == CANNOT_TELL and v.evidence:
+        why = v.why  # withheld (a disturbed launch): the reason and the pointer are said already
+    else:
+        why = (f"no name: {why_no_name}; " if why_no_name else "") + \
+            f"the times alone: {v.verdict if v.verdict != CANNOT_TELL else 'cannot tell'} ({v.why})"
+    return dataclasses.replace(v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions),
+                               evidence=pointed, why=why)
 
 
 def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:
