@@ -9,10 +9,10 @@ forced by its CVARs (MPIR_CVAR_DEVICE_COLLECTIVES=none, so that ch4 hands every 
 generic layer, and MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>), Debian's Open MPI with its tuned
 component's dynamic rules (OMPI_MCA_coll_tuned_use_dynamic_rules=1,
 OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-pong, sendrecv, memcpy,
-reduce-local, sendrecv-reduce, sendrecv-indexed, self-message and exchange-init (the point-to-point
-model: one-way and both-ways steps, local copies, γ, an exchange that combines what it received and
-one through a datatype built for it, both measured whole, a rank's message to itself, an exchange
-whose requests are made every call), size by size beside
+reduce-local, sendrecv-reduce, sendrecv-indexed, self-message, exchange-init and send-stream (the
+point-to-point model: one-way and both-ways steps, local copies, γ, an exchange that combines what it
+received and one through a datatype built for it, both measured whole, a rank's message to itself,
+an exchange whose requests are made every call, one-way sends back to back), size by size beside
 allreduce, bcast and alltoall, each with the algorithm the case sets for it (the variables are
 per collective), calls back to back (the kernels' default; --iteration-barrier puts a barrier
 before each, as OSU, which adds the skew of leaving it), and is analysed with msgperf's own
@@ -169,7 +169,7 @@ def score(fit, algorithm: str) -> Outcome:
 def _measure(case: Case, out: Path, ranks: int, sizes: str, total: str) -> subprocess.CompletedProcess:
     args = ["run", "--sizes", sizes, "--pattern", "pingpong", "--pattern", "sendrecv", "--pattern", "memcpy",
             "--pattern", "reduce-local", "--pattern", "sendrecv-reduce", "--pattern", "sendrecv-indexed",
-            "--pattern", "self-message", "--pattern", "exchange-init",
+            "--pattern", "self-message", "--pattern", "exchange-init", "--pattern", "send-stream",
             *[a for c in case.algorithms for a in ("--pattern", c)],
             *(["--iteration-barrier"] if BARRIER else []),
             "--np", str(ranks), "--total-time", total, "--no-probe",

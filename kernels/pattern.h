@@ -42,7 +42,7 @@ enum mp_family {
     MP_FAMILY_OVERLAP,       /* communication hidden behind computation */
     MP_FAMILY_PROBE,         /* the eager limit, found directly */
     MP_FAMILY_HARDWARE,      /* costs the models charge, not bandwidths: memcpy, reduce-local, sendrecv-reduce,
-                                sendrecv-indexed, self-message, the floor */
+                                sendrecv-indexed, self-message, send-stream, the floor */
     MP_FAMILY_COLLECTIVE,    /* one MPI collective over every rank: barrier, bcast, allreduce, alltoall ... */
 };
 

@@ -35,6 +35,7 @@
     X(sendrecv_reduce) \
     X(sendrecv_indexed) \
     X(self_message) \
+    X(send_stream) \
     X(floor) \
     X(barrier) \
     X(bcast) \

@@ -201,7 +201,8 @@ def test_a_bad_plan_option_is_the_same_one_line_error_in_run_and_slurm(tmp_path,
 def test_a_collective_brings_the_point_to_point_patterns_its_predictions_are_made_from(tmp_path, capsys,
                                                                                     catalog_without_mpi):
     """run and slurm alike (one plan option): the model's patterns first, said in a note; what the
-    algorithms need only (a bcast and a barrier have no copy or reduction at 2 ranks); none added with
+    algorithms need only (a bcast and a barrier have no copy or reduction at 2 ranks; a bcast's calls back to
+    back from one root stream its binomial sends); none added with
     --no-model-patterns or without a collective."""
     from tests.cli_in_process import cli
 
@@ -220,7 +221,11 @@ def test_a_collective_brings_the_point_to_point_patterns_its_predictions_are_mad
             "self-message, exchange-init too") in err
     assert "--no-model-patterns" in err
     got, err = patterns("--pattern", "bcast", "--pattern", "pingpong")
-    assert got == ["sendrecv", "bcast", "pingpong"] and "measuring sendrecv too" in err
+    assert got == ["sendrecv", "send-stream", "bcast", "pingpong"] and "measuring sendrecv, send-stream too" in err
+    # a barrier before each call, or a rotating root: a binomial bcast's sends no longer stream
+    for option in (("--iteration-barrier",), ("--root", "rotate")):
+        got, err = patterns("--pattern", "bcast", "--pattern", "pingpong", *option)
+        assert got == ["sendrecv", "bcast", "pingpong"] and "measuring sendrecv too" in err, option
     got, err = patterns("--pattern", "allreduce", "--no-model-patterns")
     assert got == ["allreduce"] and "note: measuring" not in err
     got, err = patterns("--pattern", "pingpong", "--pattern", "osu-allreduce")

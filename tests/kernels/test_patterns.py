@@ -59,7 +59,7 @@ def test_every_pattern_runs_validated_at_two_ranks(two_rank_run):
     run = read_run(out).run
     assert run.complete
     seen = {m.pattern for m in run.measurements}
-    assert seen == {p.name for p in catalog()} and len(seen) == 46
+    assert seen == {p.name for p in catalog()} and len(seen) == 47
     assert run.info.catalog == catalog()  # the run record carries the planned patterns' entries
     for p in catalog():  # one record per size and variant, as the catalog says
         assert sum(m.pattern == p.name for m in run.measurements) == 3 * Plan().records_per_size(p), p.name
@@ -172,7 +172,7 @@ def test_kernel_refuses_odd_ranks_for_pairs(tmp_path):
 
 
 @pytest.mark.parametrize("pattern", ["sendrecv", "osu-bw", "sendrecv-reduce", "sendrecv-indexed",
-                                     "self-message", "exchange-init"])
+                                     "self-message", "exchange-init", "send-stream"])
 def test_a_corrupted_payload_is_caught_in_other_patterns(pattern, tmp_path):
     kernel = build_kernel()
     out = tmp_path / "run.jsonl"

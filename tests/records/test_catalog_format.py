@@ -99,7 +99,7 @@ def test_the_committed_catalog_describes_every_pattern():
     for np in (2, 4, 8):
         catalog = committed_catalog(np)
         names = [p.name for p in catalog]
-        assert len(names) == len(set(names)) == 46
+        assert len(names) == len(set(names)) == 47
         assert {p.family for p in catalog} == set(FAMILIES)
         assert all(p.timing and p.metric and p.variants and p.flows >= 1 for p in catalog)
     by_name = {p.name: p for p in committed_catalog(4)}
@@ -112,8 +112,8 @@ def test_the_committed_catalog_describes_every_pattern():
                                        "imb-uniband", "imb-biband", *compat_collectives])
     assert family["many-ranks"] == ["matrix", "pairs", "ring"]
     assert family["buffering"] == ["pack", "unexpected"] and family["hardware"] == ["floor", "memcpy", "reduce-local",
-                                                                                         "self-message", "sendrecv-indexed",
-                                                                                         "sendrecv-reduce"]
+                                                                                         "self-message", "send-stream",
+                                                                                         "sendrecv-indexed", "sendrecv-reduce"]
     assert (family["combining"], family["overlap"], family["probe"]) == (["combine"], ["overlap"], ["eager-probe"])
     collectives = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "reduce-scatter-block"]
     assert family["collective"] == sorted(collectives)

@@ -58,7 +58,8 @@ class PlanOptions:
                  "measured once")
         patterns = tuple(dict.fromkeys(self.patterns)) or ("pingpong",)
         if self.model_patterns:
-            patterns = with_model_patterns(patterns, nranks, warn, family)
+            patterns = with_model_patterns(patterns, nranks, warn, family,
+                                           back_to_back=not self.iteration_barrier and self.root != "rotate")
         return Plan(patterns=patterns, sizes=listed, nranks=nranks,
                     pair=pair, buffer=self.buffer, precision=parse_fraction(self.precision),
                     time_budget_s=parse_seconds(self.time_budget) if self.time_budget is not None else 1.0,
@@ -71,11 +72,12 @@ class PlanOptions:
 
 
 def with_model_patterns(patterns: tuple[str, ...], nranks: int, warn: Callable[[str], None] | None,
-                        family: str | None = None) -> tuple[str, ...]:
+                        family: str | None = None, back_to_back: bool = True) -> tuple[str, ...]:
     """``patterns`` with the point-to-point patterns their collectives' predictions are made from
-    put first (those not given), said in a note."""
+    put first (those not given), said in a note; ``back_to_back``: the collectives' calls run back to
+    back from one root (no --iteration-barrier, no --root rotate)."""
     from msgperf.analysis.collectives import model_patterns  # numpy and the models: only when a plan is made
-    added = tuple(p for p in model_patterns(patterns, nranks, family) if p not in patterns)
+    added = tuple(p for p in model_patterns(patterns, nranks, family, back_to_back) if p not in patterns)
     if added and warn is not None:
         warn(f"note: measuring {', '.join(added)} too, size by size beside the collectives: their predictions "
              "are made from these (--no-model-patterns: only the patterns given)")
@@ -140,7 +142,8 @@ _PLAN_OPTIONS = (
         "--model-patterns/--no-model-patterns", default=True, show_default=True,
         help="With a collective (allreduce, bcast, alltoall, reduce, allgather, reduce-scatter-block, barrier): "
              "also measure the point-to-point patterns its algorithms' predictions are made from (pingpong; "
-             "sendrecv, memcpy, reduce-local, sendrecv-reduce, sendrecv-indexed, self-message, exchange-init as "
+             "sendrecv, memcpy, reduce-local, sendrecv-reduce, sendrecv-indexed, self-message, exchange-init, "
+             "send-stream as "
              "the algorithms need them), "
              "size by size "
              "beside it.")),

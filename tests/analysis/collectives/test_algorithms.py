@@ -186,10 +186,35 @@ def test_the_patterns_a_prediction_is_made_from_follow_the_algorithms_steps():
     assert model_patterns(("alltoall",), 2, "openmpi") == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed",
                                                            "exchange-init")
     assert model_patterns(("alltoall",), 2, "") == ("pingpong", "sendrecv", "memcpy", "sendrecv-indexed")
-    assert model_patterns(("bcast",), 2) == ("pingpong", "sendrecv")
+    assert model_patterns(("bcast",), 2) == ("pingpong", "sendrecv", "send-stream")
+    # a barrier before each call, or a rotating root: the binomial's sends wait for the last call's
+    assert model_patterns(("bcast",), 2, back_to_back=False) == ("pingpong", "sendrecv")
     assert model_patterns(("pingpong", "osu-allreduce", "memcpy"), 2) == ()  # no collective the model predicts
     # at 2 ranks a reduce_scatter_block's one step combines into the result, never sent again
     assert model_patterns(("reduce-scatter-block",), 2) == ("pingpong", "sendrecv", "reduce-local")
+
+
+def test_a_binomial_bcast_run_back_to_back_is_charged_the_send_stream():
+    """At 2 ranks a binomial bcast's calls back to back from one root send as a stream: each message
+    leaves when the last one's send returned (bench/bcast_stream.c: MPICH 1.00-1.12x the stream, where
+    the one-way time gave 0.76-1.0x). With send-stream in the run and the calls back to back, the step
+    costs the stream; one call at a time (a barrier before each, a rotating root), the one-way time;
+    without send-stream, the one-way time either way. The other bcasts are unchanged."""
+    from dataclasses import replace
+
+    ping, exchange, stream = model(alpha=1.5e-6), model(alpha=1.6e-6), model(alpha=1.2e-6, beta=1e-10)
+    without = PointToPoint("pingpong", ping, None, exchange=exchange)
+    with_it = replace(without, stream=stream)
+    binomial, scatter = find("bcast", "binomial"), find("bcast", "scatter_ring_allgather")
+    for n in (8.0, 65536.0):
+        assert predict(with_it, binomial, 2, n, back_to_back=True) == pytest.approx(float(stream.predict(n)))
+        assert predict(with_it, binomial, 2, n) == pytest.approx(with_it.one_way(n))
+        assert predict(without, binomial, 2, n, back_to_back=True) == pytest.approx(without.one_way(n))
+        # at 8 ranks the root sends three times a call
+        assert predict(with_it, binomial, 8, n, back_to_back=True) == pytest.approx(3 * float(stream.predict(n)))
+        assert predict(with_it, scatter, 4, n, back_to_back=True) == predict(without, scatter, 4, n, back_to_back=True)
+    assert "send-stream" in with_it.gamma_words and "send-stream" not in without.gamma_words
+    assert "send-stream" in with_it.patterns and "send-stream" not in without.patterns
 
 
 def test_an_exchange_that_combines_is_charged_as_sendrecv_reduce_measured_it():

@@ -55,6 +55,13 @@ What is modelled and what not:
   itself took 1.5x the ping-pong's one-way time: bench/self_message.c). Open MPI's linear alltoall
   makes its requests persistent, started and freed every call: its exchange is charged what the
   run's ``exchange-init`` measured (0.52 µs at 8 B where a sendrecv took 0.27 µs);
+- a binomial bcast whose calls run back to back from one root (the kernels' default) sends each
+  call's messages as soon as the last call's sends returned, without waiting for them to arrive:
+  its ⌈lg P⌉ sends per call are charged what the run's ``send-stream`` measured per message, not
+  the one-way time (MPICH's took 1.00-1.12x the stream at 2 ranks where the one-way time gave
+  0.76-1.0x: bench/bcast_stream.c); under --iteration-barrier or --root rotate each call waits for
+  the last, and the one-way time is charged. Other rooted algorithms and back-to-back calls of the
+  symmetric collectives (whose exchanges wait for the partner every step) keep their latencies;
 - MPICH falls back from Rabenseifner to recursive doubling when the vector has fewer elements
   than ranks; sizes that small are predicted as the formula says.
 """
@@ -91,6 +98,10 @@ class Step:
     # the exchange's requests are persistent ones made, started and freed every call (Open MPI's linear
     # alltoall), not MPI_Sendrecv's
     inits: bool = False
+    # one-way sends from one root that, when the calls run back to back from the same root, follow the
+    # last call's without waiting for it to arrive (a binomial bcast): then they cost what the
+    # send-stream pattern measured per message, not the one-way time
+    streamed: bool = False
 
     @property
     def exchange_indexed(self) -> bool:
@@ -183,7 +194,7 @@ def _allreduce_reduce_bcast(p, n):
 # ---- bcast ----------------------------------------------------------------------------------
 
 def _bcast_binomial(p, n):
-    return (Step(lg(p), n),)
+    return (Step(lg(p), n, streamed=True),)
 
 
 def _scatter(p, n):

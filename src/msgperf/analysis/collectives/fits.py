@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
-                                                COMBINE, COPY, ONE_WAY, TO_SELF, PointToPoint, predict)
+                                                COMBINE, COPY, ONE_WAY, STREAM, TO_SELF, PointToPoint, predict)
 from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, names, size_ranges,
                                                  withhold)
 from msgperf.analysis.collectives.selection import mpi_family, selection_words
@@ -24,14 +24,16 @@ def collective_name(pattern: str) -> str | None:
 
 
 
-def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = None) -> tuple[str, ...]:
+def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = None,
+                   back_to_back: bool = True) -> tuple[str, ...]:
     """The point-to-point patterns the predictions of ``patterns``' collectives at ``nranks`` ranks
     are made from, as their algorithms' steps use them (``family``'s, ``steps_family`` of the MPI
     that will run them; None: every MPI's): the ping-pong always, sendrecv
     for a step both ways, memcpy for a local copy, reduce-local for combining, sendrecv-reduce for
     a step both ways that combines, sendrecv-indexed for one through a datatype of its own (and
     memcpy, its packing's price without it), self-message for a rank's message to itself,
-    exchange-init for an exchange whose requests are made every call; () without a collective."""
+    exchange-init for an exchange whose requests are made every call, send-stream for a binomial
+    bcast's sends when its calls run ``back_to_back`` from one root; () without a collective."""
     need: set[str] = set()
     for collective in filter(None, map(collective_name, patterns)):
         need.add(ONE_WAY)
@@ -46,7 +48,9 @@ def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = No
                     need |= {BOTH_WAYS_INDEXED} if step.exchange_indexed else set()
                     need |= {TO_SELF} if step.to_self else set()
                     need |= {BOTH_WAYS_INITS} if step.exchange and step.inits else set()
-    order = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF, BOTH_WAYS_INITS)
+                    need |= {STREAM} if step.streamed and back_to_back else set()
+    order = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF, BOTH_WAYS_INITS,
+             STREAM)
     return tuple(p for p in order if p in need)
 
 
@@ -98,6 +102,14 @@ def _ranks(row: Any, nranks: int) -> int:
     return len(row.ranks) if len(row.ranks) > 1 else nranks
 
 
+def back_to_back(row: Any) -> bool:
+    """Whether the row's calls ran back to back from one root: no barrier before each call
+    (--iteration-barrier), the root not rotating (--root rotate); a record without these fields
+    (an older file) ran back to back from rank 0."""
+    extra = getattr(row, "extra", None) or {}
+    return not extra.get("iteration_barrier", False) and extra.get("root", "0") != "rotate"
+
+
 def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, mpi_library: str,
                     tolerance: float, why_no_model: str = "", conditions: Sequence[Any] = ()) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
@@ -121,13 +133,15 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
         if p2p is not None:
             for r in sorted(group, key=lambda r: r.bytes):
                 iv = r.interval
-                predictions = tuple(Prediction(a.key, predict(p2p, a, ranks, r.bytes)) for a in algorithms)
+                predictions = tuple(Prediction(a.key, predict(p2p, a, ranks, r.bytes, back_to_back(r)))
+                                    for a in algorithms)
                 v = judge(r.bytes, r.time_s, iv.low if iv else None, iv.high if iv else None, predictions,
                           tolerance)
                 reason = first_disturbance(conditions, r.launch_ids)
                 judged.append(withhold(v, reason) if reason else v)
         lacking = () if p2p is None else tuple(
-            p for p in model_patterns((pattern,), ranks, p2p.family or None) if p not in p2p.patterns)
+            p for p in model_patterns((pattern,), ranks, p2p.family or None, any(map(back_to_back, group)))
+            if p not in p2p.patterns)
         verdicts = names(judged, ranks, lacking)
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts)))

@@ -17,7 +17,8 @@ reduce-local measured apart add up to less (0.37-0.9x at 32-64 KiB on MPICH 5.0,
 launch: bench/allreduce_parts.c, bench/RESULTS.md §19). Likewise a step that exchanges through a
 derived datatype built for it (Bruck's alltoall) is charged what ``sendrecv-indexed`` measured for
 it whole: the datatype's life and its packing cost more than a sendrecv and a memcpy of the block
-(bench/alltoall_bruck_parts.c).
+(bench/alltoall_bruck_parts.c). A binomial bcast's sends, its calls back to back from one root, are
+charged what ``send-stream`` measured per message (bench/bcast_stream.c).
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from msgperf.analysis.model import PiecewiseFit
 # ping-pong's piecewise model), steps both ways at once, local copies, combining (γ), a step both
 # ways that combines what it received into what it sends next, a step both ways through a datatype
 # built for it (both measured whole), a rank's message to itself, an exchange whose persistent
-# requests are made and freed every call
+# requests are made and freed every call, one-way sends back to back
 ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
 BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF = "sendrecv-reduce", "sendrecv-indexed", "self-message"
-BOTH_WAYS_INITS = "exchange-init"
+BOTH_WAYS_INITS, STREAM = "exchange-init", "send-stream"
 
 DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
 
@@ -65,6 +66,9 @@ class PointToPoint:
     # the exchange-init pattern's model: an exchange of m bytes whose persistent requests are made,
     # started and freed every call (Open MPI's linear alltoall); None: it costs both_ways(m)
     exchange_init: PiecewiseFit | None = None
+    # the send-stream pattern's model: a message of m bytes sent right after the last, no reply (a
+    # binomial bcast's sends when its calls run back to back); None: it costs T(m)
+    stream: PiecewiseFit | None = None
 
     @classmethod
     def measured(cls, series: str, one_way: PiecewiseFit, model: Callable[[str, str], PiecewiseFit | None],
@@ -74,14 +78,14 @@ class PointToPoint:
         return cls(series, one_way, model(COPY, ""), model(COMBINE, ""), model(BOTH_WAYS, ""),
                    model(COMBINE, "double"), family=family, exchange_combine=model(BOTH_WAYS_COMBINED, ""),
                    exchange_indexed=model(BOTH_WAYS_INDEXED, ""), to_self=model(TO_SELF, ""),
-                   exchange_init=model(BOTH_WAYS_INITS, ""))
+                   exchange_init=model(BOTH_WAYS_INITS, ""), stream=model(STREAM, ""))
 
     @property
     def patterns(self) -> frozenset[str]:
         """The point-to-point patterns whose models this holds."""
         inputs = {ONE_WAY: self.pingpong, BOTH_WAYS: self.exchange, COPY: self.memcpy, COMBINE: self.reduce_local,
                   BOTH_WAYS_COMBINED: self.exchange_combine, BOTH_WAYS_INDEXED: self.exchange_indexed,
-                  TO_SELF: self.to_self, BOTH_WAYS_INITS: self.exchange_init}
+                  TO_SELF: self.to_self, BOTH_WAYS_INITS: self.exchange_init, STREAM: self.stream}
         return frozenset(p for p, model in inputs.items() if model is not None)
 
     def for_datatype(self, datatype: str | None) -> "PointToPoint":
@@ -112,6 +116,8 @@ class PointToPoint:
             steps += "; a rank's message to itself (MPICH's scattered alltoall) from self-message"
         if self.exchange_init is not None:
             steps += "; an exchange through requests made every call (Open MPI's linear alltoall) from exchange-init"
+        if self.stream is not None:
+            steps += "; a binomial bcast's sends, its calls back to back, from send-stream"
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:
@@ -134,6 +140,11 @@ class PointToPoint:
         """An exchange of m bytes each way whose persistent requests are made, started and freed for it
         (exchange-init's model; both_ways without it)."""
         return self.both_ways(size) if self.exchange_init is None else _at(self.exchange_init, size)
+
+    def streamed(self, size: float) -> float:
+        """A message of m bytes sent right after the last one, no reply (send-stream's model; T(m)
+        without it)."""
+        return self.one_way(size) if self.stream is None else _at(self.stream, size)
 
     def self_message(self, size: float) -> float:
         """A rank's message of m bytes to itself (self-message's model; T(m) without it)."""
@@ -168,10 +179,11 @@ def _scaled(model: PiecewiseFit | None, size: float) -> float:
     return _at(model, size) * size / max(size, float(model.segments[0].from_bytes))
 
 
-def step_time(p2p: PointToPoint, step: Step) -> float:
+def step_time(p2p: PointToPoint, step: Step, back_to_back: bool = False) -> float:
     """``count`` rounds of one message, its combining and its local copy; an exchange that combines
     what it received (recursive doubling and halving, a ring's reduce-scatter) as sendrecv-reduce
-    measured it, whole; one through a datatype of its own (Bruck's) as sendrecv-indexed did."""
+    measured it, whole; one through a datatype of its own (Bruck's) as sendrecv-indexed did; with
+    ``back_to_back`` (calls from one root, no barrier between them) a streamed send as send-stream did."""
     if step.exchange_combined:
         return step.count * (p2p.both_ways_combined(step.message_bytes) + p2p.copy(step.copy_bytes))
     if step.exchange_indexed:
@@ -180,6 +192,8 @@ def step_time(p2p: PointToPoint, step: Step) -> float:
     sent = 0.0
     if step.message_bytes is not None and step.to_self:
         sent = p2p.self_message(step.message_bytes)
+    elif step.message_bytes is not None and step.streamed and back_to_back:
+        sent = p2p.streamed(step.message_bytes)
     elif step.message_bytes is not None and step.exchange:
         sent = p2p.both_ways_init(step.message_bytes) if step.inits else p2p.both_ways(step.message_bytes)
     elif step.message_bytes is not None:
@@ -187,6 +201,8 @@ def step_time(p2p: PointToPoint, step: Step) -> float:
     return step.count * (sent + p2p.combine(step.reduce_bytes) + p2p.copy(step.copy_bytes))
 
 
-def predict(p2p: PointToPoint, algorithm: Algorithm, ranks: int, size: float) -> float:
-    """The algorithm's time for ``ranks`` ranks and a size of ``size`` bytes, step by step."""
-    return sum(step_time(p2p, s) for s in algorithm.steps_of(p2p.family)(ranks, float(size)))
+def predict(p2p: PointToPoint, algorithm: Algorithm, ranks: int, size: float, back_to_back: bool = False) -> float:
+    """The algorithm's time for ``ranks`` ranks and a size of ``size`` bytes, step by step; with
+    ``back_to_back``, per call of calls run back to back from one root (the kernels' default for a
+    collective; not under --iteration-barrier or --root rotate, nor in a program that waits between)."""
+    return sum(step_time(p2p, s, back_to_back) for s in algorithm.steps_of(p2p.family)(ranks, float(size)))
