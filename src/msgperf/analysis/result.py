@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer, disturbed_terms
@@ -434,12 +434,13 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                                                             for r in partial.saphir))
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer),
-                               collectives=_collectives(rows, series, source, tolerance, conditions, machine.device))
+                               collectives=_collectives(rows, series, source, tolerance, conditions, machine.device,
+                                                         tuple(l.environment for l in run.launches)))
 
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,
                  tolerance: float, conditions: Sequence[LaunchConditions] = (),
-                 mpi_device: str | None = None) -> Collectives | None:
+                 mpi_device: str | None = None, environments: Sequence[Mapping[str, str]] = ()) -> Collectives | None:
     """The collectives against the blocking ping-pong's model and the run's other point-to-point
     patterns (``PointToPoint.measured``: memcpy's for copies, reduce-local's for γ, ...)."""
     def found(pattern: str, variant: str = "") -> SeriesResult | None:
@@ -454,7 +455,7 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
     p2p = (PointToPoint.measured(ONE_WAY, ping, model, steps_family(source.mpi_library, mpi_device))
            if ping is not None else None)
     return collective_fits(rows, p2p, source.nranks, source.mpi_library, tolerance,
-                           f"the ping-pong has no model: {why}" if why else "", conditions)
+                           f"the ping-pong has no model: {why}" if why else "", conditions, environments)
 
 
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from msgperf import units
 from msgperf.analysis.collectives import (CANNOT_TELL, FIT_TOLERANCE, MODEL_BAND, NONE, SEPARATION, CollectiveAdvice,
-                                         CollectiveFit, Collectives)
+                                         CollectiveFit, Collectives, PointToPoint)
 from msgperf.analysis.result import RunResult
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
@@ -38,15 +38,13 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
     """Per size range: where the times point, predicted/measured of each algorithm (median)."""
     names = [a.short for a in fit.algorithms]
     t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
-             note=(f"predicted / measured per algorithm, median over the range; the times point to the closest prediction "
-                   f"within {FIT_TOLERANCE:.0%} of the measured median and apart from every other one that fits "
-                   f"by more than the measured interval plus the model's resolution ({SEPARATION:.0%}), else "
-                   "to several or none; it is named only at 2 ranks, with every pattern the predictions use "
-                   f"measured, where every other prediction is outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the "
-                   "measured time (the model's own error on runs with the algorithm set: docs/collectives.md) at "
-                   "two sizes in a row; elsewhere \"cannot tell\" and where the times point. "
-                   "Predictions from the run's "
-                   f"{c.p2p.series if c.p2p else 'ping-pong'} model; {c.p2p.gamma_words if c.p2p else ''}"))
+             note=(f"predicted / measured per algorithm, median over the range; named where every other prediction is "
+                   f"outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the measured time at two sizes in a row (2 ranks, "
+                   "every model pattern measured: docs/collectives.md), else \"cannot tell\" and where the times "
+                   f"point: the closest prediction within {FIT_TOLERANCE:.0%} and apart from the others by the "
+                   f"interval plus {SEPARATION:.0%}, several, or none"
+                   + (f". Where they point to none: {fit.unmodelled}" if fit.unmodelled else "")
+                   + "; what the predictions are made from: under the algorithms' table"))
     t.add_column("sizes")
     t.add_column("measured")
     for n in names:
@@ -81,10 +79,13 @@ def sizes_table(fit: CollectiveFit) -> Grid:
     return t
 
 
-def models_table(fit: CollectiveFit) -> Grid:
+def models_table(fit: CollectiveFit, p2p: PointToPoint | None = None) -> Grid:
+    """The algorithms, their closed forms and how to select each; the note says what the predictions
+    are made from (``p2p``: the run's point-to-point model)."""
     t = Grid(heading=f"{fit.collective}: the algorithms modelled",
              note="T(m) = the ping-pong's one-way time at m bytes (its piecewise model: each step uses the α and β "
-                  "of the segment its message falls in); γ per byte of a reduction; closed forms for one segment")
+                  "of the segment its message falls in); γ per byte of a reduction; closed forms for one segment"
+                  + (f"; predictions from the run's {p2p.series} model; {p2p.gamma_words}" if p2p is not None else ""))
     # a setting every algorithm needs (MPICH's MPIR_CVAR_DEVICE_COLLECTIVES=none, Open MPI's dynamic
     # rules) is said once under the table: in each cell it made every line 180 columns wide
     settings = [a.select.split() for a in fit.algorithms]
@@ -111,7 +112,7 @@ def collective_tables(result: RunResult) -> list[Grid]:
             t.add_row(c.why_not)
             out.append(t)
             continue
-        out += [ranges_table(c, fit), sizes_table(fit), models_table(fit)]
+        out += [ranges_table(c, fit), sizes_table(fit), models_table(fit, c.p2p)]
     return out
 
 

@@ -90,6 +90,29 @@ def test_none_of_these_when_nothing_fits():
         f"cannot tell (the times point to {NONE})"
 
 
+def test_where_the_times_point_to_none_mpichs_own_collectives_are_named_unless_the_launch_turned_them_off():
+    """MPICH's ch4 runs collectives of its own within a node, which no model describes (its bcast of
+    8 B took 0.29 µs where the binomial's message takes 1.2 µs): where the times point to none of these
+    the fit says so, and how to run the modelled ones; not where every launch set
+    MPIR_CVAR_DEVICE_COLLECTIVES=none, nor for Open MPI, nor where something fits."""
+    import dataclasses
+
+    def as_run(truth: str, library: str, environment: dict):
+        run = run_of(truth)
+        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library=library, environment=environment)
+                                                       for l in run.launches))
+
+    mpich = "MPICH Version:      5.0.2\nMPICH Device:       ch4:ofi"
+    fit = analyze(as_run("far_off", mpich, {})).collectives.find("allreduce")
+    assert "ch4 may run collectives of its own" in fit.unmodelled and "MPIR_CVAR_DEVICE_COLLECTIVES=none" in fit.unmodelled
+    off = {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"}
+    assert analyze(as_run("far_off", mpich, off)).collectives.find("allreduce").unmodelled == ""
+    assert analyze(as_run("far_off", "Open MPI v4.1.4", {})).collectives.find("allreduce").unmodelled == ""
+    assert analyze(as_run("recursive_doubling", mpich, {})).collectives.find("allreduce").unmodelled == ""
+    from msgperf.present.collectives_text import ranges_table
+    assert fit.unmodelled in ranges_table(analyze(as_run("far_off", mpich, {})).collectives, fit).note
+
+
 def test_a_call_with_nothing_to_move_that_returns_at_once_is_said_so():
     """MPICH's alltoall of 0 B took 11 ns where any algorithm's steps take microseconds: no prediction
     fits, and the evidence says the MPI returned at once; at 8 B the same run points to its algorithm."""

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
                                                 COMBINE, COPY, ONE_WAY, STREAM, TO_SELF, PointToPoint, predict)
-from msgperf.analysis.collectives.naming import (Prediction, SizeRange, SizeVerdict, judge, names, size_ranges,
-                                                 withhold)
-from msgperf.analysis.collectives.selection import mpi_family, selection_words
+from msgperf.analysis.collectives.naming import (NONE, Prediction, SizeRange, SizeVerdict, judge, names,
+                                                 size_ranges, withhold)
+from msgperf.analysis.collectives.selection import mpi_family, own_collectives, selection_words
 from msgperf.analysis.launches import first_disturbance
 
 _ALIASES = {"reduce-scatter-block": "reduce_scatter_block", "reduce_scatter": "reduce_scatter_block",
@@ -73,6 +73,9 @@ class CollectiveFit:
     algorithms: tuple[AlgorithmModel, ...]
     sizes: tuple[SizeVerdict, ...]
     ranges: tuple[SizeRange, ...]
+    # where the times point to none of these: what the MPI may have run instead that no model
+    # describes (selection.own_collectives), "" when nothing is known
+    unmodelled: str = ""
 
     @property
     def name(self) -> str:
@@ -111,10 +114,12 @@ def back_to_back(row: Any) -> bool:
 
 
 def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, mpi_library: str,
-                    tolerance: float, why_no_model: str = "", conditions: Sequence[Any] = ()) -> Collectives | None:
+                    tolerance: float, why_no_model: str = "", conditions: Sequence[Any] = (),
+                    environments: Sequence[Mapping[str, str]] = ()) -> Collectives | None:
     """Every collective of ``rows`` (the run's SizeRows) against the algorithms' predictions from the
     run's point-to-point model (``PointToPoint.measured``; None: the run has no ping-pong model,
-    ``why_no_model`` says why); None when the run has no collective."""
+    ``why_no_model`` says why); None when the run has no collective. ``environments``: each launch's
+    MPI environment (what it selected)."""
     groups: dict[tuple[str, str, int], list[Any]] = {}
     for r in rows:
         if collective_name(r.pattern) is not None:
@@ -143,8 +148,9 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
             p for p in model_patterns((pattern,), ranks, p2p.family or None, any(map(back_to_back, group)))
             if p not in p2p.patterns)
         verdicts = names(judged, ranks, lacking)
+        unmodelled = own_collectives(family, environments) if any(v.points_to == NONE for v in verdicts) else ""
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
-                                  size_ranges(verdicts)))
+                                  size_ranges(verdicts), unmodelled))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "
                                       "(msgperf run adds it beside a collective unless --no-model-patterns)")
     return Collectives(tuple(fits), p2p, family, tolerance, why)

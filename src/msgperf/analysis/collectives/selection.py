@@ -10,6 +10,7 @@ generic algorithms that ``MPIR_CVAR_<COLL>_INTRA_ALGORITHM`` selects; ``MPIR_CVA
 from __future__ import annotations
 
 import re
+from typing import Iterable, Mapping
 
 MPICH_DEVICE = ("MPIR_CVAR_DEVICE_COLLECTIVES", "none")
 
@@ -82,6 +83,19 @@ def steps_family(library: str, device: str | None = None) -> str:
         return "mpich" if device == "ch4" else ""
     version = re.search(r"\bmpich(?:\s+version:)?\s+(\d+)\.", text)
     return "mpich" if version is not None and int(version.group(1)) >= 4 else ""
+
+
+def own_collectives(family: str, environments: Iterable[Mapping[str, str]]) -> str:
+    """What the MPI may run by default instead of the modelled algorithms, in words, where a launch
+    (its ``environments``) left it on; "" otherwise. MPICH's ch4 runs collectives of its own within a
+    node (shared-memory release_gather): its bcast of 8 B back to back took 0.29 µs so, 1.3 µs with
+    MPIR_CVAR_DEVICE_COLLECTIVES=none, where the binomial's one message takes 1.2 µs
+    (bench/bcast_stream.c)."""
+    name, off = MPICH_DEVICE
+    if family != "mpich" or all(str(env.get(name, "")).lower() == off for env in environments):
+        return ""
+    return (f"MPICH's ch4 may run collectives of its own within a node (shared-memory release_gather), which no "
+            f"model here describes; with {name}={off} it runs the algorithms above")
 
 
 def selection(family: str, collective: str, algorithm: str) -> tuple[tuple[str, str], ...]:
