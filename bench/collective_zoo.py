@@ -21,9 +21,9 @@ functions (RunResult.collectives).
 Per case and collective it prints the algorithm set, then per size range the algorithm named and
 predicted / measured of the set algorithm. Per size a verdict is
 - right: the set algorithm named;
-- cannot tell, honest: "cannot tell" with the set algorithm among the candidates;
-- wrong: another algorithm named, or "cannot tell" between others (the set one's prediction off);
-- none: "none of these".
+- cannot tell, honest: "cannot tell" (where no name is given every algorithm stays a candidate);
+- wrong: another algorithm named;
+- none: "none of these" (the times point to none).
 A name is given only where every other prediction is outside the model's band (0.5-1.8 x measured,
 analysis/collectives/naming.py) at two sizes in a row, at 2 ranks, on an undisturbed launch;
 elsewhere the verdict is "cannot tell" with what the times alone point to, which is counted apart

@@ -111,6 +111,10 @@ def test_where_the_times_point_to_none_mpichs_own_collectives_are_named_unless_t
     assert analyze(as_run("recursive_doubling", mpich, {})).collectives.find("allreduce").unmodelled == ""
     from msgperf.present.collectives_text import ranges_table
     assert fit.unmodelled in ranges_table(analyze(as_run("far_off", mpich, {})).collectives, fit).note
+    # ch4 has its own bcast, reduce, allreduce and barrier only; MVAPICH, Intel MPI and ch3 have none
+    from msgperf.analysis.collectives.selection import own_collectives
+    assert own_collectives("mpich", "alltoall", [{}]) == "" and own_collectives("", "allreduce", [{}]) == ""
+    assert own_collectives("mpich", "bcast", [{}, {"MPIR_CVAR_DEVICE_COLLECTIVES": "none"}]) != ""
 
 
 def test_a_call_with_nothing_to_move_that_returns_at_once_is_said_so():
@@ -213,7 +217,12 @@ def test_a_name_needs_every_other_prediction_outside_the_models_band_and_a_neigh
     many = names(_sweep(preds, measured), 16)
     assert all(v.verdict == CANNOT_TELL and "contention" in v.why and v.evidence == "recursive_doubling" for v in many)
     lacking = names(_sweep(preds, measured), 2, ("sendrecv-reduce",))
-    assert all(v.verdict == CANNOT_TELL and "lacks sendrecv-reduce" in v.why for v in lacking)
+    assert all(v.verdict == CANNOT_TELL and "no model of sendrecv-reduce" in v.why for v in lacking)
+    # a collective the ground truth never set (the zoo sets allreduce, bcast and alltoall only), and a
+    # barrier, whose sizes are one measurement repeated: no name
+    for collective in ("reduce", "barrier", "allgather"):
+        unchecked = names(_sweep(preds, measured), 2, (), collective)
+        assert all(v.verdict == CANNOT_TELL and "allreduce, alltoall, bcast only" in v.why for v in unchecked)
     # every algorithm is still a candidate where no name is given
     assert all(set(v.candidates) == {"recursive_doubling", "ring", "reduce_bcast"} for v in close + lacking)
 
@@ -253,7 +262,61 @@ def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_other
     # the same run without sendrecv-reduce: no name, and it says what the run lacks
     without = analyze(make_run([x for x in ms if x.pattern != "sendrecv-reduce"])).collectives.find("allreduce")
     assert all(v.verdict == CANNOT_TELL for v in without.sizes)
-    assert "lacks sendrecv-reduce" in without.sizes[0].why
+    assert "no model of sendrecv-reduce" in without.sizes[0].why
+
+
+def test_the_patterns_a_name_needs_are_those_of_the_runs_own_mpi():
+    """An MPI with the formulas' common steps (MVAPICH, Intel MPI, MPICH ch3) never needs MPICH's
+    self-message or Open MPI's exchange-init for a name: msgperf run does not measure them for it."""
+    import dataclasses
+
+    rng = np.random.default_rng(12)
+    slow_copy = lambda n: 1e-9 + 5e-9 * n  # noqa: E731 - copies dominate Bruck's rotations: it stands apart
+    base = [measurement("pingpong", s, 2 * t(s) * factors(200, 0.02, rng)) for s in SIZES]
+    base += [measurement("memcpy", s, slow_copy(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
+
+    def as_mvapich(ms):
+        run = make_run(ms)
+        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library="MVAPICH2 Version 2.3.7")
+                                                       for l in run.launches))
+
+    # the alltoall timed as the model predicts Bruck (a first pass gives the prediction)
+    first = analyze(as_mvapich(base + [measurement("alltoall", s, 1e-6 * factors(200, 0.02, rng), divisor=1)
+                                        for s in SIZES])).collectives
+    bruck = {v.bytes: v.prediction("bruck").predicted_s for v in first.find("alltoall").sizes}
+    run = as_mvapich(base + [measurement("alltoall", s, bruck[s] * factors(200, 0.02, rng), divisor=1) for s in SIZES])
+    c = analyze(run).collectives
+    fit = c.find("alltoall")
+    assert c.p2p.family == "" and any(v.evidence == "bruck" for v in fit.sizes)
+    said = [v.why for v in fit.sizes if "no model of" in v.why]
+    assert said and all("self-message" not in w and "exchange-init" not in w for w in said)
+    assert all("sendrecv, sendrecv-indexed" in w for w in said), said[:1]
+
+
+def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send_stream():
+    """A barrier before each call (--iteration-barrier) or a rotating root: each call waits for the
+    last, so the binomial's message costs the one-way time and send-stream is not needed for a name;
+    back to back from rank 0 (no fields: an older file) it costs the stream."""
+    import dataclasses
+
+    rng = np.random.default_rng(11)
+    m = lambda pattern, s, time, **kw: measurement(pattern, s, time * factors(200, 0.02, rng), **kw)  # noqa: E731
+    stream = lambda n: 0.6 * t(n)  # noqa: E731
+    base = [m("pingpong", s, 2 * t(s)) for s in SIZES] + [m("sendrecv", s, t(s), divisor=1) for s in SIZES]
+    base += [m("send-stream", s, stream(s), divisor=1) for s in SIZES]
+    for extra, charged in (({"iteration_barrier": True, "root": "0"}, t), ({"iteration_barrier": False, "root": "rotate"}, t),
+                           ({}, stream), ({"iteration_barrier": False, "root": "0"}, stream)):
+        bcast = [dataclasses.replace(m("bcast", s, charged(s), divisor=1), extra=extra) for s in SIZES]
+        c = analyze(make_run(base + bcast)).collectives
+        fit = c.find("bcast")
+        ratios = [v.prediction("binomial").ratio(v.measured_s) for v in fit.sizes]
+        assert all(0.9 < r < 1.1 for r in ratios), (extra, ratios)
+        # without send-stream in the run (and the bcast timed at the one-way time, so that the binomial
+        # fits): the calls back to back lack a model for a name, those one at a time are named
+        one_way = [dataclasses.replace(m("bcast", s, t(s), divisor=1), extra=extra) for s in SIZES]
+        without = analyze(make_run([x for x in base if x.pattern != "send-stream"] + one_way)).collectives.find("bcast")
+        assert any("no model of send-stream" in v.why for v in without.sizes) == (charged is stream), extra
+        assert any(v.verdict == "binomial" for v in without.sizes) == (charged is t), extra
 
 
 def test_the_runs_mpi_picks_its_implementations_steps():

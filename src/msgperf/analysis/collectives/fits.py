@@ -145,10 +145,11 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
                 reason = first_disturbance(conditions, r.launch_ids)
                 judged.append(withhold(v, reason) if reason else v)
         lacking = () if p2p is None else tuple(
-            p for p in model_patterns((pattern,), ranks, p2p.family or None, any(map(back_to_back, group)))
+            p for p in model_patterns((pattern,), ranks, p2p.family, any(map(back_to_back, group)))
             if p not in p2p.patterns)
-        verdicts = names(judged, ranks, lacking)
-        unmodelled = own_collectives(family, environments) if any(v.points_to == NONE for v in verdicts) else ""
+        verdicts = names(judged, ranks, lacking, collective)
+        unmodelled = (own_collectives(p2p.family, collective, environments) if p2p is not None and any(
+            v.points_to == NONE and v.bytes > 0 for v in verdicts) else "")
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts), unmodelled))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "

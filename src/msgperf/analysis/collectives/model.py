@@ -117,7 +117,7 @@ class PointToPoint:
         if self.exchange_init is not None:
             steps += "; an exchange through requests made every call (Open MPI's linear alltoall) from exchange-init"
         if self.stream is not None:
-            steps += "; a binomial bcast's sends, its calls back to back, from send-stream"
+            steps += "; a binomial bcast's sends, where its calls ran back to back from one root, from send-stream"
         return f"{steps}; {gamma}; {copies}"
 
     def one_way(self, size: float) -> float:

@@ -85,14 +85,20 @@ def steps_family(library: str, device: str | None = None) -> str:
     return "mpich" if version is not None and int(version.group(1)) >= 4 else ""
 
 
-def own_collectives(family: str, environments: Iterable[Mapping[str, str]]) -> str:
+# MPICH ch4's own shared-memory collectives (release_gather): which collectives it has them for
+MPICH_DEVICE_OWN = frozenset({"bcast", "reduce", "allreduce", "barrier"})
+
+
+def own_collectives(steps: str, collective: str, environments: Iterable[Mapping[str, str]]) -> str:
     """What the MPI may run by default instead of the modelled algorithms, in words, where a launch
-    (its ``environments``) left it on; "" otherwise. MPICH's ch4 runs collectives of its own within a
-    node (shared-memory release_gather): its bcast of 8 B back to back took 0.29 µs so, 1.3 µs with
+    (its ``environments``) left it on; "" otherwise. ``steps``: ``steps_family`` ("mpich": MPICH
+    itself on ch4). Its ch4 runs a bcast, reduce, allreduce or barrier of its own within a node
+    (shared-memory release_gather): its bcast of 8 B back to back took 0.29 µs so, 1.3 µs with
     MPIR_CVAR_DEVICE_COLLECTIVES=none, where the binomial's one message takes 1.2 µs
     (bench/bcast_stream.c)."""
     name, off = MPICH_DEVICE
-    if family != "mpich" or all(str(env.get(name, "")).lower() == off for env in environments):
+    if (steps != "mpich" or collective not in MPICH_DEVICE_OWN
+            or all(str(env.get(name, "")).lower() == off for env in environments)):
         return ""
     return (f"MPICH's ch4 may run collectives of its own within a node (shared-memory release_gather), which no "
             f"model here describes; with {name}={off} it runs the algorithms above")
