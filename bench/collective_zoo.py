@@ -12,7 +12,8 @@ OMPI_MCA_coll_tuned_<coll>_algorithm=<n>). One run per case measures the ping-po
 reduce-local, sendrecv-reduce, sendrecv-indexed, self-message, exchange-init and send-stream (the
 point-to-point model: one-way and both-ways steps, local copies, γ, an exchange that combines what it
 received and one through a datatype built for it, both measured whole, a rank's message to itself,
-an exchange whose requests are made every call, one-way sends back to back), size by size beside
+an exchange whose requests are made every call, one-way sends back to back), in two launches (a
+name needs both, each analysed alone, to give it), size by size beside
 allreduce, bcast and alltoall, each with the algorithm the case sets for it (the variables are
 per collective), calls back to back (the kernels' default; --iteration-barrier puts a barrier
 before each, as OSU, which adds the skew of leaving it), and is analysed with msgperf's own
@@ -173,7 +174,7 @@ def _measure(case: Case, out: Path, ranks: int, sizes: str, total: str) -> subpr
             "--pattern", "self-message", "--pattern", "exchange-init", "--pattern", "send-stream",
             *[a for c in case.algorithms for a in ("--pattern", c)],
             *(["--iteration-barrier"] if BARRIER else []),
-            "--np", str(ranks), "--total-time", total, "--no-probe",
+            "--np", str(ranks), "--total-time", total, "--repeat", "2", "--no-probe",
             "--no-report", "--no-store", "-q", "-o", str(out)]
     if case.mpi == "openmpi":
         args += ["--mpicc", OPENMPI_CC]

@@ -35,7 +35,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import ONE_WAY, Collectives, PointToPoint, collective_fits, steps_family
+from msgperf.analysis.collectives import (ONE_WAY, Collectives, PointToPoint, collective_fits, collective_name, confirm,
+                                         nameable, steps_family)
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
@@ -432,10 +433,14 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
         partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
                                                             for r in partial.saphir))
+    collectives = _collectives(rows, series, source, tolerance, conditions, machine.device,
+                               tuple(l.environment for l in run.launches))
+    if launch is None and nameable(collectives):  # a name stands where the launches, each alone, give it
+        launches = sorted({m.launch for m in run.measurements if collective_name(m.pattern)})
+        collectives = confirm(collectives, {i: analyze(run, launch=i, tolerance=tolerance, confidence=confidence)
+                                            .collectives for i in launches} if len(launches) > 1 else {})
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
-                               refined_only=_refined_only(run, series, answer),
-                               collectives=_collectives(rows, series, source, tolerance, conditions, machine.device,
-                                                         tuple(l.environment for l in run.launches)))
+                               refined_only=_refined_only(run, series, answer), collectives=collectives)
 
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,

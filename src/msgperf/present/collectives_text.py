@@ -39,8 +39,9 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
     names = [a.short for a in fit.algorithms]
     t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
              note=(f"predicted / measured per algorithm, median over the range; named where every other prediction is "
-                   f"outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the measured time at two sizes in a row (2 ranks, "
-                   "every model pattern measured: docs/collectives.md), else \"cannot tell\" and where the times "
+                   f"outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the measured time at two sizes in a row and in every "
+                   "launch alone (2 ranks, two launches or more, every model pattern measured: docs/collectives.md), "
+                   "else \"cannot tell\" and where the times "
                    f"point: the closest prediction within {FIT_TOLERANCE:.0%} and apart from the others by the "
                    f"interval plus {SEPARATION:.0%}, several, or none"
                    + (f". Where they point to none: {fit.unmodelled}" if fit.unmodelled else "")

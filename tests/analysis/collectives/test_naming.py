@@ -241,28 +241,69 @@ def test_without_a_name_the_times_alone_still_point_to_one_none_or_several():
                for v in held)
 
 
-def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_others_are_twice_as_slow():
-    """At 2 ranks with a large α: recursive doubling is one exchange, Rabenseifner, ring and a reduce then
-    a bcast two messages each, so up to ~128 B every other prediction is ~2x the measured time (a name),
-    and above it they come within 1.8x (cannot tell, pointing to recursive doubling)."""
-    rng = np.random.default_rng(7)
-    m = lambda pattern, s, time, **kw: measurement(pattern, s, time * factors(200, 0.02, rng), **kw)  # noqa: E731
+def _every_model_pattern(rng, launch: int, truth: str = "recursive_doubling"):
+    """One launch of an allreduce with every pattern its model uses, the allreduce timed as ``truth``."""
+    m = lambda pattern, s, time, **kw: measurement(pattern, s, time * factors(200, 0.02, rng),  # noqa: E731
+                                                   launch_index=launch, **kw)
     ms = [m("pingpong", s, 2 * t(s)) for s in SIZES]
     ms += [m("sendrecv", s, t(s), divisor=1) for s in SIZES]
     ms += [m("memcpy", s, 1e-9 + copy(s), divisor=1) for s in SIZES]
     ms += [m("reduce-local", s, 1e-9 + gamma(s), divisor=1) for s in SIZES]
     ms += [m("sendrecv-reduce", s, t(s) + gamma(s), divisor=1) for s in SIZES]
-    ms += [m("allreduce", s, TRUTH["recursive_doubling"](s), divisor=1) for s in SIZES]
-    fit = analyze(make_run(ms)).collectives.find("allreduce")
+    return ms + [m("allreduce", s, TRUTH[truth](s), divisor=1) for s in SIZES]
+
+
+def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_others_are_twice_as_slow():
+    """At 2 ranks with a large α: recursive doubling is one exchange, Rabenseifner, ring and a reduce then
+    a bcast two messages each, so up to ~128 B every other prediction is ~2x the measured time (a name),
+    and above it they come within 1.8x (cannot tell, pointing to recursive doubling). A name needs two
+    launches that, each analysed alone, give it too."""
+    rng = np.random.default_rng(7)
+    ms = _every_model_pattern(rng, 0) + _every_model_pattern(rng, 1)
+    fit = analyze(make_run(ms, launches=2)).collectives.find("allreduce")
     named = [v.bytes for v in fit.sizes if v.verdict == "recursive_doubling"]
     assert named and min(named) == 8 and max(named) <= 512, [(v.bytes, v.why) for v in fit.sizes]
+    assert all("each of launches 0, 1, analysed alone, names recursive_doubling" in v.why for v in fit.sizes
+               if v.bytes in named)
     assert all(v.verdict in ("recursive_doubling", CANNOT_TELL) for v in fit.sizes)
     assert all(v.evidence in ("recursive_doubling", "") for v in fit.sizes if v.verdict == CANNOT_TELL)
     assert fit.ranges[0].verdict == "recursive_doubling" and fit.ranges[0].from_bytes == 8
     # the same run without sendrecv-reduce: no name, and it says what the run lacks
-    without = analyze(make_run([x for x in ms if x.pattern != "sendrecv-reduce"])).collectives.find("allreduce")
+    without = analyze(make_run([x for x in ms if x.pattern != "sendrecv-reduce"], launches=2)).collectives.find("allreduce")
     assert all(v.verdict == CANNOT_TELL for v in without.sizes)
     assert "no model of sendrecv-reduce" in without.sizes[0].why
+    # one launch: what it names stays a pointer
+    alone = analyze(make_run(_every_model_pattern(rng, 0))).collectives.find("allreduce")
+    small = [v for v in alone.sizes if v.bytes <= 64]
+    assert all(v.verdict == CANNOT_TELL and v.evidence == "recursive_doubling" for v in small)
+    assert all("a name needs the same name in two launches" in v.why for v in small)
+    # a second launch whose allreduce is a reduce then a bcast: the pooled times name nothing either
+    split = analyze(make_run(_every_model_pattern(rng, 0) + _every_model_pattern(rng, 1, "reduce_bcast"),
+                             launches=2)).collectives.find("allreduce")
+    assert not any(v.verdict == "recursive_doubling" for v in split.sizes)
+
+
+def test_a_pooled_name_stands_only_where_every_launch_alone_gives_it():
+    from msgperf.analysis.collectives.naming import confirmed
+
+    preds = [Prediction("recursive_doubling", 10e-6), Prediction("ring", 20e-6)]
+    named = judge(64, 10.2e-6, 10.1e-6, 10.3e-6, preds, 0.25)
+    other = judge(64, 20.2e-6, 20.1e-6, 20.3e-6, preds, 0.25)
+    several = judge(64, 15e-6, 14.9e-6, 15.1e-6, [Prediction("recursive_doubling", 14e-6), Prediction("ring", 15e-6)], 0.25)
+    assert (named.verdict, other.verdict, several.verdict) == ("recursive_doubling", "ring", CANNOT_TELL)
+    (kept,) = confirmed([named], {0: {64: named}, 1: {64: named}})
+    assert kept.verdict == "recursive_doubling" and "each of launches 0, 1" in kept.why
+    (alone,) = confirmed([named], {0: {64: named}, 1: {128: named}})  # launch 1 did not measure 64 B
+    assert alone.verdict == CANNOT_TELL and "one launch measured it" in alone.why and alone.evidence == "recursive_doubling"
+    (elsewhere,) = confirmed([named], {0: {64: named}, 1: {64: other}})
+    assert elsewhere.verdict == CANNOT_TELL and "launch 1, analysed alone, says ring" in elsewhere.why
+    (unsure,) = confirmed([named], {0: {64: named}, 1: {64: several}, 2: {64: named}})
+    assert unsure.verdict == CANNOT_TELL and "launch 1, analysed alone, says cannot tell (several)" in unsure.why
+    assert confirmed([several], {}) == (several,)  # what names nothing, and no launch names, is left as it is
+    # pooled, the interval spans both launches and the algorithms do not part; each launch alone names one
+    (agreed,) = confirmed([several], {0: {64: named}, 1: {64: named}})
+    assert (agreed.verdict, agreed.candidates, agreed.evidence) == ("recursive_doubling", ("recursive_doubling",), "")
+    assert agreed.measured_s == several.measured_s and "each of launches 0, 1, analysed alone, names" in agreed.why
 
 
 def test_the_patterns_a_name_needs_are_those_of_the_runs_own_mpi():
@@ -312,9 +353,12 @@ def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send
         ratios = [v.prediction("binomial").ratio(v.measured_s) for v in fit.sizes]
         assert all(0.9 < r < 1.1 for r in ratios), (extra, ratios)
         # without send-stream in the run (and the bcast timed at the one-way time, so that the binomial
-        # fits): the calls back to back lack a model for a name, those one at a time are named
-        one_way = [dataclasses.replace(m("bcast", s, t(s), divisor=1), extra=extra) for s in SIZES]
-        without = analyze(make_run([x for x in base if x.pattern != "send-stream"] + one_way)).collectives.find("bcast")
+        # fits): the calls back to back lack a model for a name, those one at a time are named (two
+        # launches, as a name needs)
+        twice = [dataclasses.replace(x, launch=i) for i in (0, 1)
+                 for x in [x for x in base if x.pattern != "send-stream"]
+                 + [dataclasses.replace(m("bcast", s, t(s), divisor=1), extra=extra) for s in SIZES]]
+        without = analyze(make_run(twice, launches=2)).collectives.find("bcast")
         assert any("no model of send-stream" in v.why for v in without.sizes) == (charged is stream), extra
         assert any(v.verdict == "binomial" for v in without.sizes) == (charged is t), extra
 

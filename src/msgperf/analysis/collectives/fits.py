@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
                                                 COMBINE, COPY, ONE_WAY, STREAM, TO_SELF, PointToPoint, predict)
-from msgperf.analysis.collectives.naming import (NONE, Prediction, SizeRange, SizeVerdict, judge, names,
-                                                 size_ranges, withhold)
+from msgperf.analysis.collectives.naming import (NAMED_RANKS, NONE, VALIDATED, Prediction, SizeRange, SizeVerdict,
+                                                 confirmed, judge, names, size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, own_collectives, selection_words
 from msgperf.analysis.launches import first_disturbance
 
@@ -95,6 +96,29 @@ class Collectives:
             if f.collective == collective and (ranks is None or f.ranks == ranks):
                 return f
         return None
+
+
+def nameable(collectives: Collectives | None) -> bool:
+    """Whether a name could stand in these fits (a validated collective at up to ``NAMED_RANKS`` ranks
+    with predictions): what ``confirm`` decides, from the launches analysed alone."""
+    return collectives is not None and any(f.collective in VALIDATED and f.ranks <= NAMED_RANKS and f.sizes
+                                           for f in collectives.fits)
+
+
+def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | None]) -> Collectives:
+    """``collectives`` (all launches pooled) with each name kept only where the launches, each analysed
+    alone (``per_launch``), name it too (naming.confirmed)."""
+    fits = []
+    for f in collectives.fits:
+        by_launch = {}
+        for i, c in per_launch.items():
+            mine = next((g for g in (c.fits if c is not None else ())
+                         if (g.pattern, g.variant, g.ranks) == (f.pattern, f.variant, f.ranks)), None)
+            if mine is not None:
+                by_launch[i] = {v.bytes: v for v in mine.sizes}
+        sizes = confirmed(f.sizes, by_launch)
+        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes)))
+    return dataclasses.replace(collectives, fits=tuple(fits))
 
 
 def _ranks(row: Any, nranks: int) -> int:

@@ -22,8 +22,10 @@ A run names an algorithm only where the model's own error cannot have made it th
 algorithm set), with every point-to-point pattern the collective's models use measured in the run,
 when every other algorithm's prediction lies outside ``MODEL_BAND`` × the measured time (the band
 the set algorithm's own predicted/measured kept on those runs) and the size next to it is named the
-same. Elsewhere the verdict is "cannot tell" with what the times alone point to as its evidence and
-why no name was given (``pointer_only``). A name also needs undisturbed launches: where the run's
+same; and then only where at least two launches, each analysed alone, give the same name and none
+says otherwise (``confirmed``: one launch's point-to-point inputs and collective can move
+together). Elsewhere the verdict is "cannot tell" with what the times alone point to as its
+evidence and why no name was given (``pointer_only``). A name also needs undisturbed launches: where the run's
 conditions say the machine was busy, the ranks shared a core or were oversubscribed
 (analysis/launches/conditions.py), a name becomes "cannot tell" with that reason (``withhold``): a
 time slowed by other work looks like a slower algorithm.
@@ -38,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -207,6 +209,37 @@ def names(verdicts: Sequence[SizeVerdict], ranks: int, lacking: Sequence[str] = 
         else:
             out.append(dataclasses.replace(v, why=f"{v.why}; every other prediction is outside {low:g}-{high:g} × "
                                                   "the measured time, and the size beside it is named the same"))
+    return tuple(out)
+
+
+def confirmed(verdicts: Sequence[SizeVerdict], by_launch: Mapping[int, Mapping[int, SizeVerdict]]
+              ) -> tuple[SizeVerdict, ...]:
+    """The verdicts of all launches pooled (``verdicts``) with the names the launches give: a size is
+    named where at least two launches, each analysed alone (``by_launch``: launch -> size -> that
+    launch's verdict, every rule of ``names`` applied), give the same name, whatever the pooled
+    verdict (pooled, the interval spans the launches and seldom parts the algorithms); a pooled name
+    no two launches agree on becomes "cannot tell" with why. One launch's point-to-point inputs and
+    collective can move together (a launch whose inputs ran slow over-predicted the set algorithm
+    by 2x: bench/RESULTS.md §19); the next launch does not repeat it."""
+    out = []
+    for v in verdicts:
+        seen = {i: sizes[v.bytes] for i, sizes in sorted(by_launch.items()) if v.bytes in sizes}
+        given = {w.verdict for w in seen.values()}
+        name = next(iter(given)) if len(seen) >= 2 and len(given) == 1 else CANNOT_TELL
+        if name not in (CANNOT_TELL, NONE):
+            first = next(iter(seen.values()))
+            out.append(dataclasses.replace(
+                v, verdict=name, candidates=(name,), evidence="",
+                why=f"each of launches {', '.join(map(str, seen))}, analysed alone, names {name} ({first.why})"))
+        elif v.verdict in (CANNOT_TELL, NONE):
+            out.append(v)
+        elif len(seen) < 2:
+            out.append(pointer_only(v, "one launch measured it: a name needs the same name in two launches, each "
+                                       "analysed alone (msgperf run --repeat 2)"))
+        else:
+            i, w = next((i, w) for i, w in seen.items() if w.verdict != v.verdict)
+            said = w.verdict if w.verdict not in (CANNOT_TELL, NONE) else f"{w.verdict} ({w.points_to or 'several'})"
+            out.append(pointer_only(v, f"launch {i}, analysed alone, says {said}"))
     return tuple(out)
 
 
