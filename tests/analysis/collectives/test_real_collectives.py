@@ -96,3 +96,23 @@ def test_open_mpis_brucks_alltoall_points_to_bruck_and_not_elsewhere(msgperf, tm
     if max(elsewhere) <= 1:  # "cannot tell" throughout, never another algorithm: honest, on a busy machine
         pytest.skip(f"the times pointed to no single algorithm in three runs (a busy machine?): {seen}")
     pytest.fail(f"the times did not point to bruck, or pointed elsewhere, in three runs: {seen}")
+
+
+def test_mpichs_binomial_bcast_in_two_launches_is_named_binomial_or_not_at_all(msgperf, tmp_path):
+    """Two launches (a name needs each, analysed alone, to give it): 8 B - 4 KiB, where the binomial's
+    one message (its sends streamed, calls back to back) stands apart from the scatter + allgather
+    bcasts' two steps. Never another name; the times point to the binomial somewhere. A name itself
+    is not required: on a busy machine the launches are disturbed and withhold it."""
+    def once():
+        out = tmp_path / "run.jsonl"
+        out.unlink(missing_ok=True)
+        r = msgperf("run", "--sizes", "8:4K", "--pattern", "bcast", "--repeat", "2", "--no-probe", "--no-report",
+                    "--no-store", "-q", "-o", out, "--total-time", "16s", env=dict(selection("mpich", "bcast", "binomial")))
+        assert r.returncode == 0, r.stderr + r.stdout
+        fit = analyze(read_run(out).run).collectives.find("bcast")
+        named = [v.bytes for v in fit.sizes if v.verdict == "binomial"]
+        assert all("each of launches 0, 1, analysed alone" in v.why for v in fit.sizes if v.bytes in named)
+        return fit
+
+    up_to_three_times(once, "binomial")
+

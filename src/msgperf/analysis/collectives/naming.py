@@ -227,10 +227,10 @@ def confirmed(verdicts: Sequence[SizeVerdict], by_launch: Mapping[int, Mapping[i
         given = {w.verdict for w in seen.values()}
         name = next(iter(given)) if len(seen) >= 2 and len(given) == 1 else CANNOT_TELL
         if name not in (CANNOT_TELL, NONE):
-            first = next(iter(seen.values()))
+            i, first = next(iter(seen.items()))
             out.append(dataclasses.replace(
                 v, verdict=name, candidates=(name,), evidence="",
-                why=f"each of launches {', '.join(map(str, seen))}, analysed alone, names {name} ({first.why})"))
+                why=f"each of launches {', '.join(map(str, seen))}, analysed alone, names {name} (launch {i}: {first.why})"))
         elif v.verdict in (CANNOT_TELL, NONE):
             out.append(v)
         elif len(seen) < 2:
