@@ -35,8 +35,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import (ONE_WAY, Collectives, PointToPoint, collective_fits, collective_name, confirm,
-                                         nameable, steps_family)
+from msgperf.analysis.collectives import (MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
+                                         collective_name, confirm, nameable, steps_family)
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
 
@@ -437,10 +437,30 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                                tuple(l.environment for l in run.launches))
     if launch is None and nameable(collectives):  # a name stands where the launches, each alone, give it
         launches = sorted({m.launch for m in run.measurements if collective_name(m.pattern)})
-        collectives = confirm(collectives, {i: analyze(run, launch=i, tolerance=tolerance, confidence=confidence)
-                                            .collectives for i in launches} if len(launches) > 1 else {})
+        collectives = confirm(collectives, {i: _launch_collectives(
+            run, i, tolerance, confidence, (anchor, thresholds, bounds), machine.device,
+            tuple(l.environment for l in run.launches)) for i in launches} if len(launches) > 1 else {})
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer), collectives=collectives)
+
+
+def _launch_collectives(run: Any, launch: int, tolerance: float, confidence: float, fitting: tuple,
+                        mpi_device: str | None, environments: Sequence[Mapping[str, str]]) -> Collectives | None:
+    """One launch's collectives analysed alone: its rows, and the models of only the point-to-point
+    patterns the predictions are made from (the launch's whole analysis, ``analyze(run, launch=...)``,
+    fits every pattern: 2.8x the pooled analysis' time on a zoo run of two launches), fitted as the
+    whole run's are (``fitting``: the eager anchor, the MPI's thresholds, the regime bounds; a launch
+    alone may lack the probe's records). Without a probe, the same verdicts as the launch's whole
+    analysis (tests/analysis/collectives/test_naming.py)."""
+    anchor, thresholds, bounds = fitting
+    measured = _one_launch(run, launch)
+    keys = [k for k in _series_keys(run, launch) if k.pattern in MODEL_PATTERNS]
+    series = tuple(_model(run, k, pattern_facts(run, k.pattern), launch, tolerance, confidence, anchor, thresholds,
+                          bounds if k.pattern not in ("memcpy", "floor") else ())
+                   for k in keys)
+    conditions = tuple(c for c in run_conditions(measured) if c.launch == launch)
+    return _collectives(size_rows(measured), series, describe_source(run), tolerance, conditions, mpi_device,
+                        environments)
 
 
 def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source: RunSource,

@@ -283,6 +283,20 @@ def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_other
     assert not any(v.verdict == "recursive_doubling" for v in split.sizes)
 
 
+def test_a_launchs_collectives_alone_are_those_of_its_whole_analysis():
+    """The confirmation analyses each launch's collectives from the model patterns only (the fast path):
+    the same verdicts and predictions as the launch's whole analysis."""
+    from msgperf.analysis import result as R
+
+    rng = np.random.default_rng(13)
+    run = make_run(_every_model_pattern(rng, 0) + _every_model_pattern(rng, 1, "reduce_bcast"), launches=2)
+    for i in (0, 1):
+        fast = R._launch_collectives(run, i, R.TOLERANCE, 0.95, (None, (), ()), None, ())
+        whole = analyze(run, launch=i).collectives
+        assert [(v.bytes, v.verdict, v.evidence, v.why, v.predictions) for v in fast.find("allreduce").sizes] == \
+            [(v.bytes, v.verdict, v.evidence, v.why, v.predictions) for v in whole.find("allreduce").sizes]
+
+
 def test_a_pooled_name_stands_only_where_every_launch_alone_gives_it():
     from msgperf.analysis.collectives.naming import confirmed
 

@@ -8,7 +8,8 @@ from typing import Any, Mapping, Sequence
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
-                                                COMBINE, COPY, ONE_WAY, STREAM, TO_SELF, PointToPoint, predict)
+                                                COMBINE, COPY, MODEL_PATTERNS, ONE_WAY, STREAM, TO_SELF, PointToPoint,
+                                                predict)
 from msgperf.analysis.collectives.naming import (NAMED_RANKS, NONE, VALIDATED, Prediction, SizeRange, SizeVerdict,
                                                  confirmed, judge, names, size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, own_collectives, selection_words
@@ -50,9 +51,7 @@ def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = No
                     need |= {TO_SELF} if step.to_self else set()
                     need |= {BOTH_WAYS_INITS} if step.exchange and step.inits else set()
                     need |= {STREAM} if step.streamed and back_to_back else set()
-    order = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF, BOTH_WAYS_INITS,
-             STREAM)
-    return tuple(p for p in order if p in need)
+    return tuple(p for p in MODEL_PATTERNS if p in need)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ from msgperf.analysis.model import PiecewiseFit
 ONE_WAY, BOTH_WAYS, COPY, COMBINE = "pingpong", "sendrecv", "memcpy", "reduce-local"
 BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF = "sendrecv-reduce", "sendrecv-indexed", "self-message"
 BOTH_WAYS_INITS, STREAM = "exchange-init", "send-stream"
+MODEL_PATTERNS = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, TO_SELF, BOTH_WAYS_INITS,
+                  STREAM)  # in the order a plan measures them
 
 DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
 
