@@ -35,7 +35,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      size_rows, variant_pairs)
 from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
-from msgperf.analysis.collectives import (MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
+from msgperf.analysis.collectives import (COMBINE, MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
                                          collective_name, confirm, nameable, steps_family)
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 
@@ -369,8 +369,11 @@ def _hosts(run: Any) -> dict[int, str]:
 
 
 def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE,
-            confidence: float = 0.95) -> RunResult:
-    """The whole analysis of ``run`` (all launches pooled unless ``launch`` is given)."""
+            confidence: float = 0.95, name_collectives: bool = True) -> RunResult:
+    """The whole analysis of ``run`` (all launches pooled unless ``launch`` is given). A collective's
+    algorithm is named only where two launches or more, each analysed alone, name it
+    (``collectives.confirm``): never from one launch (``launch`` given, or a run of one), and not at
+    all with ``name_collectives`` False (the refinement's rounds, which read only the main series)."""
     if launch is not None and not any(m.launch == launch for m in run.measurements):
         available = sorted({m.launch for m in run.measurements})
         raise AnalysisError(f"{run.path or 'the run'}: no launch {launch}; its launches are "
@@ -435,11 +438,14 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
                                                             for r in partial.saphir))
     collectives = _collectives(rows, series, source, tolerance, conditions, machine.device,
                                tuple(l.environment for l in run.launches))
-    if launch is None and nameable(collectives):  # a name stands where the launches, each alone, give it
-        launches = sorted({m.launch for m in run.measurements if collective_name(m.pattern)})
+    launches = sorted({m.launch for m in run.measurements if collective_name(m.pattern)})
+    if launch is None and name_collectives and len(launches) > 1 and nameable(collectives):
+        # a name stands where the launches, each analysed alone, give it
         collectives = confirm(collectives, {i: _launch_collectives(
             run, i, tolerance, confidence, (anchor, thresholds, bounds), machine.device,
-            tuple(l.environment for l in run.launches)) for i in launches} if len(launches) > 1 else {})
+            tuple(l.environment for l in run.launches)) for i in launches})
+    elif collectives is not None:  # one launch's names are pointers
+        collectives = confirm(collectives, {})
     return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer), collectives=collectives)
 
@@ -454,7 +460,8 @@ def _launch_collectives(run: Any, launch: int, tolerance: float, confidence: flo
     analysis (tests/analysis/collectives/test_naming.py)."""
     anchor, thresholds, bounds = fitting
     measured = _one_launch(run, launch)
-    keys = [k for k in _series_keys(run, launch) if k.pattern in MODEL_PATTERNS]
+    keys = [k for k in _series_keys(run, launch) if k.pattern in MODEL_PATTERNS and k.placement in ("", "intra")
+            and (not k.variant or (k.pattern, k.variant) == (COMBINE, "double"))]  # what _collectives reads
     series = tuple(_model(run, k, pattern_facts(run, k.pattern), launch, tolerance, confidence, anchor, thresholds,
                           bounds if k.pattern not in ("memcpy", "floor") else ())
                    for k in keys)

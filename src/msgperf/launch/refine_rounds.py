@@ -70,7 +70,7 @@ def refine(run_file: Path, end_s: float, next_index: int,
         # what that launch left wide (the first round reads what the sweep and the probe wrote).
         run = read_run(run_file).run
         try:
-            result = analyze(run)
+            result = analyze(run, name_collectives=False)  # the main series only: no collective's name
         except AnalysisError:
             return made
         # a launch the analysis found disturbed located nothing: its sizes may be measured again

@@ -276,7 +276,7 @@ def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_other
     alone = analyze(make_run(_every_model_pattern(rng, 0))).collectives.find("allreduce")
     small = [v for v in alone.sizes if v.bytes <= 64]
     assert all(v.verdict == CANNOT_TELL and v.evidence == "recursive_doubling" for v in small)
-    assert all("a name needs the same name in two launches" in v.why for v in small)
+    assert all("fewer than two launches, each analysed alone, judged it" in v.why for v in small)
     # a second launch whose allreduce is a reduce then a bcast: the pooled times name nothing either
     split = analyze(make_run(_every_model_pattern(rng, 0) + _every_model_pattern(rng, 1, "reduce_bcast"),
                              launches=2)).collectives.find("allreduce")
@@ -285,39 +285,55 @@ def test_a_run_with_every_model_pattern_names_recursive_doubling_where_the_other
 
 def test_a_launchs_collectives_alone_are_those_of_its_whole_analysis():
     """The confirmation analyses each launch's collectives from the model patterns only (the fast path):
-    the same verdicts and predictions as the launch's whole analysis."""
+    the same predictions and pointers as the launch's whole analysis, which itself names nothing (one
+    launch's names are pointers: msgperf advise --launch I shows no name either)."""
     from msgperf.analysis import result as R
 
     rng = np.random.default_rng(13)
-    run = make_run(_every_model_pattern(rng, 0) + _every_model_pattern(rng, 1, "reduce_bcast"), launches=2)
+    run = make_run(_every_model_pattern(rng, 0) + _every_model_pattern(rng, 1), launches=2)
     for i in (0, 1):
-        fast = R._launch_collectives(run, i, R.TOLERANCE, 0.95, (None, (), ()), None, ())
-        whole = analyze(run, launch=i).collectives
-        assert [(v.bytes, v.verdict, v.evidence, v.why, v.predictions) for v in fast.find("allreduce").sizes] == \
-            [(v.bytes, v.verdict, v.evidence, v.why, v.predictions) for v in whole.find("allreduce").sizes]
+        fast = R._launch_collectives(run, i, R.TOLERANCE, 0.95, (None, (), ()), None, ()).find("allreduce")
+        whole = analyze(run, launch=i).collectives.find("allreduce")
+        assert [(v.bytes, v.points_to, v.predictions) for v in fast.sizes] == \
+            [(v.bytes, v.points_to, v.predictions) for v in whole.sizes]
+        assert any(v.verdict == "recursive_doubling" for v in fast.sizes)  # a launch alone names, for confirm
+        assert all(v.verdict == CANNOT_TELL for v in whole.sizes)
+        named = {v.bytes for v in fast.sizes if v.verdict == "recursive_doubling"}
+        assert all("fewer than two launches" in v.why for v in whole.sizes if v.bytes in named)
 
 
 def test_a_pooled_name_stands_only_where_every_launch_alone_gives_it():
     from msgperf.analysis.collectives.naming import confirmed
 
     preds = [Prediction("recursive_doubling", 10e-6), Prediction("ring", 20e-6)]
-    named = judge(64, 10.2e-6, 10.1e-6, 10.3e-6, preds, 0.25)
-    other = judge(64, 20.2e-6, 20.1e-6, 20.3e-6, preds, 0.25)
-    several = judge(64, 15e-6, 14.9e-6, 15.1e-6, [Prediction("recursive_doubling", 14e-6), Prediction("ring", 15e-6)], 0.25)
-    assert (named.verdict, other.verdict, several.verdict) == ("recursive_doubling", "ring", CANNOT_TELL)
-    (kept,) = confirmed([named], {0: {64: named}, 1: {64: named}})
-    assert kept.verdict == "recursive_doubling" and "each of launches 0, 1" in kept.why
-    (alone,) = confirmed([named], {0: {64: named}, 1: {128: named}})  # launch 1 did not measure 64 B
-    assert alone.verdict == CANNOT_TELL and "one launch measured it" in alone.why and alone.evidence == "recursive_doubling"
-    (elsewhere,) = confirmed([named], {0: {64: named}, 1: {64: other}})
-    assert elsewhere.verdict == CANNOT_TELL and "launch 1, analysed alone, says ring" in elsewhere.why
-    (unsure,) = confirmed([named], {0: {64: named}, 1: {64: several}, 2: {64: named}})
-    assert unsure.verdict == CANNOT_TELL and "launch 1, analysed alone, says cannot tell (several)" in unsure.why
-    assert confirmed([several], {}) == (several,)  # what names nothing, and no launch names, is left as it is
+
+    def at(size, measured, predictions=preds):
+        return judge(size, measured, 0.99 * measured, 1.01 * measured, predictions, 0.25)
+
+    close = [Prediction("recursive_doubling", 14e-6), Prediction("ring", 15e-6)]
+    named = {b: at(b, 10.2e-6) for b in (64, 128)}
+    other = {b: at(b, 20.2e-6) for b in (64, 128)}
+    several = {b: at(b, 15e-6, close) for b in (64, 128)}
+    assert (named[64].verdict, other[64].verdict, several[64].verdict) == ("recursive_doubling", "ring", CANNOT_TELL)
+    pooled = [named[64], named[128]]
+    kept = confirmed(pooled, {0: named, 1: named})
+    assert [v.verdict for v in kept] == ["recursive_doubling"] * 2 and "each of launches 0, 1" in kept[0].why
+    alone = confirmed(pooled, {0: named, 1: {256: named[64]}})  # launch 1 did not judge 64 B or 128 B
+    assert all(v.verdict == CANNOT_TELL and "fewer than two launches" in v.why and v.evidence == "recursive_doubling"
+               for v in alone)
+    elsewhere = confirmed(pooled, {0: named, 1: other})
+    assert all(v.verdict == CANNOT_TELL and "launch 1, analysed alone, says ring" in v.why for v in elsewhere)
+    unsure = confirmed(pooled, {0: named, 1: several, 2: named})
+    assert all(v.verdict == CANNOT_TELL and "launch 1, analysed alone, says cannot tell (several)" in v.why for v in unsure)
+    assert confirmed([several[64]], {}) == (several[64],)  # what names nothing, and no launch names, stays
     # pooled, the interval spans both launches and the algorithms do not part; each launch alone names one
-    (agreed,) = confirmed([several], {0: {64: named}, 1: {64: named}})
-    assert (agreed.verdict, agreed.candidates, agreed.evidence) == ("recursive_doubling", ("recursive_doubling",), "")
-    assert agreed.measured_s == several.measured_s and "each of launches 0, 1, analysed alone, names" in agreed.why
+    agreed = confirmed([several[64], several[128]], {0: named, 1: named})
+    assert [(v.verdict, v.candidates, v.evidence) for v in agreed] == [("recursive_doubling", ("recursive_doubling",), "")] * 2
+    assert agreed[0].measured_s == several[64].measured_s and "each of launches 0, 1, analysed alone, names" in agreed[0].why
+    # the launches agree on one size only: a name still needs the size beside it
+    lone = confirmed(pooled, {0: named, 1: {64: named[64], 128: other[128]}})
+    assert [v.verdict for v in lone] == [CANNOT_TELL, CANNOT_TELL]
+    assert "not named the same by the launches" in lone[0].why and "says ring" in lone[1].why
 
 
 def test_the_patterns_a_name_needs_are_those_of_the_runs_own_mpi():

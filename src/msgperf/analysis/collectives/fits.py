@@ -116,7 +116,8 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
             if mine is not None:
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
-        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes)))
+        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes), unmodelled=f.unmodelled if any(
+            v.points_to == NONE and v.bytes > 0 for v in sizes) else ""))
     return dataclasses.replace(collectives, fits=tuple(fits))
 
 

@@ -222,7 +222,7 @@ def confirmed(verdicts: Sequence[SizeVerdict], by_launch: Mapping[int, Mapping[i
     collective can move together (a launch whose inputs ran slow over-predicted the set algorithm
     by 2x: bench/RESULTS.md §19); the next launch does not repeat it."""
     out = []
-    for v in verdicts:
+    for v in sorted(verdicts, key=lambda v: v.bytes):
         seen = {i: sizes[v.bytes] for i, sizes in sorted(by_launch.items()) if v.bytes in sizes}
         given = {w.verdict for w in seen.values()}
         name = next(iter(given)) if len(seen) >= 2 and len(given) == 1 else CANNOT_TELL
@@ -234,13 +234,19 @@ def confirmed(verdicts: Sequence[SizeVerdict], by_launch: Mapping[int, Mapping[i
         elif v.verdict in (CANNOT_TELL, NONE):
             out.append(v)
         elif len(seen) < 2:
-            out.append(pointer_only(v, "one launch measured it: a name needs the same name in two launches, each "
-                                       "analysed alone (msgperf run --repeat 2)"))
+            out.append(pointer_only(v, "fewer than two launches, each analysed alone, judged it: a name needs the same "
+                                       "name in two (msgperf run --repeat 2)"))
         else:
             i, w = next((i, w) for i, w in seen.items() if w.verdict != v.verdict)
             said = w.verdict if w.verdict not in (CANNOT_TELL, NONE) else f"{w.verdict} ({w.points_to or 'several'})"
             out.append(pointer_only(v, f"launch {i}, analysed alone, says {said}"))
-    return tuple(out)
+    # the launches may agree on one size of a range each named: a name still needs the size beside it
+    named = [v.verdict not in (CANNOT_TELL, NONE) for v in out]
+    return tuple(pointer_only(v, "the sizes beside it are not named the same by the launches (a name needs two "
+                                 "sizes in a row)")
+                 if named[k] and not any(0 <= j < len(out) and named[j] and out[j].verdict == v.verdict
+                                         for j in (k - 1, k + 1)) else v
+                 for k, v in enumerate(out))
 
 
 def pointer_only(v: SizeVerdict, why_no_name: str) -> SizeVerdict:
