@@ -17,12 +17,12 @@ runs of bench/collective_zoo.py (MPICH and Open MPI, 2 ranks) the set algorithm'
 off by 5-20 % at the median where the model fits, and the same case measured twice moved by up to
 a third at some sizes (bench/RESULTS.md §19); 15 % named 12 sizes wrong there, 25 % 7.
 
-A run names an algorithm only where the model's own error cannot have made it the fitting one
-(``names``): at 2 ranks (``NAMED_RANKS``, where the rule was checked against runs with the
-algorithm set), with every point-to-point pattern the collective's models use measured in the run,
-when every other algorithm's prediction lies outside ``MODEL_BAND`` × the measured time (the band
-the set algorithm's own predicted/measured kept on those runs) and the size next to it is named the
-same; and then only where at least two launches, each analysed alone, give the same name and none
+A run names an algorithm only where the model's error, as measured on runs with the algorithm
+set, did not reach the other algorithms (``names``): for a collective those runs set
+(``VALIDATED``), at 2 ranks (``NAMED_RANKS``), with every point-to-point pattern the collective's
+models use measured in the run, when every other algorithm's prediction lies outside
+``MODEL_BAND`` × the measured time (the band the set algorithm's own predicted/measured kept on
+those runs) and the size next to it is named the same; and then only where at least two launches, each analysed alone, give the same name and none
 says otherwise (``confirmed``: one launch's point-to-point inputs and collective can move
 together). Elsewhere the verdict is "cannot tell" with what the times alone point to as its
 evidence and why no name was given (``pointer_only``). A name also needs undisturbed launches: where the run's
