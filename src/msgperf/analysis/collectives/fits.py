@@ -116,8 +116,8 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
             if mine is not None:
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
-        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes), unmodelled=f.unmodelled if any(
-            v.points_to == NONE and v.bytes > 0 for v in sizes) else ""))
+        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes),
+                                        unmodelled=f.unmodelled if _points_to_none(sizes) else ""))
     return dataclasses.replace(collectives, fits=tuple(fits))
 
 
@@ -127,6 +127,12 @@ def _ranks(row: Any, nranks: int) -> int:
         if isinstance(value, int) and value > 1:
             return value
     return len(row.ranks) if len(row.ranks) > 1 else nranks
+
+
+def _points_to_none(sizes: Sequence[SizeVerdict]) -> bool:
+    """Some size with bytes to move points to none of these (where the MPI's own collectives are said;
+    at 0 B the MPI returns at once instead)."""
+    return any(v.points_to == NONE and v.bytes > 0 for v in sizes)
 
 
 def back_to_back(row: Any) -> bool:
@@ -172,8 +178,8 @@ def collective_fits(rows: Sequence[Any], p2p: PointToPoint | None, nranks: int, 
             p for p in model_patterns((pattern,), ranks, p2p.family, any(map(back_to_back, group)))
             if p not in p2p.patterns)
         verdicts = names(judged, ranks, lacking, collective)
-        unmodelled = (own_collectives(p2p.family, collective, environments) if p2p is not None and any(
-            v.points_to == NONE and v.bytes > 0 for v in verdicts) else "")
+        unmodelled = (own_collectives(p2p.family, collective, environments)
+                      if p2p is not None and _points_to_none(verdicts) else "")
         fits.append(CollectiveFit(collective, pattern, variant, ranks, models, tuple(verdicts),
                                   size_ranges(verdicts), unmodelled))
     why = "" if p2p is not None else (why_no_model or "no ping-pong model in the run to predict from "
