@@ -171,9 +171,9 @@ def test_a_well_formed_entry_of_the_wrong_shape_is_ignored_and_replaced(tmp_path
     key_b = entry_b.stem
     forged = {
         "another run's entry": entry_a.read_bytes(),
-        "a string": plain_data.encoded("FORGED RESULT", key_b),
-        "a tuple of strings": plain_data.encoded(("FORGED", ("FORGED",), "FORGED"), key_b),
-        "notes that are not text": plain_data.encoded((None, (1, 2), None), key_b),
+        "a string": plain_data.encoded("FORGED RESULT", key_b, str),
+        "a tuple of strings": plain_data.encoded(("FORGED", ("FORGED",), "FORGED"), key_b, tuple[str, tuple[str, ...], str]),
+        "notes that are not text": plain_data.encoded((None, (1, 2), None), key_b, tuple[None, tuple[int, ...], None]),
     }
     for what, data in forged.items():
         entry_b.write_bytes(data)
@@ -185,7 +185,7 @@ def test_a_well_formed_entry_of_the_wrong_shape_is_ignored_and_replaced(tmp_path
 def test_a_failed_write_leaves_no_temporary_file(tmp_path, counted, monkeypatch):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
 
-    def full_disk(value, key, out):
+    def full_disk(value, key, kind, out):
         out.write(b"PK half an entry")
         raise OSError(errno.ENOSPC, "No space left on device")
 

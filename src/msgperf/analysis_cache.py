@@ -11,12 +11,11 @@ An entry is keyed by what the result depends on and nothing else:
   units, this cache and its format), numpy's version and scipy's version file (read, not
   imported: importing scipy, or asking importlib.metadata, would cost more than the cache saves).
 
-An entry holds the loaded run and its ``RunResult`` as plain data (plain_data.py: a MessagePack
-tree of scalars and lists, a JSON header and raw number arrays in an ``.npz`` read without
+An entry holds the loaded run and its ``RunResult`` as plain data (plain_data.py: MessagePack
+decoded against those types, a JSON header and raw number arrays in an ``.npz`` read without
 pickle), so an entry cannot run code whoever wrote it.
 It is used only when it is a regular file owned by this user in a directory of this user's that
-no one else may write (made with mode 0700), and when it decodes, for this very key, into the
-allowed result classes; anything else is ignored and replaced. Entries are written to a
+no one else may write (made with mode 0700), and when it decodes, for this very key, into a (Run, notes, RunResult); anything else is ignored and replaced. Entries are written to a
 temporary file and renamed; a write that fails (full disk, file-size limit) removes its
 temporary, and temporaries older than ``STALE_TMP_S`` (a killed writer's) are removed at the
 next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
@@ -141,10 +140,8 @@ def get(source_key: str | None, options: tuple) -> Any | None:
         with os.fdopen(fd, "rb") as f:
             if not _private(os.fstat(f.fileno()), stat.S_IFREG):
                 return None  # another user's file (a shared cache directory), a device, a fifo
-            value = plain_data.decode(f, key)
+            value = plain_data.decode(f, key, _entry_type())
     except (OSError, plain_data.EntryError):
-        return None
-    if not _well_shaped(value):
         return None
     try:
         os.utime(path)  # recently used
@@ -153,14 +150,12 @@ def get(source_key: str | None, options: tuple) -> Any | None:
     return value
 
 
-def _well_shaped(value: Any) -> bool:
-    """(Run, notes, RunResult): what the loader keeps."""
+def _entry_type() -> Any:
+    """(Run, notes, RunResult): what the loader keeps, the type an entry is decoded against."""
     from msgperf.analysis.result import RunResult  # noqa: PLC0415
     from msgperf.records.format import Run  # noqa: PLC0415
 
-    return (type(value) is tuple and len(value) == 3 and isinstance(value[0], Run)
-            and type(value[1]) is tuple and all(type(n) is str for n in value[1])
-            and isinstance(value[2], RunResult))
+    return tuple[Run, tuple[str, ...], RunResult]
 
 
 def put(source_key: str | None, options: tuple, value: Any) -> None:
@@ -183,7 +178,7 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            plain_data.encode(value, key, f)
+            plain_data.encode(value, key, _entry_type(), f)
         os.replace(tmp, path)
     except (OSError, plain_data.Unkeepable):
         try:

@@ -341,7 +341,7 @@ def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool,
     if s.model is None:
         return {"name": s.name, "not_modelled": s.not_modelled}
     a = s.model
-    main = s is result.main
+    main = result.main is not None and s.key == result.main.key  # equal, not the same object once cached
     figures = []
     if detailed or main:
         is_memcpy = s.key.pattern == "memcpy"

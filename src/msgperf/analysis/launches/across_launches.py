@@ -67,7 +67,7 @@ class Interval:
     confidence: float
     method: str
     rel_se: float | None = None  # standard error of log(value): relative standard uncertainty
-    df: float | None = None  # degrees of freedom of that standard error (None: normal/order stats)
+    df: int | None = None  # degrees of freedom of that standard error (None: normal/order stats)
     caveat: str | None = None  # what the interval leaves out, with the command that measures it
 
     @property
