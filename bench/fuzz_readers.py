@@ -53,14 +53,16 @@ def small_every_family() -> str:
     """A run with a pattern of every family (the fields the analysis reads from ``extra``), few
     samples, as run-file text."""
     import dataclasses
+
+    import msgspec
     from msgperf.records.runfile_write import run_records
     from tests.factories import every_family_run
     run = every_family_run(7)
     keep = (0, 1024, 65536)
     ms = tuple(dataclasses.replace(m, samples_s=m.samples_s[:8]) for m in run.measurements if m.bytes in keep
                or m.pattern in ("combine", "loggp"))
-    plan = dataclasses.replace(run.info.plan, sizes=tuple(sorted({m.bytes for m in ms})))
-    run = dataclasses.replace(run, measurements=ms, info=dataclasses.replace(run.info, plan=plan))
+    plan = msgspec.structs.replace(run.info.plan, sizes=tuple(sorted({m.bytes for m in ms})))
+    run = msgspec.structs.replace(run, measurements=ms, info=msgspec.structs.replace(run.info, plan=plan))
     return "".join(json.dumps(r) + "\n" for r in run_records(run))
 
 

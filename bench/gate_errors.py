@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -99,7 +101,7 @@ def scaled(src: Path, dst: Path, factor: float) -> Path:
     run = read_run(src).run
     ms = tuple(dataclasses.replace(m, samples_s=np.asarray(m.samples_s) * factor)
                for m in run.measurements)
-    return write_run_file(dataclasses.replace(run, measurements=ms, path=""), dst)
+    return write_run_file(msgspec.structs.replace(run, measurements=ms, path=""), dst)
 
 
 def compare(a: Path, b: Path, fail_above: float, env: dict, history: bool) -> tuple[int, dict]:

@@ -19,7 +19,6 @@ reads the stored run and analyses it each time. Target: `runs` under 1 s; `show 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import os
 import random
@@ -31,6 +30,8 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -56,9 +57,9 @@ TEMPLATE_TIME = "2026-11-20T10:00:00+00:00"
 def with_catalog(run):
     """The run as format 2 writes it: the run record carries its patterns' catalog entries."""
     known = {p.name: p for p in committed_catalog(2)}
-    info = dataclasses.replace(run.info, format_version=2,
+    info = msgspec.structs.replace(run.info, format_version=2,
                                catalog=tuple(known[p] for p in run.info.plan.patterns if p in known))
-    return dataclasses.replace(run, info=info)
+    return msgspec.structs.replace(run, info=info)
 
 
 def fill(db: Path, n: int, seed: int = 0) -> None:

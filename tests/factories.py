@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
+import msgspec
 import numpy as np
 
 from msgperf.analysis.model.points import SizePoint
@@ -20,6 +21,14 @@ from msgperf.records.runfile_write import write_run_file
 SIZES = (0,) + tuple(1 << i for i in range(27))  # 0 B and every power of two to 64 MiB
 Curve = Callable[[float], float]
 
+
+
+def replace(obj, **changes):
+    """A copy of ``obj`` with ``changes``: msgperf's values are msgspec Structs, a few classes
+    (Measurement, SampleSet: samples behind a property) dataclasses."""
+    if isinstance(obj, msgspec.Struct):
+        return msgspec.structs.replace(obj, **changes)
+    return dataclasses.replace(obj, **changes)
 
 def line(alpha: float, beta: float) -> Curve:
     return lambda b: alpha + beta * b
@@ -128,13 +137,13 @@ def host_facts(host: str = "node01", **changes) -> HostFacts:
     facts = HostFacts(host=host, cpu_model="Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz", logical_cpus=80,
                       physical_cores=40, usable_cpus=80, memory_bytes=192 << 30, ranks=2, smt="on",
                       os="Rocky Linux 9.2", kernel="Linux 5.14.0-284", arch="x86_64", governor="performance")
-    return dataclasses.replace(facts, **changes)
+    return replace(facts, **changes)
 
 
 def with_machine(run: Run, hosts: Sequence[HostFacts] = (), cvars: dict | None = None) -> Run:
     """``run`` with every launch recording these host facts and MPI_T variables."""
-    return dataclasses.replace(run, launches=tuple(
-        dataclasses.replace(l, host_facts=tuple(hosts), mpi_t_cvars=cvars) for l in run.launches))
+    return replace(run, launches=tuple(
+        replace(l, host_facts=tuple(hosts), mpi_t_cvars=cvars) for l in run.launches))
 
 
 # ---- small deterministic runs (the store tests) ---------------------------------------------
@@ -199,9 +208,9 @@ CURVE = broken(1e-6, 2e-10, 5e-6, 1e-10, 16384)
 
 def pingpong_run(seed: int = 0, launches: int = 1, host: str = "node0", scale: float = 1.0):
     run = sweep_run([lambda b: scale * CURVE(b)] * launches, n=150, noise=0.04, seed=seed, sizes=REPORT_SIZES)
-    ls = tuple(dataclasses.replace(l, ranks=tuple(dataclasses.replace(r, host=host) for r in l.ranks),
+    ls = tuple(replace(l, ranks=tuple(replace(r, host=host) for r in l.ranks),
                                    environment={"MPICH_X": "1 & <b>2</b>"}) for l in run.launches)
-    return dataclasses.replace(run, launches=ls)
+    return replace(run, launches=ls)
 
 
 def rich_run(seed: int = 0):
@@ -211,25 +220,25 @@ def rich_run(seed: int = 0):
     ms += [measurement("memcpy", s, (5e-8 + s / 2e10) * factors(60, 0.02, rng), divisor=1) for s in REPORT_SIZES]
     for s in (0, 4096, 65536):
         for p in (1, 2):
-            ms.append(dataclasses.replace(
+            ms.append(replace(
                 measurement("pairs", s, 2 * CURVE(s) * p * factors(40, 0.03, rng)), ranks=(0, 2, 1, 3)[:2 * p],
                 extra={"pairs": [[0, 2], [1, 3]][:p], "pair_median_s": [CURVE(s) * p] * p, "active_pairs": p}))
         pairs = [[a, b] for a in range(4) for b in range(4) if a != b]
-        ms.append(dataclasses.replace(
+        ms.append(replace(
             measurement("matrix", s, 2 * CURVE(s) * factors(40, 0.03, rng)),
             extra={"pairs": pairs, "pair_median_s": [CURVE(s) * (1 + (a // 2 != b // 2)) for a, b in pairs]}))
-    ms.append(dataclasses.replace(measurement("eager-probe", 1024, np.full(20, 2e-6)),
+    ms.append(replace(measurement("eager-probe", 1024, np.full(20, 2e-6)),
                                   extra={"eager": True, "eager_limit_bytes": 16384}))
     run = make_run(ms)
     l = run.launches[0]
-    ranks = tuple(dataclasses.replace(r, rank=i, host=f"node{i // 2}", cpu=i % 2)
+    ranks = tuple(replace(r, rank=i, host=f"node{i // 2}", cpu=i % 2)
                   for i, r in enumerate(l.ranks * 2))
-    return dataclasses.replace(run, launches=(dataclasses.replace(l, ranks=ranks, nranks=4),))
+    return replace(run, launches=(replace(l, ranks=ranks, nranks=4),))
 
 
 def _variant(pattern: str, variant: str, size: int, raw: np.ndarray, divisor: int = 2, metric: str = "one_way",
              flows: int = 1, extra: dict | None = None) -> Measurement:
-    return dataclasses.replace(measurement(pattern, size, raw, divisor=divisor), variant=variant, metric=metric,
+    return replace(measurement(pattern, size, raw, divisor=divisor), variant=variant, metric=metric,
                                flows=flows, extra=extra or {})
 
 
@@ -261,7 +270,7 @@ def every_family_run(seed: int = 0) -> Run:
         ms.append(_variant("pack", "direct", s, 2 * noisy(CURVE(s))))
         ms.append(_variant("pack", "packed", s, 2 * noisy(CURVE(s) + s / 1e10)))
         ms.append(measurement("memcpy", s, noisy(5e-8 + s / 2e10), divisor=1))
-        ms[-1] = dataclasses.replace(ms[-1], metric="copy")
+        ms[-1] = replace(ms[-1], metric="copy")
         ms.append(measurement("floor", s, 2 * noisy(1.5e-7 + s / 3e10)))
         for variant, t in (("comm", CURVE(s)), ("compute", 5e-6), ("both", max(CURVE(s), 5e-6) * 1.1)):
             ms.append(_variant("overlap", variant, s, noisy(t), divisor=1, metric="per_iteration", flows=2))
@@ -283,18 +292,18 @@ def every_family_run(seed: int = 0) -> Run:
                                   "n": 10, "d_s": rt, "send_call_s": 2e-7, "recv_call_s": 3e-7, "loggp_tests": 5}))
     for s in (0, 65536):
         for p in (1, 2):
-            ms.append(dataclasses.replace(
+            ms.append(replace(
                 measurement("pairs", s, 2 * noisy(CURVE(s) * p)), ranks=(0, 2, 1, 3)[:2 * p],
                 extra={"pairs": [[0, 2], [1, 3]][:p], "pair_median_s": [CURVE(s) * p] * p, "active_pairs": p}))
         pairs = [[a, b] for a in range(4) for b in range(4) if a != b]
-        ms.append(dataclasses.replace(
+        ms.append(replace(
             measurement("matrix", s, 2 * noisy(CURVE(s))), ranks=(0, 1, 2, 3), variant="round 0",
             extra={"pairs": pairs, "pair_median_s": [CURVE(s) * (1 + (a // 2 != b // 2)) for a, b in pairs],
                    "round": 0, "rounds": 1}))
     run = make_run(ms, path="every.jsonl")
     l = run.launches[0]
-    ranks = tuple(dataclasses.replace(r, rank=i, host=f"node{i // 2}", cpu=i % 2) for i, r in enumerate(l.ranks * 2))
-    return dataclasses.replace(run, launches=(dataclasses.replace(l, ranks=ranks, nranks=4),))
+    ranks = tuple(replace(r, rank=i, host=f"node{i // 2}", cpu=i % 2) for i, r in enumerate(l.ranks * 2))
+    return replace(run, launches=(replace(l, ranks=ranks, nranks=4),))
 
 
 # ---- runs with launch-level random effects (compare, noise floor) ---------------------------
@@ -319,7 +328,7 @@ def launches_run(seed: int = 0, launches: int = 3, launch_sd: float = 0.03, run_
             level = curve(s) * factor.get(s, 1.0) * shift[s] * np.exp(launch_sd * rng.standard_normal())
             ms.append(measurement("pingpong", s, 2 * level * factors(n, noise, rng), i))
     run = make_run(ms, launches=launches)
-    return dataclasses.replace(run, info=dataclasses.replace(
+    return replace(run, info=replace(
         run.info, start_time=start_time, command_line=f"msgperf run --repeat {launches} # {seed}"))
 
 

@@ -163,6 +163,8 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
     on disk) or a cache that cannot be written costs time, never a result."""
     if source_key is None or not enabled():
         return
+    if any(m.spilled for m in value[0].measurements):
+        return  # a large run whose samples wait on disk: kept, they would be read into memory
     from msgperf import plain_data  # noqa: PLC0415
 
     remove_old_output_cache()

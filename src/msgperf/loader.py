@@ -14,7 +14,6 @@ microseconds), or a two-column text file of samples (bytes and seconds per line)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from msgperf.records.importers import TOOLS, guess_tool, load_file, parse_foreig
 from msgperf.records.importers.text import read_text
 from msgperf.records.samples_text import is_run_file, read_samples_text
 from msgperf.store.listing import RunRow
+from msgperf.values import Value
 
 _ID = re.compile(r"#?(\d{1,18})\Z")
 
@@ -37,8 +37,7 @@ def stored_id(arg: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(Value):
     run: Run
     row: RunRow | None  # the store's row when the run came from the store
     notes: tuple[str, ...] = ()

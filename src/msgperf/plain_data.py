@@ -3,23 +3,24 @@ anything when it is read (no pickle, no code objects), decoded against the types
 
 An entry is one numpy ``.npz`` file, read with ``allow_pickle=False``:
 - ``header``: UTF-8 JSON bytes: the format's name and version and the entry's key;
-- ``tree``: MessagePack bytes, the value as msgspec encodes it (a dataclass is a map of its
-  fields; a float keeps its 64 bits, NaN and infinities included);
+- ``tree``: MessagePack bytes, the value as msgspec encodes it (a ``Value``, values.py, is the list
+  of its fields; the two dataclasses, ``Measurement`` and ``SampleSet``, maps; a float keeps its 64
+  bits, NaN and infinities included);
 - one array per dtype (``<f8``, ``<i8``, ``|b1``, ...) holding every numpy array of the value,
   end to end; in the tree an array is ``[dtype, offset, shape]``.
 
 The tree is decoded by msgspec against the declared type of the value (for the cache:
-``(Run, notes, RunResult)``), at C speed: each dataclass is built from the fields its type hints
-declare, so nothing but those classes and scalars can come out of an entry, and a missing field,
-a value of another type, an unknown dtype or an array outside its data refuses the entry
+``(Run, notes, RunResult)``), at C speed: each class is built from the fields its type hints
+declare, so nothing but those classes and scalars can come out of an entry, and a missing or extra
+field, a value of another type, an unknown dtype or an array outside its data refuses the entry
 (``EntryError``). A numpy scalar is kept as the Python number it holds, and a value read back is
 equal to the one written where the type hints are true (tests/test_plain_data.py writes it again
 and compares the bytes), not identical: two references to one object come back as two equal
 objects.
 
 msgspec is used rather than a hand-written reader: it checks every field against its type while
-it reads, ~5x faster than the tree of tagged lists of version 2 (a warm ``show`` of a run of every
-pattern reads ~45,000 values: 0.13 s -> 0.03 s).
+it reads, and reads several times faster than the tree of tagged lists of version 2, which was
+built in Python (bench/RESULTS.md, "Re-reading").
 """
 
 from __future__ import annotations

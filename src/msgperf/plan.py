@@ -8,15 +8,16 @@ kernel binary's catalog (``launch/catalog.py``), checked by ``Plan.validate``.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
+
+import msgspec
 
 from msgperf.errors import MsgperfError
 from msgperf.records.limits import MAX_BUDGET_S, MAX_SIZES
+from msgperf.values import Value
 
 if TYPE_CHECKING:
     from msgperf.records.format import PatternInfo
@@ -142,8 +143,7 @@ def check_placement(placement: str) -> None:
         raise MsgperfError(f"--placement {placement}: use intra, inter or both")
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Value):
     """What a run measures: built from ``msgperf run``'s and ``msgperf slurm``'s options (and
     ``checked``), handed to the kernels as their options (``kernel_args``), and written back by
     them as the ``plan`` object of the run record (records/format.py reads it)."""
@@ -204,7 +204,7 @@ class Plan:
             raise MsgperfError(
                 f"--min-samples {self.min_samples} / --max-samples {self.max_samples}: need "
                 f"{MIN_SAMPLES} <= min <= max <= {MAX_SAMPLES} (a median CI needs {MIN_SAMPLES} samples)")
-        return dataclasses.replace(self, sizes=distinct_sizes(self.sizes))
+        return msgspec.structs.replace(self, sizes=distinct_sizes(self.sizes))
 
     def validate(self, catalog: Iterable[PatternInfo]) -> None:
         """Check the patterns against the kernel binary's catalog for this plan's number of ranks
@@ -263,7 +263,7 @@ class Plan:
         for each one beyond."""
         if self.total_time_s is not None:
             return self
-        return dataclasses.replace(self, total_time_s=max(AUTO_TOTAL_S, AUTO_SHARE_S * measurements))
+        return msgspec.structs.replace(self, total_time_s=max(AUTO_TOTAL_S, AUTO_SHARE_S * measurements))
 
     def kernel_args(self) -> list[str]:
         args: list[str] = []

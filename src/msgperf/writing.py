@@ -46,12 +46,12 @@ import json
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
 from msgperf.errors import MsgperfError
 from msgperf.present.report_stamp import STAMPED
+from msgperf.values import Value
 
 # More links than this in one chain is a loop (Linux's own limit is 40).
 _MAX_LINKS = 40
@@ -266,8 +266,7 @@ def _check(path: Path, force: bool, *, what: str, option: str, ours: Callable[[P
 # ---- the face for a user's file ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Output:
+class Output(Value):
     """A file a user named that the guard let msgperf write (``output``)."""
     path: Path
     recheck: Callable[[Path], None]

@@ -5,7 +5,6 @@ known slowdown is found; single values and unmeasured run-to-run spread are "can
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 
@@ -19,6 +18,7 @@ from msgperf.analysis.compare import (ASSUMED_RERUN_SD, CANNOT_TELL, FAIL, PASS,
                                       gate, holm, launch_samples, size_gate)
 from msgperf.present.json_view import comparison_dict, dumps
 from tests.factories import factors, launches_run, line, make_run, measurement, sweep_run
+from tests.factories import replace
 
 SIZES = (0, 64, 1024, 16384, 262144, 1 << 20)
 
@@ -180,8 +180,8 @@ def test_history_excludes_the_compared_runs_and_other_configurations():
     b = launches_run(seed=2, launches=1)
     like = launches_run(seed=3, launches=1)
     tuned = launches_run(seed=4, launches=1)
-    tuned = dataclasses.replace(tuned, launches=tuple(
-        dataclasses.replace(l, environment={"MPIR_CVAR_CH4_EAGER_MAX": "1"}) for l in tuned.launches))
+    tuned = replace(tuned, launches=tuple(
+        replace(l, environment={"MPIR_CVAR_CH4_EAGER_MAX": "1"}) for l in tuned.launches))
     c = compare_runs(a, b, history=[a, b, like, tuned], parameters=False)
     assert c.history_runs == 1  # only `like`: a and b are compared, `tuned` is another MPI setting
     c = compare_runs(a, b, history=[a, b, tuned], parameters=False)

@@ -8,6 +8,7 @@ import math
 from msgperf.analysis.refinement import POINTS, PERTURB_BYTES, Bracket, next_step, sizes_inside
 from msgperf.analysis.result import analyze
 from tests.factories import broken, line, sweep_run
+from tests.factories import replace
 
 
 def test_an_octave_is_cut_into_eighths_each_perturbed_by_three_bytes():
@@ -57,14 +58,13 @@ def test_a_run_whose_sizes_are_not_its_plan_is_modelled_not_crashed():
     """Found by the command fuzzer (seed 41, input 8606): a plan of 0 B and 8 B, measured at 1 B and
     8 B. The size off the plan counts as a refinement's; with two sizes no segment can be refitted,
     and the sweep's own line must stand."""
-    import dataclasses
 
     from msgperf.records.runfile_read import parse_run_text
     from tests.records.test_read import good_text
 
     run = parse_run_text(good_text()).run
-    first = dataclasses.replace(run.measurements[0], bytes=1)
-    run = dataclasses.replace(run, measurements=(first, *run.measurements[1:]))
+    first = replace(run.measurements[0], bytes=1)
+    run = replace(run, measurements=(first, *run.measurements[1:]))
     model = analyze(run).main.model
     assert model is not None
     assert [p.bytes for p in model.sweep.points] == [1, 8]

@@ -3,8 +3,6 @@ chooses the main one, per-placement models, advice from what the run measured.""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,7 @@ from msgperf.analysis import AnalysisError
 from msgperf.analysis.model.breakpoint_labels import CAPACITY
 from msgperf.analysis.result import analyze
 from tests.factories import CURVE, EVERY_SIZES, every_family_run, factors, make_run, measurement
+from tests.factories import replace
 
 
 def _placed(seed: int = 0):
@@ -21,9 +20,9 @@ def _placed(seed: int = 0):
     rng = np.random.default_rng(seed)
     ms = []
     for s in EVERY_SIZES:
-        ms.append(dataclasses.replace(measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.02, rng)),
+        ms.append(replace(measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.02, rng)),
                                       placement="intra", extra={"placement": "intra"}))
-        ms.append(dataclasses.replace(measurement("pingpong", s, 2 * (3e-6 + s * 2e-10) * factors(60, 0.02, rng)),
+        ms.append(replace(measurement("pingpong", s, 2 * (3e-6 + s * 2e-10) * factors(60, 0.02, rng)),
                                       ranks=(0, 2), placement="inter", extra={"placement": "inter"}))
     return make_run(ms)
 
@@ -46,7 +45,7 @@ def test_placement_both_gives_one_model_per_placement_side_by_side():
 
 def test_the_main_series_is_the_ping_pong_even_when_a_probe_comes_first():
     run = every_family_run()
-    probe_first = dataclasses.replace(run, measurements=tuple(
+    probe_first = replace(run, measurements=tuple(
         sorted(run.measurements, key=lambda m: m.pattern != "eager-probe")))
     result = analyze(probe_first)
     assert result.series[0].key.pattern == "eager-probe" and result.series[0].model is None

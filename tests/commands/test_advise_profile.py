@@ -4,7 +4,6 @@ and MPI, and bad input gets one line. The slow test runs the real programs (test
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import subprocess
@@ -20,6 +19,7 @@ from msgperf.records.profile_format import profile_text
 from msgperf.store.db import open_store
 from tests.commands.test_profile import apps, halo_runs  # noqa: F401 (fixtures: three real profiles of halo)
 from tests.factories import pingpong_run, rich_run, sample_profile, write_run
+from tests.factories import replace
 
 
 @pytest.fixture
@@ -53,14 +53,14 @@ def test_text_and_json_show_the_analysis_values(msgperf, files):
 def test_the_default_model_is_the_newest_pingpong_run_of_the_same_hosts_and_mpi(msgperf, tmp_path):
     db = tmp_path / "m.db"
     with open_store(db) as store:
-        older, _ = store.add_run(dataclasses.replace(pingpong_run(1, host="node0"), path="a"))
-        other, _ = store.add_run(dataclasses.replace(pingpong_run(2, host="elsewhere"), path="b"))
+        older, _ = store.add_run(replace(pingpong_run(1, host="node0"), path="a"))
+        other, _ = store.add_run(replace(pingpong_run(2, host="elsewhere"), path="b"))
         newest = pingpong_run(3, host="node0")
-        newest = dataclasses.replace(newest, info=dataclasses.replace(newest.info, start_time="2026-06-01T00:00:00Z"))
+        newest = replace(newest, info=replace(newest.info, start_time="2026-06-01T00:00:00Z"))
         newer, _ = store.add_run(newest)
         profile_id, _ = store.add_profile(sample_profile(0))
         lonely = sample_profile(1)
-        lonely = dataclasses.replace(lonely, info=dataclasses.replace(lonely.info, hosts=("nowhere", "nowhere")))
+        lonely = replace(lonely, info=replace(lonely.info, hosts=("nowhere", "nowhere")))
         lonely_id, _ = store.add_profile(lonely)
     result = msgperf("advise", "--profile", profile_id, "--db", db, "--json")
     assert result.returncode == 0, result.stderr
@@ -84,9 +84,9 @@ def _on_node0(run, start, nranks=2, other_cores=0.0, usable=4, facts=()):
                       steal_fraction=0.0, other_cores=other_cores)
     launches = []
     for l in run.launches:
-        ranks = l.ranks + tuple(dataclasses.replace(l.ranks[-1], rank=r, cpu=r) for r in range(len(l.ranks), nranks))
-        launches.append(dataclasses.replace(l, host=host, nranks=nranks, ranks=ranks, host_facts=tuple(facts)))
-    return dataclasses.replace(run, launches=tuple(launches), info=dataclasses.replace(run.info, start_time=start))
+        ranks = l.ranks + tuple(replace(l.ranks[-1], rank=r, cpu=r) for r in range(len(l.ranks), nranks))
+        launches.append(replace(l, host=host, nranks=nranks, ranks=ranks, host_facts=tuple(facts)))
+    return replace(run, launches=tuple(launches), info=replace(run.info, start_time=start))
 
 
 def test_the_default_model_matches_the_programs_conditions_and_says_why(msgperf, tmp_path):
@@ -135,7 +135,7 @@ def test_the_default_model_matches_the_programs_conditions_and_says_why(msgperf,
 def test_bad_input_gets_one_line(msgperf, files, tmp_path):
     run, prof = files
     empty = tmp_path / "empty.jsonl"
-    empty.write_text(profile_text(dataclasses.replace(sample_profile(0), ranks=())))
+    empty.write_text(profile_text(replace(sample_profile(0), ranks=())))
     cases = [
         (("--profile", empty, "--model", run), "no rank left a record (not an MPI program"),
         (("--profile", tmp_path / "nope.jsonl", "--model", run), "no profile file or profile id"),
@@ -252,10 +252,10 @@ def collective_heavy_profile():
     profile = sample_profile(3, nranks=3, version=3)
     ranks = []
     for r in profile.ranks:
-        calls = tuple(dataclasses.replace(c, time_s=0.5) if r.rank == 0 and c.kind == "collective" else c
+        calls = tuple(replace(c, time_s=0.5) if r.rank == 0 and c.kind == "collective" else c
                       for c in r.calls)
-        ranks.append(dataclasses.replace(r, calls=calls, mpi_time_s=sum(c.time_s for c in calls), wall_s=2.0))
-    return dataclasses.replace(profile, ranks=tuple(ranks))
+        ranks.append(replace(r, calls=calls, mpi_time_s=sum(c.time_s for c in calls), wall_s=2.0))
+    return replace(profile, ranks=tuple(ranks))
 
 
 def test_the_per_rank_advice_and_the_whole_program_show_one_waiting_for_a_slower_rank(msgperf, tmp_path):
@@ -368,11 +368,11 @@ def test_every_kinds_collectives_predicted_from_a_real_model_run_with_sendrecv(m
 def scaled_run(factor: float, minute: int):
     """sample_profile(3, version=3) with every time × ``factor``, started ``minute`` minutes later."""
     base = sample_profile(3, version=3)
-    ranks = tuple(dataclasses.replace(r, wall_s=r.wall_s * factor, mpi_time_s=r.mpi_time_s * factor,
-                                      calls=tuple(dataclasses.replace(c, time_s=c.time_s * factor) for c in r.calls))
+    ranks = tuple(replace(r, wall_s=r.wall_s * factor, mpi_time_s=r.mpi_time_s * factor,
+                                      calls=tuple(replace(c, time_s=c.time_s * factor) for c in r.calls))
                   for r in base.ranks)
-    info = dataclasses.replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
-    return dataclasses.replace(base, ranks=ranks, info=info)
+    info = replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
+    return replace(base, ranks=ranks, info=info)
 
 
 def scaled_profiles(tmp_path, factors) -> list:

@@ -1,6 +1,5 @@
 """msgperf fit / advise end to end, and the renderer that msgperf show calls."""
 
-import dataclasses
 import json
 
 import numpy as np
@@ -10,8 +9,8 @@ from rich.console import Console
 from msgperf.analysis.result import analyze
 from msgperf.cli import main
 from msgperf.present.model_text import render_models
-
 from tests.factories import SIZES, broken, factors, make_run, measurement, sweep_run, write_run
+from tests.factories import replace
 
 CURVE = broken(1.1e-6, 5e-11, 3e-6, 1.3e-10, 6000)
 REQUIRED = {"alpha_s": float, "alpha_ci_s": list, "beta_s_per_byte": float,
@@ -145,7 +144,7 @@ def test_fit_and_advise_say_which_series_they_used(capsys, tmp_path):
     """A run that starts with eager-probe: fit and advise still model the ping-pong, and say so."""
     rng = np.random.default_rng(3)
     ms = [measurement("eager-probe", s, np.full(20, 2e-6), divisor=1) for s in SIZES[:4]]
-    ms = [dataclasses.replace(m, metric="probe") for m in ms]
+    ms = [replace(m, metric="probe") for m in ms]
     ms += [measurement("pingpong", s, 2 * CURVE(s) * factors(60, 0.03, rng)) for s in SIZES]
     path = write_run(make_run(ms), tmp_path / "probe-first.jsonl")
     code, out, _ = run_cli(capsys, "fit", str(path))
@@ -164,7 +163,7 @@ def test_advise_says_when_its_run_was_not_measured_on_a_quiet_machine(capsys, tm
     host = LaunchHost(host="node0", usable_cores=1, online_cores=1, progress={}, before=None, after=None,
                       interval_s=1.0, steal_fraction=None, other_cores=None)
     quiet = write_run(run, tmp_path / "quiet.jsonl")
-    crowded = write_run(dataclasses.replace(run, launches=tuple(dataclasses.replace(l, host=host)
+    crowded = write_run(replace(run, launches=tuple(replace(l, host=host)
                                                                 for l in run.launches)), tmp_path / "crowded.jsonl")
     code, out, _ = run_cli(capsys, "advise", str(crowded), "-k", "8", "-s", "1K", "--json")
     assert code == 0 and json.loads(out)["model_conditions"] == (

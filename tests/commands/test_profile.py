@@ -5,7 +5,6 @@ wrong. The command's pure helpers are tested without MPI at the end."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -25,6 +24,7 @@ from msgperf.records.profile_format import profile_text
 from msgperf.records.profile_read import read_profile
 from tests.factories import sample_profile
 from tests.leftovers import job_of, left_running, unused_new_segments
+from tests.factories import replace
 
 APPS = Path(__file__).resolve().parents[1] / "apps"
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
@@ -503,7 +503,7 @@ def test_a_program_that_is_not_an_mpi_program_gets_one_line(msgperf, tmp_path):
 
 def test_a_profile_without_any_rank_gets_one_line_and_is_kept(msgperf, tmp_path):
     """What is left when every rank was killed before writing: the header alone."""
-    header = profile_text(dataclasses.replace(sample_profile(0), ranks=())).splitlines()[0]
+    header = profile_text(replace(sample_profile(0), ranks=())).splitlines()[0]
     (tmp_path / "header").write_text(header + "\n")
     result, out = profile_of(msgperf, tmp_path, "/bin/sh", "-c", 'cp header "$MSGPERF_PROFILE_OUTPUT"; exit 9')
     assert result.returncode == 9 and result.stderr.count("\n") == 1
@@ -524,7 +524,7 @@ def test_rank_files_of_a_run_without_finalize_become_one_profile(msgperf, tmp_pa
     """What the library leaves when ranks exit without MPI_Finalize, written here by a script."""
     whole = sample_profile(0, nranks=3, complete=False)
     for r in (0, 2):
-        part = dataclasses.replace(whole, ranks=(whole.ranks[r],), info=dataclasses.replace(whole.info, hosts=()))
+        part = replace(whole, ranks=(whole.ranks[r],), info=replace(whole.info, hosts=()))
         (tmp_path / f"part{r}").write_text(profile_text(part))
     script = 'cp part0 "$MSGPERF_PROFILE_OUTPUT.rank0"; cp part2 "$MSGPERF_PROFILE_OUTPUT.rank2"; ' \
              'echo "{" > "$MSGPERF_PROFILE_OUTPUT.rank1.tmp.99"; exit 3'
@@ -847,9 +847,9 @@ def test_show_json_holds_the_summarys_figures(msgperf, tmp_path):
         assert row["point_to_point_s"] == pytest.approx(split.point_to_point_s)
     # several runs of one program: every figure per run with its median and range
     two = tmp_path / "b.jsonl"
-    other = dataclasses.replace(  # the same program run again, later and 1.5x slower
-        profile, info=dataclasses.replace(profile.info, start_time="2026-12-07T03:00:00Z"),
-        ranks=tuple(dataclasses.replace(r, mpi_time_s=1.5 * r.mpi_time_s, wall_s=1.5 * r.wall_s)
+    other = replace(  # the same program run again, later and 1.5x slower
+        profile, info=replace(profile.info, start_time="2026-12-07T03:00:00Z"),
+        ranks=tuple(replace(r, mpi_time_s=1.5 * r.mpi_time_s, wall_s=1.5 * r.wall_s)
                     for r in profile.ranks))
     two.write_text(profile_text(other))
     merged = json.loads(msgperf("profile", "--show", "--json", one, two).stdout)
@@ -875,7 +875,7 @@ def test_show_refuses_other_programs_and_running_options_in_one_line(msgperf, tm
     missing = msgperf("profile", "--show", tmp_path / "nope.jsonl")
     assert missing.returncode == 1 and "no profile file or profile id" in missing.stderr
     empty = tmp_path / "empty.jsonl"
-    empty.write_text(profile_text(dataclasses.replace(sample_profile(0), ranks=())))
+    empty.write_text(profile_text(replace(sample_profile(0), ranks=())))
     for args in ((empty,), (a, empty)):  # alone, or among runs to merge
         nothing = msgperf("profile", "--show", *args)
         assert nothing.returncode == 1 and nothing.stderr.count("\n") == 1, nothing.stderr
@@ -884,7 +884,7 @@ def test_show_refuses_other_programs_and_running_options_in_one_line(msgperf, tm
 
 def test_show_of_a_partial_run_says_so(msgperf, tmp_path):
     whole = sample_profile(3, version=3)
-    partial = dataclasses.replace(whole, ranks=whole.ranks[:1], info=dataclasses.replace(
+    partial = replace(whole, ranks=whole.ranks[:1], info=replace(
         whole.info, complete=False, start_time="2026-11-23T11:00:00Z"))
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     a.write_text(profile_text(whole))

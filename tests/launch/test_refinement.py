@@ -5,7 +5,6 @@ place is known."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from msgperf.analysis.refinement import TARGET_OCTAVES
@@ -16,6 +15,7 @@ from msgperf.launch.session import MeasureRequest, measure
 from msgperf.plan import Plan, parse_sizes
 from msgperf.records.runfile_read import read_run
 from tests.launch.fake_launcher import Behaviour, FakeLauncher
+from tests.factories import replace
 
 STEP_AT = 12_000  # sizes from here on pay the step: a switch in (11999, 12000]
 # 1 µs + 0.1 ns/B (10 GB/s), +4 µs from STEP_AT: as an eager -> rendezvous switch looks
@@ -68,7 +68,7 @@ def test_refinement_narrows_the_switch_to_an_eighth_of_an_octave_around_the_trut
 
 
 def test_without_refinement_the_switch_stays_an_octave_wide(tmp_path):
-    plain = dataclasses.replace(request(tmp_path), refine=False)
+    plain = replace(request(tmp_path), refine=False)
     assert MeasureRequest(plan=plain.plan).refine is False  # the API's default; msgperf run asks for it
     outcome = measure(plain, launcher=FakeLauncher(every=Behaviour(curve=CURVE)))
     assert not any(l.refining for l in outcome.launches) and len(outcome.launches) == 1

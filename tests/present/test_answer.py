@@ -13,6 +13,7 @@ import pytest
 from msgperf import units
 from msgperf.present.run_tables import plus_minus
 from tests.cli_in_process import cli
+from tests.factories import replace
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 RECORDED = [DATA / "kernel-runs" / "mpich-cell32k-switch-refined.jsonl",
@@ -170,15 +171,14 @@ def test_every_table_of_the_default_view_fits_80_columns(capsys, monkeypatch, tm
 
 
 def test_many_switches_and_warnings_stay_within_the_block(tmp_path):
-    import dataclasses
 
     from msgperf.loader import load_analyzed
     from msgperf.present.answer_text import MAX_LINES, answer_lines
 
     result = load_analyzed(str(RECORDED[0]), None)[1]
     a = result.answer
-    crowded = dataclasses.replace(a, switches=a.switches * 5, warnings=a.warnings * 3)
-    lines = answer_lines(dataclasses.replace(result, answer=crowded), reserved=1)
+    crowded = replace(a, switches=a.switches * 5, warnings=a.warnings * 3)
+    lines = answer_lines(replace(result, answer=crowded), reserved=1)
     assert len(lines) == MAX_LINES - 1
     assert any("more switches: msgperf show RUN --detail" in line for line in lines)  # those left out, counted
     assert lines[-1] == f"  ! and {len(crowded.warnings) - 1} more warnings: msgperf show RUN --detail"

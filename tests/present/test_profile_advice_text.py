@@ -10,6 +10,7 @@ from rich.console import Console
 from msgperf.analysis.advice.profile_advice import advise_profile
 from msgperf.present.profile_advice_text import advice_sections, render_profile_advice
 from tests.analysis.advice.test_profile_advice import app_profile, model_result
+from tests.factories import replace
 
 
 def text_of(advice) -> str:
@@ -48,11 +49,10 @@ def test_every_answer_is_worded_with_its_figures_and_sources():
 
 
 def test_totals_of_bytes_are_formatted_with_units(monkeypatch):
-    import dataclasses
 
     from msgperf.present.profile_summary import rank_table
     advice = advise_profile(app_profile(), model_result(), profile_label="app.jsonl", model_label="run 7")
-    big = dataclasses.replace(advice, bound=tuple(dataclasses.replace(b, bytes=10_400_000) for b in advice.bound))
+    big = replace(advice, bound=tuple(replace(b, bytes=10_400_000) for b in advice.bound))
     bound = " ".join(dict(advice_sections(big))["Latency- versus bandwidth-bound"])
     assert "9.92 MiB together" in bound and "10400000 B" not in bound
     profile = app_profile()
@@ -62,14 +62,13 @@ def test_totals_of_bytes_are_formatted_with_units(monkeypatch):
 
 
 def test_page_faults_inside_collectives_are_worded_with_their_setting_and_saving():
-    import dataclasses
 
     from msgperf.records.profile_format import CollectiveCalls
     profile = app_profile()
-    ranks = tuple(dataclasses.replace(r, collectives=(CollectiveCalls("MPI_Reduce", 2, 524288, 1000, 0.36, 125,
+    ranks = tuple(replace(r, collectives=(CollectiveCalls("MPI_Reduce", 2, 524288, 1000, 0.36, 125,
                                                                       125 * (129 if r.rank else 7), 125),),
                                       page_fault_s=2.5e-06) for r in profile.ranks)
-    advice = advise_profile(dataclasses.replace(profile, ranks=ranks), model_result(), profile_label="app.jsonl",
+    advice = advise_profile(replace(profile, ranks=ranks), model_result(), profile_label="app.jsonl",
                             model_label="run 7")
     sections = dict(advice_sections(advice))
     setting = "MALLOC_MMAP_THRESHOLD_=1048576 MALLOC_TRIM_THRESHOLD_=4194304"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from msgperf.analysis.advice import advise_profile
 from msgperf.present.profile_advice_text import collective_lines, whole_program_lines
 from tests.analysis.advice.test_profile_collectives import allreduce_profile, model_run
+from tests.factories import replace
 
 
 def test_a_wide_range_is_only_a_range_and_a_narrow_one_is_a_range_without_the_warning():
@@ -59,10 +60,9 @@ def test_text_and_json_say_cannot_tell_alike_when_the_ranks_waiting_is_beyond_th
 
 
 def test_out_of_lockstep_less_than_the_fastest_is_said_without_a_ratio():
-    import dataclasses
 
     p = allreduce_profile(time_s=1e-5)
-    a = advise_profile(dataclasses.replace(p, ranks=(p.ranks[0], dataclasses.replace(p.ranks[1], wall_s=3.0))),
+    a = advise_profile(replace(p, ranks=(p.ranks[0], replace(p.ranks[1], wall_s=3.0))),
                        model_run())
     (coll,) = [line for line in whole_program_lines(a) if line.startswith("collectives with a model")]
     assert coll.endswith("measured / predicted: less than the fastest algorithm predicts, even with the waiting "
@@ -71,10 +71,9 @@ def test_out_of_lockstep_less_than_the_fastest_is_said_without_a_ratio():
 
 
 def test_calls_beyond_the_ranks_time_inside_mpi_are_said():
-    import dataclasses
 
     p = allreduce_profile()
-    a = advise_profile(dataclasses.replace(p, ranks=tuple(dataclasses.replace(r, mpi_time_s=0.6e-3) for r in p.ranks)),
+    a = advise_profile(replace(p, ranks=tuple(replace(r, mpi_time_s=0.6e-3) for r in p.ranks)),
                        model_run())
     assert ("the calls' times add up to 400 µs more than the rank's time inside MPI (the record's total is below its "
             "calls'): the shares above, each call's time, add up to 1 ms") in " ".join(whole_program_lines(a))

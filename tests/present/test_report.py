@@ -12,6 +12,7 @@ def build_report(runs):
     return report.build_report(*analyze_runs(list(runs)))
 from tests.factories import write_run
 from tests.factories import HOSTILE, launches_run, pingpong_run, rich_run
+from tests.factories import replace
 
 
 def _external_refs(html: str) -> list[str]:
@@ -70,18 +71,17 @@ def test_plot_command_kinds(msgperf, tmp_path):
 
 
 def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one():
-    import dataclasses
 
     from tests.factories import rich_run as _rich
 
     from tests.factories import make_run
 
     run = _rich()
-    extra = [dataclasses.replace(m, pattern=name) for name in ("pingpong-nb", "osu-latency")
+    extra = [replace(m, pattern=name) for name in ("pingpong-nb", "osu-latency")
              for m in run.measurements if m.pattern == "pingpong"]
     measurements = run.measurements + tuple(extra)
     # the run record's catalog (the kernels' facts) names the families the report groups by
-    html = build_report([dataclasses.replace(run, measurements=measurements, info=make_run(measurements).info)])
+    html = build_report([replace(run, measurements=measurements, info=make_run(measurements).info)])
     assert "<h3>Methods compared</h3>" in html
     assert "ping-pong variants compared" in html and "OSU and IMB modes compared" in html
     assert "pingpong: variability" in html  # the main series keeps every figure
@@ -164,14 +164,13 @@ def test_a_write_that_fails_midway_keeps_the_previous_report(run_file, tmp_path,
 def test_a_profile_section_shows_the_histogram_against_the_regimes_and_the_advice(msgperf, tmp_path):
     """msgperf report --profile P RUN: the profile's section opens the report, with the same lines
     as msgperf advise --profile, and a hostile program name is escaped."""
-    import dataclasses
     import json
 
     from msgperf.records.profile_format import profile_text
     from tests.factories import sample_profile
 
     prof = sample_profile(1)
-    prof = dataclasses.replace(prof, info=dataclasses.replace(prof.info, argv=(HOSTILE, "--steps", "3")))
+    prof = replace(prof, info=replace(prof.info, argv=(HOSTILE, "--steps", "3")))
     prof_file = tmp_path / "app.jsonl"
     prof_file.write_text(profile_text(prof))
     run = write_run(rich_run(), tmp_path / "model.jsonl")

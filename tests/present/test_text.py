@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from msgperf.present.text import FIELD_LIMIT, cut, escape_markup, printable, safe
+from tests.factories import replace
 
 
 def test_escape_markup_is_richs_escape():
@@ -35,16 +36,15 @@ def test_long_strings_are_cut_with_a_mark_and_control_characters_escaped():
 def test_a_profile_summary_shows_hosts_and_argv_as_text():
     """present/profile_summary.py: a rank's host "[/x]" raised MarkupError; argv with ESC reached
     the terminal."""
-    import dataclasses
 
     from tests.factories import sample_profile
 
     from msgperf.present.profile_summary import render_profile
     profile = sample_profile()
-    ranks = tuple(dataclasses.replace(r, host="[/x]" + "h" * 300) for r in profile.ranks)
-    info = dataclasses.replace(profile.info, argv=("./app\x1b[2J", "[/bold]"), hosts=("[/x]",) * 2)
+    ranks = tuple(replace(r, host="[/x]" + "h" * 300) for r in profile.ranks)
+    info = replace(profile.info, argv=("./app\x1b[2J", "[/bold]"), hosts=("[/x]",) * 2)
     console = Console(record=True, width=200, color_system=None)
-    render_profile(console, dataclasses.replace(profile, info=info, ranks=ranks))
+    render_profile(console, replace(profile, info=info, ranks=ranks))
     shown = console.export_text()
     assert "./app\\x1b[2J [/bold]" in shown and "\x1b" not in shown
     assert "[/x]hhh" in shown and "h" * (FIELD_LIMIT - 3) not in "".join(shown.split())  # cut before rich lays it out

@@ -1,7 +1,6 @@
 """The run record's catalog (format 2): decoded strictly, encoded back exactly, kept by the store;
 version 1 files stay readable with an empty catalog."""
 
-import dataclasses
 import json
 
 import pytest
@@ -14,6 +13,7 @@ from msgperf.store.db import open_store
 from tests.catalog_data import CATALOG_FILE, committed_catalog
 from tests.factories import assert_same_run, stored_run
 from tests.records.test_read import INFO, LAUNCH, lines, measurement
+from tests.factories import replace
 
 PINGPONG = PatternInfo(name="pingpong", family="pingpong", modelled=True, participants="pair", even_ranks=False,
                        metric="one_way", divisor=2, flows=1, inplace_ok=True, timing="a round trip",
@@ -21,7 +21,7 @@ PINGPONG = PatternInfo(name="pingpong", family="pingpong", modelled=True, partic
 
 
 def with_catalog(catalog=(PINGPONG,)):
-    return dataclasses.replace(INFO, format_version=FORMAT_VERSION, catalog=tuple(catalog))
+    return replace(INFO, format_version=FORMAT_VERSION, catalog=tuple(catalog))
 
 
 def test_the_format_is_version_3_and_its_catalog_round_trips_exactly():
@@ -46,7 +46,7 @@ def test_a_run_file_carries_the_catalog_and_version_1_files_have_none():
 
 def test_the_store_keeps_the_catalog(tmp_path):
     run = stored_run(3)
-    run = dataclasses.replace(run, info=dataclasses.replace(run.info, format_version=2,
+    run = replace(run, info=replace(run.info, format_version=2,
                                                             catalog=committed_catalog(4)))
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(run)

@@ -3,11 +3,9 @@ merging the rank files of a run that did not reach MPI_Finalize."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
-
 from rich.console import Console
 
 from msgperf.present.profile_summary import render_profile
@@ -15,6 +13,7 @@ from msgperf.records.profile_format import (SizeCount, ProfileError, encode_prof
 from msgperf.records.profile_merge import merge_rank_files, rank_files, temporary_files
 from msgperf.records.profile_read import parse_profile_text, read_profile
 from tests.factories import sample_profile
+from tests.factories import replace
 
 
 def lines(profile) -> list[dict]:
@@ -32,7 +31,7 @@ def test_a_profile_comes_back_field_for_field(tmp_path, version):
     path.write_text(profile_text(profile))
     result = read_profile(path)
     assert not result.truncated
-    assert result.profile == dataclasses.replace(profile, path=str(path))
+    assert result.profile == replace(profile, path=str(path))
     assert profile_text(result.profile) == path.read_text()
 
 
@@ -131,7 +130,7 @@ def test_call_kinds_say_what_they_are():
     for kind, blocking, persistent, mode in (("send", True, False, "standard"), ("issend", False, False, "synchronous"),
                                              ("rsend_init", False, True, "ready"), ("bsend", True, False, "buffered"),
                                              ("sendrecv", True, False, "standard")):
-        k = dataclasses.replace(m, kind=kind)
+        k = replace(m, kind=kind)
         assert (k.blocking, k.persistent, k.mode) == (blocking, persistent, mode), kind
 
 
@@ -209,7 +208,7 @@ def test_rank_files_merge_into_one_partial_profile(tmp_path):
     whole = sample_profile(1, nranks=4, complete=False)
     output = tmp_path / "out.jsonl"
     for r in (0, 1, 3):  # rank 2 was killed before it could write
-        part = dataclasses.replace(whole, info=dataclasses.replace(whole.info, hosts=(), end_time=f"2026-11-23T10:00:0{r}Z"),
+        part = replace(whole, info=replace(whole.info, hosts=(), end_time=f"2026-11-23T10:00:0{r}Z"),
                                    ranks=(whole.ranks[r],))
         (tmp_path / f"out.jsonl.rank{r}").write_text(profile_text(part))
     (tmp_path / "out.jsonl.rank2.tmp.4242").write_text("{")
@@ -221,13 +220,13 @@ def test_rank_files_merge_into_one_partial_profile(tmp_path):
     assert [r.rank for r in merged.ranks] == [0, 1, 3] and merged.missing_ranks == (2,)
     assert merged.info.hosts == ("node0", "node0", "", "node1") and not merged.info.complete
     assert merged.info.end_time == "2026-11-23T10:00:03Z"
-    assert parse_profile_text(profile_text(merged)).profile == dataclasses.replace(merged, path="<profile>")
+    assert parse_profile_text(profile_text(merged)).profile == replace(merged, path="<profile>")
 
 
 def test_rank_files_of_another_run_are_refused(tmp_path):
     a, b = sample_profile(0, nranks=2), sample_profile(1, nranks=2)
-    (tmp_path / "o.rank0").write_text(profile_text(dataclasses.replace(a, ranks=a.ranks[:1])))
-    (tmp_path / "o.rank1").write_text(profile_text(dataclasses.replace(b, ranks=b.ranks[1:])))
+    (tmp_path / "o.rank0").write_text(profile_text(replace(a, ranks=a.ranks[:1])))
+    (tmp_path / "o.rank1").write_text(profile_text(replace(b, ranks=b.ranks[1:])))
     with pytest.raises(ProfileError, match="a rank file of another run"):
         merge_rank_files(rank_files(tmp_path / "o"), "o")
 

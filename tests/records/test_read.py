@@ -1,6 +1,6 @@
-import dataclasses
 import json
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -8,6 +8,7 @@ from msgperf.records.format import (ClockSelfTest, Launch, Measurement, Plan, Ra
                                     RunInfo, encode_launch, encode_launch_end, encode_measurement,
                                     encode_run)
 from msgperf.records.runfile_read import parse_run_text, read_run
+from tests.factories import replace
 
 PLAN = Plan(patterns=("pingpong",), sizes=(0, 8), buffer="separate", pair=(0, 1), nranks=2,
             precision=0.01, time_budget_s=1.0, min_samples=20, max_samples=1000)
@@ -143,7 +144,7 @@ def test_machine_facts_round_trip_and_older_files_read_without_them():
     from tests.factories import host_facts
 
     facts = (host_facts("a", physical_cores=None, governor="unknown"),)
-    launch = dataclasses.replace(LAUNCH, host_facts=facts, mpi_t_cvars={"btl_sm_eager_limit": 4096, "x": "y", "d": 0.5})
+    launch = replace(LAUNCH, host_facts=facts, mpi_t_cvars={"btl_sm_eager_limit": 4096, "x": "y", "d": 0.5})
     run = parse_run_text(lines(encode_run(INFO), encode_launch(launch), encode_launch_end(launch))).run
     assert run.launches == (launch,)
     assert '"physical_cores": null' in json.dumps(encode_launch(launch))  # unknown stays unknown
@@ -166,7 +167,7 @@ def test_malformed_machine_facts_are_refused(fields, message):
 def test_a_negative_or_unknown_smt_fact_is_refused():
     from tests.factories import host_facts
 
-    good = dataclasses.asdict(host_facts())
+    good = msgspec.structs.asdict(host_facts())
     for bad in ({**good, "physical_cores": -1}, {**good, "smt": "maybe"}):
         with pytest.raises(RecordError, match="host_facts"):
             parse_run_text(_with_launch(host_facts=[bad]))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 
 import numpy as np
@@ -15,6 +14,7 @@ from msgperf.records.sample_table import CSV_CHUNK_ROWS, FORMULA_PREFIXES, csv_t
 from tests.factories import stored_run, write_run_file
 from tests.cli_in_process import cli
 from tests.records.fuzz_commands import run_one
+from tests.factories import replace
 
 FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "\t=1", "\r=1"]
 
@@ -33,12 +33,12 @@ def test_other_strings_are_unchanged(text):
 def hostile_run():
     run = stored_run(3, samples=5)
     launch = run.launches[0]
-    ranks = tuple(dataclasses.replace(r, host="=HYPERLINK(\"http://evil\",\"x\")") for r in launch.ranks)
-    launch = dataclasses.replace(launch, ranks=ranks, mpi_library="@SUM(1+1)")
-    ms = tuple(dataclasses.replace(m, timing="+cmd|' /C calc'!A0", variant="-x", pattern="\tpp")
+    ranks = tuple(replace(r, host="=HYPERLINK(\"http://evil\",\"x\")") for r in launch.ranks)
+    launch = replace(launch, ranks=ranks, mpi_library="@SUM(1+1)")
+    ms = tuple(replace(m, timing="+cmd|' /C calc'!A0", variant="-x", pattern="\tpp")
                for m in run.measurements)
-    info = dataclasses.replace(run.info, start_time="=1+1")
-    return dataclasses.replace(run, launches=(launch,), measurements=ms, info=info)
+    info = replace(run.info, start_time="=1+1")
+    return replace(run, launches=(launch,), measurements=ms, info=info)
 
 
 def test_every_string_cell_is_data_and_numbers_stay_numbers(tmp_path):
@@ -61,9 +61,9 @@ def test_every_string_cell_is_data_and_numbers_stay_numbers(tmp_path):
 
 def test_the_streamed_export_of_a_run_file_is_the_export_of_the_loaded_run(tmp_path):
     run = hostile_run()
-    big = dataclasses.replace(run.measurements[1], samples_s=np.random.default_rng(1).uniform(1e-6, 2e-6,
+    big = replace(run.measurements[1], samples_s=np.random.default_rng(1).uniform(1e-6, 2e-6,
                                                                                               CSV_CHUNK_ROWS * 2 + 5))
-    run = dataclasses.replace(run, measurements=(run.measurements[0], big) + run.measurements[2:])
+    run = replace(run, measurements=(run.measurements[0], big) + run.measurements[2:])
     path = write_run_file(run, tmp_path / "run.jsonl")
     whole = io.StringIO()
     write_csv(read_run(path).run, None, whole)
@@ -141,8 +141,8 @@ def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
     (before, 8192 such rows were built into one string of ~1 GB)."""
     run = stored_run(6, samples=50)
     launch = run.launches[0]
-    launch = dataclasses.replace(launch, ranks=tuple(dataclasses.replace(r, host="h" * 60000) for r in launch.ranks))
-    run = dataclasses.replace(run, launches=(launch,))
+    launch = replace(launch, ranks=tuple(replace(r, host="h" * 60000) for r in launch.ranks))
+    run = replace(run, launches=(launch,))
     import msgperf.records.sample_table as table
     monkeypatch.setattr(table, "WIDE_CELL_CHARS", 10**6)  # whole cells, as the chunks must bear them
     writes = []
@@ -164,10 +164,10 @@ def long_string_run(samples: int = 500):
     being 65,536: the wide CSV once repeated them on every sample row (3.8 MB -> 5.5 GB)."""
     run = stored_run(4, samples=samples)
     launch = run.launches[0]
-    ranks = tuple(dataclasses.replace(r, host=f"node{i}-" + "h" * 60_000) for i, r in enumerate(launch.ranks))
-    launch = dataclasses.replace(launch, ranks=ranks, mpi_library="M" * 60_000)
-    ms = tuple(dataclasses.replace(m, timing="=" + "t" * 60_000) for m in run.measurements)
-    return dataclasses.replace(run, launches=(launch,), measurements=ms)
+    ranks = tuple(replace(r, host=f"node{i}-" + "h" * 60_000) for i, r in enumerate(launch.ranks))
+    launch = replace(launch, ranks=ranks, mpi_library="M" * 60_000)
+    ms = tuple(replace(m, timing="=" + "t" * 60_000) for m in run.measurements)
+    return replace(run, launches=(launch,), measurements=ms)
 
 
 @pytest.mark.parametrize("from_file", [True, False])

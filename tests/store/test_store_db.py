@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from datetime import datetime, timezone
 
@@ -15,6 +14,7 @@ from msgperf.store.db import default_path, open_store
 from msgperf.store.listing import RunFilter, parse_since
 from msgperf.store.schema import APPLICATION_ID, LATEST_VERSION
 from tests.factories import assert_same_run, stored_run, write_run_file
+from tests.factories import replace
 
 
 def test_a_run_comes_back_bit_for_bit(tmp_path):
@@ -30,9 +30,9 @@ def test_a_run_comes_back_bit_for_bit(tmp_path):
 
 def test_aborted_launches_flows_and_variants_survive(tmp_path):
     run = stored_run(8)
-    aborted = dataclasses.replace(run.launches[0], end_time=None, end_cpus=None, aborted="hang at 65536 B")
-    m = dataclasses.replace(run.measurements[0], flows=2, variant="round 3")
-    run = dataclasses.replace(run, launches=(aborted,), measurements=(m,) + run.measurements[1:])
+    aborted = replace(run.launches[0], end_time=None, end_cpus=None, aborted="hang at 65536 B")
+    m = replace(run.measurements[0], flows=2, variant="round 3")
+    run = replace(run, launches=(aborted,), measurements=(m,) + run.measurements[1:])
     path = write_run_file(run, tmp_path / "run.jsonl")
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(read_run(path).run)
@@ -67,8 +67,8 @@ def test_adding_the_same_run_twice_adds_nothing(tmp_path):
 
 def test_a_resumed_run_replaces_its_partial_copy(tmp_path):
     full = stored_run(5)
-    partial = dataclasses.replace(full, measurements=full.measurements[:2],
-                                  launches=(dataclasses.replace(full.launches[0], end_time=None, end_cpus=None),))
+    partial = replace(full, measurements=full.measurements[:2],
+                                  launches=(replace(full.launches[0], end_time=None, end_cpus=None),))
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(partial)
         store.set_label(run_id, "keep me")
@@ -89,9 +89,9 @@ def test_a_copy_imported_while_the_run_measured_is_continued_by_the_finished_run
                       before=HostLoad(0.3, 0.5, 0.5, 1), after=HostLoad(0.4, 0.5, 0.5, 1), interval_s=2.0,
                       steal_fraction=0.0, other_cores=0.05)
     base = stored_run(5)
-    full = dataclasses.replace(base, launches=(dataclasses.replace(base.launches[0], host=late),))
-    live = dataclasses.replace(base, measurements=base.measurements[:2],
-                               launches=(dataclasses.replace(base.launches[0], end_time=None, end_cpus=None),))
+    full = replace(base, launches=(replace(base.launches[0], host=late),))
+    live = replace(base, measurements=base.measurements[:2],
+                               launches=(replace(base.launches[0], end_time=None, end_cpus=None),))
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(live)
         assert store.add_run(full) == (run_id, True)
@@ -272,9 +272,9 @@ def test_a_placement_both_run_is_listed_as_both(tmp_path):
     """--placement both measures a pair on a node and a pair across: the listing says both,
     not the first launch pair's 'intra-node'."""
     base = stored_run(21, hosts=("n1", "n1"))
-    both = dataclasses.replace(
-        base, info=dataclasses.replace(base.info, plan=dataclasses.replace(base.info.plan, placement="both")),
-        measurements=tuple(dataclasses.replace(m, placement=p) for m in base.measurements for p in ("intra", "inter")))
+    both = replace(
+        base, info=replace(base.info, plan=replace(base.info.plan, placement="both")),
+        measurements=tuple(replace(m, placement=p) for m in base.measurements for p in ("intra", "inter")))
     with open_store(tmp_path / "s.db") as store:
         store.add_run(base)
         store.add_run(both)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from msgperf.store.db import open_store
 from msgperf.store.rows import StoreError
 from tests.factories import sample_profile
+from tests.factories import replace
 
 
 def test_a_profile_comes_back_record_for_record(tmp_path):
-    profile = dataclasses.replace(sample_profile(2, nranks=3), path="/runs/p.jsonl")
+    profile = replace(sample_profile(2, nranks=3), path="/runs/p.jsonl")
     with open_store(tmp_path / "s.db") as store:
         assert store.add_profile(profile, label="halo 3 ranks") == (1, True)
         assert store.load_profile(1) == profile
@@ -21,7 +20,7 @@ def test_a_profile_comes_back_record_for_record(tmp_path):
 def test_adding_a_profile_again_adds_nothing(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         assert store.add_profile(sample_profile(0)) == (1, True)
-        assert store.add_profile(dataclasses.replace(sample_profile(0), path="elsewhere.jsonl")) == (1, False)
+        assert store.add_profile(replace(sample_profile(0), path="elsewhere.jsonl")) == (1, False)
         assert store.add_profile(sample_profile(1)) == (2, True)
 
 

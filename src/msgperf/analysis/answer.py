@@ -12,16 +12,17 @@ and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same 
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+import msgspec
 
 from msgperf import units
 from msgperf.analysis.model import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED, BreakpointLabel,
                                     SizePoint, Term)
 from msgperf.analysis.caveats import LINE_MISFIT, Caveat
 from msgperf.analysis.tables import EagerLimit, SizeRow
+from msgperf.values import Value
 
 # A step is the difference of the medians just below and just above a switch. Only where the two
 # sizes are this close (an eighth of an octave, what the refinement aims for) is the bandwidth
@@ -47,8 +48,7 @@ CAUSES = {EAGER: "eager → rendezvous", SINGLE_COPY: "single-copy threshold",
           UNEXPLAINED: "cause unknown"}
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(Value):
     """A value with its interval and what the interval covers, or None and why not."""
 
     value: float | None
@@ -60,8 +60,7 @@ class Figure:
     launches: tuple[int, ...] = ()  # the launches whose samples it comes from (a row's), () when not one row's
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Value):
     """What crossing a switch costs: the medians of the two measured sizes beside it, and their
     difference (with the interval from the two medians' intervals, conservatively)."""
 
@@ -73,8 +72,7 @@ class Step:
     measurable: bool | None = None
 
 
-@dataclass(frozen=True)
-class Switch:
+class Switch(Value):
     low_bytes: int  # the switch lies in (low, high]
     high_bytes: int
     best_low_bytes: int  # the most likely gap between two measured sizes
@@ -88,15 +86,13 @@ class Switch:
     best_why_not: str = ""
 
 
-@dataclass(frozen=True)
-class Warning:
+class Warning(Value):
     kind: str  # the caveat's kind
     text: str  # one line
     fix: str  # the command (or action) that would settle it
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Value):
     series: str  # the series the figures describe ("pingpong")
     time_words: str  # what a time is ("one-way time = half a round trip")
     latency: Figure  # 0 B (or the smallest size), one way
@@ -114,7 +110,7 @@ class Answer:
     # The figures of Saphir's terms it cannot tell because they were measured while disturbed, by
     # the term's name in the model's characteristics ("zero_byte_latency", "peak_bandwidth",
     # "asymptotic_bandwidth"), each with its reason: decided here once, read by every output
-    disturbed: dict[str, str] = field(default_factory=dict)
+    disturbed: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
@@ -243,7 +239,7 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
     if not why:
         return s
     none = Figure(None, why_not=why)
-    return dataclasses.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
+    return msgspec.structs.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
                                step=Step(s.step.below, s.step.above, none, None), best_why_not=why)
 
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass
-
 from msgperf import units
+from msgperf.values import Value
 
 FEW_SAMPLES = 10  # below this a median's interval is barely informative
 WIDE_INTERVAL = 0.05  # interval half-width relative to the median
@@ -21,8 +20,7 @@ LINE_MISFIT = 0.10  # rms relative residual of the single line
 LAUNCH_SPREAD = 0.05  # spread of the launch medians worth a caveat
 
 
-@dataclass(frozen=True)
-class Caveat:
+class Caveat(Value):
     kind: str
     message: str
     advice: str

@@ -41,19 +41,19 @@ side measured no spread.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 from collections import abc
 from typing import Any, Mapping, Sequence
 
+import msgspec
 import numpy as np
-from msgperf.analysis.samples import AnalysisError, stats
 
+from msgperf.analysis.samples import AnalysisError, stats
 from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
 from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, launch_medians, noise_floor,
                                        satterthwaite)
 from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
+from msgperf.values import Value
 
 ALPHA = 0.05
 ASSUMED_RERUN_SD = 0.10  # relative sd of one run when nothing measured it (see the docstring)
@@ -72,8 +72,7 @@ UNTESTED, CANNOT_TELL = "untested", "cannot tell"
 PASS, FAIL = "pass", "fail"
 
 
-@dataclass(frozen=True)
-class LaunchesNeeded:
+class LaunchesNeeded(Value):
     """How many launches per side would resolve a slowdown of ``threshold``: the smallest n at
     which the ratio's interval half-width on the log scale, t(1 − alpha/2, df at n) · sqrt(Var
     at n), is below log(1 + threshold), Var at n being the noise floor of n launches a side
@@ -98,8 +97,7 @@ class LaunchesNeeded:
                 f"msgperf run --repeat {self.launches}")
 
 
-@dataclass(frozen=True)
-class SizeComparison:
+class SizeComparison(Value):
     bytes: int
     n_a: int  # samples behind A's value (all launches)
     n_b: int
@@ -139,8 +137,7 @@ class SizeComparison:
         return (self.ratio_ci[1] - self.ratio_ci[0]) / (2 * self.ratio)
 
 
-@dataclass(frozen=True)
-class ParameterComparison:
+class ParameterComparison(Value):
     name: str  # "alpha", "beta", "n_half", "zero_byte_latency", "asymptotic_bandwidth"
     label: str  # for people: "α latency"
     unit: str  # "s", "s/B", "B/s", "B"
@@ -166,8 +163,7 @@ class ParameterComparison:
         return (self.ratio if self.higher_is_worse else 1.0 / self.ratio) - 1.0
 
 
-@dataclass(frozen=True)
-class RunComparison:
+class RunComparison(Value):
     label_a: str
     label_b: str
     series: str  # the pattern (and variant) compared
@@ -198,16 +194,14 @@ class RunComparison:
                 if s.verdict == SLOWER and s.slowdown > fraction]
 
 
-@dataclass(frozen=True)
-class SizeGate:
+class SizeGate(Value):
     bytes: int
     outcome: str  # "pass", "fail", "cannot tell"
     reason: str  # why, in a few words ("" for a pass)
     launches_needed: LaunchesNeeded | None = None  # a "cannot tell" with samples: what would tell
 
 
-@dataclass(frozen=True)
-class Gate:
+class Gate(Value):
     """What ``--fail-above`` decides: "fail" (data show a slowdown above the threshold), "pass"
     (data show none), "cannot tell" (with a one-line reason)."""
 
@@ -253,7 +247,7 @@ def _terms_at(floor: NoiseFloor, n: int, sides: int, own_df: int, tag: str = ""
     """The floor's terms for ``n`` launches on each of ``sides`` sides, the launch variance's df
     those launches would give (the compared runs' own launches replaced by n each)."""
     df = floor.df_within - own_df + sides * (n - 1)
-    return tuple(dataclasses.replace(t, source=tag + t.source,
+    return tuple(msgspec.structs.replace(t, source=tag + t.source,
                                      df=df if t.source == "launches" else t.df)
                  for t in floor.terms(n) * sides)
 
@@ -285,7 +279,7 @@ def launches_needed(s: SizeComparison, threshold: float, alpha: float) -> Launch
 
 
 def _side_terms(floor: NoiseFloor, launches: int, tag: str) -> tuple[VarianceTerm, ...]:
-    return tuple(dataclasses.replace(t, source=tag + t.source) for t in floor.terms(launches))
+    return tuple(msgspec.structs.replace(t, source=tag + t.source) for t in floor.terms(launches))
 
 
 def _basis(la: int, lb: int, floors: Sequence[NoiseFloor], assumed: bool) -> tuple[str, str]:
@@ -393,11 +387,11 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
             fb = noise_floor(s, [h[s] for h in history_b if s in h], [own_b])
         raw.append(compare_size(s, a[s], b[s], fa, fb, 1 - alpha, statistic))
     adjusted = holm([c.p_value for c in raw])
-    out = tuple(dataclasses.replace(
+    out = tuple(msgspec.structs.replace(
         c, p_adjusted=p_adj,
         verdict=_verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, assumed=c.assumed))
         for c, p_adj in zip(raw, adjusted))
-    out = tuple(dataclasses.replace(c, launches_needed=launches_needed(c, min_effect, alpha))
+    out = tuple(msgspec.structs.replace(c, launches_needed=launches_needed(c, min_effect, alpha))
                 if c.verdict == CANNOT_TELL else c for c in out)
     untested = [c.bytes for c in out if c.verdict == UNTESTED]
     if untested:
@@ -470,7 +464,7 @@ def compare_parameters(a: SeriesAnalysis, b: SeriesAnalysis, alpha: float = ALPH
             verdict = _verdict(c.ratio, c.ratio_ci, p_adj, alpha, min_effect, c.higher_is_worse)
             if c.name == "n_half" and verdict in (SLOWER, FASTER):  # neither better nor worse
                 verdict = "larger" if c.ratio > 1 else "smaller"
-        out.append(dataclasses.replace(c, p_adjusted=p_adj, verdict=verdict))
+        out.append(msgspec.structs.replace(c, p_adjusted=p_adj, verdict=verdict))
     return tuple(out)
 
 

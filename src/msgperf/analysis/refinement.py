@@ -25,11 +25,11 @@ stop being able to say more, not where a rule of thumb does.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.model import SIDE
+from msgperf.values import Value
 
 TARGET_OCTAVES = 1 / 8  # stop when the interval is at most this wide: high/low <= 2^(1/8)
 POINTS = 7  # sizes per interval and round: eighths of an octave across one octave
@@ -40,8 +40,7 @@ ANCHOR_SIDE = 3  # sizes on each side of the eager-probe's limit, E and E + 1 in
 ANCHOR_OCTAVES = 1 / 16  # ... spread over this much of an octave on each side
 
 
-@dataclass(frozen=True)
-class Bracket:
+class Bracket(Value):
     """A breakpoint of one series as the sweep left it: somewhere in (low_bytes, high_bytes]."""
 
     series: str  # "pingpong", "pingpong (inter-node)"
@@ -62,8 +61,7 @@ class Bracket:
                 or self.high_bytes - self.low_bytes <= MIN_WIDTH_BYTES)
 
 
-@dataclass(frozen=True)
-class RefinementStep:
+class RefinementStep(Value):
     """The next launch of a refinement: one pattern, the sizes to add, and why."""
 
     pattern: str

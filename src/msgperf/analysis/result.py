@@ -13,10 +13,10 @@ form, else the first modelled series.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
+
+import msgspec
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer, disturbed_terms
@@ -38,6 +38,7 @@ from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.collectives import (COMBINE, MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
                                          collective_name, confirm, nameable, steps_family)
 from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
+from msgperf.values import Value
 
 
 # The (k, s) cases the report predicts message combining for (Lawlor's lecture: small messages,
@@ -45,8 +46,7 @@ from msgperf.analysis.tables import ToolRow, collective_method, tool_rows
 COMBINING_CASES = ((2, 8), (2, 1024), (2, 16384), (8, 8), (8, 1024), (8, 16384), (32, 8), (32, 1024))
 
 
-@dataclass(frozen=True)
-class SeriesKey:
+class SeriesKey(Value):
     pattern: str
     variant: str = ""
     placement: str = ""  # "intra" or "inter" with --placement both, else ""
@@ -58,8 +58,7 @@ class SeriesKey:
         return f"{name} ({self.placement}-node)" if self.placement else name
 
 
-@dataclass(frozen=True)
-class SeriesResult:
+class SeriesResult(Value):
     key: SeriesKey
     facts: PatternFacts
     model: SeriesAnalysis | None  # None when it has no model (why: ``not_modelled``)
@@ -73,8 +72,7 @@ class SeriesResult:
         return self.key.name
 
 
-@dataclass(frozen=True)
-class RowTable:
+class RowTable(Value):
     """One table of ``show``: the rows of one (pattern, buffer, ranks, metric), one per size (and
     variant). A pattern that sweeps concurrent pairs (``pairs``) is one table whose rows are
     (size, step); a pattern measured round by round over every pair (``matrix``) is summarised by
@@ -100,8 +98,7 @@ class RowTable:
         return cv.table_line(self.caveats)
 
 
-@dataclass(frozen=True)
-class CombineRow:
+class CombineRow(Value):
     """The combine pattern at one (k, s): measured separate and combined, and the prediction."""
 
     messages: int
@@ -113,15 +110,13 @@ class CombineRow:
     gain_ci: tuple[float, float] | None = None  # of the gain, from both medians' intervals (None: a side has none)
 
 
-@dataclass(frozen=True)
-class LogGPResult:
+class LogGPResult(Value):
     points: tuple[LogGPPoint, ...]
     analysis: LogGPAnalysis | None  # None when the points cannot give the parameters
     why_not: str = ""
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(Value):
     source: RunSource
     tables: tuple[RowTable, ...]
     series: tuple[SeriesResult, ...]
@@ -146,19 +141,19 @@ class RunResult:
     tolerance: float
     confidence: float
     launch: int | None  # the one launch analysed, or None: all launches pooled
-    caveats: tuple[cv.Caveat, ...] = field(default=())  # about the whole run
+    caveats: tuple[cv.Caveat, ...] = ()  # about the whole run
     # What the run recorded about its machine (hosts' facts, MPI_T thresholds): analysis/tables/machine.py
-    machine: Machine = field(default_factory=lambda: Machine((), None, None))
+    machine: Machine = msgspec.field(default_factory=lambda: Machine((), None, None))
     # Per launch: oversubscribed, pair on one core, busy machine, each yes/no/cannot tell
-    conditions: tuple[LaunchConditions, ...] = field(default=())
+    conditions: tuple[LaunchConditions, ...] = ()
     # The last size before each switch the launch environment set to the byte (threshold_anchors)
-    thresholds: tuple[int, ...] = field(default=())
+    thresholds: tuple[int, ...] = ()
     # The answer the output opens with (analysis/answer.py): the main series' figures in words
     answer: Answer | None = None
     # Per table pattern: the sizes a refinement added that carry no switch (shown with --all)
-    refined_only: tuple[tuple[str, tuple[int, ...]], ...] = field(default=())
+    refined_only: tuple[tuple[str, tuple[int, ...]], ...] = ()
     # The collective compatibility modes as OSU and IMB print them (analysis/tables/compat_collectives.py)
-    compat_collectives: tuple[ToolRow, ...] = field(default=())
+    compat_collectives: tuple[ToolRow, ...] = ()
     # The collectives measured against each standard algorithm's prediction from the ping-pong's
     # model, their algorithm named per size range (analysis/collectives); None: no collective
     collectives: Collectives | None = None
@@ -216,7 +211,7 @@ class RunResult:
         # memcpy as every table reads it (memcpy_times): the one copy speed summary and the report give
         buffering = buffering_of(messages * size, prediction.combined_s, model.sweep.characteristics,
                                  memcpy_times(self.rows), copy_bandwidth)
-        return dataclasses.replace(prediction, buffering=buffering)
+        return msgspec.structs.replace(prediction, buffering=buffering)
 
     @property
     def gap(self) -> Gap | None:
@@ -387,7 +382,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     probe = eager_limit(rows, [(m.bytes, m.extra) for m in measured.measurements if m.pattern == "eager-probe"])
     if probe is not None and probe.agreed:  # ... and with the MPI's own eager threshold, where MPI_T reports one
         said = probe_contradiction(probe.split_bytes, _reported(run))
-        probe = dataclasses.replace(probe, disagreement=said) if said else probe
+        probe = msgspec.structs.replace(probe, disagreement=said) if said else probe
     eager = probe if probe is not None and probe.agreed else None
     # where the probe saw the eager limit, a refinement launch may show the switch as a step
     anchor = eager.switch_bytes if eager is not None else None
@@ -434,7 +429,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         thresholds=thresholds, compat_collectives=tool_rows(rows))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence)
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
-        partial = dataclasses.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
+        partial = msgspec.structs.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
                                                             for r in partial.saphir))
     collectives = _collectives(rows, series, source, tolerance, conditions, machine.device,
                                tuple(l.environment for l in run.launches))
@@ -446,7 +441,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
             tuple(l.environment for l in run.launches)) for i in launches})
     elif collectives is not None:  # one launch's names are pointers
         collectives = confirm(collectives, {})
-    return dataclasses.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
+    return msgspec.structs.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                refined_only=_refined_only(run, series, answer), collectives=collectives)
 
 
@@ -580,7 +575,7 @@ def _labelled(series: tuple[SeriesResult, ...], eager: EagerLimit | None, run: A
         to switch, and its own knee is no evidence of itself."""
         return BreakpointEvidence(copy_only=True) if s.key.pattern in ("memcpy", "floor") else evidence
 
-    return tuple(dataclasses.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, own(s)))
+    return tuple(msgspec.structs.replace(s, labels=label_breakpoints(s.model.sweep.piecewise.breakpoints, own(s)))
                  if s.model is not None and s.model.sweep.piecewise.breakpoints else s for s in series)
 
 
@@ -589,7 +584,7 @@ def _with_conditions(s: SeriesResult, conditions: Sequence[LaunchConditions]) ->
     extra = caveats_of(conditions, s.model.launches) if s.model is not None else ()
     if not extra:
         return s
-    return dataclasses.replace(s, model=dataclasses.replace(s.model, caveats=s.model.caveats + extra))
+    return msgspec.structs.replace(s, model=msgspec.structs.replace(s.model, caveats=s.model.caveats + extra))
 
 
 def _placement_models(series: Sequence[SeriesResult]) -> tuple[PlacementModel, ...]:
@@ -613,4 +608,4 @@ def _launch_rows(run: Any, pattern: str) -> tuple[tuple[SizeRow, ...], ...]:
 
 
 def _one_launch(run: Any, launch: int) -> Any:
-    return dataclasses.replace(run, measurements=tuple(m for m in run.measurements if m.launch == launch))
+    return msgspec.structs.replace(run, measurements=tuple(m for m in run.measurements if m.launch == launch))

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from dataclasses import dataclass
 from typing import Callable
 
 import click
 
 from msgperf.errors import MsgperfError
 from msgperf.plan import PLACEMENTS, Plan, parse_active, parse_fraction, parse_pair, parse_seconds, parse_sizes
+from msgperf.values import Value
 
 DB_HELP = "Result database (default: $MSGPERF_HOME/msgperf.db or ~/.local/share/msgperf/msgperf.db)."
 
 db_option = click.option("--db", type=click.Path(dir_okay=False), help=DB_HELP)
 
 
-@dataclass(frozen=True)
-class PlanOptions:
+class PlanOptions(Value):
     """The plan options as given (text, before parsing)."""
 
     patterns: tuple[str, ...]

@@ -11,7 +11,6 @@ node with two tasks.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import shlex
 import shutil
@@ -20,6 +19,7 @@ import sys
 from pathlib import Path
 
 import click
+import msgspec
 
 from msgperf.commands._options import PlanOptions, plan_options
 from msgperf.errors import MsgperfError
@@ -177,7 +177,7 @@ def command(plan_options: PlanOptions, nodes, per_node, mpicc, kernels_path, sru
     to = output(script_path, force, what="the batch script", ours=is_msgperf_script if chosen else None,
                 chosen=chosen)
     if plan_options.placement is None and parse_pair(plan_options.pair) == (0, 1):  # the exercise's inter-node pair
-        plan_options = dataclasses.replace(plan_options, placement="inter")
+        plan_options = msgspec.structs.replace(plan_options, placement="inter")
     placement = plan_options.placement
     nodes, per_node = job_shape(placement, nodes, per_node)
     # before the (slow) build: refused values never reach a script

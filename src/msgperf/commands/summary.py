@@ -4,9 +4,8 @@ eager limit, n½ and the ratio to the hardware floor — the same values show an
 
 from __future__ import annotations
 
-import dataclasses
-
 import click
+import msgspec
 
 from msgperf.commands._options import db_option
 
@@ -22,7 +21,7 @@ def command(runs: tuple[str, ...], as_json: bool, db: str | None) -> None:
     from msgperf.present.saphir_table import render_saphir
     from msgperf.present.terminal import console
 
-    rows = [dataclasses.replace(row, run=arg) for arg in runs for row in load_analyzed(arg, db)[1].saphir]
+    rows = [msgspec.structs.replace(row, run=arg) for arg in runs for row in load_analyzed(arg, db)[1].saphir]
     if as_json:
         click.echo(dumps([saphir_dict(r) for r in rows]))
         return

@@ -28,7 +28,9 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass
+
+from msgperf.values import Value
+
 
 # An MPI launch's start-up and tear-down (mpiexec, MPI_Init, the barrier, MPI_Finalize) before one
 # is measured: 0.3 s for MPICH's hydra on the 2-core VM (bench/RESULTS.md, time to the answer).
@@ -47,8 +49,7 @@ FLOOR_SAMPLES = 6  # the fewest samples the kernels take of a size, however shor
 FIRST_ROUND_FRACTION = 0.6  # of what is left, for a refinement round that may have a successor
 
 
-@dataclass(frozen=True)
-class Split:
+class Split(Value):
     """The shares of one budget, in seconds."""
 
     sweep_s: float  # each sweep launch's own --total-time (the kernels share it among the sizes)

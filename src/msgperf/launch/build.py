@@ -13,10 +13,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from msgperf import __version__
+from msgperf.values import Value
 from msgperf.writing import atomic_write
 from msgperf.cache_dir import cache_dir
 from msgperf.errors import MsgperfError
@@ -27,8 +27,7 @@ _VERSION_MACROS = ("MPI_VERSION", "MPI_SUBVERSION", "MPICH_VERSION", "MPICH_NUMV
                    "MVAPICH2_VERSION", "I_MPI_VERSION")
 
 
-@dataclass(frozen=True)
-class Kernel:
+class Kernel(Value):
     path: Path
     mpicc: Path
     mpiexec: Path | None  # the launcher that belongs to this MPI, where one sits beside mpicc
@@ -211,8 +210,7 @@ def build_kernel(mpicc: str | None = None, force: bool = False) -> Kernel:
 PROFILER_NAME = "libmsgperf-profile.so"
 
 
-@dataclass(frozen=True)
-class Profiler:
+class Profiler(Value):
     """The PMPI profiler (kernels/profiler) built for one MPI: a library for LD_PRELOAD."""
 
     path: Path

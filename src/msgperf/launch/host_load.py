@@ -17,15 +17,15 @@ import resource
 import socket
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgperf.values import Value
 
 PROC = Path("/proc")
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(Value):
     monotonic_s: float
     load: tuple[float, float, float] | None  # 1, 5 and 15 minute load averages
     runnable: int | None  # tasks runnable at that instant (this reader included)

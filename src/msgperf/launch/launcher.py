@@ -12,7 +12,6 @@ import os
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from msgperf.errors import MsgperfError
@@ -20,6 +19,7 @@ from msgperf.records.format import PatternInfo
 from msgperf.launch.build import Kernel, build_kernel
 from msgperf.launch.catalog import pattern_catalog
 from msgperf.launch.dialects import detect_flavor, launch_argv, rank_count_setting
+from msgperf.values import Value
 
 
 class Launcher(Protocol):
@@ -80,8 +80,7 @@ def resolve_launcher(launcher: str | None, kernel: Kernel) -> list[str]:
     raise MsgperfError(f"no mpiexec found beside {kernel.mpicc}; pass --launcher CMD (mpiexec, mpirun or srun)")
 
 
-@dataclass(frozen=True)
-class MpiLauncher:
+class MpiLauncher(Value):
     """The kernels built against an MPI, started by a real launcher in its own dialect."""
 
     kernel: Kernel

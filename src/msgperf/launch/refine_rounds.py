@@ -4,10 +4,11 @@ deciding from the run file as the previous round left it."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import msgspec
 
 from msgperf.analysis import AnalysisError
 from msgperf.analysis.refinement import by_priority, next_step
@@ -114,7 +115,7 @@ def refine(run_file: Path, end_s: float, next_index: int,
             if not kept:
                 return made
         p = run.info.plan
-        refine_plan = dataclasses.replace(p, patterns=(step.pattern,), sizes=step.sizes, total_time_s=share)
+        refine_plan = msgspec.structs.replace(p, patterns=(step.pattern,), sizes=step.sizes, total_time_s=share)
         again = next_index + made - 1 if step.sizes == previous and next_index + made - 1 in disturbed else None
         if last_look is not None:
             last_look.clear()  # the file is about to change (the session's launch forgets it too)

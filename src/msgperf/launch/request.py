@@ -5,7 +5,7 @@ here runs anything."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from msgperf.launch import budget as budgets
 from msgperf.launch.launcher import split_launcher
 from msgperf.plan import Plan, check_placement
 from msgperf.records.format import Run
+from msgperf.values import Value
 
 MAX_REPEAT = 1000
 MAX_ANSWER_LAUNCHES = 20  # each costs a launch start; more narrows the interval little (t on L - 1 df)
@@ -101,8 +102,7 @@ class MeasureRequest:
                                "give one of them")
 
 
-@dataclass(frozen=True)
-class LaunchStart:
+class LaunchStart(Value):
     """Given to ``on_launch`` before a launch starts."""
 
     index: int  # the launch's index in the run file
@@ -129,28 +129,25 @@ class LaunchStart:
         return f"sweep {self.ordinal + 1}/{self.total}" if self.total > 1 else "sweep"
 
 
-@dataclass(frozen=True)
-class LaunchOutcome:
+class LaunchOutcome(Value):
     index: int
     sizes: tuple[int, ...]
     records: int  # measurement records this launch wrote
     refining: bool = False
 
 
-@dataclass(frozen=True)
-class StoreOutcome:
+class StoreOutcome(Value):
     run_id: int | None = None
     added: bool = False
     error: str | None = None  # why it could not be stored (the run file keeps the measurement)
 
 
-@dataclass(frozen=True)
-class MeasureOutcome:
+class MeasureOutcome(Value):
     run: Run  # the run file read back
     run_file: Path
     launches: tuple[LaunchOutcome, ...]  # empty when a resumed file lacked nothing
     stored: StoreOutcome | None  # None when not asked to store
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
     # analyze(run), when the refinement's last look at the run file was at the file as it is now
     # (the caller need not analyse it again: a second or more of a short budget); else None
     result: Any = None

@@ -16,14 +16,13 @@ refinement rounds (refine_rounds.py), the budget's shares (budget.py).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from msgperf.analysis.answer_sizes import ANSWER_PATTERN, answer_sizes
@@ -36,6 +35,8 @@ from msgperf.launch.job import LaunchError, execute
 from msgperf.launch.launch_marks import Follower, added_settings, mark_aborted, record_host
 from msgperf.launch.launcher import Launcher, MpiLauncher
 from msgperf.launch.refine_rounds import refine
+from msgperf.values import Value
+
 # measure's callers import its request and outcome types, and resume_state, from here
 from msgperf.launch.request import (LaunchOutcome, LaunchStart, MeasureOutcome, MeasureRequest,  # noqa: F401
                                     StoreOutcome, parse_deadline)
@@ -141,12 +142,11 @@ def answer_plan(plan: Plan, sizes: tuple[int, ...], budget_s: float = budgets.AN
     pattern alone, on the sweep's pair and buffers, the kernels sharing ``budget_s`` among the
     sizes and taking at least the floor of samples a median's interval needs (not the sweep's
     minimum: 20 samples of 64 MiB took a second a launch on the 2-core VM)."""
-    return dataclasses.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budget_s,
+    return msgspec.structs.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budget_s,
                                min_samples=min(plan.min_samples, budgets.FLOOR_SAMPLES))
 
 
-@dataclass(frozen=True)
-class SweepSize:
+class SweepSize(Value):
     """What the sweep's record of one size of the answer's pattern says: enough to choose the
     answer's sizes and to know how long measuring them again takes."""
 
@@ -310,7 +310,7 @@ class MeasureSession:
             shares = budgets.split(budget_s, time.monotonic() - self.started_s, launches=len(self.launches),
                                    probe=self.probing, refine=self.refining, finish_s=request.after_s,
                                    overrun_s=request.overrun_s, answer_launches=self.answering)
-            plan = dataclasses.replace(plan, total_time_s=shares.sweep_s)
+            plan = msgspec.structs.replace(plan, total_time_s=shares.sweep_s)
         self.plan = plan
 
     def _claim(self, stack: contextlib.ExitStack) -> None:
@@ -337,7 +337,7 @@ class MeasureSession:
         argv = launcher.command(self.plan.nranks, _kernel_args(launch_plan, start.sizes, run_file, index, request,
                                                                placement, kind))
         expected = expected_records(launch_plan, start.sizes, placement, self.catalog)
-        start = dataclasses.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
+        start = msgspec.structs.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
                                     deadline_s=self.deadline)
         follow = Follower(index, self._record_of_the_sweep if self.sweeping else self.on_record)
         env = launcher.environment(self.plan.nranks)

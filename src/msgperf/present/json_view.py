@@ -14,6 +14,8 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from msgperf.analysis.answer import Answer, disturbed_terms, held_gaps
 from msgperf.analysis.caveats import Caveat
 from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
@@ -284,14 +286,14 @@ def advice_dict(p: CombiningPrediction, series: SeriesResult, run: str = "", mis
     conditions to predict from (``misfit``: analysis/model_choice.conditions_misfit)."""
     from msgperf.present.advice_text import conditions_warning  # noqa: PLC0415 - advise only
 
-    out = {k: v for k, v in vars(p).items() if k not in ("caveats", "buffering")}
+    out = {k: v for k, v in msgspec.structs.asdict(p).items() if k not in ("caveats", "buffering")}
     out["measured_speedup"] = p.measured_speedup
     out["answer_speedup"] = p.answer_speedup
     out["model_used"] = p.model_words
     out["series"] = series.name
     out["caveats"] = [_caveat(c) for c in p.caveats]
     b = p.buffering
-    out["buffering"] = None if b is None else {k: v for k, v in vars(b).items()
+    out["buffering"] = None if b is None else {k: v for k, v in msgspec.structs.asdict(b).items()
                                                if k not in ("copy_from", "network_from")}
     model = series_model_dict(series.model)
     out["model"] = {k: model[k] for k in ("alpha_s", "beta_s_per_byte", "breakpoints_bytes", "segments")}
@@ -302,7 +304,7 @@ def advice_dict(p: CombiningPrediction, series: SeriesResult, run: str = "", mis
 
 
 def plain(value: Any) -> Any:
-    """A tree of dataclasses, dicts, lists and tuples as JSON values: every real number by
+    """A tree of Structs (or dataclasses), dicts, lists and tuples as JSON values: every real number by
     ``number`` (numpy's too), integers as integers, tuples as lists."""
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -312,7 +314,9 @@ def plain(value: Any) -> Any:
         return number(value)
     if isinstance(value, LineFit):
         return _line(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, msgspec.Struct):
+        return {f.name: plain(getattr(value, f.name)) for f in msgspec.structs.fields(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # the few mutable or sample-holding classes
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}

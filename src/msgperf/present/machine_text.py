@@ -5,8 +5,9 @@ through MPI_T, and how two runs' machines differ. Shared by ``show`` (the Machin
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
+
+import msgspec
 
 from msgperf import units
 from msgperf.analysis.tables import Machine, MachineDiff, device_of
@@ -39,7 +40,7 @@ def host_lines(hosts: tuple[HostFacts, ...]) -> list[str]:
     so 64 identical nodes stay one line ('n01, n02, n03 +61: ...')."""
     kinds: dict[tuple, list[HostFacts]] = {}
     for h in hosts:
-        kinds.setdefault(dataclasses.astuple(dataclasses.replace(h, host="", ranks=None)), []).append(h)
+        kinds.setdefault(msgspec.structs.astuple(msgspec.structs.replace(h, host="", ranks=None)), []).append(h)
     lines = []
     for alike in kinds.values():
         names = ", ".join(h.host for h in alike[:MAX_HOSTS_NAMED])

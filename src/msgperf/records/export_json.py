@@ -7,10 +7,11 @@ the run; reading it is reading a run file: the records go through
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from typing import Any, TextIO
+
+import msgspec
 
 from msgperf.records.format import RecordError
 from msgperf.records.json_text import parse_json
@@ -65,4 +66,4 @@ def parse_export(text: str, name: str = "<export>") -> tuple[Any, dict[str, Any]
     lines = "".join(json.dumps(r, allow_nan=False) + "\n" for r in records)
     # Errors then read "<file> (records), line N": N counts records, from 1.
     result = parse_run_text(lines, f"{name} (records)")
-    return dataclasses.replace(result.run, path=name), store
+    return msgspec.structs.replace(result.run, path=name), store

@@ -21,11 +21,11 @@ bytes from disk is ``records.read``'s job.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import msgspec
 import numpy as np
 
 from msgperf.errors import MsgperfError
@@ -35,6 +35,7 @@ from msgperf.records.fields import (decode, flag, int_items, integer, items, nul
 from msgperf.records.limits import MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S
 from msgperf.records.pattern_names import pattern_name
 from msgperf.records.spilled_samples import SpilledSamples
+from msgperf.values import Value
 
 FORMAT_NAME = "msgperf-run"
 FORMAT_VERSION = 3  # 3: launch_host records; 2: the run record's "catalog" (docs/record-format.md, history)
@@ -51,16 +52,14 @@ class RecordError(MsgperfError):
     """A record that does not follow the format."""
 
 
-@dataclass(frozen=True)
-class VariantInfo:
+class VariantInfo(Value):
     """One record the kernels write per size for a pattern."""
 
     name: str  # the record's ``variant`` ("" when the record has none)
     active_pairs: int | None = None  # concurrent pairs of this step of a contention sweep (pairs)
 
 
-@dataclass(frozen=True)
-class PatternInfo:
+class PatternInfo(Value):
     """What a pattern is, as the kernels say (``msgperf-kernels --list-patterns``; the run
     record's ``catalog``): the one source of pattern facts."""
 
@@ -82,8 +81,7 @@ class PatternInfo:
         return any(v.active_pairs is not None for v in self.variants)
 
 
-@dataclass(frozen=True)
-class RunInfo:
+class RunInfo(Value):
     """The ``run`` record: written once when a run file is created."""
 
     format_version: int
@@ -97,16 +95,14 @@ class RunInfo:
     catalog: tuple[PatternInfo, ...] = ()
 
 
-@dataclass(frozen=True)
-class RankPlacement:
+class RankPlacement(Value):
     rank: int
     host: str
     cpu: int  # -1 where unknown
     node: int  # index of the rank's shared-memory node (MPI_COMM_TYPE_SHARED)
 
 
-@dataclass(frozen=True)
-class ClockSelfTest:
+class ClockSelfTest(Value):
     source: str
     resolution_s: float
     overhead_s: float
@@ -118,8 +114,7 @@ class ClockSelfTest:
 SMT_STATES = ("on", "off", "unknown")
 
 
-@dataclass(frozen=True)
-class HostFacts:
+class HostFacts(Value):
     """One host of a launch as its OS describes it (the launch record's ``host_facts``, read by
     the host's first rank). A count the host does not expose is None, a word "unknown"."""
 
@@ -141,8 +136,7 @@ class HostFacts:
 CvarValue = int | float | str
 
 
-@dataclass(frozen=True)
-class HostLoad:
+class HostLoad(Value):
     """/proc/loadavg on the launching node at one instant."""
 
     load_1m: float
@@ -151,8 +145,7 @@ class HostLoad:
     runnable: int | None = None  # tasks runnable at that instant (the reader included)
 
 
-@dataclass(frozen=True)
-class LaunchHost:
+class LaunchHost(Value):
     """The ``launch_host`` record: what else the launching node did while the launch ran."""
 
     host: str
@@ -166,8 +159,7 @@ class LaunchHost:
     other_cores: float | None  # busy CPU time of everything but msgperf and its launch, in cores
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(Value):
     """The ``launch`` record, plus the matching ``launch_end`` when there is one."""
 
     index: int
@@ -265,8 +257,7 @@ Measurement.samples_s = property(_samples_s, _hold_samples,  # type: ignore[assi
                                  doc="The raw samples, in seconds, in the order they were measured.")
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Value):
     info: RunInfo
     launches: tuple[Launch, ...]
     measurements: tuple[Measurement, ...]
@@ -509,8 +500,10 @@ def decode_launch_host(obj: Any, where: str) -> LaunchHost:
 
 
 def encode_launch_host(host: LaunchHost) -> dict[str, Any]:
-    d = dataclasses.asdict(host)
+    d = msgspec.structs.asdict(host)
     d["progress"] = dict(host.progress)
+    for when in ("before", "after"):
+        d[when] = None if d[when] is None else msgspec.structs.asdict(d[when])
     return d
 
 
@@ -648,7 +641,7 @@ def _check_sample_range(array: np.ndarray, divisor: int, where: str) -> None:
 # ---- encoding (imports and tests write run files through these) ------------------------------
 
 def encode_plan(plan: Plan) -> dict[str, Any]:
-    d = dataclasses.asdict(plan)
+    d = msgspec.structs.asdict(plan)
     d["patterns"], d["sizes"], d["pair"] = list(plan.patterns), list(plan.sizes), list(plan.pair)
     d["active"] = list(plan.active)
     if plan.iterations_per_sample is None:
@@ -661,8 +654,8 @@ def encode_plan(plan: Plan) -> dict[str, Any]:
 
 
 def encode_pattern_info(p: PatternInfo) -> dict[str, Any]:
-    d = dataclasses.asdict(p)
-    d["variants"] = [dataclasses.asdict(v) for v in p.variants]
+    d = msgspec.structs.asdict(p)
+    d["variants"] = [msgspec.structs.asdict(v) for v in p.variants]
     return d
 
 
@@ -682,12 +675,12 @@ def encode_run(info: RunInfo) -> dict[str, Any]:
 def encode_launch(launch: Launch) -> dict[str, Any]:
     return {"type": "launch", "launch": launch.index, "mpi_library": launch.mpi_library,
             "mpi_version": launch.mpi_version, "nranks": launch.nranks,
-            "ranks": [dataclasses.asdict(r) for r in launch.ranks], "pair": list(launch.pair),
-            "pair_shares_node": launch.pair_shares_node, "clock": dataclasses.asdict(launch.clock),
+            "ranks": [msgspec.structs.asdict(r) for r in launch.ranks], "pair": list(launch.pair),
+            "pair_shares_node": launch.pair_shares_node, "clock": msgspec.structs.asdict(launch.clock),
             "environment": dict(launch.environment), "start_time": launch.start_time,
             **({"launcher_command_line": launch.launcher_command_line}
                if launch.launcher_command_line is not None else {}),
-            **({"host_facts": [dataclasses.asdict(h) for h in launch.host_facts]} if launch.host_facts else {}),
+            **({"host_facts": [msgspec.structs.asdict(h) for h in launch.host_facts]} if launch.host_facts else {}),
             **({"mpi_t_cvars": dict(launch.mpi_t_cvars)} if launch.mpi_t_cvars is not None else {}),
             **({"host": encode_launch_host(launch.host)} if launch.host is not None else {})}
 

@@ -23,13 +23,13 @@ Version 1 files stay readable: their ranks have ``clock`` None (they were timed 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.errors import MsgperfError
 from msgperf.records.fields import REQUIRED, Field, absent, decode, flag, integer, items, nullable, number, records, text
 from msgperf.records.limits import (MAX_CLOCK_TICKS_PER_S, MAX_EXACT, MAX_INT64, MAX_MESSAGE_BYTES, MAX_PID,
                                     MAX_PROFILE_TIME_S, MAX_RANKS, check_int)
+from msgperf.values import Value
 
 FORMAT_NAME = "msgperf-profile"
 FORMAT_VERSION = 4  # 2: each rank record names its clock; 3: every MPI call, kinds, sites, collectives;
@@ -60,16 +60,14 @@ class ProfileError(MsgperfError):
     """A profile record that does not follow the format."""
 
 
-@dataclass(frozen=True)
-class SizeCount:
+class SizeCount(Value):
     """``count`` messages of ``bytes`` bytes (in a log2 histogram: of ``bytes`` up to twice that)."""
 
     bytes: int
     count: int
 
 
-@dataclass(frozen=True)
-class PeerMessages:
+class PeerMessages(Value):
     """The messages of one call kind between a rank and one peer, in one direction.
 
     ``sizes`` counts each size exactly, most frequent first, for the first 16 distinct sizes
@@ -107,8 +105,7 @@ class PeerMessages:
         return {"ssend": "synchronous", "rsend": "ready", "bsend": "buffered"}.get(base, "standard")
 
 
-@dataclass(frozen=True)
-class SequenceShape:
+class SequenceShape(Value):
     """``count`` back-to-back sequences alike: ``length`` sends of ``bytes`` in all.
 
     ``sizes`` is the multiset of their message sizes (ascending); None when a sequence held
@@ -123,8 +120,7 @@ class SequenceShape:
     sizes: tuple[SizeCount, ...] | None
 
 
-@dataclass(frozen=True)
-class PeerSequences:
+class PeerSequences(Value):
     """A rank's back-to-back sequences to one peer (see docs/profile.md for the rule).
 
     ``shapes`` holds the first 32 distinct shapes; sequences of later shapes are only in
@@ -148,8 +144,7 @@ class PeerSequences:
         return dict(sorted(out.items()))
 
 
-@dataclass(frozen=True)
-class CallTime:
+class CallTime(Value):
     """How often a wrapped MPI call ran and the time spent inside it."""
 
     call: str  # "MPI_Isend", "MPI_Waitall", ...
@@ -159,8 +154,7 @@ class CallTime:
     bytes: int = 0  # sent by a point-to-point send, a collective's or a one-sided transfer's data (version 3)
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(Value):
     """One call site: the return address of an MPI call in the program (version 3).
 
     ``object`` is the file the address lies in (the program or a shared library, as the
@@ -175,8 +169,7 @@ class CallSite:
     time_s: float
 
 
-@dataclass(frozen=True)
-class CollectiveCalls:
+class CollectiveCalls(Value):
     """The calls of one collective with one communicator size and one data size (version 3):
     what a collective's model needs to predict them."""
 
@@ -205,8 +198,7 @@ class CollectiveCalls:
         return self.faults / self.faults_n if self.faults_n else None
 
 
-@dataclass(frozen=True)
-class RankClock:
+class RankClock(Value):
     """The clock a rank timed its calls with (format version 2).
 
     ``name`` is ``"tsc"`` (the x86 time-stamp counter read directly, where the kernel calls it
@@ -227,8 +219,7 @@ class RankClock:
         return self.ticks_per_s / self.ticks_per_s_at_init - 1.0
 
 
-@dataclass(frozen=True)
-class KindSizeCount:
+class KindSizeCount(Value):
     """One row of ``RankProfile.size_counts``."""
 
     peer: int
@@ -237,8 +228,7 @@ class KindSizeCount:
     count: int
 
 
-@dataclass(frozen=True)
-class RankProfile:
+class RankProfile(Value):
     """One rank's record."""
 
     rank: int
@@ -315,8 +305,7 @@ class RankProfile:
         return tuple(sorted(rows, key=lambda r: (r.peer, r.bytes, r.kind)))
 
 
-@dataclass(frozen=True)
-class ProfileInfo:
+class ProfileInfo(Value):
     """The ``profile`` header record."""
 
     format_version: int
@@ -335,8 +324,7 @@ class ProfileInfo:
     complete: bool  # every rank reached MPI_Finalize and its record is here
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(Value):
     info: ProfileInfo
     ranks: tuple[RankProfile, ...]  # by rank; a rank that left no record is missing
     path: str = ""

@@ -9,9 +9,10 @@ missing from the profile (``Profile.missing_ranks``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
+
+import msgspec
 
 from msgperf.records.profile_format import Profile, ProfileError, RankProfile
 from msgperf.records.profile_read import read_profile
@@ -50,7 +51,7 @@ def merge_rank_files(paths: list[Path], name: str) -> Profile:
                 raise ProfileError(f"{path}: rank {rank.rank} appears in two rank files")
             ranks[rank.rank] = rank
     hosts = tuple(ranks[r].host if r in ranks else "" for r in range(first.nranks))
-    info = dataclasses.replace(first, hosts=hosts, complete=False,
+    info = msgspec.structs.replace(first, hosts=hosts, complete=False,
                                start_time=min(p.info.start_time for p in profiles),
                                end_time=max(p.info.end_time for p in profiles))
     return Profile(info=info, ranks=tuple(ranks[r] for r in sorted(ranks)), path=name)

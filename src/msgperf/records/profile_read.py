@@ -7,24 +7,23 @@ killed mid-line); it is dropped and reported through ``ProfileReadResult.truncat
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from msgperf.records.profile_format import (Profile, ProfileError, ProfileInfo, RankProfile,
                                             decode_info, decode_rank)
 from msgperf.records.json_text import parse_json
 from msgperf.records.limits import check_json_values
 from msgperf.records.textfile import read_text_file
+from msgperf.values import Value
 
 MAX_FILE_BYTES = 1 << 32  # far above any real profile (a rank's record is kilobytes per peer)
 
 
-@dataclass(frozen=True)
-class ProfileReadResult:
+class ProfileReadResult(Value):
     profile: Profile
     truncated: bool  # a partial last line was dropped
-
 
 
 def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
@@ -73,7 +72,7 @@ def parse_profile_text(text: str, name: str = "<profile>") -> ProfileReadResult:
     if info is None:
         raise ProfileError(f"{name}: no complete 'profile' record; the file was cut off at its start")
     if truncated or len(ranks) < info.nranks:
-        info = dataclasses.replace(info, complete=False)
+        info = msgspec.structs.replace(info, complete=False)
     profile = Profile(info=info, ranks=tuple(ranks[r] for r in sorted(ranks)), path=name)
     return ProfileReadResult(profile=profile, truncated=truncated)
 

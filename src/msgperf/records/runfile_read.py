@@ -7,16 +7,17 @@ is dropped and reported through ``ReadResult.truncated``.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
+
+import msgspec
 
 from msgperf.records.format import (Launch, Measurement, RecordError, Run, decode_launch, decode_launch_host,
                                     decode_measurement, decode_run)
 from msgperf.records.json_text import parse_json
 from msgperf.records.limits import check_json_values
 from msgperf.records.spilled_samples import SPILL_ABOVE_FILE_BYTES, SampleSpill, spill_or_none, spilled
+from msgperf.values import Value
 
 # Refuse absurd inputs before decoding them (hostile files): 1 GiB per line is far above any
 # real measurement (a million samples is ~25 MB of JSON).
@@ -24,12 +25,10 @@ MAX_LINE_BYTES = 1 << 30
 MAX_FILE_BYTES = MAX_LINE_BYTES * 4
 
 
-@dataclass(frozen=True)
-class ReadResult:
+class ReadResult(Value):
     run: Run
     truncated: bool  # a partial last line (killed writer) was dropped
     measured: tuple[tuple[str, int], ...] = ()  # stream_run: (pattern, bytes) of each measurement
-
 
 
 class _Assembler:
@@ -89,19 +88,19 @@ class _Assembler:
             if not isinstance(end_time, str) or not isinstance(cpus, list):
                 raise RecordError(f"{where}: 'launch_end' needs end_time (string) and cpus (list)")
             rss = obj.get("max_rss_kib")
-            launches[index] = dataclasses.replace(
+            launches[index] = msgspec.structs.replace(
                 launches[index], end_time=end_time, end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)),
                 max_rss_kib=tuple(int(r) for r in rss if isinstance(r, int)) if isinstance(rss, list) else None)
         elif kind == "launch_abort":
             index, reason = obj.get("launch"), obj.get("reason")
             if not isinstance(index, int) or index not in launches or not isinstance(reason, str):
                 raise RecordError(f"{where}: 'launch_abort' needs a started launch and a reason")
-            launches[index] = dataclasses.replace(launches[index], aborted=reason)
+            launches[index] = msgspec.structs.replace(launches[index], aborted=reason)
         elif kind == "launch_host":
             index = obj.get("launch")
             if not isinstance(index, int) or isinstance(index, bool) or index not in launches:
                 raise RecordError(f"{where}: 'launch_host' for launch {index!r}, which never started")
-            launches[index] = dataclasses.replace(launches[index], host=decode_launch_host(obj, where))
+            launches[index] = msgspec.structs.replace(launches[index], host=decode_launch_host(obj, where))
         elif kind == "measurement":
             m = decode_measurement(obj, where)
             if m.launch not in launches and info.source == "msgperf":

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, TextIO
 
@@ -19,10 +18,10 @@ from msgperf.records.export_json import EXPORT_FORMAT, EXPORT_VERSION, store_met
 from msgperf.records.format import Measurement, Run
 from msgperf.records.runfile_write import run_records
 from msgperf.store.listing import RunRow, listing_of
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(Value):
     name: str
     kind: str  # "int", "float", "str", "bool"
     description: str

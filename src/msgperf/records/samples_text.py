@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import numpy as np
 from msgperf.errors import MsgperfError
 from msgperf.records.limits import MAX_EXACT, MAX_SIZES, MAX_TIME_S, MIN_PER_MESSAGE_S
 from msgperf.records.textfile import read_text_file
+from msgperf.values import Value
 
 _SPLIT = re.compile(r"[,\s]+")
 
@@ -30,8 +30,7 @@ class SamplesTextError(MsgperfError):
     """A samples text file that cannot be read."""
 
 
-@dataclass(frozen=True, eq=False)
-class SamplesText:
+class SamplesText(Value, eq=False):
     name: str
     bytes: np.ndarray  # int64, one per sample, in file order
     seconds: np.ndarray  # float64

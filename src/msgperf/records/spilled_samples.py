@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from dataclasses import dataclass
 
 import numpy as np
+
+from msgperf.values import Value
 
 _DTYPE = np.dtype(np.float64)
 
@@ -75,8 +76,7 @@ class SampleSpill:
         raise TypeError("samples kept in a temporary file are not pickled")
 
 
-@dataclass(frozen=True, eq=False)
-class SpilledSamples:
+class SpilledSamples(Value, eq=False):
     """One measurement's samples in a ``SampleSpill``."""
 
     spill: SampleSpill

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Sequence
 
@@ -18,10 +17,10 @@ from msgperf.records.format import Launch, RunInfo
 from msgperf.records.machine_name import machine_name
 from msgperf.records.mpi_name import mpi_name  # noqa: F401 (re-exported: listings use it)
 from msgperf.records.pattern_names import pattern_name
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(Value):
     """The listing fields of one run (schema version 2 columns)."""
 
     hosts: tuple[str, ...]
@@ -35,8 +34,7 @@ class Listing:
     machine: str = ""  # CPU and cores (schema version 6); "" when the run recorded none
 
 
-@dataclass(frozen=True)
-class RunRow:
+class RunRow(Value):
     """One stored run, as ``Store.list_runs`` returns it."""
 
     id: int
@@ -60,8 +58,7 @@ class RunRow:
         return parse_time(self.start_time) or parse_time(self.added_at)
 
 
-@dataclass(frozen=True)
-class RunFilter:
+class RunFilter(Value):
     """``msgperf runs`` filters; ``None`` matches everything."""
 
     host: str | None = None  # substring of any host, case-insensitive

@@ -10,19 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime
 
 from msgperf.records.profile_format import (Profile, ProfileError, decode_info, decode_rank,
                                             encode_info, encode_rank)
 from msgperf.store.listing import mpi_name, parse_time
 from msgperf.store.rows import StoreError, dumps
+from msgperf.values import Value
 
 _DOMAIN = b"msgperf-profile-content-v1\n"
 
 
-@dataclass(frozen=True)
-class ProfileRow:
+class ProfileRow(Value):
     """One stored profile, as ``Store.list_profiles`` returns it."""
 
     id: int

@@ -12,6 +12,7 @@ import dataclasses
 import json
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from msgperf.errors import MsgperfError
@@ -76,13 +77,13 @@ def decode_launch_rows(record: str, end_record: str | None, where: str,
         cpus = end.get("cpus", [])
         if not isinstance(end.get("end_time"), str) or not isinstance(cpus, list):
             raise StoreError(f"{where}: stored launch_end is corrupt")
-        launch = dataclasses.replace(launch, end_time=end["end_time"],
+        launch = msgspec.structs.replace(launch, end_time=end["end_time"],
                                      end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
     if abort_record is not None:
         reason = _loads(abort_record, where).get("reason")
         if not isinstance(reason, str):
             raise StoreError(f"{where}: stored launch_abort is corrupt")
-        launch = dataclasses.replace(launch, aborted=reason)
+        launch = msgspec.structs.replace(launch, aborted=reason)
     return launch
 
 

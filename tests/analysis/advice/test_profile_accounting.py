@@ -3,13 +3,13 @@ kinds that add up to the rank's MPI time, and the waiting for a slower rank."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pytest
 
 from msgperf.analysis.advice.profile_accounting import account_profile
 from tests.factories import sample_profile
+from tests.factories import replace
 
 
 def test_kinds_and_calls_add_up_to_the_time_inside_mpi_of_every_rank():
@@ -39,8 +39,8 @@ def test_the_rank_that_computes_least_waits_for_the_slowest_inside_mpi():
     profile = sample_profile(nranks=2, version=3)
     r0, r1 = profile.ranks
     # both 2 s from MPI_Init to MPI_Finalize; rank 1 spends 0.2 s less inside MPI than rank 0
-    ranks = (dataclasses.replace(r0, wall_s=2.0, mpi_time_s=0.5), dataclasses.replace(r1, wall_s=2.0, mpi_time_s=0.3))
-    a = account_profile(dataclasses.replace(profile, ranks=ranks))
+    ranks = (replace(r0, wall_s=2.0, mpi_time_s=0.5), replace(r1, wall_s=2.0, mpi_time_s=0.3))
+    a = account_profile(replace(profile, ranks=ranks))
     split = {r.rank: r for r in a.ranks}
     assert split[0].waiting_s == pytest.approx(0.2) and split[0].waits_for == 1
     assert split[1].waiting_s == 0.0 and a.waiting_s == pytest.approx(0.2)
@@ -49,8 +49,8 @@ def test_the_rank_that_computes_least_waits_for_the_slowest_inside_mpi():
 def test_ranks_out_of_lockstep_cannot_tell_the_waiting():
     profile = sample_profile(nranks=2, version=3)
     r0, r1 = profile.ranks
-    a = account_profile(dataclasses.replace(profile, ranks=(dataclasses.replace(r0, wall_s=1.0),
-                                                             dataclasses.replace(r1, wall_s=2.0))))
+    a = account_profile(replace(profile, ranks=(replace(r0, wall_s=1.0),
+                                                             replace(r1, wall_s=2.0))))
     assert all(r.waiting_s is None for r in a.ranks) and a.waiting_s is None
     assert any("not in lockstep" in n for n in a.notes)
 

@@ -4,7 +4,6 @@ computed by hand from them; then once against a model fitted by ``analyze`` to a
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -18,6 +17,7 @@ from msgperf.analysis.advice.profile_advice import advise_profile, regime_of, se
 from msgperf.records.profile_format import (CallTime, PeerMessages, PeerSequences, Profile, ProfileInfo, RankProfile,
                                             SequenceShape, SizeCount)
 from tests.factories import sample_profile
+from tests.factories import replace
 
 T95 = 1.96
 SD_ALPHA = 1e-8
@@ -207,7 +207,7 @@ def halo_profile(mpi=(4e-3, 3e-3), wall=(10e-3, 10e-3)) -> Profile:
                           sizes=(SizeCount(8, 4),))
     ranks = []
     for r in (0, 1):
-        ranks.append(dataclasses.replace(
+        ranks.append(replace(
             rank(r, [messages(1 - r, "send", "isend", {8: 400}), messages(1 - r, "recv", "irecv", {8: 400})],
                  [PeerSequences(1 - r, 100, 400, 3200, (shape,), 0, 0, 0, 0)], mpi_time=mpi[r], wait=mpi[r] / 2),
             wall_s=wall[r], calls=(CallTime("MPI_Isend", 400, 1e-4), CallTime("MPI_Irecv", 400, 1e-4),
@@ -262,17 +262,17 @@ def test_the_waiting_for_a_slower_rank_is_the_accountings_and_the_prediction_add
     exchange messages."""
     halo = halo_profile(mpi=(4e-3, 4e-3), wall=(20e-3, 20e-3))
     r0, r1 = halo.ranks
-    r0 = dataclasses.replace(r0, mpi_time_s=9e-3, calls=(*r0.calls, CallTime("MPI_Allreduce", 100, 5e-3, "collective")))
-    a = advise_profile(dataclasses.replace(halo, ranks=(r0, r1)), model_result())
+    r0 = replace(r0, mpi_time_s=9e-3, calls=(*r0.calls, CallTime("MPI_Allreduce", 100, 5e-3, "collective")))
+    a = advise_profile(replace(halo, ranks=(r0, r1)), model_result())
     split = {s.rank: s for s in a.accounting.ranks}
     assert a.ranks[0].waiting_s == pytest.approx(5e-3) == split[0].waiting_s and split[0].waits_for == 1
     assert a.ranks[0].waiting_added_s == pytest.approx(4e-3) and a.ranks[0].measured_s == pytest.approx(4e-3)
     assert a.ranks[0].predicted.value_s == pytest.approx(a.ranks[0].transfers.value_s + 4e-3)
     assert a.ranks[1].waiting_s == 0.0 == split[1].waiting_s
     # a third rank, collectives only, the longest outside MPI
-    r2 = dataclasses.replace(rank(2, [], mpi_time=1.5e-3), wall_s=20e-3,
+    r2 = replace(rank(2, [], mpi_time=1.5e-3), wall_s=20e-3,
                              calls=(CallTime("MPI_Allreduce", 100, 1.5e-3, "collective"),))
-    b = advise_profile(dataclasses.replace(halo, ranks=(r0, r1, r2)), model_result())
+    b = advise_profile(replace(halo, ranks=(r0, r1, r2)), model_result())
     split = {s.rank: s for s in b.accounting.ranks}
     assert [r.waiting_s for r in b.ranks] == [split[r.rank].waiting_s for r in b.ranks]
     assert b.ranks[1].waiting_s == pytest.approx(2.5e-3) and split[1].waits_for == 2
@@ -309,7 +309,7 @@ def test_a_profile_without_messages_says_there_is_nothing_to_advise_on():
 
 def test_a_partial_profile_is_advised_on_and_said_so():
     p = app_profile()
-    p = dataclasses.replace(p, info=dataclasses.replace(p.info, complete=False))
+    p = replace(p, info=replace(p.info, complete=False))
     a = advise_profile(p, model_result())
     assert not a.complete and any("partial" in n for n in a.notes)
 
@@ -382,4 +382,4 @@ def test_the_whole_programs_speedup_cannot_be_told_when_mpi_time_is_far_above_th
 
 def app_profile_without_sequences() -> Profile:
     p = halo_profile()
-    return dataclasses.replace(p, ranks=tuple(dataclasses.replace(r, sequences=()) for r in p.ranks))
+    return replace(p, ranks=tuple(replace(r, sequences=()) for r in p.ranks))

@@ -16,6 +16,7 @@ from msgperf.analysis.collectives import CollectiveFit, Collectives, SizeVerdict
 from msgperf.analysis.model import analyze_pairs
 from msgperf.records.profile_format import (CallTime, CollectiveCalls, PeerMessages, Profile, ProfileInfo, RankProfile,
                                             SizeCount)
+from tests.factories import replace
 
 ALPHA, BETA = 2e-6, 1e-9
 SIZES = [1 << i for i in range(0, 23, 2)]
@@ -278,8 +279,7 @@ def test_the_shares_add_up_to_each_ranks_time_inside_mpi_and_the_waiting_is_the_
 def test_out_of_lockstep_the_waiting_cannot_be_told_and_the_parts_keep_their_time():
     p = waiting_profile()
     r0, r1 = p.ranks
-    import dataclasses
-    p = dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=2.0)))
+    p = replace(p, ranks=(r0, replace(r1, wall_s=2.0)))
     a = advise_profile(p, model_run())
     w0 = a.whole[0]
     assert w0.waiting_s is None and all(s.part != "waiting" for s in w0.shares)
@@ -291,10 +291,9 @@ def test_out_of_lockstep_the_waiting_cannot_be_told_and_the_parts_keep_their_tim
 
 
 def test_less_than_the_fastest_algorithm_holds_even_when_the_waiting_is_unknown():
-    import dataclasses
     p = allreduce_profile(time_s=1e-5)  # 100 calls in 10 µs: 0.1 µs each against T(8) = 2 µs at the fastest
     r0, r1 = p.ranks
-    a = advise_profile(dataclasses.replace(p, ranks=(r0, dataclasses.replace(r1, wall_s=3.0))), model_run())
+    a = advise_profile(replace(p, ranks=(r0, replace(r1, wall_s=3.0))), model_run())
     assert a.accounting.ranks[0].waiting_s is None and a.collectives.ranks[0].verdict == "less"
 
 
@@ -344,16 +343,15 @@ def test_a_share_is_comparable_by_the_ranks_whole_waiting_as_the_verdict_is_not_
 
 
 def test_out_of_lockstep_no_share_is_comparable_but_less_than_the_fastest_is_still_said():
-    import dataclasses
     p = absorbed_profile()
-    a = advise_profile(dataclasses.replace(p, ranks=(p.ranks[0], dataclasses.replace(p.ranks[1], wall_s=2.0))),
+    a = advise_profile(replace(p, ranks=(p.ranks[0], replace(p.ranks[1], wall_s=2.0))),
                        model_run())
     shares = {s.part: s for s in a.whole[0].shares}
     assert a.whole[0].waiting_s is None
     assert not shares["collectives predicted"].comparable and not shares["point-to-point"].comparable
     assert shares["collectives predicted"].verdict == a.collectives.ranks[0].verdict == "cannot tell"
     fast = allreduce_profile(time_s=1e-5)
-    a = advise_profile(dataclasses.replace(fast, ranks=(fast.ranks[0], dataclasses.replace(fast.ranks[1], wall_s=3.0))),
+    a = advise_profile(replace(fast, ranks=(fast.ranks[0], replace(fast.ranks[1], wall_s=3.0))),
                        model_run())
     coll = {s.part: s for s in a.whole[0].shares}["collectives predicted"]
     assert coll.verdict == "less" and not coll.comparable and coll.ratio_high is None
@@ -384,10 +382,9 @@ def test_the_waiting_share_is_the_measured_waiting_even_beyond_what_the_other_pa
 
 
 def test_calls_beyond_the_ranks_time_inside_mpi_are_said_not_hidden():
-    import dataclasses
     p = allreduce_profile()
-    short = [dataclasses.replace(r, mpi_time_s=0.6e-3) for r in p.ranks]  # the record's total below its calls'
-    a = advise_profile(dataclasses.replace(p, ranks=tuple(short)), model_run())
+    short = [replace(r, mpi_time_s=0.6e-3) for r in p.ranks]  # the record's total below its calls'
+    a = advise_profile(replace(p, ranks=tuple(short)), model_run())
     w0 = a.whole[0]
     assert w0.calls_over_s == pytest.approx(0.4e-3)
     assert sum(s.measured_s for s in w0.shares) == pytest.approx(w0.mpi_time_s + w0.calls_over_s)

@@ -4,21 +4,20 @@ that keeps them; "cannot tell" where the profile cannot say."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from msgperf.analysis.advice.profile_faults import PageFaults, page_faults
 from msgperf.records.profile_format import CollectiveCalls
 from tests.factories import sample_profile
+from tests.factories import replace
 
 
 def with_rows(profile, rows_by_rank, page_s=2.5e-06):
     """``profile`` with each rank's collectives replaced by ``rows_by_rank[rank]`` and its page cost set."""
-    ranks = tuple(dataclasses.replace(r, collectives=tuple(rows_by_rank.get(r.rank, ())),
+    ranks = tuple(replace(r, collectives=tuple(rows_by_rank.get(r.rank, ())),
                                       page_fault_s=page_s(r.rank) if callable(page_s) else page_s)
                   for r in profile.ranks)
-    return dataclasses.replace(profile, ranks=ranks)
+    return replace(profile, ranks=ranks)
 
 
 def reduce_row(calls=1000, sampled=125, per_call=129, nbytes=524288, time_s=0.36, faulted=None, call="MPI_Reduce",
@@ -86,9 +85,9 @@ def test_a_profile_that_counted_no_faults_has_no_page_fault_advice():
 def test_a_saving_that_reaches_the_whole_run_or_a_run_without_time_cannot_be_told():
     profile = with_rows(sample_profile(nranks=2, version=4), {1: [reduce_row(calls=10 ** 5, time_s=40.0)]})
     assert "reaches the whole run" in page_faults(profile).cannot_tell  # 32 s of faults in a 1.5 s run
-    timeless = dataclasses.replace(profile, ranks=tuple(dataclasses.replace(r, wall_s=0.0) for r in profile.ranks))
-    f = page_faults(dataclasses.replace(timeless, ranks=tuple(
-        dataclasses.replace(r, collectives=(reduce_row(),)) for r in timeless.ranks)))
+    timeless = replace(profile, ranks=tuple(replace(r, wall_s=0.0) for r in profile.ranks))
+    f = page_faults(replace(timeless, ranks=tuple(
+        replace(r, collectives=(reduce_row(),)) for r in timeless.ranks)))
     assert f.saving_s is None and "no time from MPI_Init to MPI_Finalize" in f.cannot_tell
 
 
@@ -111,10 +110,10 @@ def test_a_ranks_rows_add_up_and_a_gathers_buffer_holds_every_ranks_block():
 def test_a_rank_descheduled_inside_its_counted_calls_cannot_tell():
     """On a busy machine the faults take longer than a page's cost (the saving came out at half the measured
     one beside two busy loops): more than a tenth of the counted calls descheduled, and the saving is withheld."""
-    busy = dataclasses.replace(reduce_row(), preempted_n=40)  # 40 of 125 counted calls
+    busy = replace(reduce_row(), preempted_n=40)  # 40 of 125 counted calls
     f = page_faults(with_rows(sample_profile(nranks=2, version=4), {1: [busy]}))
     assert f.saving_s is None and f.rows[0].preempted == 40
     assert f.cannot_tell == ("rank 1 was descheduled inside 40 of its 125 counted calls: on a busy machine faults "
                              "take longer than a page's cost")
-    quiet = dataclasses.replace(reduce_row(), preempted_n=12)  # 9.6 %: a quiet machine's few
+    quiet = replace(reduce_row(), preempted_n=12)  # 9.6 %: a quiet machine's few
     assert page_faults(with_rows(sample_profile(nranks=2, version=4), {1: [quiet]})).saving_s is not None

@@ -5,7 +5,6 @@ and the advice over the runs."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pytest
@@ -15,6 +14,7 @@ from msgperf.analysis.advice.profile_runs import spread
 from msgperf.analysis.result import analyze
 from msgperf.analysis.samples import AnalysisError
 from tests.factories import rich_run, sample_profile
+from tests.factories import replace
 
 
 def scaled(factor: float, minute: int = 0, profile=None, drop: str | None = None):
@@ -23,11 +23,11 @@ def scaled(factor: float, minute: int = 0, profile=None, drop: str | None = None
     base = profile or sample_profile(3, version=3)
     ranks = []
     for r in base.ranks:
-        calls = tuple(dataclasses.replace(c, time_s=c.time_s * factor) for c in r.calls if c.call != drop)
-        ranks.append(dataclasses.replace(r, calls=calls, wall_s=r.wall_s * factor,
+        calls = tuple(replace(c, time_s=c.time_s * factor) for c in r.calls if c.call != drop)
+        ranks.append(replace(r, calls=calls, wall_s=r.wall_s * factor,
                                          mpi_time_s=sum(c.time_s for c in calls), wait_time_s=r.wait_time_s * factor))
-    info = dataclasses.replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
-    return dataclasses.replace(base, ranks=tuple(ranks), info=info)
+    info = replace(base.info, start_time=f"2026-11-23T10:{minute:02d}:00Z")
+    return replace(base, ranks=tuple(ranks), info=info)
 
 
 def test_spread_is_the_median_with_the_smallest_and_largest_run():
@@ -69,7 +69,7 @@ def test_a_call_one_run_did_not_make_counts_zero_there():
 
 def test_profiles_of_different_programs_are_refused_naming_what_differs():
     a = scaled(1.0, 0)
-    other_name = dataclasses.replace(a, info=dataclasses.replace(a.info, argv=("./stencil", "--steps", "5"),
+    other_name = replace(a, info=replace(a.info, argv=("./stencil", "--steps", "5"),
                                                                  start_time="x"))
     with pytest.raises(AnalysisError, match=r"cannot merge b with a: another program \(stencil against halo\)"):
         merge_runs([a, other_name], ["a", "b"])
@@ -82,7 +82,7 @@ def test_profiles_of_different_programs_are_refused_naming_what_differs():
     with pytest.raises(AnalysisError, match=r"c and a are the same run"):
         merge_runs([a, scaled(1.1, 1), a], ["a", "b", "c"])
     # the directory of the program is not part of it
-    moved = dataclasses.replace(a, info=dataclasses.replace(a.info, argv=("/home/u/halo", "--steps", "5"),
+    moved = replace(a, info=replace(a.info, argv=("/home/u/halo", "--steps", "5"),
                                                             start_time="y"))
     assert merge_runs([a, moved]).n == 2
 
@@ -90,8 +90,8 @@ def test_profiles_of_different_programs_are_refused_naming_what_differs():
 def test_a_run_with_missing_ranks_is_kept_and_said():
     whole = scaled(1.0, 0)
     partial = scaled(1.0, 1)
-    ended = dataclasses.replace(partial.ranks[0], ended_by="signal SIGSEGV")
-    partial = dataclasses.replace(partial, ranks=(ended,), info=dataclasses.replace(partial.info, complete=False))
+    ended = replace(partial.ranks[0], ended_by="signal SIGSEGV")
+    partial = replace(partial, ranks=(ended,), info=replace(partial.info, complete=False))
     runs = merge_runs([whole, partial, scaled(1.0, 2)], ["w", "p", "v"])
     assert runs.n == 3 and runs.runs[1].missing_ranks == (1,) and not runs.runs[1].complete
     assert runs.mpi_time_s.low == pytest.approx(runs.mpi_time_s.median / 2)  # one rank's time of two
@@ -102,7 +102,7 @@ def test_a_run_with_missing_ranks_is_kept_and_said():
 def test_an_empty_list_or_a_profile_without_ranks_is_refused():
     with pytest.raises(AnalysisError, match="no profile to merge"):
         merge_runs([])
-    empty = dataclasses.replace(scaled(1.0), ranks=())
+    empty = replace(scaled(1.0), ranks=())
     with pytest.raises(AnalysisError, match="e: no rank left a record"):
         merge_runs([scaled(1.0), empty], ["a", "e"])
 
@@ -126,8 +126,8 @@ def test_runs_whose_messages_differ_are_said():
     result = analyze(rich_run())
     a = scaled(1.0, 0)
     fewer = a.ranks[1]
-    fewer = dataclasses.replace(fewer, messages=fewer.messages[1:], sequences=())  # rank 1 sent nothing
-    b = dataclasses.replace(scaled(1.0, 1), ranks=(scaled(1.0, 1).ranks[0], fewer))
+    fewer = replace(fewer, messages=fewer.messages[1:], sequences=())  # rank 1 sent nothing
+    b = replace(scaled(1.0, 1), ranks=(scaled(1.0, 1).ranks[0], fewer))
     merged = advise_profile_runs([a, b], ["a", "b"], result)
     assert any("the runs' messages differ" in n for n in merged.notes)
 

@@ -200,7 +200,7 @@ def test_a_binomial_bcast_run_back_to_back_is_charged_the_send_stream():
     the one-way time gave 0.76-1.0x). With send-stream in the run and the calls back to back, the step
     costs the stream; one call at a time (a barrier before each, a rotating root), the one-way time;
     without send-stream, the one-way time either way. The other bcasts are unchanged."""
-    from dataclasses import replace
+    from tests.factories import replace
 
     ping, exchange, stream = model(alpha=1.5e-6), model(alpha=1.6e-6), model(alpha=1.2e-6, beta=1e-10)
     without = PointToPoint("pingpong", ping, None, exchange=exchange)
@@ -222,7 +222,7 @@ def test_an_exchange_that_combines_is_charged_as_sendrecv_reduce_measured_it():
     sent next. Apart, a sendrecv and a reduce-local add up to less than that step (RESULTS §19), so
     with sendrecv-reduce in the run the step costs what it measured, whole; without it, the parts.
     A step of doubles keeps the parts (sendrecv-reduce sums bytes)."""
-    from dataclasses import replace
+    from tests.factories import replace
 
     ping, exchange, gamma = model(), model(alpha=3e-6), model(alpha=1e-7, beta=2e-9)
     whole = model(alpha=4e-6, beta=5e-9)
@@ -251,7 +251,7 @@ def test_brucks_step_through_its_own_datatype_is_charged_as_sendrecv_indexed_mea
     sendrecv and a memcpy of the block add up to less (bench/alltoall_bruck_parts.c: 1.3 µs + 0.0 µs
     against 1.85 µs at 8 B on MPICH), so with sendrecv-indexed in the run the step costs what it
     measured, whole; without it, the sendrecv and the copy. The rotations stay memcpy's."""
-    from dataclasses import replace
+    from tests.factories import replace
 
     copy, exchange, indexed = model(alpha=1e-8, beta=0.05e-9), model(alpha=3e-6), model(alpha=5e-6, beta=2e-9)
     parts = PointToPoint("pingpong", model(), copy, None, exchange, family="mpich")

@@ -9,6 +9,7 @@ from msgperf.analysis.collectives import CANNOT_TELL, NONE, Prediction, collecti
 from msgperf.analysis.collectives.naming import judge, size_ranges, withhold
 from msgperf.analysis.result import analyze
 from tests.factories import factors, make_run, measurement
+from tests.factories import replace
 
 ALPHA, BETA, COPY, GAMMA = 2e-6, 0.5e-9, 0.05e-9, 1e-9
 SIZES = [8 << i for i in range(0, 18, 1)]  # 8 B .. 1 MiB
@@ -95,11 +96,10 @@ def test_where_the_times_point_to_none_mpichs_own_collectives_are_named_unless_t
     8 B took 0.29 µs where the binomial's message takes 1.2 µs): where the times point to none of these
     the fit says so, and how to run the modelled ones; not where every launch set
     MPIR_CVAR_DEVICE_COLLECTIVES=none, nor for Open MPI, nor where something fits."""
-    import dataclasses
 
     def as_run(truth: str, library: str, environment: dict):
         run = run_of(truth)
-        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library=library, environment=environment)
+        return replace(run, launches=tuple(replace(l, mpi_library=library, environment=environment)
                                                        for l in run.launches))
 
     mpich = "MPICH Version:      5.0.2\nMPICH Device:       ch4:ofi"
@@ -124,8 +124,7 @@ def test_a_call_with_nothing_to_move_that_returns_at_once_is_said_so():
     run = run_of("recursive_doubling")
     idle = measurement("allreduce", 0, 1e-8 * factors(200, 0.02, rng), divisor=1)
     ping = measurement("pingpong", 0, 2 * t(0) * factors(200, 0.02, rng))
-    import dataclasses
-    fit = analyze(dataclasses.replace(run, measurements=(ping, idle, *run.measurements))).collectives.find("allreduce")
+    fit = analyze(replace(run, measurements=(ping, idle, *run.measurements))).collectives.find("allreduce")
     zero = fit.sizes[0]
     assert (zero.bytes, zero.evidence) == (0, NONE) and "returned at once" in zero.why
     assert "returned at once" not in fit.sizes[1].why and fit.sizes[1].evidence == "recursive_doubling"
@@ -339,7 +338,6 @@ def test_a_pooled_name_stands_only_where_every_launch_alone_gives_it():
 def test_the_patterns_a_name_needs_are_those_of_the_runs_own_mpi():
     """An MPI with the formulas' common steps (MVAPICH, Intel MPI, MPICH ch3) never needs MPICH's
     self-message or Open MPI's exchange-init for a name: msgperf run does not measure them for it."""
-    import dataclasses
 
     rng = np.random.default_rng(12)
     slow_copy = lambda n: 1e-9 + 5e-9 * n  # noqa: E731 - copies dominate Bruck's rotations: it stands apart
@@ -348,7 +346,7 @@ def test_the_patterns_a_name_needs_are_those_of_the_runs_own_mpi():
 
     def as_mvapich(ms):
         run = make_run(ms)
-        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library="MVAPICH2 Version 2.3.7")
+        return replace(run, launches=tuple(replace(l, mpi_library="MVAPICH2 Version 2.3.7")
                                                        for l in run.launches))
 
     # the alltoall timed as the model predicts Bruck (a first pass gives the prediction)
@@ -368,7 +366,6 @@ def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send
     """A barrier before each call (--iteration-barrier) or a rotating root: each call waits for the
     last, so the binomial's message costs the one-way time and send-stream is not needed for a name;
     back to back from rank 0 (no fields: an older file) it costs the stream."""
-    import dataclasses
 
     rng = np.random.default_rng(11)
     m = lambda pattern, s, time, **kw: measurement(pattern, s, time * factors(200, 0.02, rng), **kw)  # noqa: E731
@@ -377,7 +374,7 @@ def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send
     base += [m("send-stream", s, stream(s), divisor=1) for s in SIZES]
     for extra, charged in (({"iteration_barrier": True, "root": "0"}, t), ({"iteration_barrier": False, "root": "rotate"}, t),
                            ({}, stream), ({"iteration_barrier": False, "root": "0"}, stream)):
-        bcast = [dataclasses.replace(m("bcast", s, charged(s), divisor=1), extra=extra) for s in SIZES]
+        bcast = [replace(m("bcast", s, charged(s), divisor=1), extra=extra) for s in SIZES]
         c = analyze(make_run(base + bcast)).collectives
         fit = c.find("bcast")
         ratios = [v.prediction("binomial").ratio(v.measured_s) for v in fit.sizes]
@@ -385,9 +382,9 @@ def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send
         # without send-stream in the run (and the bcast timed at the one-way time, so that the binomial
         # fits): the calls back to back lack a model for a name, those one at a time are named (two
         # launches, as a name needs)
-        twice = [dataclasses.replace(x, launch=i) for i in (0, 1)
+        twice = [replace(x, launch=i) for i in (0, 1)
                  for x in [x for x in base if x.pattern != "send-stream"]
-                 + [dataclasses.replace(m("bcast", s, t(s), divisor=1), extra=extra) for s in SIZES]]
+                 + [replace(m("bcast", s, t(s), divisor=1), extra=extra) for s in SIZES]]
         without = analyze(make_run(twice, launches=2)).collectives.find("bcast")
         assert any("no model of send-stream" in v.why for v in without.sizes) == (charged is stream), extra
         assert any(v.verdict == "binomial" for v in without.sizes) == (charged is t), extra
@@ -396,11 +393,10 @@ def test_a_bcast_timed_one_call_at_a_time_is_predicted_one_way_and_needs_no_send
 def test_the_runs_mpi_picks_its_implementations_steps():
     """The same alltoall run read as MPICH 5.0 (ch4) and as Open MPI 4.1: MPICH's Bruck rotates n·P once more
     and its scattered alltoall sends the own block to itself (a one-way time, not a copy)."""
-    import dataclasses
 
     def as_mpi(library: str):
         run = run_of("recursive_doubling", collective="alltoall")
-        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library=library)
+        return replace(run, launches=tuple(replace(l, mpi_library=library)
                                                        for l in run.launches))
 
     mpich = analyze(as_mpi("MPICH Version:      5.0.2\nMPICH Device:       ch4:ofi")).collectives
@@ -442,7 +438,6 @@ def test_the_runs_sendrecv_indexed_prices_brucks_steps_and_the_times_point_to_br
     and its packing on top of the exchange, bench/alltoall_bruck_parts.c): with that pattern in the run
     the prediction follows the measured time and the times point to Bruck, not to the scattered
     alltoall, whose prediction the unpriced datatype made look nearer; without it, Bruck falls short."""
-    import dataclasses
 
     rng = np.random.default_rng(4)
     sendrecv = lambda n: 1.2 * t(n)  # noqa: E731
@@ -454,7 +449,7 @@ def test_the_runs_sendrecv_indexed_prices_brucks_steps_and_the_times_point_to_br
     base += [measurement("alltoall", s, truth(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
     typed = [measurement("sendrecv-indexed", s, indexed(s) * factors(200, 0.02, rng), divisor=1) for s in SIZES]
     def as_open_mpi(run):
-        return dataclasses.replace(run, launches=tuple(dataclasses.replace(l, mpi_library="Open MPI v4.1.4")
+        return replace(run, launches=tuple(replace(l, mpi_library="Open MPI v4.1.4")
                                                        for l in run.launches))
 
     with_it = analyze(as_open_mpi(make_run(base + typed))).collectives

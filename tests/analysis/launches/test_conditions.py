@@ -4,7 +4,6 @@ reach every table of show, its --json and the report."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -16,6 +15,7 @@ from msgperf.present.report import build_report
 from msgperf.records.format import HostFacts, HostLoad, LaunchHost, RankPlacement
 from msgperf.records.runfile_read import read_run
 from tests.factories import launch, make_run, measurement, write_run
+from tests.factories import replace
 
 YIELD = {"MPIR_CVAR_POLLS_BEFORE_YIELD": "1", "MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
 
@@ -29,7 +29,7 @@ def host(usable=2, other=0.05, steal=0.0, load=(0.3, 0.4), progress=None, name="
 def the_launch(nranks=2, cpus=(0, 1), end_cpus=(0, 1), **kw):
     base = launch(0)
     ranks = tuple(RankPlacement(r, "node0", cpus[r] if r < len(cpus) else -1, 0) for r in range(nranks))
-    return dataclasses.replace(base, nranks=nranks, ranks=ranks, end_cpus=end_cpus,
+    return replace(base, nranks=nranks, ranks=ranks, end_cpus=end_cpus,
                                host=host(**kw) if kw.get("usable", 2) is not None else None)
 
 
@@ -38,7 +38,7 @@ def run_with(l):
     ms = [measurement("pingpong", s, 2e-6 * (1 + s / 1e4) * (1 + 0.01 * rng.standard_normal(200)))
           for s in (0, 1024, 4096)]
     run = make_run(ms)
-    return dataclasses.replace(run, launches=(l,))
+    return replace(run, launches=(l,))
 
 
 def test_a_quiet_launch_has_no_caveat_and_says_no_only_where_it_knows():
@@ -92,7 +92,7 @@ def test_a_file_without_launch_host_cannot_tell():
 
 def test_ranks_on_nodes_msgperf_did_not_see_cannot_tell_oversubscription():
     l = the_launch()
-    l = dataclasses.replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
+    l = replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
     assert launch_conditions(l).oversubscribed is None
 
 
@@ -106,16 +106,16 @@ def test_every_hosts_facts_judge_oversubscription_on_nodes_msgperf_did_not_run_o
     """The kernels' facts of each host (its ranks, the CPUs they may use) answer what the launching
     node alone cannot: a crowded remote host is named; uncrowded hosts everywhere are a "no"."""
     l = the_launch()
-    two_hosts = dataclasses.replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
-    crowded = dataclasses.replace(two_hosts, host_facts=(facts("node0", 1, 2), facts("node1", 1, 0 + 1)))
+    two_hosts = replace(l, ranks=(l.ranks[0], RankPlacement(1, "node1", 0, 1)))
+    crowded = replace(two_hosts, host_facts=(facts("node0", 1, 2), facts("node1", 1, 0 + 1)))
     assert launch_conditions(crowded).oversubscribed is False  # 1 rank on 1 usable CPU: no
-    four = dataclasses.replace(l, nranks=4, ranks=tuple(RankPlacement(r, "node0" if r == 0 else "node1", r, 0)
+    four = replace(l, nranks=4, ranks=tuple(RankPlacement(r, "node0" if r == 0 else "node1", r, 0)
                                                           for r in range(4)),
                                host_facts=(facts("node0", 1, 2), facts("node1", 3, 2)))
     c = launch_conditions(four)
     assert c.oversubscribed is True and c.host == "node1" and (c.ranks_here, c.usable_cores) == (3, 2)
     assert any(cv.kind == "oversubscribed" for cv in c.caveats)
-    partial = dataclasses.replace(four, host_facts=(facts("node0", 1, 2),))  # node1's facts missing
+    partial = replace(four, host_facts=(facts("node0", 1, 2),))  # node1's facts missing
     assert launch_conditions(partial).oversubscribed is None
 
 
@@ -146,8 +146,8 @@ def test_the_launch_host_facts_and_a_fixed_k_survive_the_store(tmp_path):
     from tests.factories import assert_same_run
 
     run = run_with(the_launch(nranks=3, cpus=(0, 1, 0), progress=YIELD, other=1.2))
-    run = dataclasses.replace(run, info=dataclasses.replace(
-        run.info, plan=dataclasses.replace(run.info.plan, iterations_per_sample=1)))
+    run = replace(run, info=replace(
+        run.info, plan=replace(run.info.plan, iterations_per_sample=1)))
     with open_store(tmp_path / "s.db") as store:
         run_id, _ = store.add_run(run)
         loaded = store.load_run(run_id)

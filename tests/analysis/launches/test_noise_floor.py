@@ -4,7 +4,6 @@ differ (MPI tuning variables, hidden test options, hosts) do not share a floor."
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -15,6 +14,7 @@ from msgperf.analysis.launches.noise_floor import (NoiseFloor, VarianceTerm, con
                                           configuration_floors, launch_medians, noise_floor,
                                           noise_floors, rerun_interval, satterthwaite)
 from tests.factories import launches_run
+from tests.factories import replace
 
 
 def _simulated(rng, runs: int, launches: int, run_sd: float, launch_sd: float):
@@ -87,14 +87,14 @@ def test_configuration_separates_tuning_and_test_options():
     assert configuration(launches_run(seed=2), "pingpong") == key
 
     def with_launch(**changes):
-        ls = tuple(dataclasses.replace(l, **changes) for l in run.launches)
-        return dataclasses.replace(run, launches=ls)
+        ls = tuple(replace(l, **changes) for l in run.launches)
+        return replace(run, launches=ls)
 
     assert configuration(with_launch(environment={"PMI_RANK": "0"}), "pingpong") == key
     assert configuration(with_launch(environment={"MPIR_CVAR_CH4_EAGER_MAX": "1"}), "pingpong") != key
     delayed = with_launch(launcher_command_line="mpiexec -n 2 k --test-delay-ns 500 --sizes 0")
     assert configuration(delayed, "pingpong") != key
-    other_host = with_launch(ranks=tuple(dataclasses.replace(r, host="elsewhere")
+    other_host = with_launch(ranks=tuple(replace(r, host="elsewhere")
                                          for r in run.launches[0].ranks))
     assert configuration(other_host, "pingpong") != key
 

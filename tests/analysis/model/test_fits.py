@@ -3,6 +3,7 @@ with known parameters. Tolerances are stated where they are used."""
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -10,7 +11,6 @@ from msgperf.analysis import analyze_pairs, analyze_sweep
 from msgperf.analysis.model.hockney import fieller_interval, fit_hockney
 from msgperf.analysis.model.piecewise import fit_piecewise
 from msgperf.analysis.model.robust import fit_line
-
 from tests.factories import SIZES, broken, line, pairs, points
 
 
@@ -153,7 +153,7 @@ def test_spike_is_an_anomaly_not_a_breakpoint():
     # the Cisco blog 'Why MPI is Good for You' (2013): single sizes standing far off a smooth curve
     rng = np.random.default_rng(5)
     pts = points(line(2e-6, 1e-10), SIZES, 0.002, rng)
-    spiky = [p.__class__(**{**p.__dict__, "time_s": p.time_s * 3, "ci_low_s": p.ci_low_s * 3,
+    spiky = [p.__class__(**{**msgspec.structs.asdict(p), "time_s": p.time_s * 3, "ci_low_s": p.ci_low_s * 3,
                             "ci_high_s": p.ci_high_s * 3}) if p.bytes == 131072 else p for p in pts]
     sweep = analyze_sweep(spiky)
     assert sweep.piecewise.breakpoints == ()
@@ -206,7 +206,7 @@ def test_the_ratio_to_the_asymptotic_bandwidth_is_a_ratio_or_cannot_tell():
     def peaked(t_scale_at_top):
         pts = points(line(1e-6, 1e-10), SIZES, 0.002, np.random.default_rng(3))
         top = pts[-1].bytes
-        return [p.__class__(**{**p.__dict__, **{k: getattr(p, k) * t_scale_at_top[0] * f
+        return [p.__class__(**{**msgspec.structs.asdict(p), **{k: getattr(p, k) * t_scale_at_top[0] * f
                                                 for k, f in zip(("time_s", "ci_low_s", "ci_high_s"),
                                                                 (1, t_scale_at_top[1], t_scale_at_top[2]))}})
                 if p.bytes == top else p for p in pts]

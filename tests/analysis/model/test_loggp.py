@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -75,7 +76,7 @@ def test_one_size_is_not_enough():
 
 def test_too_small_a_delay_is_flagged():
     pts = synth(**TRUE)
-    small = [LogGPPoint(**{**p.__dict__, "d_s": 1e-12}) for p in pts]
+    small = [msgspec.structs.replace(p, d_s=1e-12) for p in pts]
     assert fit_loggp(small).d_too_small == SIZES
 
 

@@ -4,13 +4,13 @@ analysis/mpit_thresholds.py); another transport's or device's variables name not
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from msgperf.analysis.model.breakpoint_labels import EAGER, SINGLE_COPY
 from msgperf.analysis.model.mpit_thresholds import reported_thresholds
 from msgperf.analysis.result import analyze
 from msgperf.records.runfile_read import read_run
+from tests.factories import replace
 
 RUN = Path(__file__).resolve().parents[2] / "data" / "kernel-runs" / "mpich-cell32k-switch-refined.jsonl"
 CELL = "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"
@@ -24,9 +24,9 @@ MPICH = (("MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD", -1), ("MPIR_CVAR_CH4_IPC_CMA_P2P_
 
 
 def _without_environment(run, name: str):
-    launches = tuple(dataclasses.replace(l, environment={k: v for k, v in l.environment.items() if k != name})
+    launches = tuple(replace(l, environment={k: v for k, v in l.environment.items() if k != name})
                      for l in run.launches)
-    return dataclasses.replace(run, launches=launches)
+    return replace(run, launches=launches)
 
 
 def test_open_mpi_on_one_node_reports_the_shared_memory_btl_s_limit_only():
@@ -64,8 +64,8 @@ def test_a_switch_at_a_threshold_mpi_t_reports_is_labelled_with_its_name_and_val
 
 def test_no_label_from_mpi_t_when_the_pair_crossed_nodes():
     run = _without_environment(read_run(RUN).run, CELL)
-    launches = tuple(dataclasses.replace(l, pair_shares_node=False) for l in run.launches)
-    labels = analyze(dataclasses.replace(run, launches=launches)).main.labels
+    launches = tuple(replace(l, pair_shares_node=False) for l in run.launches)
+    labels = analyze(replace(run, launches=launches)).main.labels
     assert not any(CELL in s for l in labels for s in l.sources)
 
 

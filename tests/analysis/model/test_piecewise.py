@@ -14,8 +14,8 @@ from msgperf.analysis import analyze_series
 from msgperf.analysis.model.piecewise import MAX_SEARCH_SIZES, fit_piecewise, search_sizes
 from msgperf.analysis.model.points import SizePoint
 from msgperf.records.runfile_read import read_run
-
 from tests.factories import SIZES, broken, line
+from tests.factories import replace
 
 CURVES = Path(__file__).resolve().parents[2] / "data" / "curves"
 
@@ -272,16 +272,15 @@ def test_the_sweep_says_its_model_was_searched_on_fewer_sizes():
 
 
 def test_a_slope_is_cannot_tell_only_when_its_whole_interval_is_below_zero():
-    import dataclasses
 
     from msgperf.analysis.model.piecewise import BELOW_ZERO, slope_cannot_tell
 
     pts = sweep_points(line(2e-6, 1e-9), SIZES[:12], 0.01, 0.01, np.random.default_rng(1))
     seg = fit_piecewise(pts).segments[0]
     assert slope_cannot_tell(seg) == ""
-    assert slope_cannot_tell(dataclasses.replace(seg, beta_s_per_byte=-1.52e-9, beta_ci_s_per_byte=(-2e-9, -1e-9))) \
+    assert slope_cannot_tell(replace(seg, beta_s_per_byte=-1.52e-9, beta_ci_s_per_byte=(-2e-9, -1e-9))) \
         == BELOW_ZERO
     # below 0 but not beyond its interval: noise around a flat segment, not a rule broken
-    assert slope_cannot_tell(dataclasses.replace(seg, beta_s_per_byte=-1e-12, beta_ci_s_per_byte=(-3e-12, 1e-12))) == ""
+    assert slope_cannot_tell(replace(seg, beta_s_per_byte=-1e-12, beta_ci_s_per_byte=(-3e-12, 1e-12))) == ""
     # a negative α is an intercept, not a latency: no rule on it
-    assert slope_cannot_tell(dataclasses.replace(seg, alpha_s=-5e-6)) == ""
+    assert slope_cannot_tell(replace(seg, alpha_s=-5e-6)) == ""

@@ -9,8 +9,8 @@ import pytest
 from msgperf.analysis import analyze_series, analyze_sweep
 from msgperf.analysis.model.points import SizePoint
 from msgperf.records.runfile_read import read_run
-
 from tests.factories import SIZES, broken, line, points
+from tests.factories import replace
 
 CURVES = Path(__file__).resolve().parents[2] / "data" / "curves"
 
@@ -48,18 +48,17 @@ def test_the_peak_is_chosen_among_the_sizes_measured_in_several_launches():
     """msgperf run measures the answer's sizes again in launches of their own: one launch's median
     at a size beside them (here 30 % faster than the estimate across four launches) is not set
     against those estimates; with one launch everywhere every size competes."""
-    import dataclasses
     from msgperf.analysis.model.regimes import peak_bandwidth
 
     pts = exact(line(1e-6, 1e-10), SIZES)
     across = {0, 2 ** 20, 2 ** 21, 2 ** 22}
-    fast = dataclasses.replace(pts[-1], time_s=pts[-1].time_s * 0.7)
-    mixed = [dataclasses.replace(p, launches=4) if p.bytes in across else p for p in pts[:-1]] + [fast]
+    fast = replace(pts[-1], time_s=pts[-1].time_s * 0.7)
+    mixed = [replace(p, launches=4) if p.bytes in across else p for p in pts[:-1]] + [fast]
     t = peak_bandwidth(mixed)
     assert t.sizes == (2 ** 22,) and t.value == pytest.approx(2 ** 22 / (1e-6 + 1e-10 * 2 ** 22))
     assert t.note.endswith("over the sizes measured in several launches")
     # an answer launch that stopped after 1 MiB: 0 B and 1 MiB have four launches, 2 and 4 MiB three
-    partial = [dataclasses.replace(p, launches=3) if p.bytes in (2 ** 21, 2 ** 22) else p for p in mixed]
+    partial = [replace(p, launches=3) if p.bytes in (2 ** 21, 2 ** 22) else p for p in mixed]
     assert peak_bandwidth(partial).sizes == (2 ** 22,)
     alone = peak_bandwidth(pts[:-1] + [fast])
     assert alone.sizes == (SIZES[-1],) and alone.note.endswith("over the sizes measured")

@@ -1,7 +1,6 @@
 """The whole analysis of runs: selection of pattern and launch, per-size results, caveats,
 launches compared, bad input; combining and buffering predictions."""
 
-import dataclasses
 import math
 
 import numpy as np
@@ -11,8 +10,8 @@ from msgperf.analysis import (AnalysisError, SampleSet, analyze_measurement, ana
                               analyze_series, analyze_sets, estimate_buffering, predict_combining)
 from msgperf.analysis.tables.buffering import effective_bandwidth
 from msgperf.errors import MsgperfError
-
 from tests.factories import SIZES, broken, factors, launch, line, make_run, measurement, sweep_run
+from tests.factories import replace
 
 CURVE = broken(1.1e-6, 5e-11, 3e-6, 1.3e-10, 6000)
 
@@ -188,7 +187,7 @@ def test_buffering_estimate_and_errors():
 def test_launch_records_keep_their_clock():
     run = make_run([measurement("pp", s, np.full(200, 4e-7) * factors(200, 0.01, np.random.default_rng(s)))
                     for s in (0, 8, 64, 512, 4096, 32768)])
-    coarse = dataclasses.replace(run, launches=(launch(0, dataclasses.replace(run.launches[0].clock,
+    coarse = replace(run, launches=(launch(0, replace(run.launches[0].clock,
                                                                               resolution_s=1e-8)),))
     assert "near_resolution" in _kinds(analyze_series(coarse))  # 400 ns samples = 40 ticks
 
@@ -197,7 +196,7 @@ def test_variants_are_separate_series_and_pairs_pooled_with_a_caveat():
     rng = np.random.default_rng(8)
     ms = []
     for variant, factor in (("preposted", 1.0), ("late", 1.8)):
-        ms += [dataclasses.replace(measurement("unexpected", s, 2 * factor * CURVE(s) * factors(50, 0.02, rng)),
+        ms += [replace(measurement("unexpected", s, 2 * factor * CURVE(s) * factors(50, 0.02, rng)),
                                    variant=variant) for s in SIZES[:14]]
     run = make_run(ms)
     first = analyze_series(run)
@@ -207,5 +206,5 @@ def test_variants_are_separate_series_and_pairs_pooled_with_a_caveat():
     assert late.sizes[0].stats.n == 50  # not pooled with the other variant
     with pytest.raises(AnalysisError, match="no variant 'both'; its variants are 'preposted', 'late'"):
         analyze_series(run, variant="both")
-    pairs_run = make_run([dataclasses.replace(m, ranks=(0, 1 + i % 2)) for i, m in enumerate(ms[:14])])
+    pairs_run = make_run([replace(m, ranks=(0, 1 + i % 2)) for i, m in enumerate(ms[:14])])
     assert "pooled_pairs" in _kinds(analyze_series(pairs_run))

@@ -16,6 +16,7 @@ from msgperf.analysis.refinement import TARGET_OCTAVES, sizes_inside
 from msgperf.analysis.model.series import analyze_series
 from msgperf.analysis.model.switch_location import locate_switch, located
 from msgperf.records.runfile_read import read_run
+from tests.factories import replace
 
 RUNS = Path(__file__).resolve().parents[2] / "data" / "kernel-runs"
 TRUTH = (31744, 32768)  # the switch lies in (low, high]
@@ -215,9 +216,8 @@ def test_a_switch_the_sweep_merged_with_another_is_found_at_the_probes_limit():
 
 
 def dataclasses_replace_time(p: SizePoint, t: float) -> SizePoint:
-    import dataclasses
     half = 1.96 * p.rel_sd * t
-    return dataclasses.replace(p, time_s=t, ci_low_s=t - half, ci_high_s=t + half)
+    return replace(p, time_s=t, ci_low_s=t - half, ci_high_s=t + half)
 
 
 def test_real_runs_the_probes_limit_found_beside_a_single_copy_switch_and_said_flat_where_it_is():
@@ -317,7 +317,7 @@ def test_the_thresholds_a_launch_environment_sets_to_the_byte():
         launches = tuple(dataclass_replace(l, environment=env) for l in run.launches)
         return dataclass_replace(run, launches=launches)
 
-    from dataclasses import replace as dataclass_replace
+    from tests.factories import replace as dataclass_replace
     assert threshold_anchors(run_with({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "128k"})) == (131071,)
     assert threshold_anchors(run_with({"MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD": "16384"})) == (16384,)
     # a cell size's eager payload is the cell less a header: not exact, the probe measures it

@@ -3,7 +3,6 @@ synthetic records whose spread is known; the records' pair samples are checked o
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -15,6 +14,7 @@ from msgperf.present.json_view import rows_json
 from msgperf.present.pattern_tables import all_tables
 from msgperf.records.format import RecordError, decode_measurement, encode_measurement
 from tests.factories import make_run, measurement
+from tests.factories import replace
 
 # Four ranks: the matrix's rounds of disjoint pairs (each ordered pair once).
 ROUNDS = [((0, 1), (2, 3)), ((1, 0), (3, 2)), ((0, 2), (1, 3)), ((2, 0), (3, 1)), ((0, 3), (1, 2)),
@@ -39,7 +39,7 @@ def matrix_run(size: int = 0):
                  "pair_median_s": [float(np.median(s)) / 2 for s in pair_samples],
                  "pair_samples_s": pair_samples}
         m = measurement("matrix", size, np.max(pair_samples, axis=0))
-        ms.append(dataclasses.replace(m, ranks=tuple(x for p in pairs for x in p), variant=f"round {r}",
+        ms.append(replace(m, ranks=tuple(x for p in pairs for x in p), variant=f"round {r}",
                                       extra=extra))
     return make_run(ms)
 
@@ -76,7 +76,7 @@ def test_pairs_shows_every_pair_with_its_spread():
     pairs = [[0, 1], [2, 3]]
     pair_samples = [samples(False), samples(True)]
     m = measurement("pairs", 64, np.max(pair_samples, axis=0))
-    m = dataclasses.replace(m, ranks=(0, 1, 2, 3), variant="2 pairs", extra={
+    m = replace(m, ranks=(0, 1, 2, 3), variant="2 pairs", extra={
         "active_pairs": 2, "pairs": pairs, "pair_median_s": [1e-6, 2e-6], "pair_samples_s": pair_samples})
     result = analyze(make_run([m]))
     [cell] = result.contention.rows[0].cells

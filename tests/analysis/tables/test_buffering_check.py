@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from msgperf.analysis.tables.buffering import NO_COPY_SEEN, buffering_row
+from tests.factories import replace
 
 COPY_S = 1e-7  # the memcpy median at this size: the predicted extra time
 PING_S = 1e-6
@@ -108,7 +109,6 @@ def test_a_verdict_another_launch_contradicts_is_cannot_tell():
 
 def test_the_run_s_table_says_cannot_tell_for_a_single_spike():
     """End to end: a run whose unexpected receive spikes at one size prints it as cannot tell."""
-    import dataclasses
 
     import numpy as np
 
@@ -120,12 +120,12 @@ def test_the_run_s_table_says_cannot_tell_for_a_single_spike():
     ms = []
     for s in (1024, 2048, 4096, 8192, 16384):
         copy = s / 1e10
-        ms.append(dataclasses.replace(measurement("memcpy", s, copy * factors(60, 0.01, rng), divisor=1), metric="copy"))
+        ms.append(replace(measurement("memcpy", s, copy * factors(60, 0.01, rng), divisor=1), metric="copy"))
         ms.append(measurement("pingpong", s, 2 * (1e-6 + s / 5e9) * factors(60, 0.01, rng)))
         early = 2e-6 + s / 5e9
         late = early + (277 if s == 4096 else 1) * copy
         for variant, t in (("preposted", early), ("late", late)):
-            ms.append(dataclasses.replace(measurement("unexpected", s, t * factors(60, 0.005, rng), divisor=1),
+            ms.append(replace(measurement("unexpected", s, t * factors(60, 0.005, rng), divisor=1),
                                           variant=variant, metric="per_iteration"))
     result = analyze(make_run(ms))
     verdicts = {r.bytes: r.verdict for r in result.buffering}

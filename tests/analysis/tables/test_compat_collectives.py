@@ -3,17 +3,16 @@ stated methodology: read off the records' fields, defaults included."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from msgperf.analysis.result import analyze
 from tests.factories import make_run, measurement
+from tests.factories import replace
 
 
 def _record(pattern: str, size: int, extra: dict, seconds: float = 2e-6):
     raw = np.full(30, seconds) * (1 + 0.01 * np.arange(30) / 30)
-    return dataclasses.replace(measurement(pattern, size, raw, divisor=1), metric="per_iteration", extra=extra)
+    return replace(measurement(pattern, size, raw, divisor=1), metric="per_iteration", extra=extra)
 
 
 TOOL = {"compat": "osu_allreduce", "collective": "allreduce", "iteration_barrier": True, "off_cache": False,

@@ -7,7 +7,6 @@ report, summary and --json, and no switch is labelled from it."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -15,14 +14,15 @@ from msgperf.analysis.result import analyze
 from msgperf.present.pattern_tables import eager as eager_table
 from msgperf.records.runfile_read import read_run
 from tests.factories import write_run
+from tests.factories import replace
 
 RUN = Path(__file__).parents[2] / "data" / "curves" / "mpich-default-1K-1M.jsonl"  # the probe: 8112 B
 
 
 def _edited(run, size: int, **fields):
-    ms = tuple(dataclasses.replace(m, extra={**m.extra, **fields})
+    ms = tuple(replace(m, extra={**m.extra, **fields})
                if (m.pattern, m.bytes) == ("eager-probe", size) else m for m in run.measurements)
-    return dataclasses.replace(run, measurements=ms)
+    return replace(run, measurements=ms)
 
 
 def _disagreeing():

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from msgperf.analysis.tables.machine import run_machine
 from msgperf.analysis.tables.machine_diff import machine_diff
 from tests.factories import host_facts, pingpong_run, with_machine
+from tests.factories import replace
 
 CELL = "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE"
 CVARS = {CELL: 16384, "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": 8192, "MPIR_CVAR_BCAST_IPC_READ_MSG_SIZE_THRESHOLD": 256,
@@ -27,9 +26,9 @@ def test_a_run_without_facts_records_no_machine():
 
 def test_launches_on_different_machines_are_named():
     run = with_machine(pingpong_run(launches=2), [host_facts()], CVARS)
-    last = dataclasses.replace(run.launches[1], host_facts=(host_facts(governor="powersave"),),
+    last = replace(run.launches[1], host_facts=(host_facts(governor="powersave"),),
                                mpi_t_cvars={**CVARS, CELL: 65536})
-    m = run_machine(dataclasses.replace(run, launches=(run.launches[0], last)))
+    m = run_machine(replace(run, launches=(run.launches[0], last)))
     assert m.varies == ("frequency governor", CELL) and m.hosts[0].governor == "powersave"
 
 

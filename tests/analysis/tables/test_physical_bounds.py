@@ -6,22 +6,21 @@ bandwidth at 1 MiB and "barrier cost -717 ns" as findings)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from msgperf.analysis.result import analyze
 from msgperf.present.pattern_tables import barrier, bidirectional
 from tests.factories import CURVE, every_family_run, factors
+from tests.factories import replace
 
 MIB = 1 << 20
 
 
 def _with(run, pattern: str, size: int, time_s: float):
     rng = np.random.default_rng(7)
-    ms = tuple(dataclasses.replace(m, samples_s=time_s * factors(len(m.samples_s), 0.02, rng))
+    ms = tuple(replace(m, samples_s=time_s * factors(len(m.samples_s), 0.02, rng))
                if (m.pattern, m.bytes) == (pattern, size) else m for m in run.measurements)
-    return dataclasses.replace(run, measurements=ms)
+    return replace(run, measurements=ms)
 
 
 def _cell(result, pattern: str, size: int):

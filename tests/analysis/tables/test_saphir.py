@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -15,11 +14,12 @@ from msgperf.analysis.tables.size_rows import size_rows
 from msgperf.present.saphir_table import SAPHIR_COLUMNS, saphir_cells
 from msgperf.records.format import Measurement
 from tests.factories import stored_run, write_run_file
+from tests.factories import replace
 
 
 def saphir_rows(run, name=None):
     rows = analyze(run).saphir
-    return [dataclasses.replace(r, run=name) for r in rows] if name is not None else list(rows)
+    return [replace(r, run=name) for r in rows] if name is not None else list(rows)
 
 SIZES = (0, 1024, 65536, 1048576)
 
@@ -41,7 +41,7 @@ def full_run(seed=0, floor_s=2e-7):
     ms += [_m("floor", s, floor_s + s / 2e10, rng) for s in SIZES]
     ms += [_m("eager-probe", s, 1e-6, rng, {"eager": s < 8192, "eager_limit_bytes": 8112}, divisor=1)
            for s in SIZES]
-    return dataclasses.replace(base, measurements=tuple(ms), path="full.jsonl")
+    return replace(base, measurements=tuple(ms), path="full.jsonl")
 
 
 def _median(rows, pattern, size):
@@ -110,12 +110,12 @@ def test_show_lines_take_their_numbers_from_the_result():
 
     rng = np.random.default_rng(4)
     base = stored_run(3, sizes=(0, 1024))
-    first = dataclasses.replace(base.measurements[0], extra={"first_message_of_job_s": base.measurements[0].first_s})
+    first = replace(base.measurements[0], extra={"first_message_of_job_s": base.measurements[0].first_s})
     ms = [first, base.measurements[1]]
-    ms += [dataclasses.replace(_m("exchange", s, 1e-6 + s * 1e-10, rng), metric="per_iteration") for s in (0, 1024)]
-    ms += [dataclasses.replace(_m("exchange-sync", s, 2e-6 + s * 1e-10, rng), metric="per_iteration",
+    ms += [replace(_m("exchange", s, 1e-6 + s * 1e-10, rng), metric="per_iteration") for s in (0, 1024)]
+    ms += [replace(_m("exchange-sync", s, 2e-6 + s * 1e-10, rng), metric="per_iteration",
                                extra={"barrier": True}) for s in (0, 1024)]
-    result = analyze(dataclasses.replace(base, measurements=tuple(ms)))
+    result = analyze(replace(base, measurements=tuple(ms)))
     ping = next(t for t in result.tables if t.pattern == "pingpong")
     job = ping.rows[0]
     line = first_message_line(ping.first)

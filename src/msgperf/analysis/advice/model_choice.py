@@ -15,14 +15,13 @@ set aside. Pure: the caller lists the runs and hands each run's conditions in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from msgperf.analysis.launches import LaunchConditions, first_disturbance
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class Wanted:
+class Wanted(Value):
     """What the program's model must match, from its profile."""
 
     mpi: str
@@ -73,8 +72,7 @@ def unknown_conditions(conditions: Sequence[LaunchConditions]) -> str:
     return ", ".join(missing)
 
 
-@dataclass(frozen=True)
-class ModelChoice:
+class ModelChoice(Value):
     run_id: int
     placement: str  # the series' placement to model ("intra"/"inter"), "" when the run has one
     why: str  # one line: which run and why, what was set aside

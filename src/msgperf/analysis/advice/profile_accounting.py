@@ -16,10 +16,10 @@ MPI_Finalize agree within ``LOCKSTEP``, else "cannot tell"."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.records.profile_format import CALL_KINDS
+from msgperf.values import Value
 
 LOCKSTEP = 0.05  # ranks whose MPI_Init-to-MPI_Finalize times agree this closely move in lockstep
 
@@ -42,8 +42,7 @@ def point_to_point_time(rank: Any) -> float:
     return sum(c.time_s for c in rank.calls if c.kind in POINT_TO_POINT_KINDS)
 
 
-@dataclass(frozen=True)
-class CallShare:
+class CallShare(Value):
     """One row of the table per kind or per call, summed over the ranks."""
 
     name: str  # a kind of CALL_KINDS, or a call ("MPI_Allreduce")
@@ -54,8 +53,7 @@ class CallShare:
     share: float  # of the time inside MPI of every rank together; NaN when that is 0
 
 
-@dataclass(frozen=True)
-class SiteShare:
+class SiteShare(Value):
     """A call site, summed over the ranks that called from it."""
 
     call: str
@@ -68,8 +66,7 @@ class SiteShare:
     ranks: int  # how many ranks called from it
 
 
-@dataclass(frozen=True)
-class RankSplit:
+class RankSplit(Value):
     """One rank's time inside MPI, split so that ``by_kind`` adds up to ``mpi_time_s``, and the
     part of it spent waiting for a slower rank (within those kinds: where the rank blocked)."""
 
@@ -89,8 +86,7 @@ class RankSplit:
         return sum(t for k, t in self.by_kind if k in POINT_TO_POINT_KINDS)
 
 
-@dataclass(frozen=True)
-class ProfileAccounting:
+class ProfileAccounting(Value):
     mpi_time_s: float  # every rank together
     kinds: tuple[CallShare, ...]  # by time, most first
     calls: tuple[CallShare, ...]  # by time, most first

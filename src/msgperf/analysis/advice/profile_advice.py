@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from msgperf.analysis.advice.profile_accounting import (ProfileAccounting, account_profile, point_to_point_time,
@@ -72,6 +72,7 @@ from msgperf.analysis.advice.profile_faults import PageFaults, page_faults
 from msgperf.analysis.tables import Gap, goes_eagerly
 from msgperf.analysis.model import LineFit, PiecewiseFit, dominant_term
 from msgperf.analysis.samples import AnalysisError
+from msgperf.values import Value
 
 JUST_ABOVE = 2.0  # sizes up to this factor above the eager limit sit "just above" it
 PHASE_SHARE = 0.5  # of T(s): the peer's last message in flight when an exchange phase waits (o_s + L)
@@ -83,8 +84,7 @@ MAX_EAGER_ROWS = 16
 RATIO_FAR = 1.5
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(Value):
     """A predicted time with its interval (None when the model gives none)."""
 
     value_s: float
@@ -92,8 +92,7 @@ class Estimate:
     high_s: float | None = None
 
 
-@dataclass(frozen=True)
-class ModelBasis:
+class ModelBasis(Value):
     """Which model and measurements every predicted figure comes from."""
 
     run: str  # the run's label (file or store id)
@@ -111,8 +110,7 @@ class ModelBasis:
     confidence: float
 
 
-@dataclass(frozen=True)
-class RankTime:
+class RankTime(Value):
     """One rank: predicted against measured time inside MPI."""
 
     rank: int
@@ -137,8 +135,7 @@ class RankTime:
         return self.measured_s / self.predicted.value_s if self.predicted.value_s > 0 else None
 
 
-@dataclass(frozen=True)
-class CombineAdvice:
+class CombineAdvice(Value):
     """One sequence shape of one rank to one peer: combine its sends into one message."""
 
     rank: int
@@ -164,8 +161,7 @@ class CombineAdvice:
         return self.bytes / self.length
 
 
-@dataclass(frozen=True)
-class EagerAdvice:
+class EagerAdvice(Value):
     """A size just above the eager limit, over all ranks and peers."""
 
     bytes: int
@@ -176,8 +172,7 @@ class EagerAdvice:
     ranks: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class BufferingAdvice:
+class BufferingAdvice(Value):
     """What one extra copy costs at one size the program sends (Saphir 1994)."""
 
     bytes: int
@@ -194,8 +189,7 @@ class BufferingAdvice:
         return (self.time_s + self.copy_s) / self.time_s if self.time_s > 0 else math.inf
 
 
-@dataclass(frozen=True)
-class BoundShare:
+class BoundShare(Value):
     """The predicted time of the messages in one regime (latency- or bandwidth-bound)."""
 
     regime: str  # "latency-bound" or "bandwidth-bound"
@@ -205,8 +199,7 @@ class BoundShare:
     share: float  # of the predicted time of all messages
 
 
-@dataclass(frozen=True)
-class HistogramBin:
+class HistogramBin(Value):
     """Sent messages of low ≤ size < 2·low (low 0: 0 B), all ranks, and the model's regime there."""
 
     low_bytes: int
@@ -215,8 +208,7 @@ class HistogramBin:
     regime: str  # "eager", "rendezvous", "eager/rendezvous", "latency-bound", "bandwidth-bound"
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(Value):
     """One line of advice, in order of payoff."""
 
     kind: str  # "combine", "eager", "buffering", "page faults"
@@ -224,8 +216,7 @@ class Action:
     words: str  # what to do
 
 
-@dataclass(frozen=True)
-class ProfileAdvice:
+class ProfileAdvice(Value):
     program: str
     profile: str  # the profile's path or store id
     nranks: int
@@ -244,7 +235,7 @@ class ProfileAdvice:
     bound: tuple[BoundShare, ...]
     histogram: tuple[HistogramBin, ...]
     actions: tuple[Action, ...]
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
     model_choice: str = ""  # which run models the program and why (one line; "" when not said)
     accounting: ProfileAccounting | None = None  # the whole time inside MPI, by kind, of the same profile
     # the collectives predicted from the collective models (None: the profile timed no collective)

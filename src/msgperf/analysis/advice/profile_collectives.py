@@ -40,13 +40,13 @@ be told: the parts keep their whole time and the waiting share is "cannot tell".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, ProfileAccounting
 from msgperf.analysis.collectives import (COLLECTIVES, COMBINE, COPY, FIT_TOLERANCE, TO_SELF,
                                           REDUCTIONS, PointToPoint, algorithms_of, predict, steps_family)
 from msgperf.analysis.tables import mpi_device
+from msgperf.values import Value
 
 LOCAL_PATTERNS = frozenset({COPY, COMBINE, TO_SELF})  # operations within one process: no link crossed
 WIDE = 2.0  # a range of predictions wider than this (slowest / fastest) has no single value
@@ -84,8 +84,7 @@ def collective_of(call: str) -> tuple[str, str]:
     return "", f"no model of {call}"
 
 
-@dataclass(frozen=True)
-class CollectivePrediction:
+class CollectivePrediction(Value):
     """The calls of one collective with one communicator size and one data size, at one rank."""
 
     call: str  # "MPI_Allreduce"
@@ -121,8 +120,7 @@ class CollectivePrediction:
         return is_wide(self.spread)
 
 
-@dataclass(frozen=True)
-class RankCollectives:
+class RankCollectives(Value):
     """One rank's collectives: predicted against measured."""
 
     rank: int
@@ -165,8 +163,7 @@ class RankCollectives:
         return row.measured_s / row.high_s, row.measured_s / row.low_s
 
 
-@dataclass(frozen=True)
-class Share:
+class Share(Value):
     """One part of a rank's time inside MPI, without the waiting for a slower rank (its own share)."""
 
     part: str  # "point-to-point", "collectives predicted", "collectives not predicted", "waiting", a kind
@@ -204,8 +201,7 @@ class Share:
         return self.measured_s / self.predicted_low_s if self.comparable and self.predicted_low_s else None
 
 
-@dataclass(frozen=True)
-class WholeProgram:
+class WholeProgram(Value):
     """One rank's time inside MPI in shares that add up to it (``shares``' measured_s)."""
 
     rank: int
@@ -228,8 +224,7 @@ class WholeProgram:
         return self.mpi_time_s / self.predicted_low_s if self.predicted_low_s > 0 else None
 
 
-@dataclass(frozen=True)
-class ProfileCollectives:
+class ProfileCollectives(Value):
     """Every rank's collectives, and what their predictions rest on."""
 
     ranks: tuple[RankCollectives, ...]

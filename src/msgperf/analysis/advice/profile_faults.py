@@ -24,10 +24,10 @@ docs/profile.md, "Page faults".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from msgperf.analysis.advice.profile_accounting import slowest_wall_s
+from msgperf.values import Value
 
 MIN_FAULTS_PER_CALL = 1.0  # fewer a call: no buffer is faulted in per call (first touches, one-offs)
 MIN_SAMPLED = 3  # fewer calls sampled in a row: its faults per call are not estimated
@@ -45,8 +45,7 @@ ALL_BLOCKS = frozenset({"MPI_Gather", "MPI_Igather", "MPI_Allgather", "MPI_Iallg
                         "MPI_Iscatter"})
 
 
-@dataclass(frozen=True)
-class FaultingCalls:
+class FaultingCalls(Value):
     """The calls of one collective (one communicator size, one data size) at one rank that fault
     pages in, call after call."""
 
@@ -81,8 +80,7 @@ class FaultingCalls:
         return max(2 * self.bytes * blocks, self.faults_per_call * PAGE_BYTES)
 
 
-@dataclass(frozen=True)
-class PageFaults:
+class PageFaults(Value):
     rows: tuple[FaultingCalls, ...]  # every rank's, most time faulting first
     unsampled_rows: int  # rows of 64 KiB or more with fewer than MIN_SAMPLED calls sampled
     saving_rank: int | None  # the rank whose faulting the program would save

@@ -26,18 +26,17 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from msgperf.analysis.advice.profile_accounting import POINT_TO_POINT_KINDS, account_profile
 from msgperf.analysis.samples import AnalysisError
 from msgperf.records.profile_format import CALL_KINDS
+from msgperf.values import Value
 
 SHARE_GROUPS = ("point-to-point", "collective", "other")
 
 
-@dataclass(frozen=True)
-class Spread:
+class Spread(Value):
     """One quantity over the runs: each run's value (in the runs' order; NaN where a run cannot
     give it), their median, smallest and largest, and how many runs gave one (``n``)."""
 
@@ -56,8 +55,7 @@ def spread(values: Sequence[float]) -> Spread:
     return Spread(tuple(values), statistics.median(told), min(told), max(told), len(told))
 
 
-@dataclass(frozen=True)
-class RunTotals:
+class RunTotals(Value):
     """One profiled run's totals."""
 
     label: str  # the profile's file or store id
@@ -72,8 +70,7 @@ class RunTotals:
     other_share: float
 
 
-@dataclass(frozen=True)
-class CallSpread:
+class CallSpread(Value):
     """A kind of call or one call over the runs (every rank together in each run)."""
 
     name: str  # a kind of CALL_KINDS, or a call ("MPI_Allreduce")
@@ -84,8 +81,7 @@ class CallSpread:
     share: Spread  # of the run's time inside MPI
 
 
-@dataclass(frozen=True)
-class ProfileRuns:
+class ProfileRuns(Value):
     program: str
     argv: tuple[str, ...]
     nranks: int
@@ -218,8 +214,7 @@ def merge_runs(profiles: Sequence[Any], labels: Sequence[str] | None = None) -> 
 
 # ---- advice over several runs (advise --profile A --profile B ...) -----------------------------
 
-@dataclass(frozen=True)
-class ProfileRunsAdvice:
+class ProfileRunsAdvice(Value):
     """``advise_profile`` on each run of one program, with one model, and its figures over the
     runs. Each run's advice is its own (its measured times and its measured waiting); the lists of
     what to change are the ``median_run``'s, the run whose measured time is the median (the lower
@@ -267,8 +262,7 @@ def expected_range(n: int) -> float:
     return value
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(Value):
     """What the medians of ``runs`` runs per side can tell of a saving of ``saving_s``."""
 
     runs: int

@@ -10,7 +10,6 @@ the model leaves out what it says it leaves out (algorithms.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,13 +19,13 @@ from msgperf.analysis.collectives.model import predict
 from msgperf.analysis.collectives.naming import CANNOT_TELL, NONE
 from msgperf.analysis.collectives.selection import selection_words
 from msgperf.analysis.samples import AnalysisError
+from msgperf.values import Value
 
 # Below this relative margin over the runner-up, the model favours no algorithm (about equal)
 FAVOUR_MARGIN = 0.10
 
 
-@dataclass(frozen=True)
-class AlgorithmChoice:
+class AlgorithmChoice(Value):
     """One algorithm's predicted time for k collectives of s bytes and for one of k·s."""
 
     algorithm: str
@@ -38,8 +37,7 @@ class AlgorithmChoice:
         return self.apart_s / self.combined_s if self.combined_s > 0 else math.nan
 
 
-@dataclass(frozen=True)
-class Favoured:
+class Favoured(Value):
     """Over sizes [from_bytes, to_bytes]: the algorithm the model predicts fastest, by how much over
     the runner-up, the algorithm the run's measurement was named (where it measured), and the
     variables that select the favoured one."""
@@ -53,8 +51,7 @@ class Favoured:
     select: str  # the MPI's variables that select the favoured algorithm ("" when none or unknown MPI)
 
 
-@dataclass(frozen=True)
-class CollectiveAdvice:
+class CollectiveAdvice(Value):
     collective: str
     ranks: int
     messages: int

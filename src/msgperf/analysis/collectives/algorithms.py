@@ -69,16 +69,18 @@ What is modelled and what not:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Callable
+
+import msgspec
+
+from msgperf.values import Value
 
 # The collectives this module models, and what their size means
 COLLECTIVES = ("allreduce", "bcast", "alltoall", "reduce", "allgather", "reduce_scatter_block", "barrier")
 REDUCTIONS = frozenset({"allreduce", "reduce", "reduce_scatter_block"})
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Value):
     """``count`` rounds, each sending one message of ``message_bytes`` (per rank on the critical
     path; None: no message), combining ``reduce_bytes`` and copying ``copy_bytes`` locally."""
 
@@ -116,8 +118,7 @@ class Step:
         return self.exchange and self.into_sent and bool(self.message_bytes) and bool(self.reduce_bytes)
 
 
-@dataclass(frozen=True)
-class Algorithm:
+class Algorithm(Value):
     collective: str
     key: str  # "recursive_doubling"
     words: str  # "recursive doubling"
@@ -277,7 +278,7 @@ def _allgather_ring(p, n):
 def _rsb_halving(p, n):
     # the last halving combines into the rank's own block, the result, which is never sent
     halves = _halves(p, n * p, True)
-    return _fold(p, n * p, True)[:1] + halves[:-1] + tuple(replace(s, into_sent=False) for s in halves[-1:])
+    return _fold(p, n * p, True)[:1] + halves[:-1] + tuple(msgspec.structs.replace(s, into_sent=False) for s in halves[-1:])
 
 
 def _rsb_pairwise(p, n):

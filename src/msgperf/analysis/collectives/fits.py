@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
+
+import msgspec
 
 from msgperf.analysis.collectives.algorithms import COLLECTIVES, algorithms_of
 from msgperf.analysis.collectives.model import (BOTH_WAYS, BOTH_WAYS_COMBINED, BOTH_WAYS_INDEXED, BOTH_WAYS_INITS,
@@ -14,6 +14,7 @@ from msgperf.analysis.collectives.naming import (NAMED_RANKS, NONE, VALIDATED, P
                                                  confirmed, judge, names, size_ranges, withhold)
 from msgperf.analysis.collectives.selection import mpi_family, own_collectives, selection_words
 from msgperf.analysis.launches import first_disturbance
+from msgperf.values import Value
 
 _ALIASES = {"reduce-scatter-block": "reduce_scatter_block", "reduce_scatter": "reduce_scatter_block",
             "reduce-scatter": "reduce_scatter_block"}
@@ -23,7 +24,6 @@ def collective_name(pattern: str) -> str | None:
     """The collective a pattern measures ("allreduce", ...), None for a point-to-point pattern."""
     name = _ALIASES.get(pattern, pattern.replace("-", "_"))
     return name if name in COLLECTIVES else None
-
 
 
 def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = None,
@@ -54,8 +54,7 @@ def model_patterns(patterns: Sequence[str], nranks: int, family: str | None = No
     return tuple(p for p in MODEL_PATTERNS if p in need)
 
 
-@dataclass(frozen=True)
-class AlgorithmModel:
+class AlgorithmModel(Value):
     key: str
     words: str
     formula: str  # one segment's closed form (the prediction sums the steps on the piecewise model)
@@ -64,8 +63,7 @@ class AlgorithmModel:
     short: str = ""  # a table column's name
 
 
-@dataclass(frozen=True)
-class CollectiveFit:
+class CollectiveFit(Value):
     collective: str
     pattern: str  # the run's pattern name
     variant: str
@@ -82,8 +80,7 @@ class CollectiveFit:
         return f"{self.pattern} [{self.variant}]" if self.variant else self.pattern
 
 
-@dataclass(frozen=True)
-class Collectives:
+class Collectives(Value):
     fits: tuple[CollectiveFit, ...]
     p2p: PointToPoint | None  # None: no point-to-point model to predict from (why_not says why)
     mpi: str  # "mpich", "openmpi" or "" (the selection variables are given for the first two)
@@ -116,9 +113,9 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
             if mine is not None:
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
-        fits.append(dataclasses.replace(f, sizes=sizes, ranges=size_ranges(sizes),
+        fits.append(msgspec.structs.replace(f, sizes=sizes, ranges=size_ranges(sizes),
                                         unmodelled=f.unmodelled if _points_to_none(sizes) else ""))
-    return dataclasses.replace(collectives, fits=tuple(fits))
+    return msgspec.structs.replace(collectives, fits=tuple(fits))
 
 
 def _ranks(row: Any, nranks: int) -> int:

@@ -8,6 +8,7 @@ m bytes, from the ``reduce-local`` pattern (MPI_Reduce_local with the operator a
 collective patterns reduce with, MPI_SUM over MPI_UNSIGNED_CHAR; its ``double`` variant sums
 MPI_DOUBLE, what applications reduce: ``for_datatype``). γ is measured, not estimated
 from memcpy: on the machine this was written on, MPI_Reduce_local of bytes took 0.9-1.9 ns/B where
+
 memcpy took 0.01-0.02 ns/B (an operator loop over bytes, not a streaming copy), so no factor of
 memcpy would do. Without reduce-local in the run, the reductions' predictions leave γ out and say
 so; without memcpy, the local copies likewise. A step that exchanges m bytes and combines them into
@@ -23,11 +24,12 @@ charged what ``send-stream`` measured per message (bench/bcast_stream.c).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Callable
 
+import msgspec
 from msgperf.analysis.collectives.algorithms import Algorithm, Step
 from msgperf.analysis.model import PiecewiseFit
+from msgperf.values import Value
 
 # The point-to-point patterns the predictions are made from, one per input: one-way steps (the
 # ping-pong's piecewise model), steps both ways at once, local copies, combining (γ), a step both
@@ -43,8 +45,7 @@ MODEL_PATTERNS = (ONE_WAY, BOTH_WAYS, COPY, COMBINE, BOTH_WAYS_COMBINED, BOTH_WA
 DOUBLE_TYPES = frozenset({"MPI_DOUBLE", "MPI_DOUBLE_PRECISION"})  # 8-byte floats: one γ
 
 
-@dataclass(frozen=True)
-class PointToPoint:
+class PointToPoint(Value):
     """What the predictions rest on: the ping-pong's model and, when measured, memcpy's."""
 
     series: str  # the series whose model gives T(m): "pingpong"
@@ -95,7 +96,7 @@ class PointToPoint:
         Fortran's MPI_DOUBLE_PRECISION: reduce-local's double variant); else unchanged, γ of bytes."""
         if datatype in DOUBLE_TYPES and self.reduce_local_double is not None:
             # sendrecv-reduce sums bytes: a step of doubles is its parts, exchange + γ of doubles
-            return replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE", exchange_combine=None)
+            return msgspec.structs.replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE", exchange_combine=None)
         return self
 
     @property

@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import msgspec
 import numpy as np
+
+from msgperf.values import Value
 
 FIT_TOLERANCE = 0.25
 SEPARATION = FIT_TOLERANCE
@@ -63,8 +65,7 @@ NONE = "none of these"
 CANNOT_TELL = "cannot tell"
 
 
-@dataclass(frozen=True)
-class Prediction:
+class Prediction(Value):
     algorithm: str
     predicted_s: float
 
@@ -73,8 +74,7 @@ class Prediction:
         return self.predicted_s / measured_s if measured_s > 0 else math.nan
 
 
-@dataclass(frozen=True)
-class SizeVerdict:
+class SizeVerdict(Value):
     bytes: int
     measured_s: float
     low_s: float | None  # the measured interval (None: a single value without one)
@@ -97,8 +97,7 @@ class SizeVerdict:
             NONE if self.verdict == NONE else "")
 
 
-@dataclass(frozen=True)
-class SizeRange:
+class SizeRange(Value):
     from_bytes: int
     to_bytes: int
     sizes: int
@@ -159,7 +158,7 @@ def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
     ranks sharing a core, oversubscribed) a named verdict becomes "cannot tell", with the reason."""
     if v.verdict in (CANNOT_TELL, NONE):
         return v
-    return dataclasses.replace(v, verdict=CANNOT_TELL, evidence=v.verdict,
+    return msgspec.structs.replace(v, verdict=CANNOT_TELL, evidence=v.verdict,
                                why=f"{reason}: a slower time may be interference, not a slower algorithm "
                                    f"(the times alone point to {v.verdict}: {v.why})")
 
@@ -207,7 +206,7 @@ def names(verdicts: Sequence[SizeVerdict], ranks: int, lacking: Sequence[str] = 
         elif not twin:
             out.append(pointer_only(v, "the sizes beside it are not named the same (a name needs two sizes in a row)"))
         else:
-            out.append(dataclasses.replace(v, why=f"{v.why}; every other prediction is outside {low:g}-{high:g} × "
+            out.append(msgspec.structs.replace(v, why=f"{v.why}; every other prediction is outside {low:g}-{high:g} × "
                                                   "the measured time, and the size beside it is named the same"))
     return tuple(out)
 
@@ -228,7 +227,7 @@ def confirmed(verdicts: Sequence[SizeVerdict], by_launch: Mapping[int, Mapping[i
         name = next(iter(given)) if len(seen) >= 2 and len(given) == 1 else CANNOT_TELL
         if name not in (CANNOT_TELL, NONE):
             i, first = next(iter(seen.items()))
-            out.append(dataclasses.replace(
+            out.append(msgspec.structs.replace(
                 v, verdict=name, candidates=(name,), evidence="",
                 why=f"each of launches {', '.join(map(str, seen))}, analysed alone, names {name} (launch {i}: {first.why})"))
         elif v.verdict in (CANNOT_TELL, NONE):
@@ -259,7 +258,7 @@ def pointer_only(v: SizeVerdict, why_no_name: str) -> SizeVerdict:
     else:
         why = (f"no name: {why_no_name}; " if why_no_name else "") + \
             f"the times alone: {v.verdict if v.verdict != CANNOT_TELL else 'cannot tell'} ({v.why})"
-    return dataclasses.replace(v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions),
+    return msgspec.structs.replace(v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions),
                                evidence=pointed, why=why)
 
 

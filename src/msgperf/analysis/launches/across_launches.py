@@ -31,11 +31,12 @@ Written by hand (a dozen lines of arithmetic) rather than through statsmodels'
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+
 from msgperf.analysis.samples import stats
+from msgperf.values import Value
 
 
 WITHIN_ONE_LAUNCH = "within one launch"
@@ -51,8 +52,7 @@ def across(launches: int) -> str:
     return f"across {launches} launches"
 
 
-@dataclass(frozen=True)
-class Interval:
+class Interval(Value):
     """A value with the interval that says how well it is known, and what that covers.
 
     ``covers`` is "within one launch" (the launch's own samples: a re-run may land outside),
@@ -79,8 +79,7 @@ class Interval:
         return (self.high - self.low) / (2 * self.value)
 
 
-@dataclass(frozen=True)
-class RandomEffects:
+class RandomEffects(Value):
     """The random-effects estimate of μ on the log scale."""
 
     mean: float  # μ̂ (log)

@@ -17,10 +17,12 @@ Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
+import msgspec
+
 from msgperf.analysis import caveats as cv
+from msgperf.values import Value
 
 # Other work is called busy from a quarter of a core on average (below that: kernel threads,
 # msgperf's neighbours' shells, the 10 ms tick granularity of /proc/stat over a short launch)...
@@ -31,15 +33,13 @@ OTHER_CORES = 0.25
 STEAL = 0.02  # a hypervisor taking 2 % of the CPU time is worth saying: it comes in slices too
 
 
-@dataclass(frozen=True)
-class SharedCore:
+class SharedCore(Value):
     ranks: tuple[int, int]
     cpu: int
     when: str  # "start" or "end" of the launch
 
 
-@dataclass(frozen=True)
-class LaunchConditions:
+class LaunchConditions(Value):
     launch: int
     host: str  # the launching node, or the crowded host the kernels reported ("" when not recorded)
     ranks_here: int | None  # ranks on the launching node
@@ -163,7 +163,7 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         found.append(cv.shared_core(launch.index, [(s.ranks, s.cpu, s.when) for s in shared]))
     if busy:
         found.append(cv.busy_machine(launch.index, load_words(partial)))
-    return LaunchConditions(**{**partial.__dict__, "caveats": tuple(found)})
+    return msgspec.structs.replace(partial, caveats=tuple(found))
 
 
 def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:

@@ -19,20 +19,18 @@ supplements: their differences are the run-to-run spread the launch comparison m
 from __future__ import annotations
 
 import math
-
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from msgperf.analysis.samples import SampleSet
+from msgperf.values import Value
 
 MIN_SHARED = 3
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(Value):
     launch: int
     factor: float  # the launch's times were multiplied by this
     shared_bytes: tuple[int, ...]  # the sizes both it and the reference measured
@@ -115,8 +113,7 @@ TREND_SIZES = 5
 MAX_DRIFT = 3.0  # ... at most this factor end to end (the §14 case drifted 2.7x); more is another curve
 
 
-@dataclass(frozen=True)
-class Disturbed:
+class Disturbed(Value):
     launch: int
     low: float  # the smallest and largest ratio of its medians to the earlier ones
     high: float

@@ -18,12 +18,12 @@ Flagged launches stay in the pooled model; the per-launch models are reported be
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 
 from msgperf.analysis.samples import THRESHOLD, SampleStats, modified_z
+from msgperf.values import Value
 
 MAD_TO_SIGMA = 1.4826
 IQR_TO_SIGMA = 1.349
@@ -33,8 +33,7 @@ RULE = ("typical ratio to the other launches: modified z-score > 3.5 (Iglewicz &
         "1993) and more than 5 % off")
 
 
-@dataclass(frozen=True)
-class LaunchSpread:
+class LaunchSpread(Value):
     bytes: int
     medians: tuple[tuple[int, float], ...]  # (launch, median time) for each launch
     consensus_s: float  # median of the launch medians
@@ -42,8 +41,7 @@ class LaunchSpread:
     between_rel: float  # relative spread of the launch medians (IQR / 1.349 / consensus)
 
 
-@dataclass(frozen=True)
-class LaunchVerdict:
+class LaunchVerdict(Value):
     launch: int
     typical_ratio: float  # exp(r): this launch's times relative to the consensus
     z: float  # modified z-score of r across launches (0 with fewer than three launches)
@@ -51,8 +49,7 @@ class LaunchVerdict:
     sizes_apart: tuple[int, ...]  # sizes where this launch stands apart by the same rule
 
 
-@dataclass(frozen=True)
-class LaunchComparison:
+class LaunchComparison(Value):
     launches: tuple[int, ...]
     sizes: tuple[LaunchSpread, ...]
     verdicts: tuple[LaunchVerdict, ...]

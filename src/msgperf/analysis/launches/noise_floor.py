@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
-from msgperf.analysis.samples import stats
 
+from msgperf.analysis.samples import stats
 from msgperf.analysis.launches.across_launches import Interval
+from msgperf.values import Value
 
 # A variable that tunes the MPI (or its transport) changes the configuration; PMI_* and the
 # like only describe where a rank runs.
@@ -44,8 +44,7 @@ TUNING_PREFIXES = ("MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "UCX_", "FI_", "I_MPI_",
                    "HFI_", "MV2_", "NCCL_")
 
 
-@dataclass(frozen=True)
-class VarianceTerm:
+class VarianceTerm(Value):
     """coefficient · S² where S² has ``df`` degrees of freedom; ``source`` names the S²."""
 
     source: str  # "launches" (S_w², between launches of one run) or "runs" (S_r², history)
@@ -69,8 +68,7 @@ def satterthwaite(terms: Sequence[VarianceTerm]) -> tuple[float, float]:
     return v, (v * v / denominator) if denominator > 0 else math.inf
 
 
-@dataclass(frozen=True)
-class NoiseFloor:
+class NoiseFloor(Value):
     """One size's noise floor; variances of log medians (≈ relative variances)."""
 
     bytes: int

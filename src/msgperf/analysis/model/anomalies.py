@@ -16,19 +16,18 @@ Left-out sizes do not pull on any segment; the others are fitted robustly (Huber
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.model.piecewise import PiecewiseFit
 from msgperf.analysis.model.points import SizePoint
+from msgperf.values import Value
 
 THRESHOLD = 3.5
 RULE = ("outside the size's own interval, and either |measured - model| > 3.5 x (noise + "
         "tolerance, scaled by the sweep's scatter) or left out of the model")
 
 
-@dataclass(frozen=True)
-class Anomaly:
+class Anomaly(Value):
     bytes: int
     time_s: float
     predicted_s: float

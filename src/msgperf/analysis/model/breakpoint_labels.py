@@ -26,10 +26,10 @@ Pure function, plain data in and out; the caller passes what the run measured.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from msgperf.analysis.model.piecewise import Breakpoint
+from msgperf.values import Value
 
 HEADER_ALLOWANCE = 1024  # bytes: an eager limit set as a buffer size carries a header below it
 NEAR_FACTOR = 2.0  # a knee of memcpy or the floor this close (either way) is named as near, not as the cause
@@ -41,8 +41,7 @@ FLOOR = "hardware_floor"
 UNEXPLAINED = "unexplained"
 
 
-@dataclass(frozen=True)
-class KnownThreshold:
+class KnownThreshold(Value):
     """A threshold of the MPI with a recorded value: the switch lies in (low, high] bytes."""
 
     kind: str  # EAGER or SINGLE_COPY
@@ -53,8 +52,7 @@ class KnownThreshold:
     source: str = "launch environment"  # where the value was read: the launch environment, or "MPI_T"
 
 
-@dataclass(frozen=True)
-class BreakpointEvidence:
+class BreakpointEvidence(Value):
     """What a run measured or recorded that can say which knee is which."""
 
     eager_limit: tuple[int, int] | None = None  # eager-probe: (largest eager, smallest not eager)
@@ -66,8 +64,7 @@ class BreakpointEvidence:
     copy_only: bool = False
 
 
-@dataclass(frozen=True)
-class BreakpointLabel:
+class BreakpointLabel(Value):
     breakpoint: Breakpoint
     kinds: tuple[str, ...]  # EAGER, SINGLE_COPY, CAPACITY, FLOOR; (UNEXPLAINED,) when none
     text: str  # "eager → rendezvous (eager-probe: 8112 B)", "unexplained (...)"

@@ -18,7 +18,6 @@ theorem (Fieller, JRSS B 16:175, 1954), which stays correct when beta is poorly 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -26,13 +25,13 @@ import numpy as np
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays
 from msgperf.analysis.model.robust import RobustLine, fit_line
 from msgperf.analysis.model.scatter import overdispersion
+from msgperf.values import Value
 
 INF = float("inf")
 NAN = float("nan")
 
 
-@dataclass(frozen=True)
-class LineFit:
+class LineFit(Value):
     """alpha + beta·b over measured sizes [from_bytes, to_bytes], with 95 % (or other) intervals."""
 
     alpha_s: float
@@ -99,8 +98,7 @@ def line_fit(robust: RobustLine, x: np.ndarray, confidence: float) -> LineFit:
         n_points=int(x.size))
 
 
-@dataclass(frozen=True)
-class HockneyFit:
+class HockneyFit(Value):
     """The single line over all sizes, with its residuals and goodness of fit."""
 
     line: LineFit

@@ -49,10 +49,11 @@ Pure: numpy only, frozen dataclasses, no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+
+from msgperf.values import Value
 
 TIE = 0.005  # RMS of log residuals: closer than this, neither model fits better
 FIELDS = ("prtt_1_0_s", "prtt_n_0_s", "prtt_n_d_s", "n", "d_s", "send_call_s", "recv_call_s")
@@ -62,8 +63,7 @@ class LogGPError(ValueError):
     """Too little or inconsistent data for the LogGP derivation."""
 
 
-@dataclass(frozen=True)
-class LogGPPoint:
+class LogGPPoint(Value):
     """What the ``loggp`` pattern measured at one size (seconds)."""
 
     bytes: int
@@ -93,8 +93,7 @@ class LogGPPoint:
         return rt / 2
 
 
-@dataclass(frozen=True)
-class LogGP:
+class LogGP(Value):
     """LogGP parameters (seconds, G in s/B) and what they were derived from."""
 
     L: float
@@ -128,8 +127,7 @@ class LogGP:
         return 2 * self.one_way(size)
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Value):
     """T(s) = alpha + beta·s (Hockney), by weighted least squares."""
 
     alpha: float
@@ -147,8 +145,7 @@ class Line:
         return self.alpha + self.beta * np.asarray(size, dtype=float)
 
 
-@dataclass(frozen=True)
-class ModelComparison:
+class ModelComparison(Value):
     criterion: str
     loggp_rms_log: float
     hockney_rms_log: float
@@ -287,8 +284,7 @@ def points_from_rows(rows: Sequence[Any]) -> list[LogGPPoint]:
     return sorted(out, key=lambda p: p.bytes)
 
 
-@dataclass(frozen=True)
-class LogGPAnalysis:
+class LogGPAnalysis(Value):
     params: LogGP
     hockney: Line
     comparison: ModelComparison

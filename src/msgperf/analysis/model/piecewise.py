@@ -46,19 +46,21 @@ Method.
 Least squares rather than Huber for the choice: its residual sums are exact, closed-form and
 scale-free, so the scale can be profiled per model; robustness to single wild sizes comes
 from leaving them out explicitly (step 2) at a stated price, not from down-weighting, which
+
 would also down-weight the sizes that show a switch.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
+
 from functools import lru_cache
 from typing import Sequence
 
+import msgspec
 import numpy as np
 from msgperf.analysis.samples import stats
+from msgperf.values import Value
 
 from msgperf.analysis.model.hockney import LineFit, line_fit
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays
@@ -80,8 +82,7 @@ LOCATION_CONFIDENCE = 0.99
 MAX_SEARCH_SIZES = 256
 
 
-@dataclass(frozen=True)
-class Breakpoint:
+class Breakpoint(Value):
     """A switch between two regimes, somewhere in (low_bytes, high_bytes]."""
 
     low_bytes: int  # the largest size that is plausibly still in the left segment's regime
@@ -106,8 +107,7 @@ def slope_cannot_tell(segment: LineFit) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class SizeResidual:
+class SizeResidual(Value):
     """One size against the model: how far off, and whether beyond its own interval."""
 
     bytes: int
@@ -126,8 +126,7 @@ class SizeResidual:
         return bool(self.outside_interval) and self.beyond_tolerance
 
 
-@dataclass(frozen=True)
-class PiecewiseFit:
+class PiecewiseFit(Value):
     segments: tuple[LineFit, ...]
     breakpoints: tuple[Breakpoint, ...]
     criterion: tuple[float, ...]  # best penalised -2 log L for 0, 1, ... breakpoints (inf: none)
@@ -300,8 +299,7 @@ def _penalty(n: int, breaks: int, edges: int, excused: int) -> float:
     return total
 
 
-@dataclass(frozen=True)
-class _Choice:
+class _Choice(Value):
     score: float
     breaks: int
     bounds: tuple[tuple[int, int, int], ...]
@@ -422,7 +420,7 @@ def fit_piecewise(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
         x, y, sigma = point_arrays(every, tolerance)
         keep = ~np.isin(x, np.asarray(fit.excluded_bytes, dtype=float))
         residuals = _size_residuals(every, x, y, sigma, keep, fit.phi, tolerance, fit.predict)
-        return dataclasses.replace(fit, residuals=residuals, searched_sizes=int(chosen.size))
+        return msgspec.structs.replace(fit, residuals=residuals, searched_sizes=int(chosen.size))
     x, y, sigma = point_arrays(points, tolerance)
     n = x.size
     if n < 2 * MIN_POINTS:
@@ -494,7 +492,7 @@ def relocated(fit: PiecewiseFit, sweep: Sequence[SizePoint], points: Sequence[Si
     ax, ay, asig = point_arrays(every, fit.tolerance)
     residuals = _size_residuals(every, ax, ay, asig, ~np.isin(ax, np.asarray(excluded, dtype=float)),
                                 fit.phi, fit.tolerance, moved.predict)
-    return dataclasses.replace(moved, residuals=residuals)
+    return msgspec.structs.replace(moved, residuals=residuals)
 
 
 def _sides_of_sweep_sizes_in_gaps(bps: list[Breakpoint], x, y, s, keep) -> tuple[Breakpoint, ...]:

@@ -21,19 +21,18 @@ effect of a few tenths of a percent would become a "protocol switch".
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from msgperf.analysis.samples import SampleStats, stats
 
+from msgperf.analysis.samples import SampleStats, stats
 from msgperf.analysis.launches import (Interval, interval_of_launches, interval_within_launch,
                                        log_se_from_interval)
 from msgperf.analysis.model.tolerance import TOLERANCE  # noqa: F401 (the name users of points know)
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class SizePoint:
+class SizePoint(Value):
     bytes: int
     time_s: float  # the size's time: one launch's median, or the estimate across launches
     ci_low_s: float | None  # its interval (None for a single value); what it covers: interval

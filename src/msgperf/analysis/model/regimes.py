@@ -32,13 +32,13 @@ Every value carries its interval and the sizes it rests on.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf import units
 from msgperf.analysis.model.hockney import HockneyFit, LineFit
 from msgperf.analysis.model.piecewise import PiecewiseFit
 from msgperf.analysis.model.points import SizePoint
+from msgperf.values import Value
 
 MIN_REGIME_SIZES = 4  # a large-message regime with fewer sizes does not support an intercept
 MIN_REGIME_SPAN = 4.0  # nor one whose largest size is less than 4x its smallest
@@ -48,8 +48,7 @@ MIN_REGIME_SPAN = 4.0  # nor one whose largest size is less than 4x its smallest
 ASYMPTOTE_SPREAD_MAX = 1.5
 
 
-@dataclass(frozen=True)
-class SizeRegime:
+class SizeRegime(Value):
     bytes: int
     time_s: float
     regime: str  # "alpha" or "beta": which term of the Hockney line dominates
@@ -64,8 +63,7 @@ class SizeRegime:
     asymptote_unknown: str = ""  # why there is no ratio although there is an asymptotic bandwidth
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Value):
     """One latency or bandwidth figure: its value, interval and the sizes it rests on."""
 
     value: float | None  # None when the evidence does not support a value (``note`` says why)
@@ -76,8 +74,7 @@ class Term:
     extrapolated: bool = False  # beyond what was measured (see ``line_bandwidth``)
 
 
-@dataclass(frozen=True)
-class Characteristics:
+class Characteristics(Value):
     zero_byte_latency: Term
     asymptotic_latency: Term
     peak_bandwidth: Term

@@ -17,10 +17,10 @@ with Student-t quantiles on n - p degrees of freedom for the intervals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
 from msgperf.analysis.samples import stats
+from msgperf.values import Value
 
 HUBER_C = 1.345
 
@@ -75,8 +75,7 @@ def fit_lines(x: np.ndarray, y: np.ndarray, s: np.ndarray, masks: np.ndarray,
     return a * ys, b * ys / xs, deviance
 
 
-@dataclass(frozen=True, eq=False)
-class RobustLine:
+class RobustLine(Value, eq=False):
     """One Huber fit with its covariance; ``z`` are residuals in units of each point's scale."""
 
     a: float

@@ -15,11 +15,10 @@ Measurements of one series that differ in rank pair or buffer are pooled, with a
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+import msgspec
 import numpy as np
 
 from msgperf.analysis import caveats as cv
@@ -29,12 +28,12 @@ from msgperf.analysis.samples import (AnalysisError, MeasurementAnalysis, Sample
                                       analyze_measurement, check_set, check_times, sample_stats)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_from_stats
 from msgperf.analysis.model.sweep import SweepAnalysis, analyze_sweep
+from msgperf.values import Value
 
 ALIGNMENT_WORTH_SAYING = 0.02  # a supplement launch more than 2 % off the sweep's level is named
 
 
-@dataclass(frozen=True)
-class SizeAnalysis:
+class SizeAnalysis(Value):
     bytes: int
     stats: SampleStats  # all launches pooled
     measurements: tuple[MeasurementAnalysis, ...]  # one per launch, in launch order
@@ -45,22 +44,19 @@ class SizeAnalysis:
         return sum(m.outliers.count for m in self.measurements)
 
 
-@dataclass(frozen=True)
-class LaunchModel:
+class LaunchModel(Value):
     launch: int
     sweep: SweepAnalysis
 
 
-@dataclass(frozen=True)
-class ParameterAcrossLaunches:
+class ParameterAcrossLaunches(Value):
     """A parameter of the Hockney line combined over the launches' own fits (``--repeat``)."""
 
     name: str  # "alpha", "beta", "n_half"
     interval: Interval  # value and interval across the launches (covers "across N launches")
 
 
-@dataclass(frozen=True)
-class SeriesAnalysis:
+class SeriesAnalysis(Value):
     pattern: str
     source: str  # the file analysed, for headings
     launches: tuple[int, ...]  # the launches analysed (pooled when several)
@@ -284,7 +280,7 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
                           thresholds=thresholds, regime_bounds=regime_bounds)
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
-    return dataclasses.replace(result, variant=variant, caveats=result.caveats + extra,
+    return msgspec.structs.replace(result, variant=variant, caveats=result.caveats + extra,
                                flows=int(getattr(chosen[0], "flows", 1)),
                                metric=str(getattr(chosen[0], "metric", "one_way")),
                                placement=placement or "")

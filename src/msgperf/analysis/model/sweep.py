@@ -3,7 +3,6 @@ per-size regimes, the latency and bandwidth figures, and the caveats of the fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis import caveats as cv
@@ -17,10 +16,10 @@ from msgperf.analysis.model.regimes import (Characteristics, SizeRegime, charact
 from msgperf.analysis.model.scatter import overdispersion
 from msgperf.analysis.model.switch_location import located, suspects
 from msgperf.analysis.model.threshold_regime import regime_between
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class SweepAnalysis:
+class SweepAnalysis(Value):
     points: tuple[SizePoint, ...]
     hockney: HockneyFit
     piecewise: PiecewiseFit
@@ -107,8 +106,7 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     return moved, tuple(said), left, provenance
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Value):
     """Where a breakpoint's interval comes from."""
 
     launches: int = 0  # refinement launches that located it (0: the sweep's own interval)

@@ -38,6 +38,7 @@ from msgperf.analysis.model.piecewise import (ALPHA, ALPHA_EXCLUDED, LOCATION_CO
                                               SUM_FIELDS, Breakpoint, PiecewiseFit, f_threshold, line_rss, sum_terms)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_arrays
 from msgperf.analysis.samples import stats
+from msgperf.values import Value
 
 MAX_SUSPECTS = 2  # sizes off the model that a refinement looks around, per series
 SIDE = 3  # sizes either side of an interval that locate a switch in it (refinement.CONTEXT)
@@ -81,8 +82,7 @@ def locate_switch(points: Sequence[SizePoint], low_bytes: int, high_bytes: int,
                       confidence=LOCATION_CONFIDENCE)
 
 
-@dataclass(frozen=True)
-class ProbeStep:
+class ProbeStep(Value):
     """What one refinement launch shows at the eager-probe's limit."""
 
     anchor_bytes: int  # the largest size the probe saw sent eagerly
@@ -211,8 +211,7 @@ def suspects(fit: PiecewiseFit, sizes: Sequence[int]) -> tuple[tuple[int, int], 
     return tuple((low, high) for low, high in out)
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Value):
     """What the refinement launches said about a sweep's switches."""
 
     breakpoints: tuple[Breakpoint, ...]  # the sweep's, narrowed, and those found at a suspect; in order

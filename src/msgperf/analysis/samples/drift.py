@@ -17,11 +17,10 @@ reported. Series shorter than ``MIN_SAMPLES`` (blocks of fewer than 10) are not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from msgperf.analysis.samples.sample_stats import median_ci
+from msgperf.values import Value
 
 BLOCKS = 10
 MIN_SAMPLES = 100
@@ -31,8 +30,7 @@ RULE = ("medians of the first 10 % (warm-up) or of 10-20 % (trend) against the s
         "differ by > 5 % with non-overlapping 99 % intervals")
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(Value):
     tested: bool  # False: too few samples to test (fewer than MIN_SAMPLES)
     warmup: bool  # the first 10 % differs from the last half
     trend: bool  # the level moves between 10-20 % and 90-100 % of the series

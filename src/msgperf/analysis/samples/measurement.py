@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from msgperf.analysis import caveats as cv
@@ -12,10 +10,10 @@ from msgperf.analysis.samples.inputs import SampleSet, check_set
 from msgperf.analysis.samples.modality import Modality, detect_bimodality
 from msgperf.analysis.samples.outliers import Outliers, flag_outliers
 from msgperf.analysis.samples.sample_stats import SampleStats, sample_stats_sorted
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class MeasurementAnalysis:
+class MeasurementAnalysis(Value):
     bytes: int
     launch: int
     stats: SampleStats  # of the per-message times

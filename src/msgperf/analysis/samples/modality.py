@@ -25,9 +25,10 @@ It is not tested below ``MIN_SAMPLES`` samples or when the samples take fewer th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+
+from msgperf.values import Value
 
 SUBSAMPLE = 500
 TRIM = 2.5  # percent cut from each end before fitting
@@ -40,8 +41,7 @@ RULE = ("two-component Gaussian mixture on log time (p2.5-p97.5): preferred by B
         "weights >= 5 %, Ashman's D > 3 and a density dip to <= 1/2 of the lower peak")
 
 
-@dataclass(frozen=True)
-class Modality:
+class Modality(Value):
     tested: bool
     bimodal: bool
     low_mode: float  # seconds, the faster group's centre (geometric mean); NaN if untested

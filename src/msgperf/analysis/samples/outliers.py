@@ -13,9 +13,10 @@ normal's sigma (the fallback IBM SPSS documents for the modified z-score). When 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 import numpy as np
+
+from msgperf.values import Value
 
 THRESHOLD = 3.5
 MAD_TO_Z = 0.6745
@@ -23,8 +24,7 @@ MEANAD_TO_SIGMA = 1.253314
 RULE = "modified z-score |0.6745·(x - median)/MAD| > 3.5 (Iglewicz & Hoaglin 1993)"
 
 
-@dataclass(frozen=True, eq=False)
-class Outliers:
+class Outliers(Value, eq=False):
     """Samples flagged by the rule in ``rule``; indices are positions in the sample series."""
 
     indices: np.ndarray  # int64, ascending
@@ -33,7 +33,7 @@ class Outliers:
     low: int  # flagged below the median
     worst: float  # the flagged value farthest from the median (NaN when none)
     rule: str = RULE
-    values: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the flagged samples, in series order
+    values: np.ndarray = msgspec.field(default_factory=lambda: np.zeros(0))  # the flagged samples, in series order
 
     @property
     def count(self) -> int:

@@ -6,14 +6,14 @@ samples straggle (a core shared with other work, an interrupt-laden core). Pure.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
+from msgperf.values import Value
 
-@dataclass(frozen=True)
-class PairSpread:
+
+class PairSpread(Value):
     pair: tuple[int, int]  # world ranks, the initiator first
     n: int  # samples
     p50_s: float  # of the pair's own per-message times

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
 from msgperf.analysis.samples.distributions import stats
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class SampleStats:
+class SampleStats(Value):
     n: int
     mean: float
     std: float

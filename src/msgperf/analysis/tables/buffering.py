@@ -12,16 +12,16 @@ whose unbuffered time is T(b) takes T(b) + b/b_c buffered (the copy adds no late
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+import msgspec
+
 from msgperf.analysis.samples import AnalysisError
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class BufferingEstimate:
+class BufferingEstimate(Value):
     copy_bandwidth_bytes_per_s: float
     network_bandwidth_bytes_per_s: float
     effective_bandwidth_bytes_per_s: float  # b_e
@@ -76,14 +76,13 @@ def buffering_of(size: int, unbuffered_s: float, characteristics: Any,
     if not network:
         network, network_from = characteristics.peak_bandwidth_bytes_per_s, (
             "the peak measured bandwidth (the sweep did not reach bandwidth-bound sizes)")
-    return dataclasses.replace(estimate_buffering(copy_bandwidth, network, size, unbuffered_s),
+    return msgspec.structs.replace(estimate_buffering(copy_bandwidth, network, size, unbuffered_s),
                                copy_from=copy_from, network_from=network_from)
 
 
 # ---- what a run measured: copy speed, and the buffered path against Saphir's relation --------
 
-@dataclass(frozen=True)
-class BufferingRow:
+class BufferingRow(Value):
     """One size measured by memcpy and the ping-pong (and, for the check, unexpected)."""
 
     bytes: int
@@ -223,5 +222,5 @@ def agreement(rows: Sequence[BufferingRow],
             why = (f"{_said(r.verdict)} pooled, but "
                    + ", ".join(f"launch {l} alone says {_said(v)}" for l, v in sorted(others.items()))
                    + ": the launches disagree")
-        out.append(dataclasses.replace(r, verdict="cannot tell", why_not=why) if why else r)
+        out.append(msgspec.structs.replace(r, verdict="cannot tell", why_not=why) if why else r)
     return tuple(out)

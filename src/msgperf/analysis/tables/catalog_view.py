@@ -7,8 +7,9 @@ fields) and the family is unknown ("").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgperf.values import Value
 
 # What one reported time is, by the records' metric (written by the kernels into every record).
 TIME_WORDS = {
@@ -23,8 +24,7 @@ TIME_WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class PatternFacts:
+class PatternFacts(Value):
     name: str
     family: str  # pingpong, bidirectional, compat, many-ranks, buffering, combining, overlap, probe, hardware,
     # collective; "" unknown

@@ -23,7 +23,6 @@ is the answer and the prediction is shown beside it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as np
@@ -33,13 +32,13 @@ from msgperf.analysis.model import LineFit, PiecewiseFit
 from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.tables.eager import goes_eagerly
 from msgperf.analysis.tables.buffering import BufferingEstimate
+from msgperf.values import Value
 
 MIN_GAIN = 0.10
 _GRID = np.geomspace(1.0, 2.0 ** 40, 2049)
 
 
-@dataclass(frozen=True)
-class Gap:
+class Gap(Value):
     """The time between back-to-back messages, g + G·s (LogGP, from the loggp pattern)."""
 
     g_s: float
@@ -49,8 +48,7 @@ class Gap:
         return self.g_s + self.G_s_per_byte * size
 
 
-@dataclass(frozen=True)
-class CombiningPrediction:
+class CombiningPrediction(Value):
     messages: int
     bytes: int
     apart_s: float  # k·T(s) with the piecewise model, or T(s) + (k - 1)·gap(s) when the gap is known

@@ -10,13 +10,12 @@ slowest rank's samples. This module reads both off the size rows: no fit, no oth
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class ToolRow:
+class ToolRow(Value):
     pattern: str  # osu-allreduce, imb-bcast ...
     tool: str  # the program and benchmark as the record names it: osu_allreduce, IMB-MPI1 Allreduce
     bytes: int  # the per-rank size, as the tool's Size / #bytes column

@@ -8,27 +8,26 @@ interrupt-laden core) shows there, and the slowest pairs and ranks of a matrix a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+import msgspec
 import numpy as np
 
 from msgperf.analysis.samples import PairSpread
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 SLOWEST_LISTED = 3  # the slowest pairs a matrix names per size
 
 
-@dataclass(frozen=True)
-class SlowPair:
+class SlowPair(Value):
     pair: tuple[int, int]
     time_s: float  # the grid's time of the pair
     times_typical: float  # time / the median of every pair's time at this size
     spread: float | None  # its p95/p50, None without per-pair samples
 
 
-@dataclass(frozen=True)
-class ContentionCell:
+class ContentionCell(Value):
     active_pairs: int
     slowest_s: float
     fastest_s: float
@@ -43,14 +42,12 @@ class ContentionCell:
         return max(self.spreads, key=lambda s: s.spread, default=None)
 
 
-@dataclass(frozen=True)
-class ContentionRow:
+class ContentionRow(Value):
     bytes: int
     cells: tuple[ContentionCell, ...]  # by active pairs, ascending
 
 
-@dataclass(frozen=True)
-class Contention:
+class Contention(Value):
     """The step x size table of ``pairs``."""
 
     steps: tuple[int, ...]  # the numbers of concurrent pairs measured
@@ -61,18 +58,17 @@ class Contention:
         return max(values) if values else None
 
 
-@dataclass(frozen=True)
-class MatrixGrid:
+class MatrixGrid(Value):
     """Every ordered pair at one size: one-way time (0 B) or bandwidth (bytes / one-way time)."""
 
     bytes: int
     ranks: tuple[int, ...]
     times_s: Mapping[tuple[int, int], float]  # (initiator, responder) -> one-way time
     hosts: Mapping[int, str]  # rank -> host, to mark host boundaries
-    spreads: Mapping[tuple[int, int], PairSpread] = field(default_factory=dict)  # older files: {}
+    spreads: Mapping[tuple[int, int], PairSpread] = msgspec.field(default_factory=dict)  # older files: {}
     slowest: tuple[SlowPair, ...] = ()  # the SLOWEST_LISTED slowest pairs, slowest first
     # Each rank's typical pair: the median time of the pairs it takes part in, over the median pair
-    rank_ratios: Mapping[int, float] = field(default_factory=dict)
+    rank_ratios: Mapping[int, float] = msgspec.field(default_factory=dict)
 
     def spread(self, a: int, b: int) -> float | None:
         s = self.spreads.get((a, b))

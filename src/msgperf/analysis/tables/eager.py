@@ -11,22 +11,20 @@ nothing is derived from it (no regime split, no label, no step at the limit)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class ProbeRow:
+class ProbeRow(Value):
     bytes: int
     eager: bool | None
     capacity: int | None  # unexpected messages of this size accepted before a sender blocked
     capacity_capped: bool  # the probe stopped counting at its cap
 
 
-@dataclass(frozen=True)
-class EagerLimit:
+class EagerLimit(Value):
     limit_bytes: int | None  # exact when the bisection closed (high = low + 1)
     low_bytes: int  # the largest size seen sent eagerly
     high_bytes: int | None  # the smallest size seen wait for its receive; None: none up to the probe's maximum

@@ -5,22 +5,20 @@ first measurement's cold first iteration), each against the row's median, per me
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class FirstMessage:
+class FirstMessage(Value):
     bytes: int
     first_s: float
     times_steady: float | None  # first / median
     variant: str = ""
 
 
-@dataclass(frozen=True)
-class FirstMessages:
+class FirstMessages(Value):
     job: FirstMessage | None  # the job's first message of the table's pattern, when it is in it
     per_size: tuple[FirstMessage, ...]
 

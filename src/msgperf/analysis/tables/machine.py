@@ -13,11 +13,11 @@ variables are not this build's thresholds: they stay in ``cvars`` (the run file,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from msgperf.analysis.tables.machine_diff import diff_facts
 from msgperf.records.format import CvarValue, HostFacts
+from msgperf.values import Value
 
 # A point-to-point threshold by name; collectives', RMA's, GPU's and context ids' are not.
 _POINT_TO_POINT = re.compile(r"eager|rndv|rendezvous|cell_size|p2p_threshold", re.IGNORECASE)
@@ -28,8 +28,7 @@ _MPICH_DEVICE = re.compile(r"^MPICH Device:\s*(ch\d)\b|--with-device=(ch\d)\b", 
 _DEVICE_VARIABLES = {"ch3": re.compile(r"^MPIR_CVAR_(CH3|NEMESIS)_"), "ch4": re.compile(r"^MPIR_CVAR_CH4_")}
 
 
-@dataclass(frozen=True)
-class Machine:
+class Machine(Value):
     hosts: tuple[HostFacts, ...]  # one per host, in order of its first rank
     cvars: Mapping[str, CvarValue] | None  # every MPI_T variable recorded; None: not recorded
     launch: int | None  # the launch the facts come from (None: none recorded any)

@@ -8,10 +8,10 @@ are counted (another MPI, or another build of it, exposes other variables)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from msgperf.records.format import CvarValue, HostFacts
+from msgperf.values import Value
 
 # (field of HostFacts, its name in words, how to read its value: text, count or bytes)
 HOST_FACTS: tuple[tuple[str, str, str], ...] = (
@@ -29,8 +29,7 @@ HOST_FACTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class FactDifference:
+class FactDifference(Value):
     fact: str  # "CPU", "memory", ... or an MPI_T variable's name
     kind: str  # "text", "count", "bytes" (a host fact), "hosts" (their number) or "mpi_t"
     a: Any  # A's value (None: unknown)
@@ -38,8 +37,7 @@ class FactDifference:
     host: int | None = None  # index of the host compared (None: the MPI, or the host count)
 
 
-@dataclass(frozen=True)
-class MachineDiff:
+class MachineDiff(Value):
     differences: tuple[FactDifference, ...]
     unrecorded: tuple[str, ...] = ()  # the sides ("A", "B") whose run recorded no machine facts
     cvars_only_a: tuple[str, ...] = ()  # MPI_T variables only A recorded

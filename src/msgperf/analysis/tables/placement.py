@@ -5,14 +5,13 @@ the inter/intra ratio and both bandwidths. The model of each placement is its ow
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class PlacementPair:
+class PlacementPair(Value):
     pattern: str
     buffer: str
     variant: str
@@ -45,8 +44,7 @@ def placement_pairs(rows: Sequence[SizeRow]) -> tuple[PlacementPair, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class PlacementModel:
+class PlacementModel(Value):
     """One series' model on each placement of --placement both, side by side: the comparison
     the ping-pong exercise asks for (α, β and the switches within a node and across nodes)."""
 

@@ -4,18 +4,17 @@ the heading of every rendering. Pure."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from msgperf.records.mpi_name import mpi_name
+from msgperf.values import Value
 
 TOOL_NAMES = {"msgperf": "msgperf", "osu": "OSU Micro-Benchmarks", "imb": "Intel MPI Benchmarks",
               "netpipe": "NetPIPE", "samples": "a text file of samples"}
 
 
-@dataclass(frozen=True)
-class RunSource:
+class RunSource(Value):
     path: str
     tool: str  # "msgperf", "osu", "imb", "netpipe", "samples"
     method: str  # how each number was made, in words

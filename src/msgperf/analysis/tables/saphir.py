@@ -26,19 +26,19 @@ None where the run does not hold what a value needs. Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import asdict, dataclass
 from typing import Any, Sequence
+
+import msgspec
 
 from msgperf.analysis.tables.buffering import copy_speed, effective_bandwidth
 from msgperf.analysis.tables.eager import EagerLimit
 from msgperf.analysis.model import SeriesAnalysis
 from msgperf.analysis.tables.side_by_side import FloorRow, floor_above
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class SaphirRow:
+class SaphirRow(Value):
     run: str                       # the run's path (or what the caller names it by)
     series: str                    # the series the latency and bandwidth figures come from
     mpi_library: str               # first line of MPI_Get_library_version
@@ -66,7 +66,7 @@ class SaphirRow:
     bandwidth_why_not: str = ""            # why the asymptotic bandwidth (and b_e with it) is not given
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return msgspec.structs.asdict(self)
 
 
 def _finite(x: float | None) -> float | None:
@@ -141,4 +141,4 @@ def undisturbed(row: SaphirRow, disturbed: dict[str, str]) -> SaphirRow:
     if disturbed.get("asymptotic_bandwidth"):
         changes.update(bandwidth_bytes_per_s=None, bandwidth_why_not=disturbed["asymptotic_bandwidth"],
                        effective_buffered_bandwidth_bytes_per_s=None)
-    return dataclasses.replace(row, **changes) if changes else row
+    return msgspec.structs.replace(row, **changes) if changes else row

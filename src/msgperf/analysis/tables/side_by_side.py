@@ -11,17 +11,16 @@ carries the interval [low_b - high_a, high_b - low_a] from the two medians' own 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
 from msgperf import units
 from msgperf.analysis.tables.catalog_view import PatternFacts
 from msgperf.analysis.tables.eager import protocol_at
 from msgperf.analysis.tables.size_rows import SizeRow
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(Value):
     value: float | None  # seconds or bytes/s; None when the size was not measured
     ratio: float | None  # value / the reference column's value at the same size
     # the ratio's interval from the two medians' own intervals (conservative: low/high against
@@ -59,14 +58,12 @@ def bound_breach(ratio: float | None, ratio_ci: tuple[float, float] | None, boun
     return f"{what} at {ratio:.3g}× with no interval, above the {bound:g}× two directions allow"
 
 
-@dataclass(frozen=True)
-class ColumnsRow:
+class ColumnsRow(Value):
     bytes: int
     cells: tuple[Cell, ...]
 
 
-@dataclass(frozen=True)
-class ColumnsTable:
+class ColumnsTable(Value):
     """One quantity of several patterns side by side."""
 
     kind: str  # "send_modes" (one-way time) or "bidirectional" (bandwidth)
@@ -76,8 +73,7 @@ class ColumnsTable:
     rows: tuple[ColumnsRow, ...]
 
 
-@dataclass(frozen=True)
-class Difference:
+class Difference(Value):
     value_s: float  # b - a
     low_s: float | None  # interval of the difference (None: a side has no interval)
     high_s: float | None
@@ -99,8 +95,7 @@ def difference(a: SizeRow, b: SizeRow) -> Difference:
     return Difference(b.time_s - a.time_s, ib.low - ia.high, ib.high - ia.low)
 
 
-@dataclass(frozen=True)
-class PairRow:
+class PairRow(Value):
     bytes: int
     a_s: float
     b_s: float
@@ -110,8 +105,7 @@ class PairRow:
     ratio_ci: tuple[float, float] | None = None  # of b / a, from both medians' intervals (None: a side has none)
 
 
-@dataclass(frozen=True)
-class VariantPair:
+class VariantPair(Value):
     """Two variants of one pattern: unexpected (preposted, late), pack (direct, packed)."""
 
     pattern: str
@@ -130,8 +124,7 @@ class VariantPair:
                      and r.difference.high_s is not None and r.difference.high_s < 0)
 
 
-@dataclass(frozen=True)
-class CompatRow:
+class CompatRow(Value):
     pattern: str
     bytes: int
     mean_s: float  # the tools print the mean
@@ -139,8 +132,7 @@ class CompatRow:
     messages_per_s: float  # flows / mean
 
 
-@dataclass(frozen=True)
-class FloorRow:
+class FloorRow(Value):
     bytes: int
     floor_s: float
     pingpong_s: float | None
@@ -163,8 +155,7 @@ def floor_above(floor_s: float, floor_low_s: float | None, mpi_s: float, mpi_hig
             "a floor measured while the pair was disturbed (sharing a core, a busy machine)")
 
 
-@dataclass(frozen=True)
-class OverlapRow:
+class OverlapRow(Value):
     bytes: int
     comm_s: float
     compute_s: float
@@ -172,8 +163,7 @@ class OverlapRow:
     hidden: float  # (comm + compute - both) / comm, clipped to [0, 1]
 
 
-@dataclass(frozen=True)
-class BarrierRow:
+class BarrierRow(Value):
     bytes: int
     plain_s: float
     synchronised_s: float

@@ -6,19 +6,19 @@ separating launches is the launch analysis's job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import msgspec
 import numpy as np
 
 from msgperf.analysis.launches import Interval, disturbed_launches, measuring_launches
 from msgperf.analysis.samples import PairSpread, SampleStats, pair_spreads, sample_stats
 from msgperf.analysis.model import point_from_stats
 from msgperf.records.format import Measurement, Run
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class SizeRow:
+class SizeRow(Value):
     pattern: str
     buffer: str
     ranks: tuple[int, ...]
@@ -32,7 +32,7 @@ class SizeRow:
     first_s: float | None       # the cold first iteration's per-message time, earliest launch
     variant: str = ""           # the pattern's variant (round, k, phase), "" when it has one
     flows: int = 1              # messages of `bytes` per reported time (2 when both directions count)
-    extra: Mapping[str, Any] = field(default_factory=dict)  # pattern-specific record fields (latest launch)
+    extra: Mapping[str, Any] = msgspec.field(default_factory=dict)  # pattern-specific record fields (latest launch)
     # The size's time and how well it is known: the median with its own interval for one launch,
     # the estimate across launches with an interval that covers their spread for several
     # (analysis/model/points.py, across_launches.py) — the value every table and model uses.

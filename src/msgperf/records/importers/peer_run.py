@@ -6,9 +6,9 @@ divisor = 1) and whose ``extra["imported"]`` keeps everything else the tool prin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from msgperf import __version__
@@ -16,10 +16,10 @@ from msgperf.records.format import FORMAT_VERSION, Measurement, Plan, Run, RunIn
 from msgperf.records.importers.text import ForeignFormatError
 from msgperf.records.limits import (MAX_EXACT, MAX_RANKS, MAX_SIZES, MAX_TIME_S, MIN_PER_MESSAGE_S,
                                     check_json_values)
+from msgperf.values import Value
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(Value):
     """One result line of another tool, already converted to seconds per message."""
 
     pattern: str
@@ -29,7 +29,7 @@ class Point:
     line: int
     ranks: tuple[int, ...] = (0, 1)
     validated: bool = True  # False only when the tool itself reported a failed check
-    info: dict[str, Any] = field(default_factory=dict)  # -> extra["imported"]
+    info: dict[str, Any] = msgspec.field(default_factory=dict)  # -> extra["imported"]
 
 
 class Points(list):
@@ -52,8 +52,7 @@ class Points(list):
         super().append(point)
 
 
-@dataclass(frozen=True)
-class ImportResult:
+class ImportResult(Value):
     run: Run
     notes: tuple[str, ...] = ()  # lines the tool printed that carry no time (said, not dropped silently)
 
