@@ -85,8 +85,10 @@ class Grid:
         headers = [c.header.split("\n") for c in self.columns]
         height = max((len(h) for h in headers), default=1)
         headers = [[""] * (height - len(h)) + h for h in headers]  # bottom-aligned
-        widths = [max([cell_len(x) for x in h] + [cell_len(r[i]) for r in self.rows])
-                  for i, h in enumerate(headers)]
+        # each cell measured once (its width, then its fill); ASCII text is as wide as it is long
+        lens = [[len(x) if x.isascii() else cell_len(x) for x in r] for r in self.rows]
+        head_lens = [[len(x) if x.isascii() else cell_len(x) for x in h] for h in headers]
+        widths = [max(hl + [r[i] for r in lens]) for i, hl in enumerate(head_lens)]
         last = len(widths) - 1
         pads = [(" " * (0 if i == 0 and not self.pad_edge else self.padding[0]),
                  " " * (0 if i == last and not self.pad_edge else self.padding[1])) for i in range(len(widths))]
@@ -99,11 +101,12 @@ class Grid:
             left, mid, right, fill = chars
             return [(left + mid.join(fill * s for s in spans) + right, None)]
 
-        def cells(texts: list[str], styles: list[str | None], kind: str) -> list[tuple[str, str | None]]:
+        def cells(texts: list[str], text_lens: list[int], styles: list[str | None],
+                  kind: str) -> list[tuple[str, str | None]]:
             left, mid, right = box[kind]
             out: list[tuple[str, str | None]] = [(left, None)] if left else []
             for i, (text, width, column, (pad_left, pad_right)) in enumerate(zip(texts, widths, self.columns, pads)):
-                fill = " " * (width - cell_len(text))
+                fill = " " * (width - text_lens[i])
                 if column.justify == "right":
                     out += [(pad_left + fill, None), (text, styles[i])]
                 else:
@@ -114,11 +117,13 @@ class Grid:
         if (top := line("top")) is not None:
             yield top
         for k in range(height):
-            yield cells([h[k] for h in headers], [HEADER_STYLE] * len(widths), "head")
+            yield cells([h[k] for h in headers], [hl[k] for hl in head_lens], [HEADER_STYLE] * len(widths), "head")
         if (rule := line("rule")) is not None:
             yield rule
-        for n, r in enumerate(self.rows):
-            yield cells(r, [self.styles.get((n, i)) for i in range(len(widths))], "row")
+        styles = self.styles
+        for n, (r, row_lens) in enumerate(zip(self.rows, lens)):
+            yield cells(r, row_lens, [styles.get((n, i)) for i in range(len(widths))] if styles else [None] * len(widths),
+                        "row")
         if (bottom := line("bottom")) is not None:
             yield bottom
 
