@@ -172,7 +172,8 @@ def test_a_well_formed_entry_of_the_wrong_shape_is_ignored_and_replaced(tmp_path
     forged = {
         "another run's entry": entry_a.read_bytes(),
         "a string": plain_data.encoded("FORGED RESULT", key_b, str),
-        "a tuple of strings": plain_data.encoded(("FORGED", ("FORGED",), "FORGED"), key_b, tuple[str, tuple[str, ...], str]),
+        "a tuple of strings": plain_data.encoded(("FORGED", ("FORGED",), "FORGED"), key_b,
+                                                 tuple[str, tuple[str, ...], str]),
         "notes that are not text": plain_data.encoded((None, (1, 2), None), key_b, tuple[None, tuple[int, ...], None]),
     }
     for what, data in forged.items():

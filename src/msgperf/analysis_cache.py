@@ -15,8 +15,9 @@ An entry holds the loaded run and its ``RunResult`` as plain data (plain_data.py
 decoded against those types, a JSON header and raw number arrays in an ``.npz`` read without
 pickle), so an entry cannot run code whoever wrote it.
 It is used only when it is a regular file owned by this user in a directory of this user's that
-no one else may write (made with mode 0700), and when it decodes, for this very key, into a (Run, notes, RunResult); anything else is ignored and replaced. Entries are written to a
-temporary file and renamed; a write that fails (full disk, file-size limit) removes its
+no one else may write (made with mode 0700), and when it decodes, for this very key, into a
+(Run, notes, RunResult); anything else is ignored and replaced. A run whose samples wait on disk
+is not kept. Entries are written to a temporary file and renamed; a write that fails (full disk, file-size limit) removes its
 temporary, and temporaries older than ``STALE_TMP_S`` (a killed writer's) are removed at the
 next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
 Entries live in ``cache_dir("analysis")`` (cache_dir.py: ``$MSGPERF_CACHE/analysis`` or

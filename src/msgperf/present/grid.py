@@ -122,8 +122,8 @@ class Grid:
             yield rule
         styles = self.styles
         for n, (r, row_lens) in enumerate(zip(self.rows, lens)):
-            yield cells(r, row_lens, [styles.get((n, i)) for i in range(len(widths))] if styles else [None] * len(widths),
-                        "row")
+            row_styles = [styles.get((n, i)) for i in range(len(widths))] if styles else [None] * len(widths)
+            yield cells(r, row_lens, row_styles, "row")
         if (bottom := line("bottom")) is not None:
             yield bottom
 

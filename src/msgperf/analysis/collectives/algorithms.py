@@ -278,7 +278,8 @@ def _allgather_ring(p, n):
 def _rsb_halving(p, n):
     # the last halving combines into the rank's own block, the result, which is never sent
     halves = _halves(p, n * p, True)
-    return _fold(p, n * p, True)[:1] + halves[:-1] + tuple(msgspec.structs.replace(s, into_sent=False) for s in halves[-1:])
+    return (_fold(p, n * p, True)[:1] + halves[:-1]
+            + tuple(msgspec.structs.replace(s, into_sent=False) for s in halves[-1:]))
 
 
 def _rsb_pairwise(p, n):

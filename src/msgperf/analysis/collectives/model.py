@@ -96,7 +96,8 @@ class PointToPoint(Value):
         Fortran's MPI_DOUBLE_PRECISION: reduce-local's double variant); else unchanged, γ of bytes."""
         if datatype in DOUBLE_TYPES and self.reduce_local_double is not None:
             # sendrecv-reduce sums bytes: a step of doubles is its parts, exchange + γ of doubles
-            return msgspec.structs.replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE", exchange_combine=None)
+            return msgspec.structs.replace(self, reduce_local=self.reduce_local_double, gamma_type="MPI_DOUBLE",
+                                           exchange_combine=None)
         return self
 
     @property
