@@ -306,7 +306,16 @@ def advice_dict(p: CombiningPrediction, series: SeriesResult, run: str = "", mis
 def plain(value: Any) -> Any:
     """A tree of Structs (or dataclasses), dicts, lists and tuples as JSON values: every real number by
     ``number`` (numpy's too), integers as integers, tuples as lists."""
-    if value is None or isinstance(value, (bool, str)):
+    kind = type(value)  # the builtin types first, by identity: a --json output holds ~10^5 values
+    if value is None or kind is str or kind is bool or kind is int:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {str(k): plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [plain(v) for v in value]
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
         return int(value)
@@ -327,8 +336,14 @@ def plain(value: Any) -> Any:
 
 def dumps(value: Any, indent: int = 1) -> str:
     """The text of a ``--json`` output: ``value`` through ``plain`` (the one NaN -> null rule),
-    never a NaN or Infinity token."""
-    return json.dumps(plain(value), indent=indent, allow_nan=False)
+    never a NaN or Infinity token. Written by msgspec (UTF-8, each float the shortest text that
+    reads back to it): the standard library's indenting encoder is pure Python, 0.16 s of a
+    1.7 MB ``show --json`` against 0.01 s."""
+    tree = plain(value)
+    try:
+        return msgspec.json.format(msgspec.json.encode(tree), indent=indent).decode()
+    except (TypeError, OverflowError):  # an integer beyond 64 bits; a value of no JSON type: json says which
+        return json.dumps(tree, indent=indent, allow_nan=False)
 
 
 def collective_advice_dict(advice: Any) -> dict[str, Any]:
