@@ -58,7 +58,7 @@ def with_catalog(run):
     """The run as format 2 writes it: the run record carries its patterns' catalog entries."""
     known = {p.name: p for p in committed_catalog(2)}
     info = msgspec.structs.replace(run.info, format_version=2,
-                               catalog=tuple(known[p] for p in run.info.plan.patterns if p in known))
+                                   catalog=tuple(known[p] for p in run.info.plan.patterns if p in known))
     return msgspec.structs.replace(run, info=info)
 
 

@@ -22,13 +22,13 @@ SIZES = (0,) + tuple(1 << i for i in range(27))  # 0 B and every power of two to
 Curve = Callable[[float], float]
 
 
-
 def replace(obj, **changes):
     """A copy of ``obj`` with ``changes``: msgperf's values are msgspec Structs, a few classes
     (Measurement, SampleSet: samples behind a property) dataclasses."""
     if isinstance(obj, msgspec.Struct):
         return msgspec.structs.replace(obj, **changes)
     return dataclasses.replace(obj, **changes)
+
 
 def line(alpha: float, beta: float) -> Curve:
     return lambda b: alpha + beta * b

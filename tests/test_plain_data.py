@@ -187,3 +187,26 @@ def test_a_run_with_collectives_comes_back_equal():
     data = encoded(value)
     back = decode(data)
     assert encoded(back) == data and back[2].collectives == value[2].collectives
+
+
+def test_a_value_its_type_hint_does_not_describe_is_not_kept():
+    """An int in a field typed float would come back a float (a warm output unlike the cold one):
+    the entry is not written. A value that fits its hints is."""
+
+    class Loose(msgspec.Struct, array_like=True):
+        x: float
+
+    with pytest.raises(plain_data.Unkeepable, match="does not come back the same"):
+        encoded(Loose(1), kind=Loose)
+    assert decode(encoded(Loose(1.0), kind=Loose), kind=Loose) == Loose(1.0)
+
+
+def test_an_extension_in_an_untyped_field_and_a_type_msgspec_cannot_read_are_refused():
+    with pytest.raises(plain_data.EntryError, match="extension"):
+        decode(entry({**GOOD, "tree": {"a": msgspec.msgpack.Ext(5, b"x")}}), kind=dict)
+
+    class Unreadable(msgspec.Struct):
+        x: "NoSuchType"  # noqa: F821 - the point: a hint msgspec cannot resolve
+
+    with pytest.raises(plain_data.EntryError, match="cannot decode"):
+        decode(entry({**GOOD, "tree": [1]}), kind=Unreadable)

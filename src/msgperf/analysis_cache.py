@@ -17,9 +17,9 @@ pickle), so an entry cannot run code whoever wrote it.
 It is used only when it is a regular file owned by this user in a directory of this user's that
 no one else may write (made with mode 0700), and when it decodes, for this very key, into a
 (Run, notes, RunResult); anything else is ignored and replaced. A run whose samples wait on disk
-is not kept. Entries are written to a temporary file and renamed; a write that fails (full disk, file-size limit) removes its
-temporary, and temporaries older than ``STALE_TMP_S`` (a killed writer's) are removed at the
-next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
+is not kept. Entries are written to a temporary file and renamed; a write that fails (full disk,
+file-size limit) removes its temporary, and temporaries older than ``STALE_TMP_S`` (a killed
+writer's) are removed at the next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
 Entries live in ``cache_dir("analysis")`` (cache_dir.py: ``$MSGPERF_CACHE/analysis`` or
 ``$XDG_CACHE_HOME/msgperf/analysis``); ``MSGPERF_NO_CACHE=1`` turns the cache off. A write also
 removes the older output-replay cache's directory when it is found (cache_dir.py). Only the
@@ -165,7 +165,7 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
     if source_key is None or not enabled():
         return
     if any(m.spilled for m in value[0].measurements):
-        return  # a large run whose samples wait on disk: kept, they would be read into memory
+        return  # a large run whose samples wait on disk: writing them would read them all into memory
     from msgperf import plain_data  # noqa: PLC0415
 
     remove_old_output_cache()

@@ -14,13 +14,15 @@ The tree is decoded by msgspec against the declared type of the value (for the c
 declare, so nothing but those classes and scalars can come out of an entry, and a missing or extra
 field, a value of another type, an unknown dtype or an array outside its data refuses the entry
 (``EntryError``). A numpy scalar is kept as the Python number it holds, and a value read back is
-equal to the one written where the type hints are true (tests/test_plain_data.py writes it again
-and compares the bytes), not identical: two references to one object come back as two equal
-objects.
+equal to the one written (``encode`` writes it again and compares the bytes), not identical: two
+references to one object come back as two equal objects. Limits of the check: a field typed
+``Any`` (a record's ``extra`` mapping) takes any MessagePack value but an extension, so bytes or
+a timestamp there reach the reader; the two dataclasses (``Measurement``, ``SampleSet``) are maps,
+whose keys beyond the fields are ignored and whose missing fields take their defaults.
 
 msgspec is used rather than a hand-written reader: it checks every field against its type while
 it reads, and reads several times faster than the tree of tagged lists of version 2, which was
-built in Python (bench/RESULTS.md, "Re-reading").
+built in Python (bench/RESULTS.md §33).
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class EntryError(ValueError):
 
 
 class Unkeepable(TypeError):
-    """A value this format does not hold (an object of no declared type, samples waiting on disk)."""
+    """A value this format does not hold (an object of no declared type), or one that would not
+    come back the same (a type hint that does not describe its value)."""
 
 
 class _Arrays:
@@ -65,9 +68,7 @@ class _Arrays:
             if x.dtype.kind not in "biuf":
                 raise Unkeepable(f"a numpy scalar of dtype {x.dtype}")
             return x.item()
-        spilled = getattr(x, "spilled", None)
-        raise Unkeepable("samples kept in a temporary file" if spilled else
-                         f"a {type(x).__module__}.{type(x).__qualname__}, which the format does not hold")
+        raise Unkeepable(f"a {type(x).__module__}.{type(x).__qualname__}, which the format does not hold")
 
     def array(self, a: np.ndarray) -> list[Any]:
         node = self.given.get(id(a))
@@ -91,8 +92,11 @@ def _json(value: Any) -> np.ndarray:
 
 def encode(value: Any, key: str, kind: Any, out: BinaryIO) -> None:
     """Write ``value`` (of type ``kind``) as an entry for ``key`` to ``out``; raises ``Unkeepable``
-    for what the format cannot hold or the reader would refuse (the entry is read back first, so
-    that none is written only to be refused and rewritten at every reading)."""
+    for what the format cannot hold, what the reader would refuse, and what would not come back the
+    same: the entry is read back and written again first, and must give the same bytes (msgspec
+    turns an int in a ``float`` field into a float, a list in a ``tuple`` field into a tuple, so a
+    type hint that lies would make a warm output differ from a cold one). The check costs one more
+    reading and writing of the tree, only when an entry is written."""
     arrays = _Arrays()
     try:
         tree = msgspec.msgpack.encode(value, enc_hook=arrays.hook)
@@ -102,9 +106,11 @@ def encode(value: Any, key: str, kind: Any, out: BinaryIO) -> None:
         raise Unkeepable(str(exc)[:200]) from None
     data = {dtype: np.concatenate(parts) for dtype, parts in arrays.parts.items()}
     try:
-        _decode(tree, data, kind)
+        again = msgspec.msgpack.encode(_decode(tree, data, kind), enc_hook=_Arrays().hook)
     except EntryError as exc:
         raise Unkeepable(f"a value its declared type does not describe ({exc})") from None
+    if again != tree:
+        raise Unkeepable("a value that does not come back the same (a type hint that does not describe it)")
     np.savez(out, header=_json({"format": FORMAT, "version": VERSION, "key": key}),
              tree=np.frombuffer(tree, dtype=np.uint8), **data)
 
@@ -134,13 +140,21 @@ def _array_hook(arrays: dict[str, np.ndarray]) -> Callable[[type, Any], Any]:
     return hook
 
 
+def _no_extension(code: int, data: memoryview) -> Any:
+    raise EntryError(f"a MessagePack extension (type {code})")
+
+
 def _decode(tree: bytes, arrays: dict[str, np.ndarray], kind: Any) -> Any:
     collecting = gc.isenabled()
     gc.disable()  # ~45,000 new objects, none in a cycle: the collector's passes over them cost a third
     try:
         # a decoder per entry (its hook reads this entry's arrays): msgspec analyses a type once,
         # so only the first costs (~15 ms for a RunResult), the others microseconds
-        return msgspec.msgpack.Decoder(kind, dec_hook=_array_hook(arrays)).decode(tree)
+        decoder = msgspec.msgpack.Decoder(kind, dec_hook=_array_hook(arrays), ext_hook=_no_extension)
+    except (TypeError, NameError) as exc:  # a type hint msgspec cannot read: never cached, never a traceback
+        raise EntryError(f"a type msgspec cannot decode ({str(exc)[:120]})") from None
+    try:
+        return decoder.decode(tree)
     except msgspec.ValidationError as exc:  # a value its field's type refuses, a missing field, a bad array
         cause = exc.__cause__ or exc.__context__
         raise EntryError(str(cause if isinstance(cause, EntryError) else exc)[:200]) from None

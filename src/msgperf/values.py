@@ -9,9 +9,11 @@ A msgspec ``Struct`` rather than a frozen dataclass, for two costs a re-read pay
   each as the list of its field values (``array_like``), refusing a value past its fields.
 
 Instances are immutable (``frozen``) and compared field by field; ``msgspec.structs.replace`` makes
-a changed copy. Two classes stay dataclasses because a field is read through a property (samples
-that may wait on disk: ``records.format.Measurement``, ``analysis.samples.inputs.SampleSet``), and
-mutable builders (``present.grid.Grid``...) stay plain dataclasses.
+a changed copy. Four immutable classes stay frozen dataclasses: ``records.format.Measurement`` and
+``analysis.samples.inputs.SampleSet`` (a field read through a property: samples that may wait on
+disk), ``launch.resume.ResumeState`` (a field left out of comparisons) and
+``launch.request.MeasureRequest`` (its ``__post_init__`` sets a field); mutable builders
+(``present.grid.Grid``...) are plain dataclasses.
 """
 
 from __future__ import annotations

@@ -48,3 +48,16 @@ def test_advise_json_carries_the_buffering_the_analysis_made(result):
     assert out["copy_bandwidth_from"] == b.copy_from and out["model_conditions"] is None
     given = result.advise(8, 1024, copy_bandwidth=5e9).buffering
     assert given.copy_bandwidth_bytes_per_s == 5e9 and given.copy_from == "--copy-bandwidth"
+
+
+def test_json_text_is_ascii_with_json_escapes_and_reads_back_the_same():
+    import json
+
+    from msgperf.present.json_view import dumps
+
+    value = {"unit": "µs × — ≤ 😀", "figures": [1.5e-06, float("nan"), 2**70, None], "lone": "a \udc80"}
+    text = dumps(value)
+    assert text.isascii() and "\\u00b5s \\u00d7" in text and "\\ud83d\\ude00" in text
+    assert json.loads(text) == {**value, "figures": [1.5e-06, None, 2**70, None]}
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        dumps({"a": {1, 2}})  # as json.dumps: a set is no JSON value

@@ -2,7 +2,7 @@
 
 The notebook entry points: ``analyze_series(run)`` for a run file's ``Run``, ``analyze_pairs(bytes,
 seconds)`` for plain pairs, ``analyze_sets`` for ``SampleSet``s; each returns a ``SeriesAnalysis``
-of frozen dataclasses. ``predict_combining`` and ``estimate_buffering`` answer the what-ifs
+of immutable ``Value``s (values.py). ``predict_combining`` and ``estimate_buffering`` answer the what-ifs
 of Lawlor's lecture and Saphir 1994. Methods and references: docs/statistics.md.
 """
 

@@ -240,7 +240,7 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
         return s
     none = Figure(None, why_not=why)
     return msgspec.structs.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
-                               step=Step(s.step.below, s.step.above, none, None), best_why_not=why)
+                                   step=Step(s.step.below, s.step.above, none, None), best_why_not=why)
 
 
 def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:

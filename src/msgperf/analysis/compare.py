@@ -248,7 +248,7 @@ def _terms_at(floor: NoiseFloor, n: int, sides: int, own_df: int, tag: str = ""
     those launches would give (the compared runs' own launches replaced by n each)."""
     df = floor.df_within - own_df + sides * (n - 1)
     return tuple(msgspec.structs.replace(t, source=tag + t.source,
-                                     df=df if t.source == "launches" else t.df)
+                                         df=df if t.source == "launches" else t.df)
                  for t in floor.terms(n) * sides)
 
 

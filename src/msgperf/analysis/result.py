@@ -442,7 +442,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     elif collectives is not None:  # one launch's names are pointers
         collectives = confirm(collectives, {})
     return msgspec.structs.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
-                               refined_only=_refined_only(run, series, answer), collectives=collectives)
+                                   refined_only=_refined_only(run, series, answer), collectives=collectives)
 
 
 def _launch_collectives(run: Any, launch: int, tolerance: float, confidence: float, fitting: tuple,

@@ -143,7 +143,7 @@ def answer_plan(plan: Plan, sizes: tuple[int, ...], budget_s: float = budgets.AN
     sizes and taking at least the floor of samples a median's interval needs (not the sweep's
     minimum: 20 samples of 64 MiB took a second a launch on the 2-core VM)."""
     return msgspec.structs.replace(plan, patterns=(ANSWER_PATTERN,), sizes=sizes, total_time_s=budget_s,
-                               min_samples=min(plan.min_samples, budgets.FLOOR_SAMPLES))
+                                   min_samples=min(plan.min_samples, budgets.FLOOR_SAMPLES))
 
 
 class SweepSize(Value):
@@ -338,7 +338,7 @@ class MeasureSession:
                                                                placement, kind))
         expected = expected_records(launch_plan, start.sizes, placement, self.catalog)
         start = msgspec.structs.replace(start, expected_records=len(expected), budget_s=launch_plan.total_time_s or 0.0,
-                                    deadline_s=self.deadline)
+                                        deadline_s=self.deadline)
         follow = Follower(index, self._record_of_the_sweep if self.sweeping else self.on_record)
         env = launcher.environment(self.plan.nranks)
         before = snapshot()

@@ -85,9 +85,10 @@ class Grid:
         headers = [c.header.split("\n") for c in self.columns]
         height = max((len(h) for h in headers), default=1)
         headers = [[""] * (height - len(h)) + h for h in headers]  # bottom-aligned
-        # each cell measured once (its width, then its fill); ASCII text is as wide as it is long
-        lens = [[len(x) if x.isascii() else cell_len(x) for x in r] for r in self.rows]
-        head_lens = [[len(x) if x.isascii() else cell_len(x) for x in h] for h in headers]
+        # each cell measured once (its width, then its fill); printable ASCII is as wide as it is long
+        # (a control character is not: rich counts it 0 cells)
+        lens = [[len(x) if x.isascii() and x.isprintable() else cell_len(x) for x in r] for r in self.rows]
+        head_lens = [[len(x) if x.isascii() and x.isprintable() else cell_len(x) for x in h] for h in headers]
         widths = [max(hl + [r[i] for r in lens]) for i, hl in enumerate(head_lens)]
         last = len(widths) - 1
         pads = [(" " * (0 if i == 0 and not self.pad_edge else self.padding[0]),

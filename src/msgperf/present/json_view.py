@@ -12,6 +12,7 @@ import dataclasses
 import json
 import math
 import numbers
+import re
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -331,19 +332,34 @@ def plain(value: Any) -> Any:
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    return value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")  # json's words
 
 
 def dumps(value: Any, indent: int = 1) -> str:
     """The text of a ``--json`` output: ``value`` through ``plain`` (the one NaN -> null rule),
-    never a NaN or Infinity token. Written by msgspec (UTF-8, each float the shortest text that
-    reads back to it): the standard library's indenting encoder is pure Python, 0.16 s of a
-    1.7 MB ``show --json`` against 0.01 s."""
+    never a NaN or Infinity token, ASCII only (any other character as a JSON ``\\u`` escape, as
+    the standard library writes it: a terminal or file that is not UTF-8 reads it too). Written by
+    msgspec, each float the shortest text that reads back to it: the standard library's indenting
+    encoder is pure Python, 0.16 s of a 1.7 MB ``show --json`` against 0.01 s. A string msgspec
+    cannot write (a lone surrogate from a file) goes through ``json`` instead."""
     tree = plain(value)
     try:
-        return msgspec.json.format(msgspec.json.encode(tree), indent=indent).decode()
-    except (TypeError, OverflowError):  # an integer beyond 64 bits; a value of no JSON type: json says which
+        text = msgspec.json.format(msgspec.json.encode(tree), indent=indent).decode()
+    except (TypeError, ValueError):
         return json.dumps(tree, indent=indent, allow_nan=False)
+    return text if text.isascii() else _NON_ASCII.sub(_escaped, text)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _escaped(match: re.Match) -> str:
+    """A character as JSON writes it in ASCII: ``\\uXXXX``, or a surrogate pair above U+FFFF."""
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
 
 
 def collective_advice_dict(advice: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The terminal summary of an application's profile (``msgperf profile``): one row per rank,
 then the back-to-back sequences with the most messages. Renders only: every figure is a field
-or a property of the ``Profile`` dataclasses (records/profile_format.py), of the accounting
+or a property of the ``Profile`` records (records/profile_format.py), of the accounting
 (``ProfileAccounting``) or, for several runs of one program, of ``ProfileRuns``
 (analysis/advice/profile_runs.py)."""
 

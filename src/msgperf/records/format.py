@@ -15,7 +15,8 @@ A run file is JSON Lines (docs/record-format.md). Its records, in order:
   cores, its load before and after, CPU steal and other work over the launch, and the progress
   settings msgperf chose (``Launch.host``).
 
-This module turns already-decoded JSON objects into frozen dataclasses and back; reading
+This module turns already-decoded JSON objects into immutable records (``Value``s; ``Measurement`` a
+frozen dataclass) and back; reading
 bytes from disk is ``records.read``'s job.
 """
 

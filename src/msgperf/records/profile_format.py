@@ -4,7 +4,7 @@ A profile file (docs/profile.md) is JSON Lines written by msgperf's PMPI profile
 (``kernels/profiler``): one ``profile`` record (the header: program, MPI, ranks, hosts,
 times, the sequence rule), then one ``rank`` record per rank: its messages per (peer,
 direction, call kind) with their sizes, the time it spent inside MPI, and its back-to-back
-sequences. This module turns decoded JSON objects into frozen dataclasses and back; reading
+sequences. This module turns decoded JSON objects into immutable ``Value``s (values.py) and back; reading
 the file is ``profile_read``'s job.
 
 What later advice needs, and where it is:

@@ -52,6 +52,6 @@ def merge_rank_files(paths: list[Path], name: str) -> Profile:
             ranks[rank.rank] = rank
     hosts = tuple(ranks[r].host if r in ranks else "" for r in range(first.nranks))
     info = msgspec.structs.replace(first, hosts=hosts, complete=False,
-                               start_time=min(p.info.start_time for p in profiles),
-                               end_time=max(p.info.end_time for p in profiles))
+                                   start_time=min(p.info.start_time for p in profiles),
+                                   end_time=max(p.info.end_time for p in profiles))
     return Profile(info=info, ranks=tuple(ranks[r] for r in sorted(ranks)), path=name)

@@ -78,7 +78,7 @@ def decode_launch_rows(record: str, end_record: str | None, where: str,
         if not isinstance(end.get("end_time"), str) or not isinstance(cpus, list):
             raise StoreError(f"{where}: stored launch_end is corrupt")
         launch = msgspec.structs.replace(launch, end_time=end["end_time"],
-                                     end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
+                                         end_cpus=tuple(int(c) for c in cpus if isinstance(c, int)))
     if abort_record is not None:
         reason = _loads(abort_record, where).get("reason")
         if not isinstance(reason, str):

@@ -114,7 +114,7 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
         fits.append(msgspec.structs.replace(f, sizes=sizes, ranges=size_ranges(sizes),
-                                        unmodelled=f.unmodelled if _points_to_none(sizes) else ""))
+                                            unmodelled=f.unmodelled if _points_to_none(sizes) else ""))
     return msgspec.structs.replace(collectives, fits=tuple(fits))
 
 

@@ -37,7 +37,6 @@ every algorithm (what the collectives table prints), over the finite ratios.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Mapping, Sequence
 
@@ -106,7 +105,7 @@ class SizeRange(Value):
     ratio: float | None  # median predicted / measured of the named algorithm (of the closest candidate
     # for "cannot tell"; None for "none of these")
     # median predicted / measured of every algorithm over the range, by its key (None: no finite ratio)
-    ratios: dict[str, float | None] = dataclasses.field(default_factory=dict)
+    ratios: dict[str, float | None] = msgspec.field(default_factory=dict)
     evidence: str = ""  # the algorithm the range's times alone point to, where a name is withheld ("": none)
 
 
@@ -159,8 +158,8 @@ def withhold(v: SizeVerdict, reason: str) -> SizeVerdict:
     if v.verdict in (CANNOT_TELL, NONE):
         return v
     return msgspec.structs.replace(v, verdict=CANNOT_TELL, evidence=v.verdict,
-                               why=f"{reason}: a slower time may be interference, not a slower algorithm "
-                                   f"(the times alone point to {v.verdict}: {v.why})")
+                                   why=f"{reason}: a slower time may be interference, not a slower algorithm "
+                                       f"(the times alone point to {v.verdict}: {v.why})")
 
 
 def apart(v: SizeVerdict) -> bool:
@@ -259,7 +258,7 @@ def pointer_only(v: SizeVerdict, why_no_name: str) -> SizeVerdict:
         why = (f"no name: {why_no_name}; " if why_no_name else "") + \
             f"the times alone: {v.verdict if v.verdict != CANNOT_TELL else 'cannot tell'} ({v.why})"
     return msgspec.structs.replace(v, verdict=CANNOT_TELL, candidates=tuple(p.algorithm for p in v.predictions),
-                               evidence=pointed, why=why)
+                                   evidence=pointed, why=why)
 
 
 def size_ranges(verdicts: Sequence[SizeVerdict]) -> tuple[SizeRange, ...]:

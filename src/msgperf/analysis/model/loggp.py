@@ -43,7 +43,7 @@ gap of back-to-back messages gives G). The criterion is the root mean square of 
 of log time, sqrt(mean(ln(measured/predicted)²)): a relative error that weighs a 1 B point as
 much as a 64 MiB one. The lower wins; within 0.005 (half a per cent) it is a tie.
 
-Pure: numpy only, frozen dataclasses, no I/O.
+Pure: numpy only, immutable ``Value``s, no I/O.
 """
 
 from __future__ import annotations

@@ -281,9 +281,9 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
     return msgspec.structs.replace(result, variant=variant, caveats=result.caveats + extra,
-                               flows=int(getattr(chosen[0], "flows", 1)),
-                               metric=str(getattr(chosen[0], "metric", "one_way")),
-                               placement=placement or "")
+                                   flows=int(getattr(chosen[0], "flows", 1)),
+                                   metric=str(getattr(chosen[0], "metric", "one_way")),
+                                   placement=placement or "")
 
 
 def _per_message_later(m: Any) -> Callable[[], np.ndarray]:

@@ -77,7 +77,7 @@ def buffering_of(size: int, unbuffered_s: float, characteristics: Any,
         network, network_from = characteristics.peak_bandwidth_bytes_per_s, (
             "the peak measured bandwidth (the sweep did not reach bandwidth-bound sizes)")
     return msgspec.structs.replace(estimate_buffering(copy_bandwidth, network, size, unbuffered_s),
-                               copy_from=copy_from, network_from=network_from)
+                                   copy_from=copy_from, network_from=network_from)
 
 
 # ---- what a run measured: copy speed, and the buffered path against Saphir's relation --------
