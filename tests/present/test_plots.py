@@ -1,20 +1,26 @@
-"""Plots are real images of the expected size with the expected series (structure, not pixels)."""
+"""Figures hold the expected series (a ``Chart``'s layers, axes and labels), and both painters draw
+them: SVG (the report, ``plot x.svg``) and matplotlib (PNG, PDF) at the expected size."""
 
 from __future__ import annotations
 
+import re
 import struct
+import xml.etree.ElementTree as ET
 
 import pytest
 
 from msgperf.analysis import analyze_series
 from msgperf.analysis.result import analyze
-from msgperf.present import plots
+from msgperf.present import plots, svg_chart
+from msgperf.present.chart import Bar, Box, Heatmap, Points, Rule, Span, colour_at, linear_ticks, log_ticks
 from msgperf.writing import output
 from tests.factories import REPORT_SIZES, pingpong_run, rich_run
 
+SVG = "{http://www.w3.org/2000/svg}"
 
-def saved(fig, path):
-    return plots.save_figure(fig, output(path, False, what="a plot"))
+
+def saved(chart, path):
+    return plots.save_figure(chart, output(path, False, what="a plot"))
 
 
 def png_size(path):
@@ -24,72 +30,90 @@ def png_size(path):
     return struct.unpack(">II", data[16:24])
 
 
-def test_time_plot_png_size_and_series(tmp_path):
+def svg_tree(chart):
+    return ET.fromstring(svg_chart.svg(chart).encode("utf-8"))
+
+
+def texts(tree):
+    return [t.text or "" for t in tree.iter(f"{SVG}text")]
+
+
+def of(chart, kind):
+    return [layer for layer in chart.layers if isinstance(layer, kind)]
+
+
+def test_time_plot_series_and_both_painters(tmp_path):
     result = analyze_series(pingpong_run())
-    fig = plots.time_plot(result)
-    ax = fig.axes[0]
+    chart = plots.time_plot(result)
     segments = len(result.sweep.piecewise.segments)
-    assert result.sweep.piecewise.breakpoints, "the synthetic curve has a switch at 16 KiB"
-    # one errorbar data line + one line per segment + one dashed line per breakpoint
-    assert len(ax.get_lines()) >= 1 + segments + len(result.sweep.piecewise.breakpoints)
-    assert len(ax.patches) == len(result.sweep.piecewise.breakpoints)  # the interval spans
-    path = saved(fig, tmp_path / "t.png")
-    assert png_size(path) == (800, 500)
+    breakpoints = result.sweep.piecewise.breakpoints
+    assert breakpoints, "the synthetic curve has a switch at 16 KiB"
+    medians = of(chart, Points)[0]
+    assert medians.y == tuple(p.time_s for p in result.sweep.points) and len(medians.low) == len(medians.y)
+    assert sum(1 for p in of(chart, Points) if p.line == "-") == segments
+    assert len(of(chart, Span)) == len(of(chart, Rule)) == len(breakpoints)  # interval and most likely gap
+    assert chart.y.scale == "log" and chart.y.low < min(medians.low) and chart.y.high > max(medians.high)
+    assert png_size(saved(chart, tmp_path / "t.png")) == (800, 500)
+    tree = ET.parse(saved(chart, tmp_path / "t.svg")).getroot()
+    assert (tree.get("width"), tree.get("height")) == ("800", "500")
+    shown = texts(tree)
+    assert chart.title in shown and "0 B" in shown and "piecewise model α + β·b" in shown
+    assert all(label in shown for _, label in chart.y.ticks)
 
 
 def test_bandwidth_plot_marks_asymptote_n_half_and_bound(tmp_path):
     result = analyze_series(pingpong_run())
-    fig = plots.bandwidth_plot(result, upper_bound=2e10)
-    labels = [l.get_label() for l in fig.axes[0].get_lines()]
+    chart = plots.bandwidth_plot(result, upper_bound=2e10)
+    labels = [getattr(layer, "label", "") for layer in chart.layers]
     assert any("asymptotic" in l for l in labels)
     assert any("n½" in l for l in labels)
     assert any("memcpy" in l for l in labels)
-    assert "10^9 B/s" in fig.axes[0].get_ylabel() or "10^6 B/s" in fig.axes[0].get_ylabel()
-    assert png_size(saved(fig, tmp_path / "b.png")) == (800, 500)
+    assert "10^9 B/s" in chart.y.label or "10^6 B/s" in chart.y.label
+    assert png_size(saved(chart, tmp_path / "b.png")) == (800, 500)
 
 
 def test_variability_plot_has_boxes_errorbars_min_max_outliers(tmp_path):
-    run = pingpong_run()
-    result = analyze_series(run)
-    fig = plots.variability_plot(result)
-    ax = fig.axes[0]
-    labels = [l.get_label() for l in ax.get_lines()]
+    result = analyze_series(pingpong_run())
+    chart = plots.variability_plot(result)
+    labels = [getattr(layer, "label", "") for layer in chart.layers]
     assert {"min", "max"} <= set(labels)
     assert any("outliers" in l for l in labels)
-    assert len(ax.patches) == len(REPORT_SIZES)  # one box per size
-    assert png_size(saved(fig, tmp_path / "v.png")) == (900, 500)
+    boxes = of(chart, Box)
+    assert len(boxes) == len(REPORT_SIZES)  # one box per size
+    assert all(b.p5 <= b.p25 <= b.median <= b.p75 <= b.p95 for b in boxes)
+    assert png_size(saved(chart, tmp_path / "v.png")) == (900, 500)
 
 
-def test_launch_overlay_one_line_per_launch(tmp_path):
-    result = analyze_series(pingpong_run(launches=3))
-    fig = plots.launches_plot(result)
-    launch_lines = [l for l in fig.axes[0].get_lines() if l.get_label().startswith("launch")]
-    assert len(launch_lines) == 3
+def test_launch_overlay_one_line_per_launch():
+    chart = plots.launches_plot(analyze_series(pingpong_run(launches=3)))
+    assert len([p for p in of(chart, Points) if p.label.startswith("launch")]) == 3
+    assert chart.y.low < 1.0 < chart.y.high  # the consensus line is inside
 
 
 def test_contention_and_matrix(tmp_path):
     result = analyze(rich_run())
-    fig = plots.contention_plot(result.contention)
-    assert len(fig.axes[0].get_lines()) == 3  # one per size
+    chart = plots.contention_plot(result.contention)
+    assert len(of(chart, Points)) == 3  # one per size
     grid = next(g for g in result.matrices if g.bytes == 65536)
     assert grid.hosts == {0: "node0", 1: "node0", 2: "node1", 3: "node1"}
-    fig = plots.matrix_plot(grid)
-    ax = fig.axes[0]
-    assert len(ax.images) == 1 and ax.images[0].get_array().shape == (4, 4)
-    assert len(ax.get_lines()) == 2  # one host boundary, horizontal and vertical
-    assert png_size(saved(fig, tmp_path / "m.png")) == (650, 550)
+    chart = plots.matrix_plot(grid)
+    (heat,) = of(chart, Heatmap)
+    assert len(heat.values) == 4 and all(len(row) == 4 for row in heat.values)
+    assert len(of(chart, Rule)) == 2  # one host boundary, horizontal and vertical
+    assert heat.low < heat.high and chart.y.inverted
+    assert png_size(saved(chart, tmp_path / "m.png")) == (650, 550)
+    assert "bandwidth" in " ".join(texts(svg_tree(chart))) or "one-way time" in " ".join(texts(svg_tree(chart)))
 
 
 def test_overlay_one_series_per_run_and_formats(tmp_path):
     results = [(f"run {i}", analyze_series(pingpong_run(seed=i, scale=1 + i / 10))) for i in range(3)]
-    fig = plots.overlay_plot(results)
-    handles, labels = fig.axes[0].get_legend_handles_labels()
-    assert labels == ["run 0", "run 1", "run 2"]
-    svg = saved(fig, tmp_path / "o.svg").read_text()
+    chart = plots.overlay_plot(results)
+    assert [p.label for p in of(chart, Points) if p.label] == ["run 0", "run 1", "run 2"]
+    svg = saved(chart, tmp_path / "o.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert saved(fig, tmp_path / "o.pdf").read_bytes()[:5] == b"%PDF-"
+    assert saved(chart, tmp_path / "o.pdf").read_bytes()[:5] == b"%PDF-"
     with pytest.raises(Exception, match="png"):
-        saved(fig, tmp_path / "o.gif")
+        saved(chart, tmp_path / "o.gif")
 
 
 def test_units_are_human():
@@ -100,47 +124,66 @@ def test_units_are_human():
     assert plots.rate_unit(5e9)[1].startswith("GB/s") and plots.rate_unit(5e8)[1].startswith("MB/s")
 
 
+def test_ticks_are_round_and_inside():
+    assert [t for t, _ in log_ticks(1.5e-6, 30e-6, str)] == pytest.approx([2e-6, 5e-6, 1e-5, 2e-5])
+    assert [t for t, _ in log_ticks(1e-7, 1e-1, str)] == pytest.approx([10.0 ** k for k in range(-7, 0)])  # decades
+    assert [t for t, _ in log_ticks(1.1, 1.5, str)] == pytest.approx([1.1, 1.2, 1.3, 1.4, 1.5])  # too narrow for 1-2-5
+    assert [t for t, _ in linear_ticks(0.83, 1.26, lambda v: f"{v:g}")] == pytest.approx([0.9, 1.0, 1.1, 1.2])
+    assert colour_at(0.0) == "#00224e" and colour_at(1.0) == "#fee838" and colour_at(7.0) == "#fee838"
+
+
 def test_zero_bytes_sit_left_of_the_smallest_size_and_no_size_is_clipped():
     """With 0 B in the sweep the axis spans the sizes measured (no empty linear stretch) and the
     largest size lies inside the axis, not on its edge."""
-    result = analyze_series(pingpong_run())
-    ax = plots.time_plot(result).axes[0]
-    low, high = ax.get_xlim()
+    chart = plots.time_plot(analyze_series(pingpong_run()))
+    low, high = chart.x.low, chart.x.high
     smallest = min(s for s in REPORT_SIZES if s > 0)
     assert low < plots.zero_position(REPORT_SIZES) < smallest and high > max(REPORT_SIZES)
     assert high / max(REPORT_SIZES) < 2 and smallest / low < 4  # half an octave of margin, not 40 % of the width
-    assert ax.get_xticklabels()[0].get_text() == "0 B"
+    assert chart.x.ticks[0] == (plots.zero_position(REPORT_SIZES), "0 B")
+
+
+def test_every_drawn_point_lies_inside_the_plot_area():
+    """The SVG's markers sit where the axes say: inside the plot area, larger sizes to the right,
+    longer times higher up."""
+    chart = plots.time_plot(analyze_series(pingpong_run()))
+    frame = svg_chart._Frame(chart)
+    medians = of(chart, Points)[0]
+    at = [(frame.x(x), frame.y(y)) for x, y in zip(medians.x, medians.y)]
+    assert all(frame.left < x < frame.right and frame.top < y < frame.bottom for x, y in at)
+    assert [x for x, _ in at] == sorted(x for x, _ in at)
+    slowest = max(range(len(medians.y)), key=medians.y.__getitem__)
+    assert at[slowest][1] == min(y for _, y in at)
 
 
 def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
     """A host or MPI name with "$" was parsed as mathtext: "$\\frac{$" raised a ParseSyntaxException
-    when the figure was saved; control characters and very long names are shown escaped and cut."""
-    evil = "$\\frac{a$_x^^\x1b[31m" + "h" * 500
+    when the figure was saved; markup in one must not become SVG elements; control characters and
+    very long names are shown escaped and cut."""
+    evil = "$\\frac{a$_x^^\x1b[31m<script>alert(1)</script>&" + "h" * 500
     result = analyze_series(pingpong_run(host=evil))
-    fig = plots.overlay_plot([(evil, result), ("plain", analyze_series(pingpong_run(seed=1)))], title=evil)
-    assert png_size(saved(fig, tmp_path / "o.png")) == (800, 500)
-    ax = fig.axes[0]
-    title = ax.get_title()
-    assert title.startswith("$\\frac{a$_x^^\\x1b[31m") and title.endswith(f"…(+{len(evil) - 160} chars)")
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    chart = plots.overlay_plot([(evil, result), ("plain", analyze_series(pingpong_run(seed=1)))], title=evil)
+    assert png_size(saved(chart, tmp_path / "o.png")) == (800, 500)
+    assert chart.title.startswith("$\\frac{a$_x^^\\x1b[31m<script>") and chart.title.endswith(f"…(+{len(evil) - 160} chars)")
+    legend = [p.label for p in of(chart, Points) if p.label]
     assert legend[0].startswith("$\\frac{a$_x^^\\x1b") and legend[0].endswith("chars)") and legend[1] == "plain"
-    assert not any(t.get_parse_math() for t in [ax.title, *ax.get_legend().get_texts()])
+    tree = svg_tree(chart)  # parses: nothing broke the markup
+    assert not list(tree.iter(f"{SVG}script"))
+    assert chart.title in texts(tree) and legend[0] in texts(tree)
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", svg_chart.svg(chart))
 
 
 def test_profile_histogram_one_bar_per_bucket_coloured_by_regime(tmp_path):
-    from matplotlib.colors import to_hex
-
     from msgperf.analysis.advice.profile_advice import advise_profile
     from tests.factories import sample_profile
 
     advice = advise_profile(sample_profile(1), analyze(rich_run()))
-    fig = plots.profile_histogram_plot(advice)
-    ax = fig.axes[0]
-    heights = [p.get_height() for p in ax.patches]
-    assert heights == [h.messages for h in advice.histogram] == [18, 6]  # 8 B and 64 B buckets
-    assert {to_hex(p.get_facecolor()) for p in ax.patches} == {plots.REGIME_COLOURS["eager"].lower()}
-    assert [p.get_x() for p in ax.patches] == [8, 64]  # each bar starts at its bucket's low end
-    marks = {line.get_label() for line in ax.get_lines()}
+    chart = plots.profile_histogram_plot(advice)
+    bars = of(chart, Bar)
+    assert [b.height for b in bars] == [h.messages for h in advice.histogram] == [18, 6]  # 8 B and 64 B buckets
+    assert {b.colour for b in bars} == {plots.REGIME_COLOURS["eager"]}
+    assert [b.x for b in bars] == [8, 64]  # each bar starts at its bucket's low end
+    marks = {r.label for r in of(chart, Rule)}
     assert "eager limit 16384 B" in marks and any(m.startswith("n½ = ") for m in marks)
-    path = saved(fig, tmp_path / "h.png")
-    assert png_size(path) == (800, 500)
+    assert chart.y.low < 1 and chart.y.high >= 36
+    assert png_size(saved(chart, tmp_path / "h.png")) == (800, 500)

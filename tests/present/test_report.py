@@ -24,7 +24,7 @@ def test_report_is_self_contained_with_all_sections():
     html = build_report([rich_run()])
     assert not _external_refs(html)
     assert html.count('<img class="plot"') >= 5  # time, bandwidth, variability (x2 series), contention, matrix
-    assert all(src.startswith("data:image/png;base64,")
+    assert all(src.startswith("data:image/svg+xml;base64,")
                for src in re.findall(r'<img class="plot"[^>]*src="([^"]+)"', html))
     for words in ("α latency", "β inverse bandwidth", "n½", "breakpoints", "eager limit", "16 KiB",
                   "copy speed b_c", "effective buffered bandwidth", "hardware floor", "Caveats",

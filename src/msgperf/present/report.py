@@ -1,5 +1,5 @@
 """The self-contained HTML report of one or several runs (``msgperf report``, end of ``msgperf
-run``): summary, plots (inline base64 PNG), tables, caveats with advice, message-combining
+run``): summary, figures (inline SVG, svg_chart.py), tables, caveats with advice, message-combining
 advice, comparisons and the full metadata, in one file with inline CSS and no network access.
 
 Rendering only: every number is a field of the runs' ``RunResult``s (and of the comparisons the
@@ -17,7 +17,6 @@ import base64
 import datetime as _dt
 import math
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -25,38 +24,15 @@ from msgperf import units
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.writing import REPORT_MARK, Output
-from msgperf.present import plots
+from msgperf.present import plots, svg_chart, templating
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
 from msgperf.present.model_text import TERMS, answer_says
 from msgperf.present.compare_table import needed_lines
-from msgperf.present.text import printable
 
-TEMPLATES = Path(__file__).with_name("templates")
-
-
-@lru_cache(maxsize=1)
-def _environment() -> Any:
-    """The Jinja2 environment of the report's templates: autoescape on every template, and every
-    value written shown as text (``printable``: control characters as \\xNN)."""
-    import jinja2  # noqa: PLC0415 - only the report needs it
-    from markupsafe import Markup  # noqa: PLC0415
-
-    def shown(value: Any) -> Any:
-        return printable(value, None) if isinstance(value, str) and not isinstance(value, Markup) else value
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, finalize=shown,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                             auto_reload=False)
-    env.globals["newline"] = Markup("\n")
-    return env
-
-
-def _render(template: str, **values: Any) -> Any:
-    """A template rendered, as markup (safe to place in another template)."""
-    from markupsafe import Markup  # noqa: PLC0415
-
-    return Markup(_environment().get_template(template).render(**values))
+TEMPLATES = templating.TEMPLATES
+_environment = templating.environment
+_render = templating.render
 
 
 def _cell(kind: str, text: Any) -> dict[str, Any]:
@@ -65,8 +41,9 @@ def _cell(kind: str, text: Any) -> dict[str, Any]:
     return {"kind": kind, "text": text}
 
 
-def _figure(fig: Any, alt: str, caption: str) -> dict[str, str]:
-    return {"png": base64.b64encode(plots.figure_png(fig)).decode("ascii"), "alt": alt, "caption": caption}
+def _figure(chart: Any, alt: str, caption: str) -> dict[str, str]:
+    return {"svg": base64.b64encode(svg_chart.svg(chart).encode("utf-8")).decode("ascii"), "alt": alt,
+            "caption": caption}
 
 
 def _ci(pair: Any, unit: str) -> str:

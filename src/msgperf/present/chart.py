@@ -1,0 +1,206 @@
+"""A figure as data: its axes (scale, limits, ticks with their labels) and its layers (points
+with error bars, lines, rules, spans, boxes, bars, a heatmap), each with its colour and legend
+label. ``plots.py`` decides what a figure shows and builds a ``Chart``; ``svg_chart.py`` draws it
+as SVG (the report, ``plot x.svg``) and ``mpl_chart.py`` with matplotlib (``plot x.png``,
+``x.pdf``), so both draw the same ticks, limits and labels: they are decided here, once.
+
+Sizes are in inches of 100 pixels (the figure's DPI); marker sizes and line widths in points as
+matplotlib has them. A value that cannot be drawn (NaN, or not positive on a log axis) breaks a
+line and draws no marker, as in matplotlib.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Union
+
+from msgperf.values import Value
+
+DPI = 100
+
+
+class Axis(Value):
+    label: str
+    scale: str                                  # "log" or "linear"
+    low: float
+    high: float
+    ticks: tuple[tuple[float, str], ...]        # (position, label)
+    rotation: int = 0                           # of the tick labels, degrees
+    inverted: bool = False                      # the low end at the top (a matrix's rows)
+
+
+class Points(Value):
+    """Markers at (x, y), joined by a line where ``line`` is set, with error bars to ``low`` and
+    ``high`` where given."""
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    colour: str
+    marker: str = ""                            # o s D v ^ x X _ or "" (none)
+    size: float = 4.0                           # marker size, points
+    line: str = ""                              # "-", "--", ":", "-." or "" (none)
+    width: float = 1.5                          # line width, points
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
+    alpha: float = 1.0
+    label: str = ""
+
+
+class Rule(Value):
+    """A line across the axes at x (``axis`` "x") or at y (``axis`` "y")."""
+    axis: str
+    at: float
+    colour: str
+    line: str = "-"
+    width: float = 1.0
+    label: str = ""
+
+
+class Span(Value):
+    """A shaded band between two x positions, over the whole height."""
+    low: float
+    high: float
+    colour: str
+    alpha: float = 0.15
+    label: str = ""
+
+
+class Box(Value):
+    """A box plot at x: the box from p25 to p75 with the median, whiskers from p5 to p95."""
+    x: float
+    half_width: float
+    p5: float
+    p25: float
+    median: float
+    p75: float
+    p95: float
+    colour: str
+    face: str
+
+
+class Bar(Value):
+    """A bar from the bottom of the axes up to ``height``, from ``x`` to ``x + width``."""
+    x: float
+    width: float
+    height: float
+    colour: str
+    label: str = ""
+
+
+class Heatmap(Value):
+    """Cell (i, j) at x = j, y = i, coloured by its value on ``COLOUR_MAP`` from ``low`` to
+    ``high``; NaN cells are left blank. ``quantity`` names the colour bar's."""
+    values: tuple[tuple[float, ...], ...]
+    low: float
+    high: float
+    quantity: str
+
+
+Layer = Union[Points, Rule, Span, Box, Bar, Heatmap]
+
+
+class Chart(Value):
+    title: str
+    width: float                                # inches
+    height: float
+    x: Axis
+    y: Axis
+    layers: tuple[Layer, ...]
+
+
+MARGINS = (90.0, 25.0, 40.0, 75.0)   # left, right, top, bottom of the plot area, pixels
+COLOUR_BAR = 95.0                    # more room on the right for a heatmap's colour bar
+TICK_FONT = 12.0                     # pixels
+CHAR_WIDTH = 0.6                     # a character's width, em (the browser lays out text; this sizes room for it)
+
+
+def margins(chart: Chart) -> tuple[float, float, float, float]:
+    """Left, right, top and bottom of the room around the plot area, in pixels: the colour bar's
+    on the right, and below the room long rotated size labels take (both painters use these)."""
+    left, right, top, bottom = MARGINS
+    if any(isinstance(layer, Heatmap) for layer in chart.layers):
+        right += COLOUR_BAR
+    if chart.x.rotation and chart.x.ticks:
+        longest = max(len(label) for _, label in chart.x.ticks)
+        turn = math.radians(chart.x.rotation)
+        bottom = max(bottom, 12 + TICK_FONT * (CHAR_WIDTH * longest * math.sin(turn) + math.cos(turn)) + 28)
+    return left, right, top, bottom
+
+
+# Cividis (Nuñez, Anderton and Renslow 2018, "Optimizing colormaps with consideration for color
+# vision deficiency"), nine stops from matplotlib's table; painters interpolate between them.
+COLOUR_MAP = ("#00224e", "#1a386f", "#434e6c", "#61656f", "#7d7c78", "#9b9476", "#bcae6c", "#dec958",
+              "#fee838")
+
+
+def colour_at(fraction: float) -> str:
+    """The colour map's colour at ``fraction`` of its range (clipped to [0, 1])."""
+    f = min(max(fraction, 0.0), 1.0) * (len(COLOUR_MAP) - 1)
+    i = min(int(f), len(COLOUR_MAP) - 2)
+    a, b = COLOUR_MAP[i], COLOUR_MAP[i + 1]
+    mix = [round(int(a[k:k + 2], 16) + (f - i) * (int(b[k:k + 2], 16) - int(a[k:k + 2], 16))) for k in (1, 3, 5)]
+    return "#" + "".join(f"{c:02x}" for c in mix)
+
+
+def drawable(v: float, scale: str) -> bool:
+    return math.isfinite(v) and (scale != "log" or v > 0)
+
+
+def data_range(values: Iterable[float], scale: str) -> tuple[float, float] | None:
+    """The smallest and largest drawable value, or None when there is none."""
+    kept = [v for v in values if drawable(v, scale)]
+    return (min(kept), max(kept)) if kept else None
+
+
+def padded(low: float, high: float, scale: str, margin: float = 0.05) -> tuple[float, float]:
+    """``low`` and ``high`` widened by ``margin`` of their span each side (in log space on a log
+    axis), as matplotlib's autoscaling does; a single value gets a span of its own."""
+    if scale == "log":
+        a, b = math.log10(low), math.log10(high)
+        span = (b - a) or 0.5
+        return 10 ** (a - margin * span), 10 ** (b + margin * span)
+    span = (high - low) or (abs(low) or 1.0)
+    return low - margin * span, high + margin * span
+
+
+def log_ticks(low: float, high: float, label: Callable[[float], str],
+              subs: tuple[float, ...] = (1.0, 2.0, 5.0)) -> tuple[tuple[float, str], ...]:
+    """Ticks at ``subs`` of every decade within [low, high] (only the decades when that makes
+    more than fifteen); linear ticks when the range holds fewer than two."""
+    for chosen in (subs, (1.0,)):
+        ticks = [s * 10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+                 for s in chosen]
+        ticks = [t for t in ticks if low <= t * (1 + 1e-9) and t <= high * (1 + 1e-9)]
+        if len(ticks) <= 15:
+            break
+    if len(ticks) < 2:
+        return linear_ticks(low, high, label)
+    return tuple((t, label(t)) for t in ticks)
+
+
+def linear_ticks(low: float, high: float, label: Callable[[float], str],
+                 most: int = 8) -> tuple[tuple[float, str], ...]:
+    """Ticks at a round step (1, 2 or 5 times a power of ten) within [low, high], at most ``most``."""
+    span = high - low
+    if not span > 0:
+        return ((low, label(low)),)
+    raw = span / (most - 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
+    first = math.ceil(low / step - 1e-9)
+    ticks = [round((first + i) * step, 12) for i in range(most + 2)]
+    return tuple((t, label(t)) for t in ticks if t <= high + step * 1e-9)
+
+
+def layer_values(layer: Layer, axis: str) -> list[float]:
+    """The values ``layer`` draws along ``axis`` ("x" or "y"): what the axis' limits must hold."""
+    if isinstance(layer, Points):
+        return list(layer.x) if axis == "x" else [*layer.y, *layer.low, *layer.high]
+    if isinstance(layer, Rule):
+        return [layer.at] if layer.axis == axis else []
+    if isinstance(layer, Span):
+        return [layer.low, layer.high] if axis == "x" else []
+    if isinstance(layer, Box):
+        return [layer.x - layer.half_width, layer.x + layer.half_width] if axis == "x" else [layer.p5, layer.p95]
+    if isinstance(layer, Bar):
+        return [layer.x, layer.x + layer.width] if axis == "x" else [layer.height]
+    return []

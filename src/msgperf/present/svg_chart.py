@@ -1,0 +1,293 @@
+"""A ``chart.Chart`` drawn as SVG: the report's figures and ``msgperf plot x.svg``.
+
+Drawn here rather than by matplotlib because a report drew 12 figures at ~0.2 s each (layout,
+font rasterising, PNG encoding: 3 s of a 4.6 s report, bench/RESULTS.md §34), for figures made
+of lines, markers and text that SVG states directly; the browser lays out the text. The geometry
+(path data: numbers only) is computed here and the markup written by templates/chart.svg, with
+autoescaping: every label, which may hold a host or MPI name, is escaped there.
+
+Pixels are the chart's inches × 100; line widths and marker sizes are in points (× 100/72), as
+matplotlib draws them, so the PNG and the SVG of one chart look alike.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator, Sequence
+
+from msgperf.present.chart import (CHAR_WIDTH, DPI, TICK_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span,
+                                   colour_at, drawable, linear_ticks, margins)
+from msgperf.present.templating import environment
+
+PT = DPI / 72.0                      # pixels per point
+DASHES = {"-": "", "--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}  # × line width, matplotlib's
+LABEL_FONT, TITLE_FONT, LEGEND_FONT = 13.0, 15.0, 11.0  # pixels
+
+
+class _Frame:
+    """Data to pixels for one chart's plot area."""
+
+    def __init__(self, chart: Chart) -> None:
+        left, right, top, bottom = margins(chart)
+        self.width, self.height = chart.width * DPI, chart.height * DPI
+        self.left, self.right = left, self.width - right
+        self.top, self.bottom = top, self.height - bottom
+        self.x_axis, self.y_axis = chart.x, chart.y
+
+    @staticmethod
+    def _fraction(axis: Axis, v: float) -> float:
+        if axis.scale == "log":
+            return (math.log10(v) - math.log10(axis.low)) / (math.log10(axis.high) - math.log10(axis.low))
+        return (v - axis.low) / (axis.high - axis.low)
+
+    def x(self, v: float) -> float:
+        return self.left + self._fraction(self.x_axis, v) * (self.right - self.left)
+
+    def y(self, v: float) -> float:
+        f = self._fraction(self.y_axis, v)
+        return self.top + f * (self.bottom - self.top) if self.y_axis.inverted else self.bottom - f * (self.bottom - self.top)
+
+    def drawable(self, x: float, y: float) -> bool:
+        return drawable(x, self.x_axis.scale) and drawable(y, self.y_axis.scale)
+
+
+def _n(v: float) -> str:
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _path(d: str, stroke: str = "none", width: float = 1.0, fill: str = "none", opacity: float = 1.0,
+          dash: Any = "", clip: bool = True) -> dict[str, Any]:
+    pattern = " ".join(_n(d_ * width * PT) for d_ in dash) if dash else ""
+    return {"d": d, "stroke": stroke, "width": _n(width * PT), "fill": fill, "opacity": _n(opacity), "dash": pattern,
+            "clip": clip}
+
+
+def _text(x: float, y: float, text: str, size: float, anchor: str = "middle", rotate: float = 0.0,
+          baseline: str = "") -> dict[str, Any]:
+    return {"x": _n(x), "y": _n(y), "text": text, "size": _n(size), "anchor": anchor,
+            "rotate": f"rotate({_n(-rotate)} {_n(x)} {_n(y)})" if rotate else "", "dy": baseline}
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> str:
+    return f"M{_n(x0)} {_n(y0)}H{_n(x1)}V{_n(y1)}H{_n(x0)}Z"
+
+
+def _marker(shape: str, x: float, y: float, r: float) -> str:
+    if shape == "o":
+        return f"M{_n(x - r)} {_n(y)}a{_n(r)} {_n(r)} 0 1 0 {_n(2 * r)} 0a{_n(r)} {_n(r)} 0 1 0 {_n(-2 * r)} 0Z"
+    if shape == "s":
+        return _rect(x - r * 0.9, y - r * 0.9, x + r * 0.9, y + r * 0.9)
+    if shape == "D":
+        return f"M{_n(x)} {_n(y - r)}L{_n(x + r)} {_n(y)}L{_n(x)} {_n(y + r)}L{_n(x - r)} {_n(y)}Z"
+    if shape in "v^":
+        tip = r if shape == "v" else -r
+        return f"M{_n(x)} {_n(y + tip)}L{_n(x - r)} {_n(y - tip)}L{_n(x + r)} {_n(y - tip)}Z"
+    if shape in "xX":
+        return f"M{_n(x - r)} {_n(y - r)}L{_n(x + r)} {_n(y + r)}M{_n(x - r)} {_n(y + r)}L{_n(x + r)} {_n(y - r)}"
+    return f"M{_n(x - r)} {_n(y)}H{_n(x + r)}"  # "_"
+
+
+def _marker_paths(shape: str, colour: str, size: float, alpha: float, at: Sequence[tuple[float, float]]) -> list[dict]:
+    r = size * PT / 2
+    d = "".join(_marker(shape, x, y, r) for x, y in at)
+    if not d:
+        return []
+    if shape in "xX_":  # strokes only
+        return [_path(d, colour, 2.5 if shape == "X" else 1.0, opacity=alpha)]
+    return [_path(d, colour, 1.0, fill=colour, opacity=alpha)]  # edged, as matplotlib draws them
+
+
+def _polyline(frame: _Frame, xs: Sequence[float], ys: Sequence[float]) -> str:
+    """Line segments through the drawable points, broken where one is not."""
+    out, pen = [], "M"
+    for x, y in zip(xs, ys):
+        if frame.drawable(x, y):
+            out.append(f"{pen}{_n(frame.x(x))} {_n(frame.y(y))}")
+            pen = "L"
+        else:
+            pen = "M"
+    return "".join(out)
+
+
+def _points(frame: _Frame, p: Points) -> list[dict]:
+    paths = []
+    if p.line:
+        d = _polyline(frame, p.x, p.y)
+        if d:
+            paths.append(_path(d, p.colour, p.width, opacity=p.alpha, dash=DASHES[p.line]))
+    if p.low:
+        cap = 2 * PT
+        bars = []
+        for x, lo, hi in zip(p.x, p.low, p.high):
+            if frame.drawable(x, lo) and frame.drawable(x, hi) and hi > lo:
+                px, y0, y1 = frame.x(x), frame.y(lo), frame.y(hi)
+                bars.append(f"M{_n(px)} {_n(y0)}V{_n(y1)}M{_n(px - cap)} {_n(y0)}H{_n(px + cap)}"
+                            f"M{_n(px - cap)} {_n(y1)}H{_n(px + cap)}")
+        if bars:
+            paths.append(_path("".join(bars), p.colour, 1.0, opacity=p.alpha))
+    if p.marker:
+        at = [(frame.x(x), frame.y(y)) for x, y in zip(p.x, p.y) if frame.drawable(x, y)]
+        paths += _marker_paths(p.marker, p.colour, p.size, p.alpha, at)
+    return paths
+
+
+def _layer(frame: _Frame, layer: Any) -> list[dict]:
+    if isinstance(layer, Points):
+        return _points(frame, layer)
+    if isinstance(layer, Rule):
+        if layer.axis == "x":
+            d = f"M{_n(frame.x(layer.at))} {_n(frame.top)}V{_n(frame.bottom)}" if frame.drawable(layer.at, frame.y_axis.high) else ""
+        else:
+            d = f"M{_n(frame.left)} {_n(frame.y(layer.at))}H{_n(frame.right)}" if frame.drawable(frame.x_axis.high, layer.at) else ""
+        return [_path(d, layer.colour, layer.width, dash=DASHES[layer.line])] if d else []
+    if isinstance(layer, Span):
+        return [_path(_rect(frame.x(layer.low), frame.top, frame.x(layer.high), frame.bottom), fill=layer.colour,
+                      opacity=layer.alpha)]
+    if isinstance(layer, Box):
+        x0, x1, xm = frame.x(layer.x - layer.half_width), frame.x(layer.x + layer.half_width), frame.x(layer.x)
+        q1, q3, med = frame.y(layer.p25), frame.y(layer.p75), frame.y(layer.median)
+        w0, w1, cap = frame.y(layer.p5), frame.y(layer.p95), (x1 - x0) / 4
+        whiskers = (f"M{_n(xm)} {_n(q1)}V{_n(w0)}M{_n(xm)} {_n(q3)}V{_n(w1)}"
+                    f"M{_n(xm - cap)} {_n(w0)}H{_n(xm + cap)}M{_n(xm - cap)} {_n(w1)}H{_n(xm + cap)}")
+        return [_path(_rect(x0, q3, x1, q1), fill=layer.face, opacity=0.5), _path(_rect(x0, q3, x1, q1), layer.colour),
+                _path(whiskers, layer.colour), _path(f"M{_n(x0)} {_n(med)}H{_n(x1)}", layer.colour, 2.0)]
+    if isinstance(layer, Bar):
+        return [_path(_rect(frame.x(layer.x), frame.y(layer.height), frame.x(layer.x + layer.width), frame.bottom),
+                      "white", 1.0, fill=layer.colour)]
+    if isinstance(layer, Heatmap):
+        span = (layer.high - layer.low) or 1.0
+        cells = []
+        for i, row in enumerate(layer.values):
+            for j, v in enumerate(row):
+                if math.isfinite(v):
+                    cells.append(_path(_rect(frame.x(j - 0.5), frame.y(i - 0.5), frame.x(j + 0.5), frame.y(i + 0.5)),
+                                       fill=colour_at((v - layer.low) / span)))
+        return cells
+    raise TypeError(f"not a chart layer: {type(layer).__name__}")
+
+
+def _colour_bar(frame: _Frame, heat: Heatmap) -> tuple[list[dict], list[dict]]:
+    x0, x1 = frame.right + 20, frame.right + 38
+    steps = 48
+    height = (frame.bottom - frame.top) / steps
+    paths = [_path(_rect(x0, frame.bottom - (k + 1) * height - 0.5, x1, frame.bottom - k * height),
+                   fill=colour_at(k / (steps - 1)), clip=False) for k in range(steps)]
+    paths.append(_path(_rect(x0, frame.top, x1, frame.bottom), "black", 0.8, clip=False))
+    span = (heat.high - heat.low) or 1.0
+    texts = []
+    for v, label in linear_ticks(heat.low, heat.high, lambda v: f"{v:g}", most=6):
+        y = frame.bottom - (v - heat.low) / span * (frame.bottom - frame.top)
+        paths.append(_path(f"M{_n(x1)} {_n(y)}h{_n(3.5 * PT)}", "black", 0.8, clip=False))
+        texts.append(_text(x1 + 7, y, label, TICK_FONT, "start", baseline=".32em"))
+    texts.append(_text(x1 + 62, (frame.top + frame.bottom) / 2, heat.quantity, LABEL_FONT, rotate=90))
+    return paths, texts
+
+
+def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dict], list[dict]]:
+    """The grid (drawn behind the data); the frame and the ticks; their labels, the axis labels
+    and the title."""
+    paths: list[dict] = []
+    behind: list[dict] = []
+    texts: list[dict] = []
+    tick = 3.5 * PT
+    marks, lines = [], []
+    for v, label in chart.x.ticks:
+        if not frame.drawable(v, frame.y_axis.high):
+            continue
+        x = frame.x(v)
+        marks.append(f"M{_n(x)} {_n(frame.bottom)}v{_n(tick)}")
+        lines.append(f"M{_n(x)} {_n(frame.top)}V{_n(frame.bottom)}")
+        below = frame.bottom + tick + 3
+        if chart.x.rotation:
+            texts.append(_text(x + 4, below + 8, label, TICK_FONT, "end", chart.x.rotation, ".32em"))
+        else:
+            texts.append(_text(x, below + TICK_FONT * 0.8, label, TICK_FONT))
+    for v, label in chart.y.ticks:
+        if not frame.drawable(frame.x_axis.high, v):
+            continue
+        y = frame.y(v)
+        marks.append(f"M{_n(frame.left)} {_n(y)}h{_n(-tick)}")
+        lines.append(f"M{_n(frame.left)} {_n(y)}H{_n(frame.right)}")
+        texts.append(_text(frame.left - tick - 3, y, label, TICK_FONT, "end", baseline=".32em"))
+    if grid and lines:
+        behind.append(_path("".join(lines), "#b0b0b0", 0.8, opacity=0.3, clip=False))
+    paths.append(_path(_rect(frame.left, frame.top, frame.right, frame.bottom), "black", 0.8, clip=False))
+    if marks:
+        paths.append(_path("".join(marks), "black", 0.8, clip=False))
+    centre = (frame.left + frame.right) / 2
+    texts.append(_text(centre, frame.height - 10, chart.x.label, LABEL_FONT))
+    texts.append(_text(20, (frame.top + frame.bottom) / 2, chart.y.label, LABEL_FONT, rotate=90))
+    texts.append(_text(centre, frame.top - 10, chart.title, TITLE_FONT))
+    return behind, paths, texts
+
+
+def _legend_sample(layer: Any, x: float, y: float) -> list[dict]:
+    """What one legend entry shows: its line, its marker, or a patch of its fill."""
+    if isinstance(layer, (Span, Bar)):
+        return [_path(_rect(x, y - 5, x + 28, y + 5), fill=layer.colour,
+                      opacity=layer.alpha if isinstance(layer, Span) else 1.0, clip=False)]
+    out = []
+    line = layer.line if isinstance(layer, (Points, Rule)) else ""
+    if line:
+        out.append(_path(f"M{_n(x)} {_n(y)}h28", layer.colour, layer.width, dash=DASHES[line], clip=False))
+    if isinstance(layer, Points) and layer.low:  # an error bar, as drawn
+        out.append(_path(f"M{_n(x + 14)} {_n(y - 6)}v12M{_n(x + 11)} {_n(y - 6)}h6M{_n(x + 11)} {_n(y + 6)}h6",
+                         layer.colour, 1.0, opacity=layer.alpha, clip=False))
+    if isinstance(layer, Points) and layer.marker:
+        out += [dict(p, clip=False) for p in _marker_paths(layer.marker, layer.colour, layer.size, layer.alpha,
+                                                           [(x + 14, y)])]
+    return out
+
+
+def _legend(frame: _Frame, chart: Chart, points: Sequence[tuple[float, float]]) -> tuple[list[dict], list[dict]]:
+    """The labelled layers in a box in the corner of the plot area that hides the fewest points."""
+    entries = [layer for layer in chart.layers if getattr(layer, "label", "")]
+    if not entries:
+        return [], []
+    row = LEGEND_FONT * 1.35
+    width = 28 + 18 + CHAR_WIDTH * LEGEND_FONT * max(len(layer.label) for layer in entries)
+    width = min(width, frame.right - frame.left - 8)
+    height = row * len(entries) + 8
+
+    def hidden(corner: tuple[float, float]) -> int:
+        x0, y0 = corner
+        return sum(x0 <= x <= x0 + width and y0 <= y <= y0 + height for x, y in points)
+
+    corners = [(frame.left + 6, frame.top + 6), (frame.right - 6 - width, frame.top + 6),
+               (frame.left + 6, frame.bottom - 6 - height), (frame.right - 6 - width, frame.bottom - 6 - height)]
+    x0, y0 = min(corners, key=hidden)  # the first corner among equals: upper left
+    paths = [_path(_rect(x0, y0, x0 + width, y0 + height), "#cccccc", 0.8, fill="white", opacity=0.85, clip=False)]
+    texts = []
+    for k, layer in enumerate(entries):
+        y = y0 + 4 + row * (k + 0.5)
+        paths += _legend_sample(layer, x0 + 6, y)
+        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, LEGEND_FONT, "start", baseline=".32em"))
+    return paths, texts
+
+
+def _drawn_points(frame: _Frame, chart: Chart) -> Iterator[tuple[float, float]]:
+    for layer in chart.layers:
+        if isinstance(layer, Points):
+            yield from ((frame.x(x), frame.y(y)) for x, y in zip(layer.x, layer.y) if frame.drawable(x, y))
+        elif isinstance(layer, Box):
+            yield from ((frame.x(layer.x), frame.y(v)) for v in (layer.p5, layer.median, layer.p95))
+        elif isinstance(layer, Bar):
+            yield (frame.x(layer.x + layer.width / 2), frame.y(layer.height))
+
+
+def svg(chart: Chart) -> str:
+    """``chart`` as a standalone SVG document."""
+    frame = _Frame(chart)
+    heat = next((layer for layer in chart.layers if isinstance(layer, Heatmap)), None)
+    data = [path for layer in chart.layers for path in _layer(frame, layer)]
+    grid, axis_paths, texts = _axes(frame, chart, grid=heat is None)
+    extra_paths: list[dict] = []
+    if heat is not None:
+        extra_paths, bar_texts = _colour_bar(frame, heat)
+        texts += bar_texts
+    legend_paths, legend_texts = _legend(frame, chart, list(_drawn_points(frame, chart)))
+    return environment().get_template("chart.svg").render(
+        width=_n(frame.width), height=_n(frame.height),
+        plot={"x": _n(frame.left), "y": _n(frame.top), "width": _n(frame.right - frame.left),
+              "height": _n(frame.bottom - frame.top)},
+        paths=grid + data + axis_paths + extra_paths + legend_paths, texts=texts + legend_texts)
