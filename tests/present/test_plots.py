@@ -187,3 +187,23 @@ def test_profile_histogram_one_bar_per_bucket_coloured_by_regime(tmp_path):
     assert "eager limit 16384 B" in marks and any(m.startswith("n½ = ") for m in marks)
     assert chart.y.low < 1 and chart.y.high >= 36
     assert png_size(saved(chart, tmp_path / "h.png")) == (800, 500)
+
+
+def test_values_an_axis_cannot_hold_are_left_out_not_written_as_nan():
+    """NaN breaks a line; a box with an unknown end is not drawn; a bar from 0 on a log axis is cut
+    at the axis, and no path holds "nan" or "inf" (a browser stops drawing a path there)."""
+    from msgperf.present.chart import Axis, Chart
+
+    log = Axis("y", "log", 1.0, 100.0, ((1.0, "1"), (10.0, "10"), (100.0, "100")))
+    x = Axis("x", "linear", 0.0, 4.0, ((0.0, "0"), (4.0, "4")))
+    nan = float("nan")
+    chart = Chart("t", 8.0, 5.0, x, log, (
+        Points((0.0, 1.0, 2.0, 3.0), (2.0, nan, 0.0, 50.0), "#000000", "o", line="-", label="line"),
+        Box(1.0, 0.2, nan, 2.0, 3.0, 4.0, 5.0, "#000000", "#ffffff"),
+        Bar(2.0, 0.5, 0.0, "#000000"), Bar(3.0, 0.5, 30.0, "#000000")))
+    tree = svg_tree(chart)
+    paths = [p.get("d") for p in tree.iter(f"{SVG}path")]
+    assert not any(re.search(r"nan|inf", d, re.I) for d in paths)
+    line = next(p.get("d") for p in tree.iter(f"{SVG}path") if p.get("stroke-width") == "2.08")
+    assert line.count("M") == 2 and line.count("L") == 0  # two points alone: 1 and 3 fell out, no segment joins them
+    assert "#ffffff" not in svg_chart.svg(chart)  # the box with an unknown whisker end

@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator, Sequence
 
+import msgspec
+
 from msgperf.present.chart import (CHAR_WIDTH, DPI, TICK_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span,
                                    colour_at, drawable, linear_ticks, margins)
 from msgperf.present.templating import environment
@@ -36,7 +38,12 @@ class _Frame:
 
     @staticmethod
     def _fraction(axis: Axis, v: float) -> float:
+        """Where ``v`` lies between the axis' ends (0 to 1); a value a log axis cannot hold (0 at
+        the foot of a bar) lies far below its low end, where the clip path cuts it, as
+        matplotlib clips it."""
         if axis.scale == "log":
+            if not v > 0:
+                return -10.0
             return (math.log10(v) - math.log10(axis.low)) / (math.log10(axis.high) - math.log10(axis.low))
         return (v - axis.low) / (axis.high - axis.low)
 
@@ -132,6 +139,9 @@ def _points(frame: _Frame, p: Points) -> list[dict]:
 
 
 def _layer(frame: _Frame, layer: Any) -> list[dict]:
+    if isinstance(layer, (Span, Box, Bar)) and not all(math.isfinite(v) for v in msgspec.structs.astuple(layer)
+                                                       if isinstance(v, (int, float))):
+        return []  # a shape with an end not known is not drawn
     if isinstance(layer, Points):
         return _points(frame, layer)
     if isinstance(layer, Rule):
@@ -217,8 +227,13 @@ def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dic
     centre = (frame.left + frame.right) / 2
     texts.append(_text(centre, frame.height - 10, chart.x.label, LABEL_FONT))
     texts.append(_text(20, (frame.top + frame.bottom) / 2, chart.y.label, LABEL_FONT, rotate=90))
-    texts.append(_text(centre, frame.top - 10, chart.title, TITLE_FONT))
+    texts.append(_text(centre, frame.top - 10, chart.title, _fitting(TITLE_FONT, chart.title, frame.width - 20)))
     return behind, paths, texts
+
+
+def _fitting(size: float, text: str, room: float) -> float:
+    """``size``, or smaller (down to 6 px) where ``text`` would be wider than ``room`` pixels."""
+    return max(6.0, min(size, room / (CHAR_WIDTH * max(len(text), 1))))
 
 
 def _legend_sample(layer: Any, x: float, y: float) -> list[dict]:
@@ -244,9 +259,10 @@ def _legend(frame: _Frame, chart: Chart, points: Sequence[tuple[float, float]]) 
     entries = [layer for layer in chart.layers if getattr(layer, "label", "")]
     if not entries:
         return [], []
-    row = LEGEND_FONT * 1.35
-    width = 28 + 18 + CHAR_WIDTH * LEGEND_FONT * max(len(layer.label) for layer in entries)
-    width = min(width, frame.right - frame.left - 8)
+    longest = max(len(layer.label) for layer in entries)
+    font = _fitting(LEGEND_FONT, "x" * longest, frame.right - frame.left - 12 - 28 - 18)
+    row = font * 1.35
+    width = 28 + 18 + CHAR_WIDTH * font * longest
     height = row * len(entries) + 8
 
     def hidden(corner: tuple[float, float]) -> int:
@@ -261,7 +277,7 @@ def _legend(frame: _Frame, chart: Chart, points: Sequence[tuple[float, float]]) 
     for k, layer in enumerate(entries):
         y = y0 + 4 + row * (k + 0.5)
         paths += _legend_sample(layer, x0 + 6, y)
-        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, LEGEND_FONT, "start", baseline=".32em"))
+        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, font, "start", baseline=".32em"))
     return paths, texts
 
 
