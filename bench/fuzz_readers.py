@@ -10,7 +10,7 @@ report; tests/records/fuzz_commands.py): success or a clean one-line ``error:``,
 no command over ``--hang-s`` seconds of CPU (or six times that of wall time: the machine may be
 shared). An input the reader refuses is refused by every command through that same reader; one
 in ``--refused-every`` of those is driven through the commands as well, to check that they say so
-in one line. ``report`` (three matplotlib plots, ~0.7 s) runs on a random one accepted input in
+in one line. ``report`` (its figures drawn as SVG, ~0.3 s) runs on a random one accepted input in
 ``--report-every``; the summary says on how many. ``--minutes`` stops early and prints the real
 count. With ``--commands``, ``--spill`` has the commands read every run as a large one is read (its
 samples in a temporary file; the reader stage parses text and never spills).

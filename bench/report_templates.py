@@ -1,7 +1,7 @@
 """What the report's Jinja2 templates cost: importing Jinja2 and compiling every template in a
 fresh interpreter (once per ``msgperf report``), and rendering the markup of a report of a run
-with every pattern family (tests/factories.every_family_run) with its plots left out (they are
-drawn by matplotlib either way).
+with every pattern family (tests/factories.every_family_run) with its figures left out
+(bench/analysis_cost.py times the whole report, figures included).
 
     .venv/bin/python bench/report_templates.py [--repeats 5] [--before COMMIT]
 
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 COMPILE = """
 import time
-from msgperf.present import report
+from msgperf.present import templating
 t = time.perf_counter(); c = time.process_time()
-env = report._environment()
-for p in sorted(report.TEMPLATES.glob("*.html")):
+env = templating.environment()
+for p in sorted(templating.TEMPLATES.glob("*.*[lg]")):  # the page's .html and the charts' .svg
     env.get_template(p.name)
 print(time.perf_counter() - t, time.process_time() - c)
 """
@@ -41,12 +41,18 @@ from msgperf.commands.report import analyze_runs
 from msgperf.present import plots
 {module}
 from tests.factories import every_family_run
-plots.figure_png = lambda fig: b""  # the markup only
+# the markup only: no figure drawn (figure_png: the PNG figures of the reports before the SVG ones)
+painter = sys.modules.get("msgperf.present.svg_chart")
+if painter is not None:
+    painter.svg = lambda chart: ""
+plots.figure_png = lambda fig: b""
 for name in dir(plots):
     if name.endswith("_plot"):
         setattr(plots, name, lambda *a, **k: None)
 results, comparisons = analyze_runs([every_family_run()])
-getattr(report, "_environment", lambda: None)()
+env = getattr(report, "_environment", None)  # compiled before the clock starts: the f-string report had none
+env = env or getattr(sys.modules.get("msgperf.present.templating"), "environment", lambda: None)
+env()
 t = time.perf_counter(); c = time.process_time()
 html = report.build_report(results, comparisons)
 print(time.perf_counter() - t, time.process_time() - c)

@@ -7,6 +7,7 @@ import re
 import struct
 import xml.etree.ElementTree as ET
 
+import msgspec
 import pytest
 
 from msgperf.analysis import analyze_series
@@ -68,7 +69,7 @@ def test_bandwidth_plot_marks_asymptote_n_half_and_bound(tmp_path):
     assert any("asymptotic" in l for l in labels)
     assert any("n½" in l for l in labels)
     assert any("memcpy" in l for l in labels)
-    assert "10^9 B/s" in chart.y.label or "10^6 B/s" in chart.y.label
+    assert chart.y.label == "bandwidth, GB/s (10^9 B/s)"  # the bound, 20 GB/s, sets the unit
     assert png_size(saved(chart, tmp_path / "b.png")) == (800, 500)
 
 
@@ -102,7 +103,8 @@ def test_contention_and_matrix(tmp_path):
     assert len(of(chart, Rule)) == 2  # one host boundary, horizontal and vertical
     assert heat.low < heat.high and chart.y.inverted
     assert png_size(saved(chart, tmp_path / "m.png")) == (650, 550)
-    assert "bandwidth" in " ".join(texts(svg_tree(chart))) or "one-way time" in " ".join(texts(svg_tree(chart)))
+    assert heat.quantity == "bandwidth, GB/s (10^9 B/s)" and heat.quantity in texts(svg_tree(chart))
+    assert [label for _, label in heat.ticks] and all(heat.low <= v <= heat.high for v, _ in heat.ticks)
 
 
 def test_overlay_one_series_per_run_and_formats(tmp_path):
@@ -127,8 +129,15 @@ def test_units_are_human():
 def test_ticks_are_round_and_inside():
     assert [t for t, _ in log_ticks(1.5e-6, 30e-6, str)] == pytest.approx([2e-6, 5e-6, 1e-5, 2e-5])
     assert [t for t, _ in log_ticks(1e-7, 1e-1, str)] == pytest.approx([10.0 ** k for k in range(-7, 0)])  # decades
-    assert [t for t, _ in log_ticks(1.1, 1.5, str)] == pytest.approx([1.1, 1.2, 1.3, 1.4, 1.5])  # too narrow for 1-2-5
-    assert [t for t, _ in linear_ticks(0.83, 1.26, lambda v: f"{v:g}")] == pytest.approx([0.9, 1.0, 1.1, 1.2])
+    assert [t for t, _ in log_ticks(1.1, 1.5, str)] == [1.1, 1.15, 1.2, 1.25, 1.3, 1.35, 1.4, 1.45, 1.5]  # no 1-2-5 there
+    assert linear_ticks(0.83, 1.26, lambda v: f"{v:g}") == tuple((v, f"{v:g}") for v in
+                                                                (0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.25))
+    assert [t for t, _ in linear_ticks(0.5, 3.0, str)] == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    assert [t for t, _ in linear_ticks(0.0, 2.0, str)] == [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0]
+    # a range narrower than the labels' digits: each label once, never more ticks than asked
+    assert len(linear_ticks(0.0, 1e-13, str)) <= 10 and len({l for _, l in linear_ticks(0.0, 1e-13, str)}) > 1
+    narrow = log_ticks(1e-6, 1.0001e-6, plots.time_label)
+    assert [l for _, l in narrow] == ["1 µs"]
     assert colour_at(0.0) == "#00224e" and colour_at(1.0) == "#fee838" and colour_at(7.0) == "#fee838"
 
 
@@ -207,3 +216,50 @@ def test_values_an_axis_cannot_hold_are_left_out_not_written_as_nan():
     line = next(p.get("d") for p in tree.iter(f"{SVG}path") if p.get("stroke-width") == "2.08")
     assert line.count("M") == 2 and line.count("L") == 0  # two points alone: 1 and 3 fell out, no segment joins them
     assert "#ffffff" not in svg_chart.svg(chart)  # the box with an unknown whisker end
+
+
+def _fills(tree):
+    """(top, left, fill) of every cell-sized filled rectangle path, from its "M x y" start."""
+    out = []
+    for p in tree.iter(f"{SVG}path"):
+        m = re.match(r"M([\d.]+) ([\d.]+)H[\d.]+V[\d.]+H[\d.]+Z$", p.get("d"))
+        if m and p.get("fill") not in ("none", "white") and p.get("shape-rendering") == "crispEdges":
+            out.append((float(m.group(2)), float(m.group(1)), p.get("fill")))
+    return out
+
+
+def test_heatmap_row_zero_at_the_top_and_the_colour_bar_low_at_the_bottom():
+    """Row i is the initiator rank i, drawn top to bottom; the lowest value takes the colour map's
+    first colour, at the foot of the colour bar."""
+    from msgperf.present.chart import Axis, Chart, COLOUR_MAP
+
+    ticks = ((0.0, "0"), (1.0, "1"))
+    chart = Chart("m", 6.5, 5.5, Axis("responder", "linear", -0.5, 1.5, ticks),
+                  Axis("initiator", "linear", -0.5, 1.5, ticks, inverted=True),
+                  (Heatmap(((1.0, 2.0), (3.0, 4.0)), 1.0, 4.0, "q", ((1.0, "1"), (4.0, "4"))),))
+    cells = _fills(svg_tree(chart))
+    grid = sorted(cells[:4])  # the four cells come first, then the colour bar's steps
+    assert [fill for _, _, fill in grid] == [COLOUR_MAP[0], colour_at(1 / 3), colour_at(2 / 3), COLOUR_MAP[-1]]
+    assert grid[0][0] < grid[2][0] and grid[0][1] < grid[1][1]  # row 0 above row 1, column 0 left of column 1
+    steps = sorted(cells[4:], reverse=True)  # from the bottom up
+    assert steps[0][2] == COLOUR_MAP[0] and steps[-1][2] == COLOUR_MAP[-1]
+    frame = svg_chart._Frame(chart)
+    assert frame.y(0) < frame.y(1)
+    flipped = svg_chart._Frame(msgspec.structs.replace(chart, y=msgspec.structs.replace(chart.y, inverted=False)))
+    assert flipped.y(0) > flipped.y(1)
+
+
+def test_error_bars_are_drawn_from_low_to_high():
+    """Each median's interval is a vertical segment from its low to its high end, with caps."""
+    chart = plots.time_plot(analyze_series(pingpong_run()))
+    medians = of(chart, Points)[0]
+    frame = svg_chart._Frame(chart)
+    tree = svg_tree(chart)
+    bars = [p.get("d") for p in tree.iter(f"{SVG}path") if p.get("fill") == "none" and "V" in p.get("d")
+            and p.get("stroke") == medians.colour]
+    assert len(bars) == 1
+    drawn = sorted((float(x), float(a), float(b)) for x, a, b in re.findall(r"M([\d.]+) ([\d.]+)V([\d.]+)", bars[0]))
+    wanted = sorted((frame.x(x), frame.y(lo), frame.y(hi))
+                    for x, lo, hi in zip(medians.x, medians.low, medians.high) if hi > lo)
+    assert len(wanted) > 5 and len(drawn) == len(wanted)
+    assert all(d == pytest.approx(w, abs=0.006) for d, w in zip(drawn, wanted))  # the SVG's 0.01 px

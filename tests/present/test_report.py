@@ -6,6 +6,7 @@ import re
 
 from msgperf.commands.report import analyze_runs
 from msgperf.present import report
+from msgperf.present.templating import TEMPLATES
 
 
 def build_report(runs):
@@ -229,5 +230,5 @@ def test_every_template_is_package_data():
 
     root = Path(report.__file__).parents[3]
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["msgperf.present"]
-    files = [p.relative_to(report.TEMPLATES.parent).as_posix() for p in report.TEMPLATES.iterdir()]
+    files = [p.relative_to(TEMPLATES.parent).as_posix() for p in TEMPLATES.iterdir()]
     assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files

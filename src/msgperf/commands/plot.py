@@ -46,10 +46,10 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
         results = [load_analyzed(r, db, launch=launch)[1] for r in runs]
         result = results[0]
         if kind == "overlay":
-            fig = plots.overlay_plot([(f"{arg}: {r.source.label}", r.find(pattern, variant).model)
+            chart = plots.overlay_plot([(f"{arg}: {r.source.label}", r.find(pattern, variant).model)
                                       for arg, r in zip(runs, results) if r.find(pattern, variant).model])
         elif kind == "contention":
-            fig = plots.contention_plot(result.contention)
+            chart = plots.contention_plot(result.contention)
         elif kind == "matrix":
             if not result.matrices:
                 raise MsgperfError("the run has no 'matrix' measurement (msgperf run --pattern matrix --np 4)")
@@ -58,22 +58,22 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
             if chosen not in grids:
                 raise MsgperfError(f"--size {size}: the matrix was measured at "
                                    + ", ".join(map(str, sorted(grids))))
-            fig = plots.matrix_plot(grids[chosen])
+            chart = plots.matrix_plot(grids[chosen])
         else:
             series = result.find(pattern, variant)
             if series.model is None:
                 raise MsgperfError(f"{series.name}: not modelled — {series.not_modelled}")
             if kind == "time":
-                fig = plots.time_plot(series.model)
+                chart = plots.time_plot(series.model)
             elif kind == "bandwidth":
                 memcpy = next((s for s in result.series if s.key.pattern == "memcpy" and s.model), None)
                 bound = (memcpy.model.sweep.characteristics.peak_bandwidth_bytes_per_s
                          if memcpy is not None and series.key.pattern != "memcpy" else None)
-                fig = plots.bandwidth_plot(series.model, bound)
+                chart = plots.bandwidth_plot(series.model, bound)
             elif kind == "variability":
-                fig = plots.variability_plot(series.model)
+                chart = plots.variability_plot(series.model)
             else:
-                fig = plots.launches_plot(series.model)
+                chart = plots.launches_plot(series.model)
     except AnalysisError as exc:
         raise MsgperfError(str(exc)) from exc
-    click.echo(f"plot: {plots.save_figure(fig, to)}")
+    click.echo(f"plot: {plots.save_figure(chart, to)}")

@@ -51,7 +51,7 @@ class Rule(Value):
     at: float
     colour: str
     line: str = "-"
-    width: float = 1.0
+    width: float = 1.5
     label: str = ""
 
 
@@ -88,11 +88,13 @@ class Bar(Value):
 
 class Heatmap(Value):
     """Cell (i, j) at x = j, y = i, coloured by its value on ``COLOUR_MAP`` from ``low`` to
-    ``high``; NaN cells are left blank. ``quantity`` names the colour bar's."""
+    ``high``; NaN cells are left blank. The colour bar beside it: ``quantity`` names it, ``ticks``
+    mark it."""
     values: tuple[tuple[float, ...], ...]
     low: float
     high: float
     quantity: str
+    ticks: tuple[tuple[float, str], ...]
 
 
 Layer = Union[Points, Rule, Span, Box, Bar, Heatmap]
@@ -107,9 +109,12 @@ class Chart(Value):
     layers: tuple[Layer, ...]
 
 
-MARGINS = (90.0, 25.0, 40.0, 75.0)   # left, right, top, bottom of the plot area, pixels
-COLOUR_BAR = 95.0                    # more room on the right for a heatmap's colour bar
-TICK_FONT = 12.0                     # pixels
+# What both painters draw alike, in pixels (a point is DPI/72 of them).
+MARGINS = (90.0, 25.0, 40.0, 75.0)   # left, right, top, bottom of the plot area
+COLOUR_BAR = 95.0                    # more room on the right for a heatmap's colour bar ...
+BAR_GAP, BAR_WIDTH = 20.0, 18.0      # ... which stands this far right of the plot area, this wide
+TICK_FONT, LABEL_FONT, TITLE_FONT, LEGEND_FONT = 12.0, 13.0, 15.0, 11.0
+CAP = 2.0                            # an error bar's cap, points each side
 CHAR_WIDTH = 0.6                     # a character's width, em (the browser lays out text; this sizes room for it)
 
 
@@ -174,21 +179,34 @@ def log_ticks(low: float, high: float, label: Callable[[float], str],
             break
     if len(ticks) < 2:
         return linear_ticks(low, high, label)
-    return tuple((t, label(t)) for t in ticks)
+    return _labelled(ticks, label)
+
+
+def _labelled(ticks: Iterable[float], label: Callable[[float], str]) -> tuple[tuple[float, str], ...]:
+    """Each tick with its label; a tick whose label repeats the one before is left out (a range
+    narrower than the labels' digits)."""
+    out: list[tuple[float, str]] = []
+    for t in ticks:
+        text = label(t)
+        if not out or out[-1][1] != text:
+            out.append((t, text))
+    return tuple(out)
 
 
 def linear_ticks(low: float, high: float, label: Callable[[float], str],
-                 most: int = 8) -> tuple[tuple[float, str], ...]:
-    """Ticks at a round step (1, 2 or 5 times a power of ten) within [low, high], at most ``most``."""
+                 most: int = 10) -> tuple[tuple[float, str], ...]:
+    """Ticks at a round step (1, 2, 2.5 or 5 times a power of ten, as matplotlib's) within
+    [low, high], at most ``most``."""
     span = high - low
     if not span > 0:
         return ((low, label(low)),)
     raw = span / (most - 1)
     power = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
+    step = next(m * power for m in (1.0, 2.0, 2.5, 5.0, 10.0) if m * power >= raw)
     first = math.ceil(low / step - 1e-9)
-    ticks = [round((first + i) * step, 12) for i in range(most + 2)]
-    return tuple((t, label(t)) for t in ticks if t <= high + step * 1e-9)
+    # k·step written to 12 significant digits: 0.1 + 0.2 is a tick at 0.3, not 0.30000000000000004
+    ticks = [float(f"{(first + i) * step:.12g}") for i in range(most + 1)]
+    return _labelled((t for t in ticks if t <= high + step * 1e-9), label)
 
 
 def layer_values(layer: Layer, axis: str) -> list[float]:

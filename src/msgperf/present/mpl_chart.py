@@ -9,20 +9,25 @@ from typing import Any
 
 import numpy as np
 
-from msgperf.present.chart import COLOUR_MAP, DPI, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span, margins
+from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, COLOUR_MAP, DPI, LABEL_FONT, LEGEND_FONT, TICK_FONT,
+                                   TITLE_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span, margins)
+
+POINTS = 72.0 / DPI  # matplotlib sizes text in points, the chart in pixels
 
 
 def _axis(ax: Any, which: str, axis: Axis) -> None:
     from matplotlib.ticker import FixedLocator, NullLocator  # noqa: PLC0415
 
-    getattr(ax, f"set_{which}scale")(axis.scale)
+    # a value a log axis cannot hold breaks the line, as in the SVG (matplotlib's default clips it to the edge)
+    getattr(ax, f"set_{which}scale")(axis.scale, **({"nonpositive": "mask"} if axis.scale == "log" else {}))
     getattr(ax, f"set_{which}lim")((axis.high, axis.low) if axis.inverted else (axis.low, axis.high))
     target = ax.xaxis if which == "x" else ax.yaxis
     target.set_major_locator(FixedLocator([v for v, _ in axis.ticks]))
     target.set_minor_locator(NullLocator())
     turned = {"rotation": axis.rotation, "ha": "right", "rotation_mode": "anchor"} if axis.rotation else {}
     target.set_ticklabels([label for _, label in axis.ticks], **turned)  # turned about their end, as svg_chart.py
-    getattr(ax, f"set_{which}label")(axis.label)
+    target.set_tick_params(labelsize=TICK_FONT * POINTS)
+    getattr(ax, f"set_{which}label")(axis.label, fontsize=LABEL_FONT * POINTS)
 
 
 def _draw(ax: Any, layer: Any) -> Any:
@@ -31,8 +36,8 @@ def _draw(ax: Any, layer: Any) -> Any:
         x, y = np.asarray(layer.x, dtype=float), np.asarray(layer.y, dtype=float)
         if layer.low:
             yerr = [np.maximum(y - np.asarray(layer.low), 0), np.maximum(np.asarray(layer.high) - y, 0)]
-            ax.errorbar(x, y, yerr=yerr, fmt=layer.marker or "none", ms=layer.size, color=layer.colour, capsize=2,
-                        ls=layer.line or "none", alpha=layer.alpha, label=label)
+            ax.errorbar(x, y, yerr=yerr, fmt=layer.marker or "none", ms=layer.size, color=layer.colour, capsize=CAP,
+                        ls=layer.line or "none", lw=layer.width, elinewidth=layer.width, alpha=layer.alpha, label=label)
         else:
             ax.plot(x, y, marker=layer.marker or None, ms=layer.size, ls=layer.line or "none", lw=layer.width,
                     color=layer.colour, alpha=layer.alpha, label=label)
@@ -56,6 +61,8 @@ def _draw(ax: Any, layer: Any) -> Any:
         cmap = LinearSegmentedColormap.from_list("msgperf", COLOUR_MAP)
         return ax.imshow(np.asarray(layer.values, dtype=float), cmap=cmap, vmin=layer.low, vmax=layer.high,
                          interpolation="nearest", aspect="auto")
+    else:
+        raise TypeError(f"not a chart layer: {type(layer).__name__}")
     return None
 
 
@@ -71,17 +78,22 @@ def figure(chart: Chart) -> Any:
     fig.subplots_adjust(left=left / w, right=1 - right / w, bottom=bottom / h, top=1 - top / h)
     drawn = [_draw(ax, layer) for layer in chart.layers]
     if heat is not None:  # the colour bar in the margin kept for it, as svg_chart.py draws it
-        bar = fig.add_axes(((w - right + 20) / w, bottom / h, 18 / w, (h - top - bottom) / h))
-        fig.colorbar(drawn[chart.layers.index(heat)], cax=bar, label=heat.quantity)
+        bar = fig.add_axes(((w - right + BAR_GAP) / w, bottom / h, BAR_WIDTH / w, (h - top - bottom) / h))
+        colours = fig.colorbar(drawn[chart.layers.index(heat)], cax=bar)
+        colours.set_ticks([v for v, _ in heat.ticks], labels=[text for _, text in heat.ticks])
+        colours.ax.tick_params(labelsize=TICK_FONT * POINTS)
+        colours.set_label(heat.quantity, fontsize=LABEL_FONT * POINTS)
     _axis(ax, "x", chart.x)
     _axis(ax, "y", chart.y)
     # strings from files are text, never mathtext ("$\\frac{$" raised a ParseSyntaxException)
-    ax.set_title(chart.title, fontsize=11).set_parse_math(False)
+    ax.set_title(chart.title, fontsize=TITLE_FONT * POINTS).set_parse_math(False)
     if heat is None:
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        legend = ax.legend(handles, labels, fontsize=8, loc="best")
+    if handles:  # in the chart's order, as the SVG lists them (matplotlib puts error bars last)
+        order = [getattr(layer, "label", "") for layer in chart.layers]
+        ranked = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]) if hl[1] in order else len(order))
+        legend = ax.legend([h for h, _ in ranked], [l for _, l in ranked], fontsize=LEGEND_FONT * POINTS, loc="best")
         for text in legend.get_texts():
             text.set_parse_math(False)
     return fig

@@ -82,13 +82,10 @@ def _size_axis(sizes: Sequence[float], label: str = "message size (B, KiB = 2^10
     return Axis(label, "log", low / 2 ** 0.5, high * 2 ** 0.5, tuple(ticks), rotation=30)
 
 
-def _log_axis(layers: Sequence[Layer], label: str, tick_label: Callable[[float], str], axis: str = "y",
-              low: float | None = None) -> Axis:
-    """A log axis over what ``layers`` draw along ``axis`` (5 % margins), ticks at 1, 2 and 5 of
-    every decade; ``low`` fixes its lower end."""
-    found = data_range((v for layer in layers for v in layer_values(layer, axis)), "log") or (1.0, 10.0)
+def _log_axis(layers: Sequence[Layer], label: str, tick_label: Callable[[float], str]) -> Axis:
+    """A log y axis over what ``layers`` draw (5 % margins), ticks at 1, 2 and 5 of every decade."""
+    found = data_range((v for layer in layers for v in layer_values(layer, "y")), "log") or (1.0, 10.0)
     lo, hi = padded(*found, "log")
-    lo = lo if low is None else low
     return Axis(label, "log", lo, hi, log_ticks(lo, hi, tick_label))
 
 
@@ -137,7 +134,7 @@ def time_plot(result: Any, title: str | None = None) -> Chart:
     for i, bp in enumerate(sweep.piecewise.breakpoints):
         layers.append(Span(bp.low_bytes if bp.low_bytes > 0 else zero, bp.high_bytes, GREEN,
                            label="breakpoint interval" if i == 0 else ""))
-        layers.append(Rule("x", math.sqrt(max(bp.best_low_bytes, zero) * bp.best_high_bytes), GREEN, "--"))
+        layers.append(Rule("x", math.sqrt(max(bp.best_low_bytes, zero) * bp.best_high_bytes), GREEN, "--", 1.0))
     if sweep.anomalies:
         layers.append(Points(tuple(xs([a.bytes for a in sweep.anomalies], zero).tolist()),
                              tuple(a.time_s for a in sweep.anomalies), VERMILLION, "X", 10,
@@ -236,7 +233,7 @@ def contention_plot(contention: Any, title: str | None = None) -> Chart:
         idx = np.unique(np.linspace(0, len(rows) - 1, 6).round().astype(int))
         rows = [rows[i] for i in idx]
     layers: list[Layer] = [Points(tuple(float(c.active_pairs) for c in row.cells), tuple(c.slowest_s for c in row.cells),
-                                  OKABE_ITO[i % 8], "o", 4, "-", label=size_label(row.bytes) if row.bytes else "0 B")
+                                  OKABE_ITO[i % 8], "o", 6, "-", label=size_label(row.bytes) if row.bytes else "0 B")
                            for i, row in enumerate(rows)]
     steps = list(contention.steps)
     x = Axis("active pairs at once", "log", min(steps) / 1.3, max(steps) * 1.3, tuple((float(s), f"{s:g}") for s in steps))
@@ -259,7 +256,10 @@ def matrix_plot(grid: Any, title: str | None = None) -> Chart:
     shown = values / scale
     finite = shown[np.isfinite(shown)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    layers: list[Layer] = [Heatmap(tuple(tuple(row) for row in shown.tolist()), low, high, what)]
+    if high == low:  # one value everywhere: the middle of the colours, on a range of its own
+        low, high = low - 0.5, high + 0.5
+    layers: list[Layer] = [Heatmap(tuple(tuple(row) for row in shown.tolist()), low, high, what,
+                                   linear_ticks(low, high, lambda v: f"{v:g}", most=7))]
     hosts = grid.hosts
     if hosts:
         names = [hosts.get(r, "") for r in ranks]

@@ -30,11 +30,6 @@ from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, di
 from msgperf.present.model_text import TERMS, answer_says
 from msgperf.present.compare_table import needed_lines
 
-TEMPLATES = templating.TEMPLATES
-_environment = templating.environment
-_render = templating.render
-
-
 def _cell(kind: str, text: Any) -> dict[str, Any]:
     """A table cell with markup of its own (macros.html ``cell``): "code", "pre" (``text``: its
     lines), or a CSS class."""
@@ -122,7 +117,7 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
 
 
 def headline_html(result: RunResult) -> str:
-    return _render("headline.html", items=headline_items(result))
+    return templating.render("headline.html", items=headline_items(result))
 
 
 def term_text(term: Any, unit: str) -> str:
@@ -217,7 +212,7 @@ def metadata_html(run: Any) -> str:
             ["launcher command line", _cell("code", launch.launcher_command_line or "-")],
         ], "ranks": [[str(r.rank), r.host, str(r.cpu) if r.cpu >= 0 else "?", str(r.node)] for r in launch.ranks],
             "environment": [[k, v] for k, v in sorted(launch.environment.items())]})
-    return _render("metadata.html", fields=fields, launches=launches)
+    return templating.render("metadata.html", fields=fields, launches=launches)
 
 
 def machine_html(result: RunResult) -> str:
@@ -225,14 +220,14 @@ def machine_html(result: RunResult) -> str:
     nothing to show)."""
     m = result.machine
     if not m.recorded:
-        return _render("machine.html", not_recorded=NOT_RECORDED, recorded=False, hosts=[], cvars=None,
+        return templating.render("machine.html", not_recorded=NOT_RECORDED, recorded=False, hosts=[], cvars=None,
                        varies="") if result.source.tool == "msgperf" else ""
     cvars = None
     if m.cvars is not None:
         shown = dict(m.thresholds)
         cvars = [[n, cvar_text(v)] for n, v in m.thresholds]
         cvars += [[n, cvar_text(v)] for n, v in m.cvars.items() if n not in shown]
-    return _render("machine.html", not_recorded="", recorded=True,
+    return templating.render("machine.html", not_recorded="", recorded=True,
                    hosts=[[h.host, h.cpu_model, cores_text(h), units.memory(h.memory_bytes),
                            f"{h.os}, {h.kernel} {h.arch}", h.governor] for h in m.hosts],
                    cvars=cvars, launch=m.launch, device=m.device, other_devices=len(m.other_devices),
@@ -250,7 +245,7 @@ def comparison_html(c: RunComparison) -> str:
         return "-" if p is None else f"{p:.2g}"
 
     fmt = {"s": units.seconds, "s/B": units.beta, "B/s": units.rate, "B": units.size}
-    return _render(
+    return templating.render(
         "comparison.html", c=c, alpha=f"{c.alpha:g}",
         machines=diff_line(c.machines) if c.machines is not None else "",
         sizes=[[units.size(s.bytes), units.seconds(s.value_a_s), units.seconds(s.value_b_s), f"{s.ratio:.3f}",
@@ -302,7 +297,7 @@ def answer_html(result: RunResult, index: int = 0, tables: bool | None = None, m
     if machine if machine is not None else machine_html(result):
         links.append(("machine", "machine"))
     links.append(("metadata", "metadata"))
-    return _render("answer.html", lines=answer_lines(result),
+    return templating.render("answer.html", lines=answer_lines(result),
                    links=[(_anchor(index, key), words) for key, words in links])
 
 
@@ -358,7 +353,7 @@ def _run_section(result: RunResult, run: Any, index: int, several: bool) -> str:
     collectives = [row_grid(t) for t in result.tables if t.method]
     tables = _pattern_tables(result)
     machine = machine_html(result)
-    return _render(
+    return templating.render(
         "run.html", title=f"Run {index + 1}: {result.source.label}" if several else result.source.label,
         source_path=result.source.path, method=result.source.method,
         answer=answer_html(result, index, bool(tables), bool(machine)), families=families, series=series,
@@ -378,7 +373,7 @@ def profile_section(advice: Any) -> str:
     sent against the model's regimes, then the advice in the words of ``advise --profile``."""
     from msgperf.present.profile_advice_text import advice_sections, heading  # noqa: PLC0415
 
-    return _render(
+    return templating.render(
         "profile.html", heading=heading(advice), model_choice=advice.model_choice,
         histogram=_figure(plots.profile_histogram_plot(advice), "profile: sizes against the regimes",
                           "Messages sent per power-of-two size bucket, all ranks, coloured by the model's regime: "
@@ -413,7 +408,7 @@ def build_report(results: Sequence[tuple[RunResult, Any]], comparisons: Sequence
     first = results[0][0]
     name = title or ("msgperf report: " + (f"{profiles[0].program} against {first.source.label}" if profiles else
                                            first.source.label if not several else f"{len(results)} runs"))
-    return _environment().get_template("report.html").render(
+    return templating.environment().get_template("report.html").render(
         name=name, generator_mark=Markup(REPORT_MARK),
         generated=generated_at(), several=several,
         overlay=overlay,

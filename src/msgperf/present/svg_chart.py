@@ -17,13 +17,13 @@ from typing import Any, Iterator, Sequence
 
 import msgspec
 
-from msgperf.present.chart import (CHAR_WIDTH, DPI, TICK_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span,
-                                   colour_at, drawable, linear_ticks, margins)
+from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, CHAR_WIDTH, DPI, LABEL_FONT, LEGEND_FONT, TICK_FONT,
+                                   TITLE_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span, colour_at, drawable,
+                                   margins)
 from msgperf.present.templating import environment
 
 PT = DPI / 72.0                      # pixels per point
 DASHES = {"-": "", "--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}  # × line width, matplotlib's
-LABEL_FONT, TITLE_FONT, LEGEND_FONT = 13.0, 15.0, 11.0  # pixels
 
 
 class _Frame:
@@ -58,40 +58,48 @@ class _Frame:
         return drawable(x, self.x_axis.scale) and drawable(y, self.y_axis.scale)
 
 
-def _n(v: float) -> str:
+def _num(v: float) -> str:
+    """A coordinate or size as SVG writes it: two decimals at most."""
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
 def _path(d: str, stroke: str = "none", width: float = 1.0, fill: str = "none", opacity: float = 1.0,
-          dash: Any = "", clip: bool = True) -> dict[str, Any]:
-    pattern = " ".join(_n(d_ * width * PT) for d_ in dash) if dash else ""
-    return {"d": d, "stroke": stroke, "width": _n(width * PT), "fill": fill, "opacity": _n(opacity), "dash": pattern,
-            "clip": clip}
+          dash: Any = "", clip: bool = True, crisp: bool = False) -> dict[str, Any]:
+    """A path's drawing (``crisp``: edges not anti-aliased, so abutting cells leave no seam)."""
+    pattern = " ".join(_num(d_ * width * PT) for d_ in dash) if dash else ""
+    return {"d": d, "stroke": stroke, "width": _num(width * PT), "fill": fill, "opacity": _num(opacity), "dash": pattern,
+            "clip": clip, "crisp": crisp}
 
 
 def _text(x: float, y: float, text: str, size: float, anchor: str = "middle", rotate: float = 0.0,
-          baseline: str = "") -> dict[str, Any]:
-    return {"x": _n(x), "y": _n(y), "text": text, "size": _n(size), "anchor": anchor,
-            "rotate": f"rotate({_n(-rotate)} {_n(x)} {_n(y)})" if rotate else "", "dy": baseline}
+          dy: str = "") -> dict[str, Any]:
+    """A text at (x, y), turned ``rotate`` degrees anticlockwise about that point, moved down by
+    ``dy`` (".32em": centred on y)."""
+    return {"x": _num(x), "y": _num(y), "text": text, "size": _num(size), "anchor": anchor,
+            "rotate": f"rotate({_num(-rotate)} {_num(x)} {_num(y)})" if rotate else "", "dy": dy, "length": ""}
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float) -> str:
-    return f"M{_n(x0)} {_n(y0)}H{_n(x1)}V{_n(y1)}H{_n(x0)}Z"
+    return f"M{_num(x0)} {_num(y0)}H{_num(x1)}V{_num(y1)}H{_num(x0)}Z"
 
 
 def _marker(shape: str, x: float, y: float, r: float) -> str:
+    """One marker's path, ``r`` half its size (matplotlib's extents: a diamond's tips √2·r out)."""
     if shape == "o":
-        return f"M{_n(x - r)} {_n(y)}a{_n(r)} {_n(r)} 0 1 0 {_n(2 * r)} 0a{_n(r)} {_n(r)} 0 1 0 {_n(-2 * r)} 0Z"
+        return f"M{_num(x - r)} {_num(y)}a{_num(r)} {_num(r)} 0 1 0 {_num(2 * r)} 0a{_num(r)} {_num(r)} 0 1 0 {_num(-2 * r)} 0Z"
     if shape == "s":
-        return _rect(x - r * 0.9, y - r * 0.9, x + r * 0.9, y + r * 0.9)
+        return _rect(x - r, y - r, x + r, y + r)
     if shape == "D":
-        return f"M{_n(x)} {_n(y - r)}L{_n(x + r)} {_n(y)}L{_n(x)} {_n(y + r)}L{_n(x - r)} {_n(y)}Z"
+        t = r * math.sqrt(2)
+        return f"M{_num(x)} {_num(y - t)}L{_num(x + t)} {_num(y)}L{_num(x)} {_num(y + t)}L{_num(x - t)} {_num(y)}Z"
     if shape in "v^":
         tip = r if shape == "v" else -r
-        return f"M{_n(x)} {_n(y + tip)}L{_n(x - r)} {_n(y - tip)}L{_n(x + r)} {_n(y - tip)}Z"
+        return f"M{_num(x)} {_num(y + tip)}L{_num(x - r)} {_num(y - tip)}L{_num(x + r)} {_num(y - tip)}Z"
     if shape in "xX":
-        return f"M{_n(x - r)} {_n(y - r)}L{_n(x + r)} {_n(y + r)}M{_n(x - r)} {_n(y + r)}L{_n(x + r)} {_n(y - r)}"
-    return f"M{_n(x - r)} {_n(y)}H{_n(x + r)}"  # "_"
+        return f"M{_num(x - r)} {_num(y - r)}L{_num(x + r)} {_num(y + r)}M{_num(x - r)} {_num(y + r)}L{_num(x + r)} {_num(y - r)}"
+    if shape == "_":
+        return f"M{_num(x - r)} {_num(y)}H{_num(x + r)}"
+    raise ValueError(f"not a marker: {shape!r}")
 
 
 def _marker_paths(shape: str, colour: str, size: float, alpha: float, at: Sequence[tuple[float, float]]) -> list[dict]:
@@ -109,7 +117,7 @@ def _polyline(frame: _Frame, xs: Sequence[float], ys: Sequence[float]) -> str:
     out, pen = [], "M"
     for x, y in zip(xs, ys):
         if frame.drawable(x, y):
-            out.append(f"{pen}{_n(frame.x(x))} {_n(frame.y(y))}")
+            out.append(f"{pen}{_num(frame.x(x))} {_num(frame.y(y))}")
             pen = "L"
         else:
             pen = "M"
@@ -123,15 +131,15 @@ def _points(frame: _Frame, p: Points) -> list[dict]:
         if d:
             paths.append(_path(d, p.colour, p.width, opacity=p.alpha, dash=DASHES[p.line]))
     if p.low:
-        cap = 2 * PT
+        cap = CAP * PT
         bars = []
         for x, lo, hi in zip(p.x, p.low, p.high):
             if frame.drawable(x, lo) and frame.drawable(x, hi) and hi > lo:
                 px, y0, y1 = frame.x(x), frame.y(lo), frame.y(hi)
-                bars.append(f"M{_n(px)} {_n(y0)}V{_n(y1)}M{_n(px - cap)} {_n(y0)}H{_n(px + cap)}"
-                            f"M{_n(px - cap)} {_n(y1)}H{_n(px + cap)}")
+                bars.append(f"M{_num(px)} {_num(y0)}V{_num(y1)}M{_num(px - cap)} {_num(y0)}H{_num(px + cap)}"
+                            f"M{_num(px - cap)} {_num(y1)}H{_num(px + cap)}")
         if bars:
-            paths.append(_path("".join(bars), p.colour, 1.0, opacity=p.alpha))
+            paths.append(_path("".join(bars), p.colour, p.width, opacity=p.alpha))
     if p.marker:
         at = [(frame.x(x), frame.y(y)) for x, y in zip(p.x, p.y) if frame.drawable(x, y)]
         paths += _marker_paths(p.marker, p.colour, p.size, p.alpha, at)
@@ -146,9 +154,9 @@ def _layer(frame: _Frame, layer: Any) -> list[dict]:
         return _points(frame, layer)
     if isinstance(layer, Rule):
         if layer.axis == "x":
-            d = f"M{_n(frame.x(layer.at))} {_n(frame.top)}V{_n(frame.bottom)}" if frame.drawable(layer.at, frame.y_axis.high) else ""
+            d = f"M{_num(frame.x(layer.at))} {_num(frame.top)}V{_num(frame.bottom)}" if frame.drawable(layer.at, frame.y_axis.high) else ""
         else:
-            d = f"M{_n(frame.left)} {_n(frame.y(layer.at))}H{_n(frame.right)}" if frame.drawable(frame.x_axis.high, layer.at) else ""
+            d = f"M{_num(frame.left)} {_num(frame.y(layer.at))}H{_num(frame.right)}" if frame.drawable(frame.x_axis.high, layer.at) else ""
         return [_path(d, layer.colour, layer.width, dash=DASHES[layer.line])] if d else []
     if isinstance(layer, Span):
         return [_path(_rect(frame.x(layer.low), frame.top, frame.x(layer.high), frame.bottom), fill=layer.colour,
@@ -157,10 +165,10 @@ def _layer(frame: _Frame, layer: Any) -> list[dict]:
         x0, x1, xm = frame.x(layer.x - layer.half_width), frame.x(layer.x + layer.half_width), frame.x(layer.x)
         q1, q3, med = frame.y(layer.p25), frame.y(layer.p75), frame.y(layer.median)
         w0, w1, cap = frame.y(layer.p5), frame.y(layer.p95), (x1 - x0) / 4
-        whiskers = (f"M{_n(xm)} {_n(q1)}V{_n(w0)}M{_n(xm)} {_n(q3)}V{_n(w1)}"
-                    f"M{_n(xm - cap)} {_n(w0)}H{_n(xm + cap)}M{_n(xm - cap)} {_n(w1)}H{_n(xm + cap)}")
+        whiskers = (f"M{_num(xm)} {_num(q1)}V{_num(w0)}M{_num(xm)} {_num(q3)}V{_num(w1)}"
+                    f"M{_num(xm - cap)} {_num(w0)}H{_num(xm + cap)}M{_num(xm - cap)} {_num(w1)}H{_num(xm + cap)}")
         return [_path(_rect(x0, q3, x1, q1), fill=layer.face, opacity=0.5), _path(_rect(x0, q3, x1, q1), layer.colour),
-                _path(whiskers, layer.colour), _path(f"M{_n(x0)} {_n(med)}H{_n(x1)}", layer.colour, 2.0)]
+                _path(whiskers, layer.colour), _path(f"M{_num(x0)} {_num(med)}H{_num(x1)}", layer.colour, 2.0)]
     if isinstance(layer, Bar):
         return [_path(_rect(frame.x(layer.x), frame.y(layer.height), frame.x(layer.x + layer.width), frame.bottom),
                       "white", 1.0, fill=layer.colour)]
@@ -171,24 +179,24 @@ def _layer(frame: _Frame, layer: Any) -> list[dict]:
             for j, v in enumerate(row):
                 if math.isfinite(v):
                     cells.append(_path(_rect(frame.x(j - 0.5), frame.y(i - 0.5), frame.x(j + 0.5), frame.y(i + 0.5)),
-                                       fill=colour_at((v - layer.low) / span)))
+                                       fill=colour_at((v - layer.low) / span), crisp=True))
         return cells
     raise TypeError(f"not a chart layer: {type(layer).__name__}")
 
 
 def _colour_bar(frame: _Frame, heat: Heatmap) -> tuple[list[dict], list[dict]]:
-    x0, x1 = frame.right + 20, frame.right + 38
+    x0, x1 = frame.right + BAR_GAP, frame.right + BAR_GAP + BAR_WIDTH
     steps = 48
     height = (frame.bottom - frame.top) / steps
-    paths = [_path(_rect(x0, frame.bottom - (k + 1) * height - 0.5, x1, frame.bottom - k * height),
-                   fill=colour_at(k / (steps - 1)), clip=False) for k in range(steps)]
+    paths = [_path(_rect(x0, frame.bottom - (k + 1) * height, x1, frame.bottom - k * height),
+                   fill=colour_at(k / (steps - 1)), clip=False, crisp=True) for k in range(steps)]
     paths.append(_path(_rect(x0, frame.top, x1, frame.bottom), "black", 0.8, clip=False))
     span = (heat.high - heat.low) or 1.0
     texts = []
-    for v, label in linear_ticks(heat.low, heat.high, lambda v: f"{v:g}", most=6):
+    for v, label in heat.ticks:
         y = frame.bottom - (v - heat.low) / span * (frame.bottom - frame.top)
-        paths.append(_path(f"M{_n(x1)} {_n(y)}h{_n(3.5 * PT)}", "black", 0.8, clip=False))
-        texts.append(_text(x1 + 7, y, label, TICK_FONT, "start", baseline=".32em"))
+        paths.append(_path(f"M{_num(x1)} {_num(y)}h{_num(3.5 * PT)}", "black", 0.8, clip=False))
+        texts.append(_text(x1 + 7, y, label, TICK_FONT, "start", dy=".32em"))
     texts.append(_text(x1 + 62, (frame.top + frame.bottom) / 2, heat.quantity, LABEL_FONT, rotate=90))
     return paths, texts
 
@@ -205,8 +213,8 @@ def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dic
         if not frame.drawable(v, frame.y_axis.high):
             continue
         x = frame.x(v)
-        marks.append(f"M{_n(x)} {_n(frame.bottom)}v{_n(tick)}")
-        lines.append(f"M{_n(x)} {_n(frame.top)}V{_n(frame.bottom)}")
+        marks.append(f"M{_num(x)} {_num(frame.bottom)}v{_num(tick)}")
+        lines.append(f"M{_num(x)} {_num(frame.top)}V{_num(frame.bottom)}")
         below = frame.bottom + tick + 3
         if chart.x.rotation:
             texts.append(_text(x + 4, below + 8, label, TICK_FONT, "end", chart.x.rotation, ".32em"))
@@ -216,9 +224,9 @@ def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dic
         if not frame.drawable(frame.x_axis.high, v):
             continue
         y = frame.y(v)
-        marks.append(f"M{_n(frame.left)} {_n(y)}h{_n(-tick)}")
-        lines.append(f"M{_n(frame.left)} {_n(y)}H{_n(frame.right)}")
-        texts.append(_text(frame.left - tick - 3, y, label, TICK_FONT, "end", baseline=".32em"))
+        marks.append(f"M{_num(frame.left)} {_num(y)}h{_num(-tick)}")
+        lines.append(f"M{_num(frame.left)} {_num(y)}H{_num(frame.right)}")
+        texts.append(_text(frame.left - tick - 3, y, label, TICK_FONT, "end", dy=".32em"))
     if grid and lines:
         behind.append(_path("".join(lines), "#b0b0b0", 0.8, opacity=0.3, clip=False))
     paths.append(_path(_rect(frame.left, frame.top, frame.right, frame.bottom), "black", 0.8, clip=False))
@@ -227,7 +235,11 @@ def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dic
     centre = (frame.left + frame.right) / 2
     texts.append(_text(centre, frame.height - 10, chart.x.label, LABEL_FONT))
     texts.append(_text(20, (frame.top + frame.bottom) / 2, chart.y.label, LABEL_FONT, rotate=90))
-    texts.append(_text(centre, frame.top - 10, chart.title, _fitting(TITLE_FONT, chart.title, frame.width - 20)))
+    room = 2 * min(centre, frame.width - centre) - 10  # centred over the plot area, inside the image
+    title = _text(centre, frame.top - 10, chart.title, _fitting(TITLE_FONT, chart.title, room))
+    if CHAR_WIDTH * TITLE_FONT * len(chart.title) > room:  # shrunk: held to the room, as wide letters may need
+        title["length"] = _num(room)
+    texts.append(title)
     return behind, paths, texts
 
 
@@ -244,9 +256,9 @@ def _legend_sample(layer: Any, x: float, y: float) -> list[dict]:
     out = []
     line = layer.line if isinstance(layer, (Points, Rule)) else ""
     if line:
-        out.append(_path(f"M{_n(x)} {_n(y)}h28", layer.colour, layer.width, dash=DASHES[line], clip=False))
+        out.append(_path(f"M{_num(x)} {_num(y)}h28", layer.colour, layer.width, dash=DASHES[line], clip=False))
     if isinstance(layer, Points) and layer.low:  # an error bar, as drawn
-        out.append(_path(f"M{_n(x + 14)} {_n(y - 6)}v12M{_n(x + 11)} {_n(y - 6)}h6M{_n(x + 11)} {_n(y + 6)}h6",
+        out.append(_path(f"M{_num(x + 14)} {_num(y - 6)}v12M{_num(x + 11)} {_num(y - 6)}h6M{_num(x + 11)} {_num(y + 6)}h6",
                          layer.colour, 1.0, opacity=layer.alpha, clip=False))
     if isinstance(layer, Points) and layer.marker:
         out += [dict(p, clip=False) for p in _marker_paths(layer.marker, layer.colour, layer.size, layer.alpha,
@@ -277,7 +289,7 @@ def _legend(frame: _Frame, chart: Chart, points: Sequence[tuple[float, float]]) 
     for k, layer in enumerate(entries):
         y = y0 + 4 + row * (k + 0.5)
         paths += _legend_sample(layer, x0 + 6, y)
-        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, font, "start", baseline=".32em"))
+        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, font, "start", dy=".32em"))
     return paths, texts
 
 
@@ -303,7 +315,7 @@ def svg(chart: Chart) -> str:
         texts += bar_texts
     legend_paths, legend_texts = _legend(frame, chart, list(_drawn_points(frame, chart)))
     return environment().get_template("chart.svg").render(
-        width=_n(frame.width), height=_n(frame.height),
-        plot={"x": _n(frame.left), "y": _n(frame.top), "width": _n(frame.right - frame.left),
-              "height": _n(frame.bottom - frame.top)},
+        width=_num(frame.width), height=_num(frame.height),
+        plot={"x": _num(frame.left), "y": _num(frame.top), "width": _num(frame.right - frame.left),
+              "height": _num(frame.bottom - frame.top)},
         paths=grid + data + axis_paths + extra_paths + legend_paths, texts=texts + legend_texts)
