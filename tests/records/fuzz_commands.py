@@ -93,8 +93,31 @@ def run_one(name: str, argv: list[str], hang_s: float = HANG_S) -> Outcome:
     return Outcome(name, "FAILURE", f"exit {result.exit_code}, stderr {result.stderr[-500:]!r}", seconds, cpu)
 
 
+def figures_broken(report: Path) -> str:
+    """Why a figure of the report at ``report`` is not a well-formed SVG document ("" when every one
+    is): a browser shows a broken image where a value from the file broke the markup."""
+    import base64  # noqa: PLC0415
+    import re  # noqa: PLC0415
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    for n, data in enumerate(re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', report.read_text())):
+        try:
+            ET.fromstring(base64.b64decode(data))
+        except ET.ParseError as exc:
+            return f"figure {n + 1} of the report is not well-formed SVG: {exc}"
+    return ""
+
+
 def drive(path: Path, work: Path, foreign: str | None = None,
           only: tuple[str, ...] | None = None, hang_s: float = HANG_S) -> list[Outcome]:
-    """Every command on ``path``; ``only`` restricts them by name."""
-    return [run_one(name, argv, hang_s) for name, argv in command_lines(path, work, foreign).items()
-            if only is None or name in only]
+    """Every command on ``path``; ``only`` restricts them by name. A report written must also hold
+    well-formed figures."""
+    outcomes = []
+    for name, argv in command_lines(path, work, foreign).items():
+        if only is not None and name not in only:
+            continue
+        outcome = run_one(name, argv, hang_s)
+        if name == "report" and outcome.status == "ok" and (broken := figures_broken(work / "report.html")):
+            outcome = Outcome(name, "FAILURE", broken, outcome.seconds, outcome.cpu_s)
+        outcomes.append(outcome)
+    return outcomes

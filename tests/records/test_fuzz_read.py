@@ -292,3 +292,18 @@ def test_a_worker_stuck_where_the_alarm_cannot_reach_is_killed(capsys, monkeypat
     assert status == 1 and time.monotonic() - start < 30
     assert out.count("HANG: still running after") == 2 and "worker 0 killed" in out and "worker 1 killed" in out
     assert "  show: ok 0, clean error 0, FAILURE 0, HANG 2" in out  # one per worker, input 0 and input 1
+
+
+def test_a_report_with_a_broken_figure_is_a_failure(tmp_path):
+    """The fuzzer's check on reports: each figure parses as XML, or the report counts as a failure."""
+    import base64
+
+    from tests.records.fuzz_commands import figures_broken
+
+    good = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg"><text>a &amp; b</text></svg>').decode()
+    bad = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg"><text>a & b</text></svg>').decode()
+    page = tmp_path / "r.html"
+    page.write_text(f'<img class="plot" src="data:image/svg+xml;base64,{good}">')
+    assert figures_broken(page) == ""
+    page.write_text(f'<img src="data:image/svg+xml;base64,{good}"><img src="data:image/svg+xml;base64,{bad}">')
+    assert figures_broken(page).startswith("figure 2 of the report is not well-formed SVG")
