@@ -24,7 +24,7 @@ ALLOWED = {
     ("analysis_cache.py", 'fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))'):
         "reads an entry (opened read-only; os.open is how it refuses a link)",
     ("records/runfile_write.py", 'with path.open("a") as f:'): "a run file grows by whole records, flushed one at a time",
-    ("commands/profile.py", 'output.open("x").close()'): "claims a new name exclusively; never replaces a file",
+    ("launch/profiled.py", 'output.open("x").close()'): "claims a new name exclusively; never replaces a file",
     ("launch/run_file_guard.py", 'path.open("x").close()'): "claims a new name exclusively; never replaces a file",
     ("launch/run_file_guard.py", 'path.open("w").close()'): "empties a run file --force replaces, under its lock",
     ("launch/build.py", 'probe.write_text("#include <mpi.h>\\n")'): "a probe in its own temporary directory",
@@ -51,7 +51,7 @@ def test_every_write_is_atomic_or_listed_with_its_reason():
 # something that exists (the guard's job, writing.output), or a writer the guard checked already.
 OWN_FILES = {
     "records/runfile_write.py": "a run file msgperf assembles (msgperf run -o has its own guard, launch/run_file_guard.py)",
-    "commands/profile.py": "the merged profile, over the placeholder msgperf profile claimed itself",
+    "launch/profiled.py": "the merged profile, over the placeholder msgperf profile claimed itself",
     "launch/build.py": "the kernels' build cache",
     "launch/budget.py": "the finish times in the cache",
     "commands/export.py": "export_run and the tidy pair write through atomic_path with the guard's recheck from output()",

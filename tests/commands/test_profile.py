@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from msgperf.commands import profile as profile_command
+from msgperf.launch import profiled
 from msgperf.errors import MsgperfError
 from msgperf.launch.build import build_profiler, find_mpicc
 from msgperf.launch.shm_leftovers import segments
@@ -432,19 +432,19 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, 
 def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
     out = tmp_path / "p.jsonl"
     out.touch()
-    assert not profile_command.take_over(out)  # no mark: a claim just made, or not msgperf's
-    profile_command.claim_mark(out, os.getpid()).touch()  # a live msgperf's claim
-    assert not profile_command.take_over(out)
-    profile_command.claim_mark(out, os.getpid()).unlink()
+    assert not profiled.take_over(out)  # no mark: a claim just made, or not msgperf's
+    profiled.claim_mark(out, os.getpid()).touch()  # a live msgperf's claim
+    assert not profiled.take_over(out)
+    profiled.claim_mark(out, os.getpid()).unlink()
     dead = subprocess.Popen(["true"])
     dead.wait()
-    profile_command.claim_mark(out, dead.pid).touch()
+    profiled.claim_mark(out, dead.pid).touch()
     out.write_text("x")  # not empty: never
-    assert not profile_command.take_over(out)
+    assert not profiled.take_over(out)
     out.write_text("")
-    assert profile_command.take_over(out)
+    assert profiled.take_over(out)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
-        profile_command.claim_mark(out).name]
+        profiled.claim_mark(out).name]
 
 
 def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ranks_recorded(tmp_path, capsys):
@@ -452,16 +452,16 @@ def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ra
     out.touch()
     dead = subprocess.Popen(["true"])
     dead.wait()
-    profile_command.claim_mark(out, dead.pid).touch()
+    profiled.claim_mark(out, dead.pid).touch()
     private = f".p.jsonl.{dead.pid}.part"
     for rest in ("started", "error", "rank0", "rank1.tmp.77", "rank2"):
         (tmp_path / f"{private}.{rest}").write_text("x")
     other = tmp_path / f".p.jsonl.{os.getpid()}.part.started"  # a live run's: never touched
     other.write_text("x")
     (tmp_path / "p.jsonl.rank0").write_text("x")  # not hidden, not the dead run's: never touched
-    assert profile_command.take_over(out)
+    assert profiled.take_over(out)
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert left == sorted([profile_command.claim_mark(out).name, f"{private}.rank0", f"{private}.rank2", other.name,
+    assert left == sorted([profiled.claim_mark(out).name, f"{private}.rank0", f"{private}.rank2", other.name,
                            "p.jsonl", "p.jsonl.rank0"])
     assert f"what its ranks recorded is kept in {private}.rank0, {private}.rank2" in capsys.readouterr().err
 
@@ -737,32 +737,32 @@ def test_the_program_is_found_among_the_launchers_arguments(tmp_path):
     app = tmp_path / "solver"
     app.write_text("")
     app.chmod(0o755)
-    assert profile_command.program_name(("mpiexec", "-n", "4", str(app), "-x", "1")) == "solver"
-    assert profile_command.program_name(("mpirun", "-np", "2", "--host", "a,b", "true")) == "true"
-    assert profile_command.program_name(("./weird",)) == "weird"
+    assert profiled.program_name(("mpiexec", "-n", "4", str(app), "-x", "1")) == "solver"
+    assert profiled.program_name(("mpirun", "-np", "2", "--host", "a,b", "true")) == "true"
+    assert profiled.program_name(("./weird",)) == "weird"
 
 
 def test_open_mpi_launchers_pass_the_variables_on(monkeypatch):
-    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "openmpi")
+    monkeypatch.setattr(profiled, "detect_flavor", lambda launcher: "openmpi")
     ompi = "Open MPI 4.1.4"
-    assert profile_command.with_preload_flags(("mpirun.openmpi", "-np", "2", "./a"), ompi) == \
+    assert profiled.with_preload_flags(("mpirun.openmpi", "-np", "2", "./a"), ompi) == \
         ["mpirun.openmpi", "-x", "LD_PRELOAD", "-x", "MSGPERF_PROFILE_OUTPUT", "-np", "2", "./a"]
-    assert profile_command.with_preload_flags(("./a", "-np", "2"), "MPICH 5.0.2") == ["./a", "-np", "2"]  # never asked
+    assert profiled.with_preload_flags(("./a", "-np", "2"), "MPICH 5.0.2") == ["./a", "-np", "2"]  # never asked
     with pytest.raises(MsgperfError, match="mpirun is Open MPI's launcher but the profiler is built for MPICH 5.0.2"):
-        profile_command.with_preload_flags(("mpirun", "-np", "2", "./a"), "MPICH 5.0.2")
-    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "hydra")
-    assert profile_command.with_preload_flags(("mpiexec", "-n", "2", "./a"), "MPICH 5.0.2") == ["mpiexec", "-n", "2", "./a"]
+        profiled.with_preload_flags(("mpirun", "-np", "2", "./a"), "MPICH 5.0.2")
+    monkeypatch.setattr(profiled, "detect_flavor", lambda launcher: "hydra")
+    assert profiled.with_preload_flags(("mpiexec", "-n", "2", "./a"), "MPICH 5.0.2") == ["mpiexec", "-n", "2", "./a"]
     with pytest.raises(MsgperfError, match="mpiexec is MPICH's launcher but the profiler is built for Open MPI"):
-        profile_command.with_preload_flags(("mpiexec", "-n", "2", "./a"), ompi)
-    monkeypatch.setattr(profile_command, "detect_flavor", lambda launcher: "srun")
-    assert profile_command.with_preload_flags(("srun", "-n", "2", "./a"), ompi) == ["srun", "-n", "2", "./a"]
+        profiled.with_preload_flags(("mpiexec", "-n", "2", "./a"), ompi)
+    monkeypatch.setattr(profiled, "detect_flavor", lambda launcher: "srun")
+    assert profiled.with_preload_flags(("srun", "-n", "2", "./a"), ompi) == ["srun", "-n", "2", "./a"]
 
 
 def test_a_default_file_name_is_never_taken_twice(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    first, second = profile_command.default_output("halo"), profile_command.default_output("halo")
+    first, second = profiled.default_output("halo"), profiled.default_output("halo")
     assert first != second and first.name.endswith("-profile-halo.jsonl") and first.parent.name == "runs"
-    assert profile_command.default_output("a b/../c").name.endswith("-profile-a_b_.._c.jsonl")
+    assert profiled.default_output("a b/../c").name.endswith("-profile-a_b_.._c.jsonl")
 
 
 # ---- msgperf profile --show: a profile's summary again, several runs merged --------------------------
