@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from msgperf.commands.report import report_next_to
-from msgperf.commands.slurm import is_msgperf_script
+from msgperf.launch.slurm_script import is_msgperf_script
 from msgperf.writing import measurements_in
 from msgperf.records.profile_format import profile_text
 from msgperf.records.runfile_read import read_run
@@ -128,7 +128,7 @@ def test_slurm_refuses_an_existing_script_before_building(tmp_path, capsys):
 
 
 def test_slurm_default_script_is_rewritten_only_when_it_is_msgperfs(tmp_path, capsys, monkeypatch):
-    from msgperf.commands.slurm import batch_script
+    from msgperf.launch.slurm_script import batch_script
     from msgperf.plan import Plan, parse_pair
 
     monkeypatch.chdir(tmp_path)

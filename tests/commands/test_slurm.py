@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from msgperf.commands.slurm import batch_script
+from msgperf.launch.slurm_script import batch_script
 from msgperf.errors import MsgperfError
 from msgperf.plan import Plan
 from tests.conftest import run_cli

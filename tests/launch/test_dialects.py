@@ -65,7 +65,7 @@ def test_hosts_and_placement_checks():
 
 
 def test_slurm_job_shape_and_script():
-    from msgperf.commands.slurm import batch_script, job_shape
+    from msgperf.launch.slurm_script import batch_script, job_shape
     from msgperf.plan import Plan
 
     assert job_shape("inter", None, None) == (2, 1)  # the ping-pong exercise (Marcotte, Durham): --nodes=2 --ntasks-per-node=1
