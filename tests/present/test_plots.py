@@ -13,9 +13,10 @@ import pytest
 from msgperf.analysis import analyze_series
 from msgperf.analysis.result import analyze
 from msgperf.present import plots, svg_chart
-from msgperf.present.chart import Bar, Box, Heatmap, Points, Rule, Span, colour_at, linear_ticks, log_ticks
+from msgperf.present.chart import (MIN_FONT, Bar, Box, Heatmap, Points, Rule, Span, colour_at, legend_layout,
+                                   linear_ticks, log_ticks, title_layout)
 from msgperf.writing import output
-from tests.factories import REPORT_SIZES, pingpong_run, rich_run
+from tests.factories import REPORT_SIZES, pingpong_run, rich_run, sweep_run
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -178,7 +179,9 @@ def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
     assert legend[0].startswith("$\\frac{a$_x^^\\x1b") and legend[0].endswith("chars)") and legend[1] == "plain"
     tree = svg_tree(chart)  # parses: nothing broke the markup
     assert not list(tree.iter(f"{SVG}script"))
-    assert chart.title in texts(tree) and legend[0] in texts(tree)
+    shown, size = title_layout(chart)  # cut to what fits over the plot area, at the smallest size written
+    assert shown in texts(tree) and shown.endswith("…") and chart.title.startswith(shown[:-1]) and size == MIN_FONT
+    assert legend[0] in texts(tree)
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", svg_chart.svg(chart))
 
 
@@ -263,3 +266,38 @@ def test_error_bars_are_drawn_from_low_to_high():
                     for x, lo, hi in zip(medians.x, medians.low, medians.high) if hi > lo)
     assert len(wanted) > 5 and len(drawn) == len(wanted)
     assert all(d == pytest.approx(w, abs=0.006) for d, w in zip(drawn, wanted))  # the SVG's 0.01 px
+
+
+def test_the_size_axis_spans_the_sizes_measured_not_from_one_byte():
+    """64 KiB to 64 MiB: the axis starts half an octave below 64 KiB (it started at 1 B, leaving
+    60 % of the width empty)."""
+    sizes = [65536 << k for k in range(11)]
+    chart = plots.time_plot(analyze_series(sweep_run([lambda b: 1e-6 + b / 1e10], n=40, sizes=sizes)))
+    assert chart.x.low == pytest.approx(65536 / 2 ** 0.5) and chart.x.high == pytest.approx(sizes[-1] * 2 ** 0.5)
+    assert chart.x.ticks[0][1] == "64 KiB"
+
+
+def test_the_legend_sits_where_it_hides_fewest_points_and_both_painters_use_that_corner():
+    """Time rises with size: the upper left is empty. A legend over data would hide it."""
+    chart = plots.time_plot(analyze_series(pingpong_run()))
+    legend = legend_layout(chart)
+    assert legend.corner == "upper left"
+    medians = of(chart, Points)[0]
+    falling = msgspec.structs.replace(medians, y=tuple(reversed(medians.y)), low=tuple(reversed(medians.low)),
+                                      high=tuple(reversed(medians.high)))
+    flipped = msgspec.structs.replace(chart, layers=(falling,))  # times falling with size: the upper left is full
+    assert legend_layout(flipped).corner != "upper left"
+    fig = __import__("msgperf.present.mpl_chart", fromlist=["figure"]).figure(chart)
+    assert fig.axes[0].get_legend()._loc == 2  # matplotlib's code for "upper left"
+
+
+def test_imported_summaries_draw_no_spread_and_say_so():
+    """One time per size (OSU's average): no interval in the legend, and no variability plot."""
+    from tests.factories import make_run, measurement
+
+    run = make_run([measurement("pingpong", s, [2e-6 + s / 1e10]) for s in (1, 64, 4096, 65536, 1 << 20)])
+    result = analyze_series(run)
+    assert plots.summaries_only(result)
+    assert of(plots.time_plot(result), Points)[0].label == "the time per size (one value each: no interval)"
+    with pytest.raises(Exception, match="no spread to draw"):
+        plots.variability_plot(result)

@@ -116,6 +116,10 @@ BAR_GAP, BAR_WIDTH = 20.0, 18.0      # ... which stands this far right of the pl
 TICK_FONT, LABEL_FONT, TITLE_FONT, LEGEND_FONT = 12.0, 13.0, 15.0, 11.0
 CAP = 2.0                            # an error bar's cap, points each side
 CHAR_WIDTH = 0.6                     # a character's width, em (the browser lays out text; this sizes room for it)
+LEGEND_CHAR_WIDTH = 0.55             # ... in a legend, whose box should not cover more than its text
+
+
+MIN_FONT = 9.0                       # the smallest text either painter writes, pixels
 
 
 def margins(chart: Chart) -> tuple[float, float, float, float]:
@@ -222,3 +226,93 @@ def layer_values(layer: Layer, axis: str) -> list[float]:
     if isinstance(layer, Bar):
         return [layer.x, layer.x + layer.width] if axis == "x" else [layer.height]
     return []
+
+
+# ---- layout both painters follow: where the plot area, the title and the legend go --------------
+
+
+def fraction(axis: Axis, v: float) -> float:
+    """Where ``v`` lies between the axis' ends (0 to 1, the low end first); a value a log axis
+    cannot hold (0 at the foot of a bar) lies far below its low end, where the painters cut it."""
+    if axis.scale == "log":
+        if not v > 0:
+            return -10.0
+        return (math.log10(v) - math.log10(axis.low)) / (math.log10(axis.high) - math.log10(axis.low))
+    return (v - axis.low) / (axis.high - axis.low)
+
+
+def plot_area(chart: Chart) -> tuple[float, float, float, float]:
+    """Left, top, right and bottom of the plot area, pixels from the image's top left."""
+    left, right, top, bottom = margins(chart)
+    return left, top, chart.width * DPI - right, chart.height * DPI - bottom
+
+
+def title_layout(chart: Chart) -> tuple[str, float]:
+    """The title as written and its size in pixels: TITLE_FONT, smaller while it does not fit over
+    the plot area (centred there, inside the image), and cut with "…" below MIN_FONT."""
+    left, _, right, _ = plot_area(chart)
+    centre = (left + right) / 2
+    room = 2 * min(centre, chart.width * DPI - centre) - 10
+    size = min(TITLE_FONT, room / (CHAR_WIDTH * max(len(chart.title), 1)))
+    if size >= MIN_FONT:
+        return chart.title, size
+    keep = max(int(room / (CHAR_WIDTH * MIN_FONT)) - 1, 1)
+    return chart.title[:keep] + "…", MIN_FONT
+
+
+CORNERS = ("upper left", "upper right", "lower left", "lower right")  # matplotlib's names for them
+
+
+class Legend(Value):
+    """The legend's box: its entries (the labelled layers, in order), text size, size and place in
+    pixels, and the corner of the plot area it sits in."""
+    entries: tuple[Layer, ...]
+    font: float
+    width: float
+    height: float
+    x: float
+    y: float
+    corner: str
+
+
+SAMPLE_WIDTH = 28.0  # a legend entry's line or patch, pixels; then a gap of 8 before its text
+
+
+def legend_layout(chart: Chart) -> Legend | None:
+    """The legend of the labelled layers, in the corner of the plot area that hides the fewest
+    drawn points (the first corner among equals: upper left); None when no layer has a label."""
+    entries = tuple(layer for layer in chart.layers if getattr(layer, "label", ""))
+    if not entries:
+        return None
+    left, top, right, bottom = plot_area(chart)
+    longest = max(len(layer.label) for layer in entries)
+    room = right - left - 12 - SAMPLE_WIDTH - 18
+    font = max(MIN_FONT, min(LEGEND_FONT, room / (LEGEND_CHAR_WIDTH * longest)))
+    width = min(SAMPLE_WIDTH + 18 + LEGEND_CHAR_WIDTH * font * longest, right - left - 12)
+    height = font * 1.35 * len(entries) + 8
+    points = [(left + fraction(chart.x, x) * (right - left), bottom - fraction(chart.y, y) * (bottom - top))
+              for x, y in drawn_points(chart)]
+    if chart.y.inverted:
+        points = [(x, top + bottom - y) for x, y in points]
+    places = {"upper left": (left + 6, top + 6), "upper right": (right - 6 - width, top + 6),
+              "lower left": (left + 6, bottom - 6 - height), "lower right": (right - 6 - width, bottom - 6 - height)}
+
+    def hidden(corner: str) -> int:
+        x0, y0 = places[corner]
+        return sum(x0 <= x <= x0 + width and y0 <= y <= y0 + height for x, y in points)
+
+    corner = min(CORNERS, key=hidden)
+    return Legend(entries, font, width, height, *places[corner], corner)
+
+
+def drawn_points(chart: Chart) -> list[tuple[float, float]]:
+    """The data points a legend should not hide: markers and line vertices, box ends, bar tops."""
+    out: list[tuple[float, float]] = []
+    for layer in chart.layers:
+        if isinstance(layer, Points):
+            out += [(x, y) for x, y in zip(layer.x, layer.y) if drawable(x, chart.x.scale) and drawable(y, chart.y.scale)]
+        elif isinstance(layer, Box):
+            out += [(layer.x, v) for v in (layer.p5, layer.median, layer.p95)]
+        elif isinstance(layer, Bar):
+            out.append((layer.x + layer.width / 2, layer.height))
+    return out

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, COLOUR_MAP, DPI, LABEL_FONT, LEGEND_FONT, TICK_FONT,
-                                   TITLE_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span, margins)
+from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, COLOUR_MAP, DPI, LABEL_FONT, TICK_FONT, Axis, Bar, Box,
+                                   Chart, Heatmap, Points, Rule, Span, legend_layout, margins, title_layout)
 
 POINTS = 72.0 / DPI  # matplotlib sizes text in points, the chart in pixels
 
@@ -86,14 +86,17 @@ def figure(chart: Chart) -> Any:
     _axis(ax, "x", chart.x)
     _axis(ax, "y", chart.y)
     # strings from files are text, never mathtext ("$\\frac{$" raised a ParseSyntaxException)
-    ax.set_title(chart.title, fontsize=TITLE_FONT * POINTS).set_parse_math(False)
+    title, size = title_layout(chart)
+    ax.set_title(title, fontsize=size * POINTS).set_parse_math(False)
     if heat is None:
         ax.grid(True, which="major", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    if handles:  # in the chart's order, as the SVG lists them (matplotlib puts error bars last)
-        order = [getattr(layer, "label", "") for layer in chart.layers]
+    placed = legend_layout(chart)
+    if handles and placed is not None:  # in the chart's order and corner, as the SVG has them
+        order = [layer.label for layer in placed.entries]
         ranked = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]) if hl[1] in order else len(order))
-        legend = ax.legend([h for h, _ in ranked], [l for _, l in ranked], fontsize=LEGEND_FONT * POINTS, loc="best")
+        legend = ax.legend([h for h, _ in ranked], [l for _, l in ranked], fontsize=placed.font * POINTS,
+                           loc=placed.corner)
         for text in legend.get_texts():
             text.set_parse_math(False)
     return fig

@@ -35,6 +35,7 @@ BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK = OKABE_ITO
 CALM = (BLUE, ORANGE, GREEN, PURPLE, SKY, BLACK)  # lines that are not a warning
 KINDS = ("time", "bandwidth", "variability", "launches", "contention", "matrix", "overlay")
 FIGSIZE = (8.0, 5.0)
+OVERLAY_MARKERS = ("o", "s", "D", "^", "v")
 
 
 # ---- units ---------------------------------------------------------------------------------
@@ -73,7 +74,7 @@ def _size_axis(sizes: Sequence[float], label: str = "message size (B, KiB = 2^10
     with its own tick, so neither end is clipped and no part of the width is empty."""
     zero = zero_position(sizes)
     positions = xs(sizes, zero)
-    low, high = float(positions.min(initial=1.0)), float(positions.max(initial=1.0))
+    low, high = (float(positions.min()), float(positions.max())) if positions.size else (1.0, 1.0)
     exps = range(math.ceil(math.log2(max(low, 1e-300))), math.floor(math.log2(max(high, 1e-300))) + 1)
     step = max(1, math.ceil(len(exps) / 10))
     ticks = [(2.0 ** e, size_label(2.0 ** e)) for e in exps[::step] if not (0 in sizes and 2.0 ** e < zero * 1.9)]
@@ -102,10 +103,16 @@ def _chart(title: str, x: Axis, y: Axis, layers: Sequence[Layer], size: tuple[fl
     return Chart(printable(title, TITLE_LIMIT), size[0], size[1], x, y, kept)
 
 
-def _interval_points(result: Any, x: np.ndarray, colour: str, size: float, label: str) -> Points:
+def summaries_only(result: Any) -> bool:
+    """Whether the series holds one time per size (another tool's output imported): no samples,
+    so no median, interval or spread to draw."""
+    return all(s.stats.n <= 1 for s in result.sizes)
+
+
+def _interval_points(result: Any, x: np.ndarray, colour: str, size: float, label: str, marker: str = "o") -> Points:
     """The medians with their intervals (a bound not estimated: the median itself)."""
     pts = result.sweep.points
-    return Points(tuple(x.tolist()), tuple(p.time_s for p in pts), colour, "o", size,
+    return Points(tuple(x.tolist()), tuple(p.time_s for p in pts), colour, marker, size,
                   low=tuple(p.ci_low_s if p.ci_low_s is not None else p.time_s for p in pts),
                   high=tuple(p.ci_high_s if p.ci_high_s is not None else p.time_s for p in pts), label=label)
 
@@ -124,7 +131,8 @@ def time_plot(result: Any, title: str | None = None) -> Chart:
     sizes = [p.bytes for p in sweep.points]
     zero = zero_position(sizes)
     layers: list[Layer] = [_interval_points(result, xs(sizes, zero), BLUE, 4,
-                                            f"median, {100 * result.confidence:.0f} % interval")]
+                                            "the time per size (one value each: no interval)" if summaries_only(result)
+                                            else f"median, {100 * result.confidence:.0f} % interval")]
     for i, seg in enumerate(sweep.piecewise.segments):
         grid = np.geomspace(max(seg.from_bytes, 1), max(seg.to_bytes, 1), 60)
         layers.append(Points(tuple(grid.tolist()), tuple(seg.predict(grid).tolist()), ORANGE, line="-", width=1.8,
@@ -153,7 +161,7 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
     candidates = bw + [v for v in (ch.line_bandwidth.value, upper_bound) if v is not None and math.isfinite(v)]
     scale, unit = rate_unit(max(candidates, default=1.0))
     layers: list[Layer] = [Points(tuple(sizes), tuple(v / scale for v in bw), BLUE, "o", 4, "-",
-                                  label="measured b / median T(b)")]
+                                  label="measured b / T(b)" if summaries_only(result) else "measured b / median T(b)")]
     line_bw = ch.line_bandwidth
     if line_bw.value is not None and math.isfinite(line_bw.value) and line_bw.value > 0:
         what = "1/β of the last segment" + (", extrapolated: above every measured bandwidth" if line_bw.extrapolated else "")
@@ -175,6 +183,9 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
 def variability_plot(result: Any, title: str | None = None) -> Chart:
     """Per size: the box (quartiles, whiskers at the 5th and 95th percentiles), mean ± sd as
     error bars, min and max, and the samples flagged as outliers (from the analysis)."""
+    if summaries_only(result):
+        raise MsgperfError(f"{result.series}: one time per size (an imported summary, no samples): no spread to "
+                           "draw; the variability plot needs a run msgperf measured")
     sizes = result.sizes
     pos = tuple(float(i) for i in range(len(sizes)))
     layers: list[Layer] = [Box(p, 0.25, s.stats.p5, s.stats.p25, s.stats.median, s.stats.p75, s.stats.p95, BLUE, SKY)
@@ -193,7 +204,7 @@ def variability_plot(result: Any, title: str | None = None) -> Chart:
             fx.extend([p - 0.3] * m.outliers.values.size)
             fy.extend(m.outliers.values.tolist())
     layers.append(Points(tuple(fx), tuple(fy), VERMILLION, "x", 4, alpha=0.7, label="flagged outliers (|modified z| > 3.5)"))
-    every = math.ceil(len(sizes) / 40)  # a label per size while they fit side by side
+    every = math.ceil(len(sizes) / 32)  # a label per size while they fit side by side
     x = Axis("message size; box: quartiles and median, whiskers: 5th–95th percentile", "linear", -0.6,
              len(sizes) - 0.4, tuple((p, size_label(s.bytes)) for p, s in zip(pos[::every], sizes[::every])),
              rotation=45)
@@ -204,7 +215,10 @@ def launches_plot(result: Any, title: str | None = None) -> Chart:
     """One line per launch (median per size, relative to the consensus), apart launches marked."""
     comp = result.launch_comparison
     if comp is None:
-        raise MsgperfError("the per-launch plot needs several launches (msgperf run --repeat N)")
+        raise MsgperfError("the per-launch plot needs several launches that measured the same sizes (msgperf run "
+                           "--repeat N)" + (f"; {result.series}'s {len(result.launches)} launches each measured sizes "
+                                            "of their own (the sweep, the answer's sizes, a refinement)"
+                                            if len(result.launches) > 1 else ""))
     apart = {v.launch: v for v in comp.verdicts}
     sizes = [sp.bytes for sp in comp.sizes]
     x = tuple(xs(sizes, zero_position(sizes)).tolist())
@@ -282,8 +296,10 @@ def overlay_plot(results: Sequence[tuple[str, Any]], title: str | None = None) -
     zero = zero_position(all_sizes)
     layers: list[Layer] = []
     for i, (label, result) in enumerate(results):
-        colour = OKABE_ITO[i % len(OKABE_ITO)]
-        layers.append(_interval_points(result, xs([p.bytes for p in result.sweep.points], zero), colour, 3, label))
+        # past eight series the colours come round again, with another marker
+        colour, marker = OKABE_ITO[i % len(OKABE_ITO)], OVERLAY_MARKERS[i // len(OKABE_ITO) % len(OVERLAY_MARKERS)]
+        layers.append(_interval_points(result, xs([p.bytes for p in result.sweep.points], zero), colour, 3, label,
+                                       marker))
         # the model's segments as one line broken by NaN (drawn apart, as separate lines were)
         model_x: list[float] = []
         model_y: list[float] = []
@@ -293,7 +309,8 @@ def overlay_plot(results: Sequence[tuple[str, Any]], title: str | None = None) -
             model_y += [*seg.predict(grid).tolist(), math.nan]
         if model_x:
             layers.append(Points(tuple(model_x), tuple(model_y), colour, line="-", width=1.2, alpha=0.8))
-    return _chart(title or f"{len(results)} runs: median time and fitted model", _size_axis(all_sizes),
+    many = f"{len(results)} runs" if len(results) > 1 else "1 run"
+    return _chart(title or f"{many}: median time and fitted model", _size_axis(all_sizes),
                   _time_axis(layers), layers)
 
 

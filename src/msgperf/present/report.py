@@ -321,8 +321,9 @@ def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool,
                    _figure(plots.bandwidth_plot(a, None if is_memcpy else bound), f"{s.name}: bandwidth",
                            "Bandwidth b / median T(b) (1 MB = 10^6 B); asymptotic bandwidth 1/β, n½ = α/β"
                            + ("; memcpy's peak bandwidth as the hardware bound" if bound and not is_memcpy else "")
-                           + "."),
-                   _figure(plots.variability_plot(a), f"{s.name}: variability", _VARIABILITY_CAPTION)]
+                           + ".")]
+        if not plots.summaries_only(a):  # one time per size (an imported summary): no spread to draw
+            figures.append(_figure(plots.variability_plot(a), f"{s.name}: variability", _VARIABILITY_CAPTION))
         if a.launch_comparison is not None:
             figures.append(_figure(plots.launches_plot(a), f"{s.name}: launches",
                                    "Each launch's median per size relative to the launches' consensus; "

@@ -13,13 +13,13 @@ matplotlib draws them, so the PNG and the SVG of one chart look alike.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import msgspec
 
-from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, CHAR_WIDTH, DPI, LABEL_FONT, LEGEND_FONT, TICK_FONT,
-                                   TITLE_FONT, Axis, Bar, Box, Chart, Heatmap, Points, Rule, Span, colour_at, drawable,
-                                   margins)
+from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, CHAR_WIDTH, DPI, LABEL_FONT, SAMPLE_WIDTH, TICK_FONT, Bar,
+                                   Box, Chart, Heatmap, Points, Rule, Span, colour_at, drawable, fraction,
+                                   legend_layout, plot_area, title_layout)
 from msgperf.present.templating import environment
 
 PT = DPI / 72.0                      # pixels per point
@@ -30,28 +30,15 @@ class _Frame:
     """Data to pixels for one chart's plot area."""
 
     def __init__(self, chart: Chart) -> None:
-        left, right, top, bottom = margins(chart)
         self.width, self.height = chart.width * DPI, chart.height * DPI
-        self.left, self.right = left, self.width - right
-        self.top, self.bottom = top, self.height - bottom
+        self.left, self.top, self.right, self.bottom = plot_area(chart)
         self.x_axis, self.y_axis = chart.x, chart.y
 
-    @staticmethod
-    def _fraction(axis: Axis, v: float) -> float:
-        """Where ``v`` lies between the axis' ends (0 to 1); a value a log axis cannot hold (0 at
-        the foot of a bar) lies far below its low end, where the clip path cuts it, as
-        matplotlib clips it."""
-        if axis.scale == "log":
-            if not v > 0:
-                return -10.0
-            return (math.log10(v) - math.log10(axis.low)) / (math.log10(axis.high) - math.log10(axis.low))
-        return (v - axis.low) / (axis.high - axis.low)
-
     def x(self, v: float) -> float:
-        return self.left + self._fraction(self.x_axis, v) * (self.right - self.left)
+        return self.left + fraction(self.x_axis, v) * (self.right - self.left)
 
     def y(self, v: float) -> float:
-        f = self._fraction(self.y_axis, v)
+        f = fraction(self.y_axis, v)
         return self.top + f * (self.bottom - self.top) if self.y_axis.inverted else self.bottom - f * (self.bottom - self.top)
 
     def drawable(self, x: float, y: float) -> bool:
@@ -76,7 +63,7 @@ def _text(x: float, y: float, text: str, size: float, anchor: str = "middle", ro
     """A text at (x, y), turned ``rotate`` degrees anticlockwise about that point, moved down by
     ``dy`` (".32em": centred on y)."""
     return {"x": _num(x), "y": _num(y), "text": text, "size": _num(size), "anchor": anchor,
-            "rotate": f"rotate({_num(-rotate)} {_num(x)} {_num(y)})" if rotate else "", "dy": dy, "length": ""}
+            "rotate": f"rotate({_num(-rotate)} {_num(x)} {_num(y)})" if rotate else "", "dy": dy}
 
 
 def _rect(x0: float, y0: float, x1: float, y1: float) -> str:
@@ -233,19 +220,15 @@ def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dic
     if marks:
         paths.append(_path("".join(marks), "black", 0.8, clip=False))
     centre = (frame.left + frame.right) / 2
-    texts.append(_text(centre, frame.height - 10, chart.x.label, LABEL_FONT))
-    texts.append(_text(20, (frame.top + frame.bottom) / 2, chart.y.label, LABEL_FONT, rotate=90))
-    room = 2 * min(centre, frame.width - centre) - 10  # centred over the plot area, inside the image
-    title = _text(centre, frame.top - 10, chart.title, _fitting(TITLE_FONT, chart.title, room))
-    if CHAR_WIDTH * TITLE_FONT * len(chart.title) > room:  # shrunk: held to the room, as wide letters may need
-        title["length"] = _num(room)
-    texts.append(title)
+    # the axis labels beside their tick labels, as matplotlib places them (rotated ones reach the foot)
+    longest_y = max((len(label) for _, label in chart.y.ticks), default=0)
+    below = frame.height - 10 if chart.x.rotation else frame.bottom + tick + 3 + TICK_FONT * 1.2 + LABEL_FONT
+    texts.append(_text(centre, below, chart.x.label, LABEL_FONT))
+    beside = max(frame.left - tick - 3 - CHAR_WIDTH * TICK_FONT * longest_y - LABEL_FONT * 0.9, LABEL_FONT)
+    texts.append(_text(beside, (frame.top + frame.bottom) / 2, chart.y.label, LABEL_FONT, rotate=90))
+    title, size = title_layout(chart)
+    texts.append(_text(centre, frame.top - 10, title, size))
     return behind, paths, texts
-
-
-def _fitting(size: float, text: str, room: float) -> float:
-    """``size``, or smaller (down to 6 px) where ``text`` would be wider than ``room`` pixels."""
-    return max(6.0, min(size, room / (CHAR_WIDTH * max(len(text), 1))))
 
 
 def _legend_sample(layer: Any, x: float, y: float) -> list[dict]:
@@ -266,41 +249,21 @@ def _legend_sample(layer: Any, x: float, y: float) -> list[dict]:
     return out
 
 
-def _legend(frame: _Frame, chart: Chart, points: Sequence[tuple[float, float]]) -> tuple[list[dict], list[dict]]:
-    """The labelled layers in a box in the corner of the plot area that hides the fewest points."""
-    entries = [layer for layer in chart.layers if getattr(layer, "label", "")]
-    if not entries:
+def _legend(chart: Chart) -> tuple[list[dict], list[dict]]:
+    """The legend's box (chart.legend_layout: its place and size), each entry's sample and text."""
+    legend = legend_layout(chart)
+    if legend is None:
         return [], []
-    longest = max(len(layer.label) for layer in entries)
-    font = _fitting(LEGEND_FONT, "x" * longest, frame.right - frame.left - 12 - 28 - 18)
-    row = font * 1.35
-    width = 28 + 18 + CHAR_WIDTH * font * longest
-    height = row * len(entries) + 8
-
-    def hidden(corner: tuple[float, float]) -> int:
-        x0, y0 = corner
-        return sum(x0 <= x <= x0 + width and y0 <= y <= y0 + height for x, y in points)
-
-    corners = [(frame.left + 6, frame.top + 6), (frame.right - 6 - width, frame.top + 6),
-               (frame.left + 6, frame.bottom - 6 - height), (frame.right - 6 - width, frame.bottom - 6 - height)]
-    x0, y0 = min(corners, key=hidden)  # the first corner among equals: upper left
-    paths = [_path(_rect(x0, y0, x0 + width, y0 + height), "#cccccc", 0.8, fill="white", opacity=0.85, clip=False)]
+    x0, y0 = legend.x, legend.y
+    paths = [_path(_rect(x0, y0, x0 + legend.width, y0 + legend.height), "#cccccc", 0.8, fill="white", opacity=0.85,
+                   clip=False)]
     texts = []
-    for k, layer in enumerate(entries):
+    row = legend.font * 1.35
+    for k, layer in enumerate(legend.entries):
         y = y0 + 4 + row * (k + 0.5)
         paths += _legend_sample(layer, x0 + 6, y)
-        texts.append(_text(x0 + 6 + 28 + 8, y, layer.label, font, "start", dy=".32em"))
+        texts.append(_text(x0 + 6 + SAMPLE_WIDTH + 8, y, layer.label, legend.font, "start", dy=".32em"))
     return paths, texts
-
-
-def _drawn_points(frame: _Frame, chart: Chart) -> Iterator[tuple[float, float]]:
-    for layer in chart.layers:
-        if isinstance(layer, Points):
-            yield from ((frame.x(x), frame.y(y)) for x, y in zip(layer.x, layer.y) if frame.drawable(x, y))
-        elif isinstance(layer, Box):
-            yield from ((frame.x(layer.x), frame.y(v)) for v in (layer.p5, layer.median, layer.p95))
-        elif isinstance(layer, Bar):
-            yield (frame.x(layer.x + layer.width / 2), frame.y(layer.height))
 
 
 def svg(chart: Chart) -> str:
@@ -313,7 +276,7 @@ def svg(chart: Chart) -> str:
     if heat is not None:
         extra_paths, bar_texts = _colour_bar(frame, heat)
         texts += bar_texts
-    legend_paths, legend_texts = _legend(frame, chart, list(_drawn_points(frame, chart)))
+    legend_paths, legend_texts = _legend(chart)
     return environment().get_template("chart.svg").render(
         width=_num(frame.width), height=_num(frame.height),
         plot={"x": _num(frame.left), "y": _num(frame.top), "width": _num(frame.right - frame.left),
