@@ -69,6 +69,12 @@ def test_plot_command_kinds(msgperf, tmp_path):
         assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
     done = msgperf("plot", path, "--kind", "launches", "-o", tmp_path / "l.png")
     assert done.returncode == 1 and "--repeat" in done.stderr
+    done = msgperf("plot", path, "--size", "4K", "-o", tmp_path / "t.svg")  # --size is the matrix's
+    assert done.returncode == 1 and done.stderr.strip() == ("error: --size picks the matrix's message size; "
+                                                            "--kind time draws every size")
+    assert not (tmp_path / "t.svg").exists()
+    done = msgperf("plot", path, "--kind", "matrix", "--size", "64K", "-o", tmp_path / "m.svg")
+    assert done.returncode == 0 and "64 KiB" in (tmp_path / "m.svg").read_text()
 
 
 def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one():

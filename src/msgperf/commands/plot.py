@@ -40,6 +40,8 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
 
     to = output_file(output, force, what="a plot")
     kind = kind or ("overlay" if len(runs) > 1 else "time")
+    if size is not None and kind != "matrix":
+        raise MsgperfError(f"--size picks the matrix's message size; --kind {kind} draws every size")
     if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")
     try:
