@@ -117,9 +117,7 @@ TICK_FONT, LABEL_FONT, TITLE_FONT, LEGEND_FONT = 12.0, 13.0, 15.0, 11.0
 CAP = 2.0                            # an error bar's cap, points each side
 CHAR_WIDTH = 0.6                     # a character's width, em (the browser lays out text; this sizes room for it)
 LEGEND_CHAR_WIDTH = 0.55             # ... in a legend, whose box should not cover more than its text
-
-
-MIN_FONT = 9.0                       # the smallest text either painter writes, pixels
+MIN_FONT = 9.0                       # the smallest text either painter writes
 
 
 def margins(chart: Chart) -> tuple[float, float, float, float]:
