@@ -430,24 +430,28 @@ def test_kill_9_of_msgperf_profile_takes_the_program_with_it(msgperf, tmp_path, 
 
 
 def test_only_the_empty_claim_of_a_dead_msgperf_is_taken_over(tmp_path):
+    said: list[str] = []
     out = tmp_path / "p.jsonl"
     out.touch()
-    assert not profiled.take_over(out)  # no mark: a claim just made, or not msgperf's
+    assert not profiled.take_over(out, said.append)  # no mark: a claim just made, or not msgperf's
     profiled.claim_mark(out, os.getpid()).touch()  # a live msgperf's claim
-    assert not profiled.take_over(out)
+    assert not profiled.take_over(out, said.append)
     profiled.claim_mark(out, os.getpid()).unlink()
     dead = subprocess.Popen(["true"])
     dead.wait()
     profiled.claim_mark(out, dead.pid).touch()
     out.write_text("x")  # not empty: never
-    assert not profiled.take_over(out)
+    assert not profiled.take_over(out, said.append)
+    assert said == []  # nothing taken over, nothing said
     out.write_text("")
-    assert profiled.take_over(out)
+    assert profiled.take_over(out, said.append)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [
         profiled.claim_mark(out).name]
+    assert len(said) == 1 and said[0].startswith(f"note: -o {out} was left empty by a msgperf profile that was killed")
 
 
-def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ranks_recorded(tmp_path, capsys):
+def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ranks_recorded(tmp_path):
+    said: list[str] = []
     out = tmp_path / "p.jsonl"
     out.touch()
     dead = subprocess.Popen(["true"])
@@ -459,11 +463,11 @@ def test_taking_over_a_dead_claim_removes_its_hidden_leftovers_but_keeps_what_ra
     other = tmp_path / f".p.jsonl.{os.getpid()}.part.started"  # a live run's: never touched
     other.write_text("x")
     (tmp_path / "p.jsonl.rank0").write_text("x")  # not hidden, not the dead run's: never touched
-    assert profiled.take_over(out)
+    assert profiled.take_over(out, said.append)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted([profiled.claim_mark(out).name, f"{private}.rank0", f"{private}.rank2", other.name,
                            "p.jsonl", "p.jsonl.rank0"])
-    assert f"what its ranks recorded is kept in {private}.rank0, {private}.rank2" in capsys.readouterr().err
+    assert len(said) == 1 and f"what its ranks recorded is kept in {private}.rank0, {private}.rank2" in said[0]
 
 
 @pytest.mark.mpi

@@ -10,6 +10,8 @@ import xml.etree.ElementTree as ET
 import msgspec
 import pytest
 
+from msgperf.errors import MsgperfError
+
 from msgperf.analysis import analyze_series
 from msgperf.analysis.result import analyze
 from msgperf.present import plots, svg_chart
@@ -179,8 +181,11 @@ def test_strings_from_files_are_text_in_titles_and_legends(tmp_path):
     assert legend[0].startswith("$\\frac{a$_x^^\\x1b") and legend[0].endswith("chars)") and legend[1] == "plain"
     tree = svg_tree(chart)  # parses: nothing broke the markup
     assert not list(tree.iter(f"{SVG}script"))
-    shown, size = title_layout(chart)  # cut to what fits over the plot area, at the smallest size written
+    shown, size = title_layout(chart)  # cut to what fits over the plot area (725 px), at the smallest size
     assert shown in texts(tree) and shown.endswith("…") and chart.title.startswith(shown[:-1]) and size == MIN_FONT
+    assert len(shown) == 134  # 725 px / (0.6 em x 9 px)
+    png = __import__("msgperf.present.mpl_chart", fromlist=["figure"]).figure(chart).axes[0]
+    assert png.get_title() == shown and png.title.get_fontsize() == pytest.approx(MIN_FONT * 0.72)
     assert legend[0] in texts(tree)
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", svg_chart.svg(chart))
 
@@ -299,5 +304,30 @@ def test_imported_summaries_draw_no_spread_and_say_so():
     result = analyze_series(run)
     assert plots.summaries_only(result)
     assert of(plots.time_plot(result), Points)[0].label == "the time per size (one value each: no interval)"
-    with pytest.raises(Exception, match="no spread to draw"):
+    with pytest.raises(MsgperfError, match="no spread to draw"):
         plots.variability_plot(result)
+
+
+def test_a_legend_taller_or_wider_than_the_plot_shrinks_then_cuts_and_says_how_many_are_left_out():
+    """40 overlaid runs: the legend stops at the plot area's foot and its last row counts the
+    runs not listed; a label wider than the plot is cut; both painters write the same rows."""
+    one = analyze_series(pingpong_run())
+    chart = plots.overlay_plot([(f"run {i}" + ("測" * 79 if i == 0 else ""), one) for i in range(40)])
+    legend = legend_layout(chart)
+    left, top, right, bottom = __import__("msgperf.present.chart", fromlist=["plot_area"]).plot_area(chart)
+    assert legend.y + legend.height <= bottom and legend.x + legend.width <= right
+    assert legend.more == 40 - len(legend.entries) > 0 and legend.font == MIN_FONT
+    assert legend.labels[0].endswith("…") and legend.labels[1] == "run 1"
+    assert "… and %d more" % legend.more in texts(svg_tree(chart))
+    png = __import__("msgperf.present.mpl_chart", fromlist=["figure"]).figure(chart).axes[0].get_legend()
+    assert [t.get_text() for t in png.get_texts()] == [*legend.labels, "… and %d more" % legend.more]
+    markers = [p.marker for p in of(chart, Points) if p.label]
+    assert markers[0] != markers[8] and markers[:8] == ["o"] * 8  # past eight colours, another marker
+    assert plots.overlay_plot([("a", one)]).title.startswith("1 run:")
+
+
+def test_a_title_of_wide_characters_is_held_inside_the_image():
+    """East Asian characters are about one em wide, not 0.6: the title's size and cut count them so."""
+    chart = plots.time_plot(analyze_series(pingpong_run()), title="測" * 100)
+    shown, size = title_layout(chart)
+    assert size * len(shown.rstrip("…")) <= 725 + size  # 725 px over the plot area

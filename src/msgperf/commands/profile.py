@@ -70,7 +70,8 @@ def command(mpicc: str | None, output: Path | None, db: str | None, no_store: bo
     with stop_signals():  # SIGTERM and SIGHUP, like Ctrl-C, stop the program and keep its records
         claimed: Path | None = None
         try:
-            claimed = claim(output) if output is not None else default_output(program_name(argv))
+            claimed = (claim(output, lambda note: click.echo(note, err=True)) if output is not None
+                       else default_output(program_name(argv)))
             profile_run(profiler.path, command_argv, argv, claimed, db, no_store)
         except (KeyboardInterrupt, Terminated) as stop:  # outside the program's run (the claim, storing)
             if claimed is not None and _is_empty(claimed):

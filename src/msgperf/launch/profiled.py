@@ -21,6 +21,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from msgperf.errors import MsgperfError
 from msgperf.launch import children
@@ -71,7 +72,7 @@ def default_output(program: str) -> Path:
     return path
 
 
-def claim(output: Path) -> Path:
+def claim(output: Path, say: Callable[[str], None]) -> Path:
     """-o FILE, created empty now so nothing else takes it, and marked as this msgperf's
     (``claim_mark``); an existing file is never replaced, but for the empty one a killed
     msgperf profile left (``take_over``)."""
@@ -80,7 +81,7 @@ def claim(output: Path) -> Path:
         output.open("x").close()
         claim_mark(output).touch()
     except FileExistsError:
-        if not take_over(output):
+        if not take_over(output, say):
             raise MsgperfError(f"-o {output}: the file exists; msgperf never replaces a file, "
                                "choose another name") from None
     except OSError as exc:
@@ -103,7 +104,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def take_over(output: Path) -> bool:
+def take_over(output: Path, say: Callable[[str], None]) -> bool:
     """Whether ``output`` is the empty claim of a msgperf profile that was killed (``kill -9``
     runs nothing of msgperf afterwards) and is now this one's: it is empty, and its claim marks
     name dead processes only. The takeover renames a dead mark to this process's, which only
@@ -127,9 +128,9 @@ def take_over(output: Path) -> bool:
     for mark, _ in marks[1:]:
         mark.unlink(missing_ok=True)
     kept = _clean_dead_parts(output, pids)
-    print(f"note: -o {output} was left empty by a msgperf profile that was killed (pid {pids[0]}); "
-          "it is used again" + (f"; what its ranks recorded is kept in {', '.join(kept[:4])}"
-                                + (" …" if len(kept) > 4 else "") if kept else ""), file=sys.stderr)
+    say(f"note: -o {output} was left empty by a msgperf profile that was killed (pid {pids[0]}); "
+        "it is used again" + (f"; what its ranks recorded is kept in {', '.join(kept[:4])}"
+                              + (" …" if len(kept) > 4 else "") if kept else ""))
     return True
 
 

@@ -12,6 +12,7 @@ line and draws no marker, as in matplotlib.
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Callable, Iterable, Union
 
 from msgperf.values import Value
@@ -245,26 +246,44 @@ def plot_area(chart: Chart) -> tuple[float, float, float, float]:
     return left, top, chart.width * DPI - right, chart.height * DPI - bottom
 
 
+def text_width(text: str, size: float, em: float = CHAR_WIDTH) -> float:
+    """About how wide ``text`` is at ``size`` pixels: ``em`` of the size a character, a whole one
+    for the wide characters of East Asian scripts (the browser lays out the text; this sizes room)."""
+    return size * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else em for c in text)
+
+
+def fit_text(text: str, room: float, size: float, em: float = CHAR_WIDTH) -> str:
+    """``text``, or its beginning and "…" where it would be wider than ``room`` pixels."""
+    if text_width(text, size, em) <= room:
+        return text
+    keep = len(text)
+    while keep > 1 and text_width(text[:keep] + "…", size, em) > room:
+        keep -= 1
+    return text[:keep] + "…"
+
+
 def title_layout(chart: Chart) -> tuple[str, float]:
     """The title as written and its size in pixels: TITLE_FONT, smaller while it does not fit over
     the plot area (centred there, inside the image), and cut with "…" below MIN_FONT."""
     left, _, right, _ = plot_area(chart)
     centre = (left + right) / 2
     room = 2 * min(centre, chart.width * DPI - centre) - 10
-    size = min(TITLE_FONT, room / (CHAR_WIDTH * max(len(chart.title), 1)))
+    size = min(TITLE_FONT, room / max(text_width(chart.title, 1.0), 1e-9))
     if size >= MIN_FONT:
         return chart.title, size
-    keep = max(int(room / (CHAR_WIDTH * MIN_FONT)) - 1, 1)
-    return chart.title[:keep] + "…", MIN_FONT
+    return fit_text(chart.title, room, MIN_FONT), MIN_FONT
 
 
 CORNERS = ("upper left", "upper right", "lower left", "lower right")  # matplotlib's names for them
 
 
 class Legend(Value):
-    """The legend's box: its entries (the labelled layers, in order), text size, size and place in
-    pixels, and the corner of the plot area it sits in."""
+    """The legend's box: its entries (labelled layers, in order) with their labels as written (cut
+    to the box), how many labelled layers were left out for want of height (one more row says
+    so), the text size, the box's size and place in pixels, and its corner of the plot area."""
     entries: tuple[Layer, ...]
+    labels: tuple[str, ...]
+    more: int
     font: float
     width: float
     height: float
@@ -276,18 +295,31 @@ class Legend(Value):
 SAMPLE_WIDTH = 28.0  # a legend entry's line or patch, pixels; then a gap of 8 before its text
 
 
+def more_words(more: int) -> str:
+    return f"… and {more} more"
+
+
 def legend_layout(chart: Chart) -> Legend | None:
     """The legend of the labelled layers, in the corner of the plot area that hides the fewest
-    drawn points (the first corner among equals: upper left); None when no layer has a label."""
+    drawn points (the first corner among equals: upper left); its text smaller (to MIN_FONT) while
+    it is wider or taller than the plot area, then labels cut and the last entries left out.
+    None when no layer has a label."""
     entries = tuple(layer for layer in chart.layers if getattr(layer, "label", ""))
     if not entries:
         return None
     left, top, right, bottom = plot_area(chart)
-    longest = max(len(layer.label) for layer in entries)
-    room = right - left - 12 - SAMPLE_WIDTH - 18
-    font = max(MIN_FONT, min(LEGEND_FONT, room / (LEGEND_CHAR_WIDTH * longest)))
-    width = min(SAMPLE_WIDTH + 18 + LEGEND_CHAR_WIDTH * font * longest, right - left - 12)
-    height = font * 1.35 * len(entries) + 8
+    room = right - left - 12 - SAMPLE_WIDTH - 18  # for the text
+    tall = bottom - top - 12 - 8
+    widest = max(text_width(layer.label, 1.0, LEGEND_CHAR_WIDTH) for layer in entries)
+    font = max(MIN_FONT, min(LEGEND_FONT, room / widest, tall / (1.35 * len(entries))))
+    rows = max(int(tall / (font * 1.35)), 1)
+    more = 0
+    if len(entries) > rows:
+        entries, more = entries[:rows - 1], len(entries) - (rows - 1)
+    labels = tuple(fit_text(layer.label, room, font, LEGEND_CHAR_WIDTH) for layer in entries)
+    written = [*labels, *([more_words(more)] if more else [])]
+    width = SAMPLE_WIDTH + 18 + max(text_width(t, font, LEGEND_CHAR_WIDTH) for t in written)
+    height = font * 1.35 * len(written) + 8
     points = [(left + fraction(chart.x, x) * (right - left), bottom - fraction(chart.y, y) * (bottom - top))
               for x, y in drawn_points(chart)]
     if chart.y.inverted:
@@ -300,7 +332,7 @@ def legend_layout(chart: Chart) -> Legend | None:
         return sum(x0 <= x <= x0 + width and y0 <= y <= y0 + height for x, y in points)
 
     corner = min(CORNERS, key=hidden)
-    return Legend(entries, font, width, height, *places[corner], corner)
+    return Legend(entries, labels, more, font, width, height, *places[corner], corner)
 
 
 def drawn_points(chart: Chart) -> list[tuple[float, float]]:

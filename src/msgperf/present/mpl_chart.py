@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, COLOUR_MAP, DPI, LABEL_FONT, TICK_FONT, Axis, Bar, Box,
-                                   Chart, Heatmap, Points, Rule, Span, legend_layout, margins, title_layout)
+                                   Chart, Heatmap, Points, Rule, Span, legend_layout, margins, more_words,
+                                   title_layout)
 
 POINTS = 72.0 / DPI  # matplotlib sizes text in points, the chart in pixels
 
@@ -31,39 +32,37 @@ def _axis(ax: Any, which: str, axis: Axis) -> None:
 
 
 def _draw(ax: Any, layer: Any) -> Any:
-    label = getattr(layer, "label", "") or None
+    """Draw ``layer``; the artist a legend entry of it shows (the image, for a heatmap)."""
     if isinstance(layer, Points):
         x, y = np.asarray(layer.x, dtype=float), np.asarray(layer.y, dtype=float)
         if layer.low:
             yerr = [np.maximum(y - np.asarray(layer.low), 0), np.maximum(np.asarray(layer.high) - y, 0)]
-            ax.errorbar(x, y, yerr=yerr, fmt=layer.marker or "none", ms=layer.size, color=layer.colour, capsize=CAP,
-                        ls=layer.line or "none", lw=layer.width, elinewidth=layer.width, alpha=layer.alpha, label=label)
-        else:
-            ax.plot(x, y, marker=layer.marker or None, ms=layer.size, ls=layer.line or "none", lw=layer.width,
-                    color=layer.colour, alpha=layer.alpha, label=label)
-    elif isinstance(layer, Rule):
-        (ax.axvline if layer.axis == "x" else ax.axhline)(layer.at, color=layer.colour, ls=layer.line, lw=layer.width,
-                                                          label=label)
-    elif isinstance(layer, Span):
-        ax.axvspan(layer.low, layer.high, color=layer.colour, alpha=layer.alpha, label=label)
-    elif isinstance(layer, Box):
-        ax.bxp([{"med": layer.median, "q1": layer.p25, "q3": layer.p75, "whislo": layer.p5, "whishi": layer.p95,
-                 "fliers": []}], positions=[layer.x], widths=2 * layer.half_width, showfliers=False, patch_artist=True,
-               boxprops={"facecolor": layer.face, "alpha": 0.5, "edgecolor": layer.colour},
-               medianprops={"color": layer.colour, "lw": 2}, whiskerprops={"color": layer.colour},
-               capprops={"color": layer.colour}, manage_ticks=False)
-    elif isinstance(layer, Bar):
-        ax.bar(layer.x, layer.height, width=layer.width, align="edge", color=layer.colour, edgecolor="white",
-               label=label)
-    elif isinstance(layer, Heatmap):
+            return ax.errorbar(x, y, yerr=yerr, fmt=layer.marker or "none", ms=layer.size, color=layer.colour,
+                               capsize=CAP, ls=layer.line or "none", lw=layer.width, elinewidth=layer.width,
+                               alpha=layer.alpha)
+        return ax.plot(x, y, marker=layer.marker or None, ms=layer.size, ls=layer.line or "none", lw=layer.width,
+                       color=layer.colour, alpha=layer.alpha)[0]
+    if isinstance(layer, Rule):
+        return (ax.axvline if layer.axis == "x" else ax.axhline)(layer.at, color=layer.colour, ls=layer.line,
+                                                                 lw=layer.width)
+    if isinstance(layer, Span):
+        return ax.axvspan(layer.low, layer.high, color=layer.colour, alpha=layer.alpha)
+    if isinstance(layer, Box):
+        return ax.bxp([{"med": layer.median, "q1": layer.p25, "q3": layer.p75, "whislo": layer.p5,
+                        "whishi": layer.p95, "fliers": []}], positions=[layer.x], widths=2 * layer.half_width,
+                      showfliers=False, patch_artist=True,
+                      boxprops={"facecolor": layer.face, "alpha": 0.5, "edgecolor": layer.colour},
+                      medianprops={"color": layer.colour, "lw": 2}, whiskerprops={"color": layer.colour},
+                      capprops={"color": layer.colour}, manage_ticks=False)
+    if isinstance(layer, Bar):
+        return ax.bar(layer.x, layer.height, width=layer.width, align="edge", color=layer.colour, edgecolor="white")
+    if isinstance(layer, Heatmap):
         from matplotlib.colors import LinearSegmentedColormap  # noqa: PLC0415
 
         cmap = LinearSegmentedColormap.from_list("msgperf", COLOUR_MAP)
         return ax.imshow(np.asarray(layer.values, dtype=float), cmap=cmap, vmin=layer.low, vmax=layer.high,
                          interpolation="nearest", aspect="auto")
-    else:
-        raise TypeError(f"not a chart layer: {type(layer).__name__}")
-    return None
+    raise TypeError(f"not a chart layer: {type(layer).__name__}")
 
 
 def figure(chart: Chart) -> Any:
@@ -90,13 +89,15 @@ def figure(chart: Chart) -> Any:
     ax.set_title(title, fontsize=size * POINTS).set_parse_math(False)
     if heat is None:
         ax.grid(True, which="major", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
     placed = legend_layout(chart)
-    if handles and placed is not None:  # in the chart's order and corner, as the SVG has them
-        order = [layer.label for layer in placed.entries]
-        ranked = sorted(zip(handles, labels), key=lambda hl: order.index(hl[1]) if hl[1] in order else len(order))
-        legend = ax.legend([h for h, _ in ranked], [l for _, l in ranked], fontsize=placed.font * POINTS,
-                           loc=placed.corner)
+    if placed is not None:  # the entries, labels, size and corner the SVG has
+        from matplotlib.patches import Patch  # noqa: PLC0415
+
+        handles = [drawn[chart.layers.index(layer)] for layer in placed.entries]
+        labels = list(placed.labels)
+        if placed.more:
+            handles, labels = handles + [Patch(alpha=0)], labels + [more_words(placed.more)]
+        legend = ax.legend(handles, labels, fontsize=placed.font * POINTS, loc=placed.corner)
         for text in legend.get_texts():
             text.set_parse_math(False)
     return fig

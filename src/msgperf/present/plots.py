@@ -104,9 +104,10 @@ def _chart(title: str, x: Axis, y: Axis, layers: Sequence[Layer], size: tuple[fl
 
 
 def summaries_only(result: Any) -> bool:
-    """Whether the series holds one time per size (another tool's output imported): no samples,
-    so no median, interval or spread to draw."""
-    return all(s.stats.n <= 1 for s in result.sizes)
+    """Whether no size of the series has raw samples (another tool's output imported: one time per
+    size), so there is no median, interval or spread to draw: the analysis says so in the sweep's
+    ``no_per_size_noise`` caveat."""
+    return any(c.kind == "no_per_size_noise" for c in result.sweep.caveats)
 
 
 def _interval_points(result: Any, x: np.ndarray, colour: str, size: float, label: str, marker: str = "o") -> Points:

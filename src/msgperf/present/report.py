@@ -303,6 +303,8 @@ def answer_html(result: RunResult, index: int = 0, tables: bool | None = None, m
 
 _TIME_CAPTION = ("Median time per size with its distribution-free interval; the piecewise Hockney model; shaded: "
                  "breakpoint intervals (dashed: most likely gap); crosses: anomalies.")
+_SUMMARY_TIME_CAPTION = ("The time per size, one value each (no raw samples: no interval); the piecewise Hockney "
+                         "model; shaded: breakpoint intervals (dashed: most likely gap); crosses: anomalies.")
 _VARIABILITY_CAPTION = ("Per size: box = quartiles, whiskers = 5th–95th percentile, mean ± sd, min and max, "
                         "samples flagged as outliers (kept in every statistic).")
 
@@ -317,12 +319,15 @@ def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool,
     figures = []
     if detailed or main:
         is_memcpy = s.key.pattern == "memcpy"
-        figures = [_figure(plots.time_plot(a), f"{s.name}: time against size", _TIME_CAPTION),
+        summaries = plots.summaries_only(a)  # one time per size: no median, interval or spread
+        figures = [_figure(plots.time_plot(a), f"{s.name}: time against size",
+                           _SUMMARY_TIME_CAPTION if summaries else _TIME_CAPTION),
                    _figure(plots.bandwidth_plot(a, None if is_memcpy else bound), f"{s.name}: bandwidth",
-                           "Bandwidth b / median T(b) (1 MB = 10^6 B); asymptotic bandwidth 1/β, n½ = α/β"
+                           f"Bandwidth b / {'' if summaries else 'median '}T(b) (1 MB = 10^6 B); asymptotic "
+                           "bandwidth 1/β, n½ = α/β"
                            + ("; memcpy's peak bandwidth as the hardware bound" if bound and not is_memcpy else "")
                            + ".")]
-        if not plots.summaries_only(a):  # one time per size (an imported summary): no spread to draw
+        if not summaries:
             figures.append(_figure(plots.variability_plot(a), f"{s.name}: variability", _VARIABILITY_CAPTION))
         if a.launch_comparison is not None:
             figures.append(_figure(plots.launches_plot(a), f"{s.name}: launches",

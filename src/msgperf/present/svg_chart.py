@@ -19,7 +19,7 @@ import msgspec
 
 from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, CHAR_WIDTH, DPI, LABEL_FONT, SAMPLE_WIDTH, TICK_FONT, Bar,
                                    Box, Chart, Heatmap, Points, Rule, Span, colour_at, drawable, fraction,
-                                   legend_layout, plot_area, title_layout)
+                                   legend_layout, more_words, plot_area, title_layout)
 from msgperf.present.templating import environment
 
 PT = DPI / 72.0                      # pixels per point
@@ -259,10 +259,13 @@ def _legend(chart: Chart) -> tuple[list[dict], list[dict]]:
                    clip=False)]
     texts = []
     row = legend.font * 1.35
-    for k, layer in enumerate(legend.entries):
+    for k, (layer, label) in enumerate(zip(legend.entries, legend.labels)):
         y = y0 + 4 + row * (k + 0.5)
         paths += _legend_sample(layer, x0 + 6, y)
-        texts.append(_text(x0 + 6 + SAMPLE_WIDTH + 8, y, layer.label, legend.font, "start", dy=".32em"))
+        texts.append(_text(x0 + 6 + SAMPLE_WIDTH + 8, y, label, legend.font, "start", dy=".32em"))
+    if legend.more:
+        y = y0 + 4 + row * (len(legend.entries) + 0.5)
+        texts.append(_text(x0 + 6 + SAMPLE_WIDTH + 8, y, more_words(legend.more), legend.font, "start", dy=".32em"))
     return paths, texts
 
 
