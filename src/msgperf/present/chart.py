@@ -252,7 +252,7 @@ def text_width(text: str, size: float, em: float = CHAR_WIDTH) -> float:
     return size * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else em for c in text)
 
 
-def fit_text(text: str, room: float, size: float, em: float = CHAR_WIDTH) -> str:
+def cut_to_width(text: str, room: float, size: float, em: float = CHAR_WIDTH) -> str:
     """``text``, or its beginning and "…" where it would be wider than ``room`` pixels."""
     if text_width(text, size, em) <= room:
         return text
@@ -271,7 +271,7 @@ def title_layout(chart: Chart) -> tuple[str, float]:
     size = min(TITLE_FONT, room / max(text_width(chart.title, 1.0), 1e-9))
     if size >= MIN_FONT:
         return chart.title, size
-    return fit_text(chart.title, room, MIN_FONT), MIN_FONT
+    return cut_to_width(chart.title, room, MIN_FONT), MIN_FONT
 
 
 CORNERS = ("upper left", "upper right", "lower left", "lower right")  # matplotlib's names for them
@@ -316,7 +316,7 @@ def legend_layout(chart: Chart) -> Legend | None:
     more = 0
     if len(entries) > rows:
         entries, more = entries[:rows - 1], len(entries) - (rows - 1)
-    labels = tuple(fit_text(layer.label, room, font, LEGEND_CHAR_WIDTH) for layer in entries)
+    labels = tuple(cut_to_width(layer.label, room, font, LEGEND_CHAR_WIDTH) for layer in entries)
     written = [*labels, *([more_words(more)] if more else [])]
     width = SAMPLE_WIDTH + 18 + max(text_width(t, font, LEGEND_CHAR_WIDTH) for t in written)
     height = font * 1.35 * len(written) + 8
