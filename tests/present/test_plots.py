@@ -15,7 +15,7 @@ from msgperf.errors import MsgperfError
 from msgperf.analysis import analyze_series
 from msgperf.analysis.result import analyze
 from msgperf.present import plots, svg_chart
-from msgperf.present.chart import (MIN_FONT, Bar, Box, Heatmap, Points, Rule, Span, colour_at, legend_layout,
+from msgperf.present.chart import (MIN_FONT, Frame, Bar, Box, Heatmap, Points, Rule, Span, colour_at, legend_layout,
                                    linear_ticks, log_ticks, title_layout)
 from msgperf.writing import output
 from tests.factories import REPORT_SIZES, pingpong_run, rich_run, sweep_run
@@ -159,7 +159,7 @@ def test_every_drawn_point_lies_inside_the_plot_area():
     """The SVG's markers sit where the axes say: inside the plot area, larger sizes to the right,
     longer times higher up."""
     chart = plots.time_plot(analyze_series(pingpong_run()))
-    frame = svg_chart._Frame(chart)
+    frame = Frame(chart)
     medians = of(chart, Points)[0]
     at = [(frame.x(x), frame.y(y)) for x, y in zip(medians.x, medians.y)]
     assert all(frame.left < x < frame.right and frame.top < y < frame.bottom for x, y in at)
@@ -251,9 +251,9 @@ def test_heatmap_row_zero_at_the_top_and_the_colour_bar_low_at_the_bottom():
     assert grid[0][0] < grid[2][0] and grid[0][1] < grid[1][1]  # row 0 above row 1, column 0 left of column 1
     steps = sorted(cells[4:], reverse=True)  # from the bottom up
     assert steps[0][2] == COLOUR_MAP[0] and steps[-1][2] == COLOUR_MAP[-1]
-    frame = svg_chart._Frame(chart)
+    frame = Frame(chart)
     assert frame.y(0) < frame.y(1)
-    flipped = svg_chart._Frame(msgspec.structs.replace(chart, y=msgspec.structs.replace(chart.y, inverted=False)))
+    flipped = Frame(msgspec.structs.replace(chart, y=msgspec.structs.replace(chart.y, inverted=False)))
     assert flipped.y(0) > flipped.y(1)
 
 
@@ -261,7 +261,7 @@ def test_error_bars_are_drawn_from_low_to_high():
     """Each median's interval is a vertical segment from its low to its high end, with caps."""
     chart = plots.time_plot(analyze_series(pingpong_run()))
     medians = of(chart, Points)[0]
-    frame = svg_chart._Frame(chart)
+    frame = Frame(chart)
     tree = svg_tree(chart)
     bars = [p.get("d") for p in tree.iter(f"{SVG}path") if p.get("fill") == "none" and "V" in p.get("d")
             and p.get("stroke") == medians.colour]

@@ -274,6 +274,25 @@ def title_layout(chart: Chart) -> tuple[str, float]:
     return cut_to_width(chart.title, room, MIN_FONT), MIN_FONT
 
 
+class Frame:
+    """Data to pixels in one chart's plot area (y grows downwards, as in SVG)."""
+
+    def __init__(self, chart: Chart) -> None:
+        self.width, self.height = chart.width * DPI, chart.height * DPI
+        self.left, self.top, self.right, self.bottom = plot_area(chart)
+        self.x_axis, self.y_axis = chart.x, chart.y
+
+    def x(self, v: float) -> float:
+        return self.left + fraction(self.x_axis, v) * (self.right - self.left)
+
+    def y(self, v: float) -> float:
+        f = fraction(self.y_axis, v)
+        return self.top + f * (self.bottom - self.top) if self.y_axis.inverted else self.bottom - f * (self.bottom - self.top)
+
+    def drawable(self, x: float, y: float) -> bool:
+        return drawable(x, self.x_axis.scale) and drawable(y, self.y_axis.scale)
+
+
 CORNERS = ("upper left", "upper right", "lower left", "lower right")  # matplotlib's names for them
 
 
@@ -307,7 +326,8 @@ def legend_layout(chart: Chart) -> Legend | None:
     entries = tuple(layer for layer in chart.layers if getattr(layer, "label", ""))
     if not entries:
         return None
-    left, top, right, bottom = plot_area(chart)
+    frame = Frame(chart)
+    left, top, right, bottom = frame.left, frame.top, frame.right, frame.bottom
     room = right - left - 12 - SAMPLE_WIDTH - 18  # for the text
     tall = bottom - top - 12 - 8
     widest = max(text_width(layer.label, 1.0, LEGEND_CHAR_WIDTH) for layer in entries)
@@ -320,10 +340,7 @@ def legend_layout(chart: Chart) -> Legend | None:
     written = [*labels, *([more_words(more)] if more else [])]
     width = SAMPLE_WIDTH + 18 + max(text_width(t, font, LEGEND_CHAR_WIDTH) for t in written)
     height = font * 1.35 * len(written) + 8
-    points = [(left + fraction(chart.x, x) * (right - left), bottom - fraction(chart.y, y) * (bottom - top))
-              for x, y in drawn_points(chart)]
-    if chart.y.inverted:
-        points = [(x, top + bottom - y) for x, y in points]
+    points = [(frame.x(x), frame.y(y)) for x, y in drawn_points(chart)]
     places = {"upper left": (left + 6, top + 6), "upper right": (right - 6 - width, top + 6),
               "lower left": (left + 6, bottom - 6 - height), "lower right": (right - 6 - width, bottom - 6 - height)}
 

@@ -18,31 +18,12 @@ from typing import Any, Sequence
 import msgspec
 
 from msgperf.present.chart import (BAR_GAP, BAR_WIDTH, CAP, CHAR_WIDTH, DPI, LABEL_FONT, SAMPLE_WIDTH, TICK_FONT, Bar,
-                                   Box, Chart, Heatmap, Points, Rule, Span, colour_at, drawable, fraction,
-                                   legend_layout, more_words, plot_area, title_layout)
+                                   Box, Chart, Frame, Heatmap, Points, Rule, Span, colour_at, legend_layout, more_words,
+                                   title_layout)
 from msgperf.present.templating import environment
 
 PT = DPI / 72.0                      # pixels per point
 DASHES = {"-": "", "--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}  # × line width, matplotlib's
-
-
-class _Frame:
-    """Data to pixels for one chart's plot area."""
-
-    def __init__(self, chart: Chart) -> None:
-        self.width, self.height = chart.width * DPI, chart.height * DPI
-        self.left, self.top, self.right, self.bottom = plot_area(chart)
-        self.x_axis, self.y_axis = chart.x, chart.y
-
-    def x(self, v: float) -> float:
-        return self.left + fraction(self.x_axis, v) * (self.right - self.left)
-
-    def y(self, v: float) -> float:
-        f = fraction(self.y_axis, v)
-        return self.top + f * (self.bottom - self.top) if self.y_axis.inverted else self.bottom - f * (self.bottom - self.top)
-
-    def drawable(self, x: float, y: float) -> bool:
-        return drawable(x, self.x_axis.scale) and drawable(y, self.y_axis.scale)
 
 
 def _num(v: float) -> str:
@@ -99,7 +80,7 @@ def _marker_paths(shape: str, colour: str, size: float, alpha: float, at: Sequen
     return [_path(d, colour, 1.0, fill=colour, opacity=alpha)]  # edged, as matplotlib draws them
 
 
-def _polyline(frame: _Frame, xs: Sequence[float], ys: Sequence[float]) -> str:
+def _polyline(frame: Frame, xs: Sequence[float], ys: Sequence[float]) -> str:
     """Line segments through the drawable points, broken where one is not."""
     out, pen = [], "M"
     for x, y in zip(xs, ys):
@@ -111,7 +92,7 @@ def _polyline(frame: _Frame, xs: Sequence[float], ys: Sequence[float]) -> str:
     return "".join(out)
 
 
-def _points(frame: _Frame, p: Points) -> list[dict]:
+def _points(frame: Frame, p: Points) -> list[dict]:
     paths = []
     if p.line:
         d = _polyline(frame, p.x, p.y)
@@ -133,7 +114,7 @@ def _points(frame: _Frame, p: Points) -> list[dict]:
     return paths
 
 
-def _layer(frame: _Frame, layer: Any) -> list[dict]:
+def _layer(frame: Frame, layer: Any) -> list[dict]:
     if isinstance(layer, (Span, Box, Bar)) and not all(math.isfinite(v) for v in msgspec.structs.astuple(layer)
                                                        if isinstance(v, (int, float))):
         return []  # a shape with an end not known is not drawn
@@ -171,7 +152,7 @@ def _layer(frame: _Frame, layer: Any) -> list[dict]:
     raise TypeError(f"not a chart layer: {type(layer).__name__}")
 
 
-def _colour_bar(frame: _Frame, heat: Heatmap) -> tuple[list[dict], list[dict]]:
+def _colour_bar(frame: Frame, heat: Heatmap) -> tuple[list[dict], list[dict]]:
     x0, x1 = frame.right + BAR_GAP, frame.right + BAR_GAP + BAR_WIDTH
     steps = 48
     height = (frame.bottom - frame.top) / steps
@@ -188,7 +169,7 @@ def _colour_bar(frame: _Frame, heat: Heatmap) -> tuple[list[dict], list[dict]]:
     return paths, texts
 
 
-def _axes(frame: _Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dict], list[dict]]:
+def _axes(frame: Frame, chart: Chart, grid: bool) -> tuple[list[dict], list[dict], list[dict]]:
     """The grid (drawn behind the data); the frame and the ticks; their labels, the axis labels
     and the title."""
     paths: list[dict] = []
@@ -271,7 +252,7 @@ def _legend(chart: Chart) -> tuple[list[dict], list[dict]]:
 
 def svg(chart: Chart) -> str:
     """``chart`` as a standalone SVG document."""
-    frame = _Frame(chart)
+    frame = Frame(chart)
     heat = next((layer for layer in chart.layers if isinstance(layer, Heatmap)), None)
     data = [path for layer in chart.layers for path in _layer(frame, layer)]
     grid, axis_paths, texts = _axes(frame, chart, grid=heat is None)
