@@ -281,3 +281,99 @@ def test_a_link_named_like_the_old_output_cache_is_left_alone(tmp_path, counted)
     cache_dir("output").symlink_to(target)
     load_analyzed(str(write_run(pingpong_run(), tmp_path / "r.jsonl")))
     assert (target / "precious").read_text() == "the user's" and cache_dir("output").is_symlink()
+
+
+@pytest.fixture
+def spill_everything(monkeypatch):
+    """Every run file counts as large: its samples wait in a temporary file while it is read."""
+    from msgperf.records import runfile_read
+
+    monkeypatch.setattr(runfile_read, "SPILL_ABOVE_FILE_BYTES", 0)
+
+
+def test_a_large_runs_samples_are_kept_beside_its_entry_and_read_back_bit_for_bit(
+        tmp_path, counted, capsys, spill_everything):
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    first = cli(capsys, "show", path)
+    loaded, _ = load_analyzed(str(path))
+    assert len(counted) == 1 and first[0] == 0
+    entry = _entry_of(path)
+    samples_file = entry.with_suffix(analysis_cache.SAMPLES)
+    assert entry.exists() and samples_file.stat().st_size == 8 * sum(m.samples_s.size for m in loaded.run.measurements)
+    assert stat.S_IMODE(samples_file.stat().st_mode) & 0o077 == 0
+    assert all(m.spilled for m in loaded.run.measurements)  # read back one measurement at a time
+    fresh = pingpong_run()
+    assert all(np.array_equal(a.samples_s, b.samples_s) for a, b in zip(loaded.run.measurements, fresh.measurements))
+    for command in (("show",), ("fit",), ("show", "--json")):
+        assert cli(capsys, *command, path) == (first if command == ("show",) else cli(capsys, *command, path))
+    assert len(counted) == 1
+
+
+@pytest.mark.parametrize("damage", ["missing", "shorter", "others may write it", "a link"])
+def test_an_entry_whose_samples_file_is_damaged_is_analysed_anew(tmp_path, counted, capsys, spill_everything, damage):
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    first = cli(capsys, "show", path)
+    samples_file = _entry_of(path).with_suffix(analysis_cache.SAMPLES)
+    if damage == "missing":
+        samples_file.unlink()
+    elif damage == "shorter":
+        os.truncate(samples_file, samples_file.stat().st_size - 8)
+    elif damage == "others may write it":
+        samples_file.chmod(0o666)
+    else:
+        elsewhere = tmp_path / "elsewhere.samples"
+        samples_file.rename(elsewhere)
+        samples_file.symlink_to(elsewhere)
+    assert cli(capsys, "show", path) == first
+    assert len(counted) == 2
+    assert cli(capsys, "show", path) == first  # replaced (a link by a file): read from the cache again
+    assert len(counted) == 2
+    assert not samples_file.is_symlink() and stat.S_IMODE(samples_file.stat().st_mode) & 0o077 == 0
+
+
+def test_a_large_run_beyond_the_samples_budget_is_not_kept_and_leaves_nothing(tmp_path, counted, spill_everything,
+                                                                               monkeypatch):
+    monkeypatch.setattr(analysis_cache, "MAX_SAMPLE_BYTES", 1000)
+    path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    _, result = load_analyzed(str(path))
+    assert result.saphir and list(cache_dir("analysis").iterdir()) == []
+    load_analyzed(str(path))
+    assert len(counted) == 2
+
+
+def test_the_samples_budget_removes_the_oldest_large_runs_first(tmp_path, counted, spill_everything, monkeypatch):
+    paths = [write_run(pingpong_run(seed=i), tmp_path / f"{i}.jsonl") for i in range(3)]
+    for age, path in zip((300, 200, 0), paths):
+        load_analyzed(str(path))
+        os.utime(_entry_of(path), (time.time() - age, time.time() - age))
+        if age == 300:  # room for two runs' samples
+            one = _entry_of(path).with_suffix(analysis_cache.SAMPLES).stat().st_size
+            monkeypatch.setattr(analysis_cache, "MAX_SAMPLE_BYTES", 2 * one + one // 2)
+    names = sorted(p.name for p in cache_dir("analysis").iterdir())
+    assert names == sorted(n for p in paths[1:] for n in (_entry_of(p).name, _entry_of(p).stem + ".samples"))
+    assert len(counted) == 3
+
+
+def test_a_samples_file_left_without_its_entry_is_removed_once_old(tmp_path, counted):
+    directory = cache_dir("analysis")
+    directory.mkdir(parents=True, mode=0o700)
+    old, fresh = directory / "a.samples", directory / "b.samples"  # fresh: its entry is being written now
+    old.write_bytes(b"\0" * 8)
+    fresh.write_bytes(b"\0" * 8)
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    load_analyzed(str(write_run(pingpong_run(), tmp_path / "a.jsonl")))
+    assert not old.exists() and fresh.exists()
+
+
+def test_a_large_stored_runs_samples_are_kept_beside_its_entry_too(tmp_path, counted, monkeypatch):
+    from msgperf.store import db as store_db
+
+    monkeypatch.setattr(store_db, "SPILL_ABOVE_SAMPLE_BYTES", 0)
+    db = tmp_path / "s.db"
+    with open_store(db) as store:
+        run_id, _ = store.add_run(pingpong_run())
+    first, _ = load_analyzed(str(run_id), str(db))
+    again, _ = load_analyzed(str(run_id), str(db))
+    assert len(counted) == 1 and all(m.spilled for m in again.run.measurements)
+    assert all(np.array_equal(a.samples_s, b.samples_s) for a, b in zip(first.run.measurements, again.run.measurements))
+    assert sorted(p.suffix for p in cache_dir("analysis").iterdir()) == [".npz", ".samples"]

@@ -16,8 +16,13 @@ decoded against those types, a JSON header and raw number arrays in an ``.npz`` 
 pickle), so an entry cannot run code whoever wrote it.
 It is used only when it is a regular file owned by this user in a directory of this user's that
 no one else may write (made with mode 0700), and when it decodes, for this very key, into a
-(Run, notes, RunResult); anything else is ignored and replaced. A run whose samples wait on disk
-is not kept. Entries are written to a temporary file and renamed; a write that fails (full disk,
+(Run, notes, RunResult, where its samples lie); anything else is ignored and replaced.
+A large run, whose samples wait on disk while it is read (records/spilled_samples.py), keeps them
+beside its entry in ``<entry>.samples`` (raw float64, written one measurement at a time and read
+back one measurement at a time, so memory stays bounded either way); the entry holds where each
+measurement's samples lie, and an entry whose samples file is missing, shorter than it says, or
+not this user's private file is ignored. Such files take at most ``MAX_SAMPLE_BYTES`` in all.
+Entries are written to a temporary file and renamed; a write that fails (full disk,
 file-size limit) removes its temporary, and temporaries older than ``STALE_TMP_S`` (a killed
 writer's) are removed at the next write. At most ``MAX_ENTRIES`` are kept (the least recently used are removed).
 Entries live in ``cache_dir("analysis")`` (cache_dir.py: ``$MSGPERF_CACHE/analysis`` or
@@ -36,12 +41,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from msgspec.structs import replace as msgspec_replace
+
 from msgperf import __version__
 from msgperf.cache_dir import cache_dir, remove_old_output_cache
 
 MAX_ENTRIES = 64
+MAX_SAMPLE_BYTES = 1 << 30  # the large runs' samples kept beside their entries, in all
 STALE_TMP_S = 600.0
 SUFFIX = ".npz"
+SAMPLES = ".samples"
 _SHAPING = ("analysis", "records", "store", "loader.py", "plan.py", "units.py", "analysis_cache.py", "plain_data.py")
 
 
@@ -141,31 +150,93 @@ def get(source_key: str | None, options: tuple) -> Any | None:
         with os.fdopen(fd, "rb") as f:
             if not _private(os.fstat(f.fileno()), stat.S_IFREG):
                 return None  # another user's file (a shared cache directory), a device, a fifo
-            value = plain_data.decode(f, key, _entry_type())
+            run, notes, result, spans = plain_data.decode(f, key, _entry_type())
     except (OSError, plain_data.EntryError):
         return None
+    if spans:
+        run = _with_samples(run, spans, directory / f"{key}{SAMPLES}")
+        if run is None:
+            return None
     try:
         os.utime(path)  # recently used
     except OSError:
         pass
-    return value
+    return run, notes, result
+
+
+def _open_private(path: Path, flags: int, mode: int = 0o600) -> Any:
+    """``path`` opened (binary, unbuffered) when it is this user's private regular file, else None."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0), mode)
+    except OSError:
+        return None
+    f = os.fdopen(fd, "rb" if flags == os.O_RDONLY else "w+b", buffering=0)
+    if not _private(os.fstat(fd), stat.S_IFREG):
+        f.close()
+        return None
+    return f
+
+
+def _with_samples(run: Any, spans: tuple[tuple[int, int], ...], path: Path) -> Any | None:
+    """``run`` with each measurement's samples read, when used, from the samples file at
+    ``path``; None when that file is not this user's or does not hold what the entry says."""
+    import dataclasses  # noqa: PLC0415
+
+    from msgperf.records.spilled_samples import SampleSpill, SpilledSamples  # noqa: PLC0415
+
+    if len(spans) != len(run.measurements) or any(m.sample_count for m in run.measurements):
+        return None
+    f = _open_private(path, os.O_RDONLY)
+    if f is None:
+        return None
+    spill = SampleSpill(f)
+    if any(offset < 0 or count < 0 or offset + 8 * count > spill.size for offset, count in spans):
+        f.close()
+        return None
+    measurements = tuple(dataclasses.replace(m, samples_s=SpilledSamples(spill, offset, count))
+                         for m, (offset, count) in zip(run.measurements, spans))
+    return msgspec_replace(run, measurements=measurements)
+
+
+def _samples_apart(run: Any, path: Path) -> tuple[Any, tuple[tuple[int, int], ...]] | None:
+    """``run`` without its samples, which are written to ``path`` one measurement at a time, and
+    where each lies (offset, count); None when they are too many to keep or cannot be written."""
+    import dataclasses  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    from msgperf.records.spilled_samples import SampleSpill  # noqa: PLC0415
+
+    if 8 * sum(m.sample_count for m in run.measurements) > MAX_SAMPLE_BYTES:
+        return None
+    f = _open_private(path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+    if f is None:
+        return None
+    none = np.empty(0)
+    spans, measurements = [], []
+    with f:
+        spill = SampleSpill(f)
+        for m in run.measurements:
+            kept = spill.keep(m.samples_s)  # OSError (a full disk): the caller removes the file
+            spans.append((kept.offset, kept.count))
+            measurements.append(dataclasses.replace(m, samples_s=none))
+    return msgspec_replace(run, measurements=tuple(measurements)), tuple(spans)
 
 
 def _entry_type() -> Any:
-    """(Run, notes, RunResult): what the loader keeps, the type an entry is decoded against."""
+    """(Run, notes, RunResult, where a large run's samples lie in its samples file: (offset,
+    count) per measurement, or nothing): what the loader keeps, the type an entry is decoded against."""
     from msgperf.analysis.result import RunResult  # noqa: PLC0415
     from msgperf.records.format import Run  # noqa: PLC0415
 
-    return tuple[Run, tuple[str, ...], RunResult]
+    return tuple[Run, tuple[str, ...], RunResult, tuple[tuple[int, int], ...]]
 
 
 def put(source_key: str | None, options: tuple, value: Any) -> None:
-    """Keep ``value`` under this key; a value the format cannot hold (a run whose samples wait
-    on disk) or a cache that cannot be written costs time, never a result."""
+    """Keep ``value`` (Run, notes, RunResult) under this key; a value the format cannot hold or a
+    cache that cannot be written costs time, never a result."""
     if source_key is None or not enabled():
         return
-    if any(m.spilled for m in value[0].measurements):
-        return  # a large run whose samples wait on disk: writing them would read them all into memory
     from msgperf import plain_data  # noqa: PLC0415
 
     remove_old_output_cache()
@@ -175,35 +246,60 @@ def put(source_key: str | None, options: tuple, value: Any) -> None:
     key = entry_key(source_key, options)
     path = directory / f"{key}{SUFFIX}"
     tmp = directory / f"{key}.{os.getpid()}.tmp"
+    samples_tmp = directory / f"{key}.{os.getpid()}{SAMPLES}.tmp"
+    run, notes, result = value
+    spans: tuple[tuple[int, int], ...] = ()
     try:
+        if any(m.spilled for m in run.measurements):  # a large run: its samples go beside the entry
+            apart = _samples_apart(run, samples_tmp)
+            if apart is None:
+                _unlink(samples_tmp)
+                return
+            run, spans = apart
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
+        _unlink(samples_tmp)
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            plain_data.encode(value, key, _entry_type(), f)
+            plain_data.encode((run, notes, result, spans), key, _entry_type(), f)
+        if spans:
+            os.replace(samples_tmp, directory / f"{key}{SAMPLES}")
         os.replace(tmp, path)
     except (OSError, plain_data.Unkeepable):
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
+        _unlink(tmp)
+        _unlink(samples_tmp)
         return
     _prune(directory)
 
 
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
 def _prune(directory: Path) -> None:
-    """The newest ``MAX_ENTRIES`` entries stay; temporaries older than ``STALE_TMP_S`` go."""
+    """The newest ``MAX_ENTRIES`` entries stay, and of their samples files at most
+    ``MAX_SAMPLE_BYTES`` (the newest entry always stays); temporaries, and samples files whose
+    entry is gone, older than ``STALE_TMP_S`` go."""
     now = time.time()
     try:
-        found = [(p, p.stat(follow_symlinks=False)) for p in directory.iterdir()]
+        found = {p: p.stat(follow_symlinks=False) for p in directory.iterdir()}
     except OSError:
         return
-    entries = sorted(((p, st) for p, st in found if p.suffix == SUFFIX), key=lambda e: e[1].st_mtime, reverse=True)
-    stale = [p for p, st in found if p.suffix == ".tmp" and now - st.st_mtime > STALE_TMP_S]
-    old_format = [p for p, _ in found if p.suffix == ".pickle"]  # an older msgperf's entries: never read
-    for p in [p for p, _ in entries[MAX_ENTRIES:]] + stale + old_format:
-        try:
-            p.unlink()
-        except OSError:
-            pass
+    entries = sorted((p for p in found if p.suffix == SUFFIX), key=lambda p: found[p].st_mtime, reverse=True)
+    gone, kept, sample_bytes = [], 0, 0
+    for p in entries:
+        samples = p.with_suffix(SAMPLES)
+        size = found[samples].st_size if samples in found else 0
+        if kept and (kept >= MAX_ENTRIES or sample_bytes + size > MAX_SAMPLE_BYTES):
+            gone += [p, samples]
+        else:
+            kept, sample_bytes = kept + 1, sample_bytes + size
+    stale = [p for p, st in found.items() if now - st.st_mtime > STALE_TMP_S and (
+        p.suffix == ".tmp" or (p.suffix == SAMPLES and p.with_suffix(SUFFIX) not in found))]
+    old_format = [p for p in found if p.suffix == ".pickle"]  # an older msgperf's entries: never read
+    for p in gone + stale + old_format:
+        _unlink(p)

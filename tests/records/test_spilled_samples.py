@@ -79,14 +79,17 @@ def test_no_temporary_directory_keeps_the_samples_in_memory(spill_everything, mo
     assert run.measurements and not any(m.spilled for m in run.measurements)
 
 
-def test_the_analysis_cache_skips_a_spilled_run_and_leaves_nothing(capsys, monkeypatch, tmp_path, spill_everything):
+def test_the_analysis_cache_keeps_a_spilled_run_and_gives_the_same_output(capsys, monkeypatch, tmp_path, spill_everything):
     monkeypatch.setenv("MSGPERF_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("MSGPERF_NO_CACHE", raising=False)
     first = cli(capsys, "fit", RUN_FILES[0])
     again = cli(capsys, "fit", RUN_FILES[0])
     assert first[0] == 0 and again == first
-    analysis = tmp_path / "cache" / "analysis"
-    assert not analysis.exists() or not list(analysis.iterdir())  # no entry, no temporary left
+    kept = sorted(p.suffix for p in (tmp_path / "cache" / "analysis").iterdir())
+    assert kept == [".npz", ".samples"]  # the entry and the samples beside it, no temporary
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    monkeypatch.setattr(runfile_read, "SPILL_ABOVE_FILE_BYTES", 1 << 40)
+    assert cli(capsys, "fit", RUN_FILES[0]) == first  # the same as with the samples in memory
 
 
 def test_a_large_stored_run_is_loaded_with_its_samples_on_disk(tmp_path, monkeypatch):
@@ -115,16 +118,20 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 """
 
 
-def _peak_kib(*args: str | Path) -> int:
+def _peak_kib(*args: str | Path, cache: Path | None = None) -> int:
+    env = {**os.environ, "MSGPERF_NO_CACHE": "1"} if cache is None else {**os.environ, "MSGPERF_CACHE": str(cache)}
+    if cache is not None:
+        env.pop("MSGPERF_NO_CACHE", None)
     done = subprocess.run([sys.executable, "-c", PEAK, *map(str, args)], capture_output=True, text=True,
-                          env={**os.environ, "MSGPERF_NO_CACHE": "1"}, timeout=300)
+                          env=env, timeout=300)
     assert "error" not in done.stderr, done.stderr
     return int(done.stderr.strip().splitlines()[-1])
 
 
 def test_show_of_a_large_run_file_holds_about_one_measurement(tmp_path):
     """An 80 MiB run file (20 measurements x 150,000 samples, 1.2 MB of samples each; 24 MB of
-    samples in all): show's peak memory stays within 30 MiB of showing a 4-measurement file. With
+    samples in all): show's peak memory stays within 30 MiB of showing a 4-measurement file, also
+    when the analysis cache keeps it and when it is read back from there. With
     the samples in memory it was ~2.5 x the file above it (bench/RESULTS.md)."""
     big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
     for out, measurements, samples in ((big, 20, 150_000), (small, 4, 1_000)):
@@ -133,3 +140,8 @@ def test_show_of_a_large_run_file_holds_about_one_measurement(tmp_path):
     assert big.stat().st_size > 60 << 20
     base, large = _peak_kib("show", small), _peak_kib("show", big)
     assert large - base < 30 << 10, (base, large)
+    # with the analysis cache: writing the entry and reading it back keep the bound too
+    cache = tmp_path / "cache"
+    writing, reading = _peak_kib("show", big, cache=cache), _peak_kib("show", big, cache=cache)
+    assert sorted(p.suffix for p in (cache / "analysis").iterdir()) == [".npz", ".samples"]
+    assert writing - base < 30 << 10 and reading - base < 30 << 10, (base, writing, reading)

@@ -238,6 +238,12 @@ class Measurement:
         return isinstance(self.__dict__["_samples_s"], SpilledSamples)
 
     @property
+    def sample_count(self) -> int:
+        """How many samples, without reading those that wait on disk."""
+        held = self.__dict__["_samples_s"]
+        return held.count if isinstance(held, SpilledSamples) else int(held.size)
+
+    @property
     def key(self) -> tuple[str, str, int, tuple[int, ...]]:
         return (self.pattern, self.buffer, self.bytes, self.ranks)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+from typing import BinaryIO
 
 import numpy as np
 
@@ -48,11 +49,17 @@ def spilled(m, spill: SampleSpill | None):
 
 
 class SampleSpill:
-    """An append-only temporary file of float64 samples."""
+    """An append-only file of float64 samples: a temporary one, or ``file`` (open for reading, or
+    for reading and writing), such as the analysis cache's copy of a large run's samples."""
 
-    def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="msgperf-samples-")
-        self._end = 0
+    def __init__(self, file: BinaryIO | None = None) -> None:
+        self._file = tempfile.TemporaryFile(prefix="msgperf-samples-") if file is None else file
+        self._end = os.fstat(self._file.fileno()).st_size
+
+    @property
+    def size(self) -> int:
+        """Bytes held."""
+        return self._end
 
     def keep(self, samples: np.ndarray) -> SpilledSamples:
         """Write ``samples`` to the file; raises OSError (a full disk) with nothing kept."""
@@ -72,7 +79,7 @@ class SampleSpill:
         return np.frombuffer(data, dtype=_DTYPE)  # read-only: nobody may change a measurement
 
     def __reduce__(self):
-        # a spilled run is large: nothing pickles it (the analysis cache does not keep it either, plain_data.py)
+        # a spilled run is large: nothing pickles it (the analysis cache keeps its samples apart, analysis_cache.py)
         raise TypeError("samples kept in a temporary file are not pickled")
 
 
