@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from msgperf.analysis.samples.sample_stats import median_ci
+from msgperf.analysis.samples.sample_stats import median_ci, median_of
 from msgperf.values import Value
 
 BLOCKS = 10
@@ -61,7 +61,7 @@ def detect_drift(series: np.ndarray) -> Drift:
         return Drift(False, False, False, 0.0, 0.0, ())
     edges = np.linspace(0, n, BLOCKS + 1).astype(np.int64)
     blocks = [x[edges[i]:edges[i + 1]] for i in range(BLOCKS)]
-    medians = tuple(float(np.median(b)) for b in blocks)
+    medians = tuple(median_of(b) for b in blocks)
     warmup, warmup_shift = _differs(blocks[0], x[n // 2:])
     trend, _ = _differs(blocks[1], blocks[-1])
     trend_shift = (medians[-1] - medians[1]) / medians[1] if medians[1] > 0 else 0.0

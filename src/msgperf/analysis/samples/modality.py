@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from msgperf.analysis.samples.sample_stats import percentiles_of_sorted
 from msgperf.values import Value
 
 SUBSAMPLE = 500
@@ -118,10 +119,10 @@ def detect_bimodality(sorted_values: np.ndarray) -> Modality:
     nan = float("nan")
     if x.size < MIN_SAMPLES:
         return Modality(False, False, nan, nan, nan, nan)
-    lo, hi = np.percentile(x, [TRIM, 100 - TRIM])
+    lo, hi = percentiles_of_sorted(x, (TRIM, 100 - TRIM))
     core = x[np.searchsorted(x, lo, "left"):np.searchsorted(x, hi, "right")]
     pick = core[np.linspace(0, core.size - 1, min(SUBSAMPLE, core.size)).astype(np.int64)]
-    if np.unique(pick).size < MIN_DISTINCT:
+    if 1 + np.count_nonzero(pick[1:] != pick[:-1]) < MIN_DISTINCT:  # distinct values of sorted ``pick``
         return Modality(False, False, nan, nan, nan, nan)
     v = np.log(pick)
     w, mu, sd, loglik2 = _em(v)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import msgspec
 import numpy as np
 
+from msgperf.analysis.samples.sample_stats import median_of
 from msgperf.values import Value
 
 THRESHOLD = 3.5
@@ -62,9 +63,9 @@ def flag_outliers(values: np.ndarray, median: float | None = None,
     if x.size == 0:
         return Outliers(np.zeros(0, dtype=np.int64), 0, 0, 0, float("nan"))
     if median is None:
-        median = float(np.median(x))
+        median = median_of(x)
     if mad is None:
-        mad = float(np.median(np.abs(x - median)))
+        mad = median_of(np.abs(x - median))
     z = modified_z(x, median, mad)
     indices = np.flatnonzero(np.abs(z) > THRESHOLD)
     if indices.size == 0:

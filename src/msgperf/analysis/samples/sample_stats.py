@@ -74,6 +74,18 @@ def percentiles_of_sorted(x: np.ndarray, percentiles: tuple[float, ...]) -> list
     return out
 
 
+def median_of(x: np.ndarray) -> float:
+    """``np.median(x)`` of a 1-D float array, to the bit (the middle order statistic, or the mean
+    of the two middle ones, found by partial sorting as numpy does), without numpy's ~25 µs of
+    overhead a call: the analysis takes ~8,000 medians of a run of every pattern."""
+    n = x.size
+    half = n // 2
+    if n % 2:
+        return float(np.partition(x, half)[half])
+    part = np.partition(x, (half - 1, half))
+    return float((part[half - 1] + part[half]) / 2)
+
+
 def sample_stats(values: np.ndarray, confidence: float = 0.95) -> SampleStats:
     """SampleStats statistics of positive, finite samples."""
     return sample_stats_sorted(np.sort(np.asarray(values, dtype=np.float64)), confidence)
@@ -96,7 +108,7 @@ def sample_stats_sorted(x: np.ndarray, confidence: float = 0.95) -> SampleStats:
         n=int(x.size), mean=float(x.mean()), std=float(x.std(ddof=1)) if x.size > 1 else 0.0,
         min=float(x[0]), max=float(x[-1]), median=float(median), p5=float(p5), p25=float(p25),
         p75=float(p75), p95=float(p95), p99=float(p99),
-        mad=float(np.median(np.abs(x - median))), ci_low=float(x[lo]), ci_high=float(x[hi]),
+        mad=median_of(np.abs(x - median)), ci_low=float(x[lo]), ci_high=float(x[hi]),
         confidence=confidence)
 
 
@@ -110,4 +122,5 @@ def median_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float, floa
     lo, hi = median_ci_ranks(n, confidence)
     mid = sorted({(n - 1) // 2, n // 2})
     part = np.partition(x, sorted({lo, hi, *mid}))
-    return float(np.mean(part[mid])), float(part[lo]), float(part[hi])
+    middle = float(part[mid[0]]) if len(mid) == 1 else float((part[mid[0]] + part[mid[1]]) / 2)  # np.mean's value
+    return middle, float(part[lo]), float(part[hi])
