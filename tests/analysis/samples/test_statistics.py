@@ -6,7 +6,7 @@ import pytest
 from msgperf.analysis.samples.drift import detect_drift
 from msgperf.analysis.samples.modality import detect_bimodality
 from msgperf.analysis.samples.outliers import flag_outliers, modified_z
-from msgperf.analysis.samples.sample_stats import median_ci, median_ci_ranks, sample_stats, sample_stats_sorted
+from msgperf.analysis.samples.sample_stats import median_ci, median_ci_ranks, median_of, sample_stats, sample_stats_sorted
 
 
 @pytest.mark.parametrize("values, flagged, high, low", [
@@ -175,3 +175,11 @@ def test_the_mixture_fit_is_the_textbook_em(seed):
         for a, b in zip(got[:3], want[:3]):
             assert a == pytest.approx(b, rel=1e-8, abs=1e-12)
         assert got[3] == pytest.approx(want[3], rel=1e-9)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 10, 501, 1000, 4097])
+def test_median_of_and_median_ci_give_numpys_median_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    for x in (rng.lognormal(-13, 0.3, n), np.round(rng.lognormal(-13, 0.3, n), 9), np.full(n, 1.5e-6)):
+        assert median_of(x) == np.median(x) and median_ci(x)[0] == np.median(x)
+        assert median_of(x[::-1].copy()) == np.median(x)
