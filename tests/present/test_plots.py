@@ -331,3 +331,22 @@ def test_a_title_of_wide_characters_is_held_inside_the_image():
     chart = plots.time_plot(analyze_series(pingpong_run()), title="測" * 100)
     shown, size = title_layout(chart)
     assert size * len(shown.rstrip("…")) <= 725 + size  # 725 px over the plot area
+
+
+def test_many_sizes_shrink_the_variability_markers_and_the_boxes_are_drawn_over_them():
+    few = plots.variability_plot(analyze_series(pingpong_run()))
+    many_sizes = [2 ** i for i in range(60)]
+    many = plots.variability_plot(analyze_series(sweep_run([lambda b: 1e-6 + b * 1e-10], n=60, sizes=many_sizes)))
+    assert len(REPORT_SIZES) <= plots.CROWDED < len(many_sizes)
+    assert {p.size for p in of(few, Points) if p.label == "min"} == {4.0}
+    assert {p.size for p in of(many, Points) if p.label == "min"} == {2.5}  # 4 x 24/60, held at its floor
+    for chart in (few, many):  # every marker first, then the boxes on top of them
+        kinds = [type(layer) for layer in chart.layers]
+        assert kinds.index(Box) > max(i for i, k in enumerate(kinds) if k is Points)
+
+
+def test_a_plot_of_one_launch_says_so_in_its_title():
+    result = analyze_series(pingpong_run(launches=3))
+    assert plots.time_plot(result).title.endswith(", 3 launches pooled")
+    for draw in (plots.time_plot, plots.bandwidth_plot, plots.variability_plot):
+        assert draw(analyze_series(pingpong_run(launches=3), launch=1), launch=1).title.endswith(", launch 1 alone")

@@ -75,6 +75,11 @@ def test_plot_command_kinds(msgperf, tmp_path):
     assert not (tmp_path / "t.svg").exists()
     done = msgperf("plot", path, "--kind", "matrix", "--size", "64K", "-o", tmp_path / "m.svg")
     assert done.returncode == 0 and "64 KiB" in (tmp_path / "m.svg").read_text()
+    done = msgperf("plot", path, "--kind", "launches", "--launch", "0", "-o", tmp_path / "one.svg")
+    assert done.returncode == 1 and done.stderr.strip() == ("error: --kind launches draws every launch, one line "
+                                                            "each; --launch picks one")
+    done = msgperf("plot", path, "--launch", "0", "-o", tmp_path / "one.svg")
+    assert done.returncode == 0 and ", launch 0 alone" in (tmp_path / "one.svg").read_text()
 
 
 def test_many_series_are_compared_by_family_with_full_figures_for_the_main_one():

@@ -42,6 +42,8 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
     kind = kind or ("overlay" if len(runs) > 1 else "time")
     if size is not None and kind != "matrix":
         raise MsgperfError(f"--size picks the matrix's message size; --kind {kind} draws every size")
+    if launch is not None and kind == "launches":
+        raise MsgperfError("--kind launches draws every launch, one line each; --launch picks one")
     if kind != "overlay" and len(runs) > 1:
         raise MsgperfError(f"--kind {kind} draws one run; use --kind overlay for several")
     try:
@@ -66,14 +68,14 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
             if series.model is None:
                 raise MsgperfError(f"{series.name}: not modelled — {series.not_modelled}")
             if kind == "time":
-                chart = plots.time_plot(series.model)
+                chart = plots.time_plot(series.model, launch=launch)
             elif kind == "bandwidth":
                 memcpy = next((s for s in result.series if s.key.pattern == "memcpy" and s.model), None)
                 bound = (memcpy.model.sweep.characteristics.peak_bandwidth_bytes_per_s
                          if memcpy is not None and series.key.pattern != "memcpy" else None)
-                chart = plots.bandwidth_plot(series.model, bound)
+                chart = plots.bandwidth_plot(series.model, bound, launch=launch)
             elif kind == "variability":
-                chart = plots.variability_plot(series.model)
+                chart = plots.variability_plot(series.model, launch=launch)
             else:
                 chart = plots.launches_plot(series.model)
     except AnalysisError as exc:

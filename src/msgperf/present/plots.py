@@ -118,15 +118,18 @@ def _interval_points(result: Any, x: np.ndarray, colour: str, size: float, label
                   high=tuple(p.ci_high_s if p.ci_high_s is not None else p.time_s for p in pts), label=label)
 
 
-def _title(result: Any, what: str) -> str:
-    scope = ("" if len(result.launches) <= 1 else f", {len(result.launches)} launches pooled")
+def _title(result: Any, what: str, launch: int | None = None) -> str:
+    """The series and what is drawn, with its scope: the one launch chosen (``plot --launch``), or
+    how many launches are pooled."""
+    scope = (f", launch {launch} alone" if launch is not None else
+             "" if len(result.launches) <= 1 else f", {len(result.launches)} launches pooled")
     return f"{result.series}: {what}{scope}"
 
 
 # ---- figures -------------------------------------------------------------------------------
 
 
-def time_plot(result: Any, title: str | None = None) -> Chart:
+def time_plot(result: Any, title: str | None = None, launch: int | None = None) -> Chart:
     """Median time per size with its interval, the piecewise model, breakpoints, anomalies."""
     sweep = result.sweep
     sizes = [p.bytes for p in sweep.points]
@@ -149,11 +152,12 @@ def time_plot(result: Any, title: str | None = None) -> Chart:
                              tuple(a.time_s for a in sweep.anomalies), VERMILLION, "X", 10,
                              label="anomaly (off the model)"))
     y = _time_axis(layers, "one-way time" if result.metric == "one_way" else "time per message")
-    return _chart(title or _title(result, "time against size"), _size_axis(sizes), y, layers)
+    return _chart(title or _title(result, "time against size", launch), _size_axis(sizes), y, layers)
 
 
 def bandwidth_plot(result: Any, upper_bound: float | None = None,
-                   upper_label: str = "memcpy (hardware bound)", title: str | None = None) -> Chart:
+                   upper_label: str = "memcpy (hardware bound)", title: str | None = None,
+                   launch: int | None = None) -> Chart:
     """b / T(b) per size (bytes x flows), the asymptotic bandwidth, n½ and a hardware bound."""
     sweep = result.sweep
     ch = sweep.characteristics
@@ -178,10 +182,13 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
     if upper_bound is not None and math.isfinite(upper_bound) and upper_bound > 0:
         layers.append(Rule("y", upper_bound / scale, BLACK, "-.", 1.2, label=f"{upper_label}: {units.rate(upper_bound)}"))
     y = _log_axis(layers, f"bandwidth, {unit}", lambda v: f"{v:g}")
-    return _chart(title or _title(result, "bandwidth against size"), _size_axis(sizes or [1]), y, layers)
+    return _chart(title or _title(result, "bandwidth against size", launch), _size_axis(sizes or [1]), y, layers)
 
 
-def variability_plot(result: Any, title: str | None = None) -> Chart:
+CROWDED = 24  # sizes on the variability plot past which its markers shrink
+
+
+def variability_plot(result: Any, title: str | None = None, launch: int | None = None) -> Chart:
     """Per size: the box (quartiles, whiskers at the 5th and 95th percentiles), mean ± sd as
     error bars, min and max, and the samples flagged as outliers (from the analysis)."""
     if summaries_only(result):
@@ -189,27 +196,32 @@ def variability_plot(result: Any, title: str | None = None) -> Chart:
                            "draw; the variability plot needs a run msgperf measured")
     sizes = result.sizes
     pos = tuple(float(i) for i in range(len(sizes)))
-    layers: list[Layer] = [Box(p, 0.25, s.stats.p5, s.stats.p25, s.stats.median, s.stats.p75, s.stats.p95, BLUE, SKY)
-                           for p, s in zip(pos, sizes)]
+    # markers shrink with the room each size has, so that many sizes do not bury their boxes
+    marker = 4.0 if len(sizes) <= CROWDED else max(2.5, 4.0 * CROWDED / len(sizes))
     mean = [s.stats.mean for s in sizes]
     # On a log axis mean - sd can fall below zero: the bar stops at the smallest sample instead.
-    layers.append(Points(tuple(p + 0.3 for p in pos), tuple(mean), ORANGE, "D", 3,
-                         low=tuple(m - max(min(s.stats.std, m - s.stats.min), 0.0) for m, s in zip(mean, sizes)),
-                         high=tuple(m + s.stats.std for m, s in zip(mean, sizes)), label="mean ± standard deviation"))
-    layers.append(Points(pos, tuple(s.stats.min for s in sizes), GREEN, "v", 4, label="min"))
-    layers.append(Points(pos, tuple(s.stats.max for s in sizes), PURPLE, "^", 4, label="max"))
+    layers: list[Layer] = [Points(tuple(p + 0.3 for p in pos), tuple(mean), ORANGE, "D", 0.75 * marker,
+                                  low=tuple(m - max(min(s.stats.std, m - s.stats.min), 0.0) for m, s in zip(mean, sizes)),
+                                  high=tuple(m + s.stats.std for m, s in zip(mean, sizes)),
+                                  label="mean ± standard deviation")]
+    layers.append(Points(pos, tuple(s.stats.min for s in sizes), GREEN, "v", marker, label="min"))
+    layers.append(Points(pos, tuple(s.stats.max for s in sizes), PURPLE, "^", marker, label="max"))
     fx: list[float] = []
     fy: list[float] = []
     for p, s in zip(pos, sizes):
         for m in s.measurements:
             fx.extend([p - 0.3] * m.outliers.values.size)
             fy.extend(m.outliers.values.tolist())
-    layers.append(Points(tuple(fx), tuple(fy), VERMILLION, "x", 4, alpha=0.7, label="flagged outliers (|modified z| > 3.5)"))
+    layers.append(Points(tuple(fx), tuple(fy), VERMILLION, "x", marker, alpha=0.7,
+                         label="flagged outliers (|modified z| > 3.5)"))
+    # the boxes last: drawn over the markers
+    layers += [Box(p, 0.25, s.stats.p5, s.stats.p25, s.stats.median, s.stats.p75, s.stats.p95, BLUE, SKY)
+               for p, s in zip(pos, sizes)]
     every = math.ceil(len(sizes) / 32)  # a label per size while they fit side by side
     x = Axis("message size; box: quartiles and median, whiskers: 5th–95th percentile", "linear", -0.6,
              len(sizes) - 0.4, tuple((p, size_label(s.bytes)) for p, s in zip(pos[::every], sizes[::every])),
              rotation=45)
-    return _chart(title or _title(result, "variability per size"), x, _time_axis(layers), layers, (9.0, 5.0))
+    return _chart(title or _title(result, "variability per size", launch), x, _time_axis(layers), layers, (9.0, 5.0))
 
 
 def launches_plot(result: Any, title: str | None = None) -> Chart:
