@@ -105,8 +105,10 @@ def main() -> int:
                   f"in {time.perf_counter() - t0:.0f} s")
         run = read_run(run_file).run
         samples = sum(m.samples_s.size for m in run.measurements)
+        spilled = " (over 32 MiB: its samples wait on disk while it is read)" if any(
+            m.spilled for m in run.measurements) else ""
         print(f"run: {len(run.measurements)} measurements, {samples:,} samples, "
-              f"{run_file.stat().st_size / 2**20:.1f} MiB")
+              f"{run_file.stat().st_size / 2**20:.1f} MiB{spilled}")
         commands = {
             "show": (["show", str(run_file)], 0.3),
             "show --json": (["show", str(run_file), "--json"], 0.3),
