@@ -23,6 +23,10 @@ ALLOWED = {
     ("analysis_cache.py", 'with os.fdopen(fd, "wb") as f:'): "writes that temporary",
     ("analysis_cache.py", 'fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))'):
         "reads an entry (opened read-only; os.open is how it refuses a link)",
+    ("analysis_cache.py", 'fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0), mode)'):
+        "a large run's samples file: read-only, or a new private temporary (O_EXCL) renamed beside its entry",
+    ("analysis_cache.py", 'f = os.fdopen(fd, "rb" if flags == os.O_RDONLY else "w+b", buffering=0)'):
+        "wraps that descriptor",
     ("records/runfile_write.py", 'with path.open("a") as f:'): "a run file grows by whole records, flushed one at a time",
     ("launch/profiled.py", 'output.open("x").close()'): "claims a new name exclusively; never replaces a file",
     ("launch/run_file_guard.py", 'path.open("x").close()'): "claims a new name exclusively; never replaces a file",

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from msgperf import units
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Figure, Step, Switch, _held_likely, disturbance
 from msgperf.analysis.model import EAGER
@@ -132,7 +133,9 @@ def test_show_detail_and_the_report_say_cannot_tell_like_the_answer(msgperf, tmp
 def test_the_answer_names_the_terms_it_cannot_tell_once():
     a = analyze(read_run(BUSY).run).answer
     assert a.disturbed == {"zero_byte_latency": "disturbed: launch 0 beside other work (14 ms)",
-                           "peak_bandwidth": "disturbed: launch 0 beside other work (13.3 GB/s)"}
+                           "peak_bandwidth": "disturbed: launch 0 beside other work (13.3 GB/s)",
+                           "asymptotic_latency": "disturbed: launch 0 beside other work (10 of the 10 sizes it is "
+                                                 "fitted to; 18.4 ms)"}
     assert analyze(read_run(QUIET).run).answer.disturbed == {}
 
 
@@ -148,7 +151,11 @@ def test_fit_json_says_cannot_tell_like_the_answer(msgperf):
     assert model["terms"]["zero_byte_latency"]["why_not"] == why
     assert model["peak_bandwidth_bytes_per_s"] is None and model["terms"]["peak_bandwidth"]["value"] is None
     assert model["peak_bandwidth_why_not"] == answer["peak_bandwidth"]["why_not"]
-    assert model["terms"]["asymptotic_latency"]["why_not"] is None  # a term the answer does not decide
+    # a term fitted to sizes measured while disturbed: cannot tell, in the flat keys too
+    assert model["terms"]["asymptotic_latency"]["value"] is None and model["asymptotic_latency_s"] is None
+    assert model["asymptotic_latency_why_not"] == model["terms"]["asymptotic_latency"]["why_not"] == (
+        "disturbed: launch 0 beside other work (10 of the 10 sizes it is fitted to; 18.4 ms)")
+    assert model["terms"]["line_bandwidth"]["why_not"] is None  # its own rule already withholds it
     # the gap the model found most likely (16-32 B) is dropped, as in the answer block
     switches = {(w["low_bytes"], w["high_bytes"]): (w["best_low_bytes"], w["best_high_bytes"])
                 for w in answer["switches"]}
@@ -159,13 +166,14 @@ def test_fit_json_says_cannot_tell_like_the_answer(msgperf):
     assert first["best_why_not"] == "a refinement launch was set aside as disturbed"
 
 
-def _oversubscribed(tmp_path: Path) -> Path:
-    """The quiet run with its first launch's host facts saying 2 ranks on 1 usable CPU: the sweep
-    (and its largest size) oversubscribed, the refinement launches (the peak, 362 KiB) not."""
+def _oversubscribed(tmp_path: Path, every: bool = False) -> Path:
+    """The quiet run with its first launch's host facts (``every``: every launch's) saying 2 ranks
+    on 1 usable CPU: the sweep (and its largest size) oversubscribed, the refinement launches (the
+    peak, 362 KiB) not unless ``every``."""
     lines = []
     for line in QUIET.read_text().splitlines():
         record = json.loads(line)
-        if record.get("type") == "launch" and record["launch"] == 0:
+        if record.get("type") == "launch" and (every or record["launch"] == 0):
             for host in record["host_facts"]:
                 host["usable_cpus"] = 1
             line = json.dumps(record)
@@ -202,3 +210,25 @@ def test_a_large_message_bandwidth_measured_oversubscribed_is_cannot_tell_everyw
     report = tmp_path / "r.html"
     assert msgperf("report", run, "-o", report).returncode == 0
     assert f"<dt>asymptotic bandwidth</dt><dd>cannot tell ({why})</dd>" in report.read_text()  # headline figures
+
+
+def test_n_half_and_the_fitted_terms_cannot_be_told_where_their_sizes_were_disturbed(msgperf, tmp_path):
+    """Both ranks on one core (taskset) for every launch: the latency and bandwidth say "cannot
+    tell", and so must n½ and the summary's columns (a tester saw n½ 34.2 KiB printed as a
+    finding, against 10-13 KiB on a quiet machine)."""
+    path = _oversubscribed(tmp_path, every=True)
+    answer = analyze(read_run(path).run).answer
+    assert answer.n_half.value is None and answer.n_half.why_not.startswith("disturbed: ")
+    assert "of the" in answer.n_half.why_not and "sizes it is fitted to" in answer.n_half.why_not
+    assert answer.disturbed["n_half"] == answer.n_half.why_not
+    quiet = analyze(read_run(QUIET).run).answer.n_half
+    assert quiet.value is not None  # quiet: told
+    summary = msgperf("summary", path)
+    assert summary.returncode == 0, summary.stderr
+    row = next(line for line in summary.stdout.splitlines() if line.strip().startswith(str(path)))
+    assert units.size(quiet.value) not in row and row.count("cannot tell") == 4  # 0 B lat., peak, asym. MB/s, n½
+    assert f"n½: cannot tell ({answer.n_half.why_not})" in summary.stdout
+    shown = json.loads(msgperf("show", "--json", path).stdout)["answer"]
+    assert shown["n_half"]["value"] is None and shown["n_half"]["why_not"] == answer.n_half.why_not
+    fitted = msgperf("fit", path).stdout
+    assert f"n½ = α/β             cannot tell  {answer.n_half.why_not}" in fitted

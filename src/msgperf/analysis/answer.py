@@ -12,7 +12,6 @@ and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same 
 
 from __future__ import annotations
 
-import math
 from typing import Mapping, Sequence
 
 import msgspec
@@ -219,6 +218,19 @@ def _undisturbed(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[
                   why_not=f"disturbed: {why} ({said})")
 
 
+def _undisturbed_fit(figure: Figure, sizes: Sequence[int], measured: Mapping[int, Figure],
+                     rows: Mapping[int, SizeRow], caveats: Sequence[Caveat], said: str) -> Figure:
+    """``figure``, a value fitted to ``sizes`` (n½ to every size, a segment's terms to its own), or
+    "cannot tell" where any of those sizes was measured while disturbed (``said``: the value in words)."""
+    if figure.value is None:
+        return figure
+    found = [why for why in (disturbance(measured[b], rows, caveats) for b in sizes if b in measured) if why]
+    if not found:
+        return figure
+    return Figure(None, covers=figure.covers,
+                  why_not=f"disturbed: {found[0]} ({len(found)} of the {len(sizes)} sizes it is fitted to; {said})")
+
+
 def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, SizeRow],
                  caveats: Sequence[Caveat], eager: EagerLimit | None) -> Switch:
     """The switch with its most likely gap only where that gap is held to its rule: its two sizes
@@ -353,22 +365,28 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     none_words = ("every size fits one line within its noise" if pw.fits_every_size else
                   f"{off} size{'s' if off > 1 else ''} off the line beyond {'their' if off > 1 else 'its'} noise")
     step, step_why = _eager_step(eager, switches, measured)
-    line = sweep.hockney.line
-    if line.alpha_s > 0 and line.beta_s_per_byte > 0 and math.isfinite(line.n_half_bytes):
-        lo, hi = (float(x) for x in line.n_half_ci_bytes) if line.n_half_ci_bytes is not None else (None, None)
+    half = ch.n_half
+    if half.value is None:
+        n_half = Figure(None, why_not=half.note)
+    else:
         rms = sweep.hockney.rms_rel_residual
         misses = "" if rms <= LINE_MISFIT else f", misses by {units.percent(rms, decimals=0)}"
-        if rms > 1:  # a line that misses the sizes by more than their own times has no n½ to give
-            n_half = Figure(None, why_not="one line misses the sizes by >100 % (rms)")
-        else:
-            n_half = Figure(float(line.n_half_bytes), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
-    else:
-        n_half = Figure(None, why_not="α or β of the line is not positive")
+        lo, hi = (float(x) for x in half.ci) if half.ci is not None else (None, None)
+        n_half = Figure(float(half.value), lo, hi, f"line fit, {len(sweep.points)} sizes{misses}")
     told = {"zero_byte_latency": (latency, _undisturbed(latency, by_size, caveats, units.seconds(latency.value))),
             "peak_bandwidth": (peak, _undisturbed(peak, by_size, caveats, units.rate(peak.value))),
-            "asymptotic_bandwidth": (large, _undisturbed(large, by_size, caveats, units.rate(large.value)))}
+            "asymptotic_bandwidth": (large, _undisturbed(large, by_size, caveats, units.rate(large.value))),
+            "n_half": (n_half, _undisturbed_fit(n_half, half.sizes, measured, by_size, caveats,
+                                                units.size(n_half.value) if n_half.value is not None else ""))}
     disturbed = {name: after.why_not for name, (before, after) in told.items() if after is not before}
-    latency, peak, large = (told[name][1] for name in told)
+    latency, peak, large, n_half = (told[name][1] for name in told)
+    for name in ("asymptotic_latency", "line_bandwidth"):  # fitted to the last segment's sizes
+        term: Term = getattr(ch, name)
+        if term.value is not None:
+            said = units.seconds(term.value) if name == "asymptotic_latency" else units.rate(term.value)
+            fitted = _undisturbed_fit(Figure(term.value), term.sizes, measured, by_size, caveats, said)
+            if fitted.value is None:
+                disturbed[name] = fitted.why_not
     # launches that disagree change no conclusion where the latency and the peak are estimated across
     # them (msgperf run's answer launches, --repeat): their intervals hold that spread already
     headline = [points[t.sizes[0]] for t in (ch.zero_byte_latency, ch.peak_bandwidth)

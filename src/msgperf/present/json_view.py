@@ -116,7 +116,7 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
         "asymptotic_bandwidth_ci_bytes_per_s": _pair(ch.asymptotic_bandwidth_ci_bytes_per_s),
         "terms": {name: _term(getattr(ch, name)) for name in
                   ("zero_byte_latency", "asymptotic_latency", "peak_bandwidth", "asymptotic_bandwidth",
-                   "line_bandwidth")},
+                   "line_bandwidth", "n_half")},
         "fits_every_size": pw.fits_every_size,
         "off_model": [{"bytes": r.bytes, "rel_residual": _num(r.rel_residual), "excluded": r.excluded}
                       for r in pw.off_model],
@@ -131,7 +131,10 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
 # the flat top-level keys that repeat a term of Saphir's
 _FLAT = {"zero_byte_latency": ("zero_byte_latency_s", "zero_byte_latency_ci_s"),
          "peak_bandwidth": ("peak_bandwidth_bytes_per_s",),
-         "asymptotic_bandwidth": ("asymptotic_bandwidth_bytes_per_s", "asymptotic_bandwidth_ci_bytes_per_s")}
+         "asymptotic_bandwidth": ("asymptotic_bandwidth_bytes_per_s", "asymptotic_bandwidth_ci_bytes_per_s"),
+         "asymptotic_latency": ("asymptotic_latency_s", "asymptotic_latency_ci_s"),
+         "line_bandwidth": (),
+         "n_half": ("n_half_bytes", "n_half_ci_bytes")}
 
 
 def _best(bp: Any, held: dict[tuple[int, int], tuple[int, int, str]]) -> dict[str, Any]:

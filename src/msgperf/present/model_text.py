@@ -34,12 +34,15 @@ def _ci(pair: tuple[float, float] | None, unit: str) -> str:
     return "" if pair is None else units.interval(pair[0], pair[1], unit)
 
 
-def _line_rows(line: LineFit) -> list[tuple[str, str, str]]:
+def _line_rows(line: LineFit, n_half: tuple[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """α, β, 1/β and n½ of a line; ``n_half``: (value, why) in place of the line's own n½ (the
+    answer's: "cannot tell" when disturbed, "—" when the line misses the sizes)."""
     n_half_ok = math.isfinite(line.n_half_bytes)
     return [
         ("α latency", units.seconds(line.alpha_s), _ci(line.alpha_ci_s, "s")),
         ("β inverse bandwidth", units.beta(line.beta_s_per_byte), _ci(line.beta_ci_s_per_byte, "s/B")),
         ("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s), _ci(line.bandwidth_ci_bytes_per_s, "B/s")),
+        ("n½ = α/β", *n_half) if n_half is not None else
         ("n½ = α/β", units.size(line.n_half_bytes) if n_half_ok else "undefined",
          _ci(line.n_half_ci_bytes, "B") if n_half_ok else ""),
     ]
@@ -65,16 +68,19 @@ def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict
     h, ch = sweep.hockney, sweep.characteristics
     console.print(f"[bold]Hockney model[/] T(b) = α + β·b — robust fit over "
                   f"{_count(len(sweep.points), 'size')}, {100 * confidence:.0f} % intervals")
-    rows = _line_rows(h.line)
+    disturbed = disturbed or {}
+    half = ch.n_half
+    rows = _line_rows(h.line, ("cannot tell", disturbed["n_half"]) if "n_half" in disturbed else
+                      (units.NO_INTERVAL, half.note) if half.value is None else None)
     rows.append(("fit", f"rms {units.percent(h.rms_rel_residual)}",
                  f"worst {units.percent(h.max_rel_residual, decimals=0)} at {units.size(h.max_rel_residual_bytes)}, "
                  f"weighted R² {h.r_squared:.4f}"))
     _rows(console, rows)
     console.print("[bold]Latency and bandwidth[/] (as Saphir 1994 defines them, each limited by the evidence)")
-    disturbed = disturbed or {}
     rows = [(name, "cannot tell", disturbed[key]) if key in disturbed else term_row(name, getattr(ch, key), unit)
             for name, key, unit in TERMS]
-    rows.append(term_row("1/β, last segment", ch.line_bandwidth, "B/s"))
+    rows.append(("1/β, last segment", "cannot tell", disturbed["line_bandwidth"]) if "line_bandwidth" in disturbed
+                else term_row("1/β, last segment", ch.line_bandwidth, "B/s"))
     _rows(console, rows)
 
 

@@ -36,13 +36,14 @@ def saphir_cells(row: SaphirRow) -> list[str]:
     elif row.floor_cannot_tell:
         ratio = "cannot tell"
     return [row.run, _library(row.mpi_library), row.placement or units.MISSING, zero,
-            units.seconds(row.asymptotic_latency_s), peak,
+            units.seconds(row.asymptotic_latency_s) if not row.asymptotic_latency_why_not else "cannot tell", peak,
             units.mb_per_s(row.bandwidth_bytes_per_s) if not row.bandwidth_why_not else "cannot tell",
             units.mb_per_s(row.copy_speed_bytes_per_s),
             "cannot tell" if row.bandwidth_why_not and row.copy_speed_bytes_per_s is not None else
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
             units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
             "cannot tell" if row.eager_limit_why_not else units.MISSING,
+            "cannot tell" if row.n_half_why_not else
             units.size(row.n_half_bytes) if row.n_half_bytes is not None and row.n_half_bytes >= 0 else units.MISSING,
             ratio]
 
@@ -83,6 +84,11 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
         if row.bandwidth_why_not:
             console.print(f"{row.run}: asymptotic bandwidth: cannot tell ({row.bandwidth_why_not})", markup=False,
                           highlight=False)
+        if row.asymptotic_latency_why_not:
+            console.print(f"{row.run}: asymptotic latency: cannot tell ({row.asymptotic_latency_why_not})",
+                          markup=False, highlight=False)
+        if row.n_half_why_not:
+            console.print(f"{row.run}: n½: cannot tell ({row.n_half_why_not})", markup=False, highlight=False)
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)
         if row.eager_limit_why_not:

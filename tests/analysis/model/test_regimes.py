@@ -118,6 +118,18 @@ def test_negative_intercept_gives_no_asymptotic_latency():
     assert ch.asymptotic_latency.value is None and "negative intercept" in ch.asymptotic_latency.note
 
 
+def test_an_intercept_whose_interval_reaches_zero_gives_no_asymptotic_latency():
+    """A positive intercept far inside its own interval (the tester's "653 µs [-23.6 µs – 1.33 ms]"
+    beside another MPI job) is no latency: "—" and why, as for a negative one."""
+    curve = broken(1e-6, 1e-10, 1e-8, 1.5e-10, 2**22)
+    scattered = [SizePoint(p.bytes, p.time_s * f, p.ci_low_s * f, p.ci_high_s * f, p.n, p.launches, p.rel_sd)
+                 for p, f in zip(exact(curve, SIZES), [0.96, 1.04] * len(SIZES))]
+    term = analyze_sweep(scattered).characteristics.asymptotic_latency
+    assert term.value is None and "not distinguishable from zero" in term.note
+    assert analyze_sweep(exact(broken(1e-6, 1e-10, 3e-5, 1.5e-10, 2**22), SIZES)).characteristics \
+        .asymptotic_latency.value == pytest.approx(3e-5, rel=1e-6)
+
+
 def test_the_negative_intercept_caveat_agrees_with_the_asymptotic_latency():
     """A regime too short to fit gives "—", and no caveat about an intercept value either; a
     long enough one with a negative intercept says so in both places."""

@@ -80,6 +80,7 @@ class Characteristics(Value):
     peak_bandwidth: Term
     asymptotic_bandwidth: Term  # Saphir's: b/T(b) of the largest (bandwidth-dominated) size
     line_bandwidth: Term  # the model's 1/beta of the last segment, marked when extrapolated
+    n_half: Term  # alpha/beta of the one line over every size (``half_length``)
 
     # Plain-number views of the terms (the names renderers have used).
     @property
@@ -195,8 +196,24 @@ def asymptotic_latency(points: Sequence[SizePoint], last: LineFit) -> Term:
         return Term(None, None, sizes, "fitted",
                     "the large-message regime has a negative intercept: its times grow faster "
                     "than a line (caches, memory), so it has no latency to give")
+    if last.alpha_ci_s[0] <= 0:  # a positive intercept whose interval reaches zero is no latency
+        return Term(None, None, sizes, "fitted",
+                    f"the large-message regime's intercept ({units.seconds(last.alpha_s)}) is not "
+                    f"distinguishable from zero: its interval reaches {units.seconds(last.alpha_ci_s[0])}")
     return Term(last.alpha_s, last.alpha_ci_s, sizes, "fitted",
                 "intercept α of the large-message regime (last segment)")
+
+
+def half_length(fit: HockneyFit) -> Term:
+    """n½ = α/β of the one line over every size (Hockney 1994): the size at which half the line's
+    bandwidth is reached, with Fieller's interval. None where α or β is not positive, or where the
+    line misses the sizes by more than their own times (an rms relative residual above 100 %)."""
+    line = fit.line
+    if not (line.alpha_s > 0 and line.beta_s_per_byte > 0 and math.isfinite(line.n_half_bytes)):
+        return Term(None, None, fit.sizes, "fitted", "α or β of the line is not positive")
+    if fit.rms_rel_residual > 1:
+        return Term(None, None, fit.sizes, "fitted", "one line misses the sizes by >100 % (rms)")
+    return Term(line.n_half_bytes, line.n_half_ci_bytes, fit.sizes, "fitted", "α/β of one line over every size")
 
 
 def line_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
@@ -216,14 +233,15 @@ def line_bandwidth(points: Sequence[SizePoint], last: LineFit) -> Term:
                 extrapolated=beyond)
 
 
-def characteristics(points: Sequence[SizePoint], model: PiecewiseFit) -> Characteristics:
+def characteristics(points: Sequence[SizePoint], model: PiecewiseFit, line: HockneyFit) -> Characteristics:
     last = model.segments[-1]
     return Characteristics(
         zero_byte_latency=zero_byte_latency(points),
         asymptotic_latency=asymptotic_latency(points, last),
         peak_bandwidth=peak_bandwidth(points),
         asymptotic_bandwidth=asymptotic_bandwidth(points, last),
-        line_bandwidth=line_bandwidth(points, last))
+        line_bandwidth=line_bandwidth(points, last),
+        n_half=half_length(line))
 
 
 def dominant_term(alpha_s: float, beta_s_per_byte: float, size: float) -> str:

@@ -166,7 +166,7 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
         if made:
             provenance = tuple(before.get(bp.best_high_bytes, Provenance()) for bp in model.breakpoints)
     anomalies = find_anomalies(pts, model)
-    terms = characteristics([p for p in pts if p.bytes not in rescaled] or pts, model)
+    terms = characteristics([p for p in pts if p.bytes not in rescaled] or pts, model, line)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
         regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth),

@@ -64,6 +64,8 @@ class SaphirRow(Value):
     zero_byte_latency_why_not: str = ""    # why the zero-byte latency is not given (disturbed), "" when it is
     peak_bandwidth_why_not: str = ""
     bandwidth_why_not: str = ""            # why the asymptotic bandwidth (and b_e with it) is not given
+    asymptotic_latency_why_not: str = ""   # why the asymptotic latency is not given (disturbed)
+    n_half_why_not: str = ""               # why n½ is not given (disturbed)
 
     def as_dict(self) -> dict[str, Any]:
         return msgspec.structs.asdict(self)
@@ -89,8 +91,7 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
         alpha = _finite(ch.asymptotic_latency_s)
         bn = _finite(ch.asymptotic_bandwidth_bytes_per_s)
         peak, peak_size = _finite(ch.peak_bandwidth_bytes_per_s), ch.peak_bandwidth_size
-        line = main.sweep.hockney.line
-        n_half = _finite(line.n_half_bytes)
+        n_half = ch.n_half.value  # the answer block's n½, by the same rule
     copy = copy_speed(memcpy)
     bc, bc_size = copy if copy is not None else (None, None)
     be = effective_bandwidth(bc, bn) if bc is not None and bn is not None and bn > 0 else None
@@ -127,8 +128,8 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
 def undisturbed(row: SaphirRow, disturbed: dict[str, str]) -> SaphirRow:
     """The row with the figures the answer could not tell because they were measured while
     disturbed (``Answer.disturbed``: term name -> reason) as None with that reason: the zero-byte
-    latency with the floor ratio, the peak bandwidth, and the asymptotic bandwidth with the
-    buffered bandwidth b_e made from it."""
+    latency with the floor ratio, the peak bandwidth, the asymptotic bandwidth with the
+    buffered bandwidth b_e made from it, the asymptotic latency and n½."""
     changes: dict[str, Any] = {}
     latency_why_not = disturbed.get("zero_byte_latency", "")
     if latency_why_not:
@@ -141,4 +142,8 @@ def undisturbed(row: SaphirRow, disturbed: dict[str, str]) -> SaphirRow:
     if disturbed.get("asymptotic_bandwidth"):
         changes.update(bandwidth_bytes_per_s=None, bandwidth_why_not=disturbed["asymptotic_bandwidth"],
                        effective_buffered_bandwidth_bytes_per_s=None)
+    if disturbed.get("asymptotic_latency"):
+        changes.update(asymptotic_latency_s=None, asymptotic_latency_why_not=disturbed["asymptotic_latency"])
+    if disturbed.get("n_half"):
+        changes.update(n_half_bytes=None, n_half_why_not=disturbed["n_half"])
     return msgspec.structs.replace(row, **changes) if changes else row
