@@ -15,8 +15,9 @@ from scipy import stats
 from msgperf.analysis import AnalysisError
 from msgperf.analysis.compare import (ASSUMED_RERUN_SD, CANNOT_TELL, FAIL, PASS, SizeComparison,
                                       compare_launch_samples, compare_runs,
-                                      gate, holm, launch_samples, size_gate)
+                                      _verdict, gate, holm, launch_samples, size_gate)
 from msgperf.present.json_view import comparison_dict, dumps
+from msgperf.records.format import HostLoad, LaunchHost
 from tests.factories import factors, launches_run, line, make_run, measurement, sweep_run
 from tests.factories import replace
 
@@ -170,7 +171,7 @@ def test_history_gives_single_launch_runs_a_verdict():
     assert gate([alone], 0.10).outcome == CANNOT_TELL
     known = compare_runs(a, same, history=history, parameters=False)
     assert known.history_runs == 10
-    assert all("10 stored runs" in s.covers for s in known.sizes)
+    assert all("stored runs" in s.covers and s.basis.endswith("10 runs") for s in known.sizes)
     assert gate([known], 0.10).outcome == PASS
     assert gate([compare_runs(a, slow, history=history, parameters=False)], 0.10).outcome == FAIL
 
@@ -413,3 +414,45 @@ def test_a_ratio_near_the_threshold_is_not_blamed_on_the_spread():
     assert needed.already and needed.launches <= 3
     assert "the ratio itself lies near the threshold" in decision.reason
     assert "msgperf run --repeat" not in decision.reason
+
+
+def _beside_other_work(run):
+    """``run`` with every launch recorded beside other work (1.8 of 2 cores busy with something else)."""
+    busy = LaunchHost(host="node0", usable_cores=2, online_cores=2, progress={}, before=HostLoad(2.0, 0.5, 0.5, 1),
+                      after=HostLoad(2.1, 0.5, 0.5, 1), interval_s=2.0, steal_fraction=0.0, other_cores=1.8)
+    return replace(run, launches=tuple(replace(l, host=busy) for l in run.launches))
+
+
+def test_stored_runs_made_beside_other_work_stay_out_of_the_noise_floor():
+    """A tester's store held runs made beside busy loops and with both ranks on one core: they
+    widened two quiet runs' interval at 512 B to 0.08-10.6 ("within noise"). Their launches are
+    left out of the floor, and the comparison says so."""
+    quiet = [launches_run(seed=100 + i, launches=1, launch_sd=0.02, n=80) for i in range(6)]
+    loaded = [_beside_other_work(launches_run(seed=200 + i, launches=1, launch_sd=0.02, n=80, scale=5.0 + i))
+              for i in range(4)]
+    a = launches_run(seed=1, launches=1, launch_sd=0.02, n=80)
+    b = launches_run(seed=2, launches=1, launch_sd=0.02, n=80)
+    clean = compare_runs(a, b, history=quiet, parameters=False)
+    mixed = compare_runs(a, b, history=quiet + loaded, parameters=False)
+    assert mixed.history_runs == clean.history_runs == 6
+    assert [s.ratio_ci for s in mixed.sizes] == [s.ratio_ci for s in clean.sizes]
+    assert any("4 launch(es) of stored runs of this configuration ran oversubscribed or beside other work: "
+               "left out of the noise floor" in n for n in mixed.notes)
+    assert not any("beside other work" in n for n in clean.notes)
+
+
+def test_a_compared_run_made_beside_other_work_is_said_to_be():
+    a = launches_run(seed=1, launches=2)
+    b = _beside_other_work(launches_run(seed=2, launches=2, scale=3.0))
+    c = compare_runs(a, b, label_b="busy.jsonl", parameters=False)
+    assert any(n.startswith("busy.jsonl: 2 of its 2 launches ran oversubscribed or beside other work") for n in c.notes)
+    assert all(s.verdict == "slower" for s in c.sizes)
+
+
+def test_a_size_that_differs_alone_but_not_after_holms_correction_cannot_tell():
+    """Its own interval leaves out 1; across the sizes compared it is not significant: neither
+    "within noise" (the interval says otherwise) nor "slower" (the correction says otherwise)."""
+    assert _verdict(1.5, (1.1, 2.0), 0.2, 0.05, 0.0) == CANNOT_TELL
+    assert _verdict(1.5, (0.9, 2.0), 0.9, 0.05, 0.0) == "within noise"
+    assert _verdict(1.5, (1.1, 2.0), 0.01, 0.05, 0.0) == "slower"
+    assert _verdict(1.05, (1.01, 1.09), 0.2, 0.05, 0.10) == "within noise"  # inside --min-effect

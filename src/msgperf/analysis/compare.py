@@ -48,10 +48,11 @@ from typing import Any, Mapping, Sequence
 import msgspec
 import numpy as np
 
+from msgperf import units
 from msgperf.analysis.samples import AnalysisError, stats
 from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
-from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, launch_medians, noise_floor,
-                                       satterthwaite)
+from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, crowded_launches, launch_medians,
+                                       noise_floor, satterthwaite)
 from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
 from msgperf.values import Value
 
@@ -290,8 +291,8 @@ def _basis(la: int, lb: int, floors: Sequence[NoiseFloor], assumed: bool) -> tup
                 f"assumed {100 * ASSUMED_RERUN_SD:.0f} %")
     runs = max(f.runs for f in floors)
     launches = f"{la}+{lb} launches"
-    if runs >= 2:
-        return (f"re-runs: between launches and between {runs} stored runs of this configuration",
+    if runs >= 2:  # how many stored runs is the basis column's: the words stay one sentence for every size
+        return ("re-runs: between launches and between the stored runs of this configuration",
                 f"{launches}, {runs} runs")
     return ("between launches within each run; run-to-run drift not measured (no stored history "
             "of this configuration)", launches)
@@ -344,6 +345,8 @@ def _verdict(ratio: float, ci: tuple[float, float] | None, p_adj: float | None, 
              min_effect: float, higher_is_worse: bool = True, assumed: bool = False) -> str:
     if p_adj is None:
         return UNTESTED
+    if ci is not None and not ci[0] <= 1.0 <= ci[1] and abs(ratio - 1.0) > min_effect and p_adj >= alpha:
+        return CANNOT_TELL  # its own interval leaves out 1, but not after Holm's correction across the sizes
     if p_adj >= alpha or ci is None or ci[0] <= 1.0 <= ci[1] or abs(ratio - 1.0) <= min_effect:
         return CANNOT_TELL if assumed else WITHIN_NOISE
     worse = ratio > 1.0 if higher_is_worse else ratio < 1.0
@@ -397,11 +400,20 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
     if untested:
         notes.append(f"{len(untested)} size(s) have a single value in a run (an imported summary "
                      "prints one number per size): compared by value only, no test")
-    if any(c.assumed for c in out):
-        notes.append("one launch in each run and no stored run of this configuration: the "
-                     "run-to-run spread is unknown, so only a change beyond an assumed "
+    assumed = [c for c in out if c.assumed]
+    if assumed:
+        which = ("every size" if len(assumed) == len(out) else
+                 f"{len(assumed)} of the {len(out)} sizes (e.g. {units.size(assumed[0].bytes)}, a size a refinement "
+                 "added)")
+        notes.append(f"{which}: one launch in each run and no stored run of this configuration measured it, "
+                     "so its run-to-run spread is unknown and only a change beyond an assumed "
                      f"{100 * ASSUMED_RERUN_SD:.0f} % spread can be called; measure it with "
                      "msgperf run --repeat 3 (same options)")
+    split = [c for c in out if c.verdict == CANNOT_TELL and not c.assumed]
+    if split:
+        notes.append(f"{len(split)} size(s) whose own interval leaves out 1 are not significant after Holm's "
+                     f"correction across the {len(out)} sizes compared: cannot tell (e.g. "
+                     f"{units.size(split[0].bytes)}); fewer sizes (--sizes) or more launches (--repeat) would tell")
     elif any(c.verdict != UNTESTED and "stored runs" not in c.covers for c in out):
         notes.append("no stored runs of this configuration: the noise floor is the spread between "
                      "launches within each run, so a drift of the machine between the two runs "
@@ -525,17 +537,31 @@ class _SamplesWhenAsked(abc.Mapping):
 
 
 def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,
-             exclude: Sequence[Any]) -> list[dict[int, tuple[float, ...]]]:
-    """Launch medians of the stored runs with this configuration, the compared runs left out."""
-    out = []
+             exclude: Sequence[Any]) -> tuple[list[dict[int, tuple[float, ...]]], int]:
+    """Launch medians of the stored runs with this configuration, the compared runs left out,
+    and how many of their launches were left out as crowded (oversubscribed, or beside other work:
+    a run made on a busy machine or on one core would widen the floor to its own slowdown)."""
+    out, crowded = [], 0
     for run in history:
         if any(run.info == other.info for other in exclude):
             continue
         if (pattern, variant) in series_of(run) and configuration(run, pattern, variant) == key:
-            medians = launch_medians(run, pattern, variant)
+            left_out = crowded_launches(run)
+            crowded += len(left_out & {m.launch for m in run.measurements if m.pattern == pattern})
+            medians = launch_medians(run, pattern, variant, left_out)
             if medians:
                 out.append(medians)
-    return out
+    return out, crowded
+
+
+def _crowded_note(run: Any, label: str, pattern: str) -> str:
+    """What a compared run's crowded launches mean for the comparison ("" when none was)."""
+    measured = {m.launch for m in run.measurements if m.pattern == pattern}
+    crowded = crowded_launches(run) & measured
+    if not crowded:
+        return ""
+    return (f"{label}: {len(crowded)} of its {len(measured)} launches ran oversubscribed or beside other "
+            "work: a difference may be the machine's load, not the change (msgperf show --detail)")
 
 
 def summary_statistic(run: Any, pattern: str, variant: str = "") -> str | None:
@@ -601,8 +627,11 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
             raise AnalysisError(f"{label}: no measurements of pattern {pattern!r}"
                                 + (f" variant {variant!r}" if variant else ""))
     key_a, key_b = configuration(run_a, pattern, variant), configuration(run_b, pattern, variant)
-    hist_a = _history(history, key_a, pattern, variant, (run_a, run_b))
-    hist_b = None if key_b == key_a else _history(history, key_b, pattern, variant, (run_a, run_b))
+    hist_a, crowded = _history(history, key_a, pattern, variant, (run_a, run_b))
+    hist_b = None
+    if key_b != key_a:
+        hist_b, more = _history(history, key_b, pattern, variant, (run_a, run_b))
+        crowded += more
     stat_a, stat_b = summary_statistic(run_a, pattern, variant), summary_statistic(run_b, pattern, variant)
     statistic, side_a, side_b, mixed = _statistics(stat_a, stat_b)
     samples = [_p50_samples(run, pattern, variant) if stat == "p50" else launch_samples(run, pattern, variant)
@@ -610,6 +639,11 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     sizes, notes = compare_launch_samples(samples[0], samples[1], alpha, min_effect, hist_a, hist_b, statistic)
     if mixed:
         notes = notes + (mixed,)
+    if crowded:
+        notes = notes + (f"{crowded} launch(es) of stored runs of this configuration ran oversubscribed or "
+                         "beside other work: left out of the noise floor",)
+    notes = notes + tuple(n for n in (_crowded_note(run_a, label_a, pattern), _crowded_note(run_b, label_b, pattern))
+                          if n)
     params: tuple[ParameterComparison, ...] = ()
     if parameters:
         try:

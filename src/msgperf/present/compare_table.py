@@ -48,7 +48,8 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
                    f"noise floor; it covers {_covers(c)}; p (Holm): adjusted across sizes, "
                    f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
                    "configuration behind the interval; untested: 1 value, compared by value; "
-                   "cannot tell: the run-to-run spread is unknown"))
+                   "cannot tell: the run-to-run spread is unknown, or the size's own interval leaves out 1 but "
+                   "Holm's correction across the sizes does not"))
     columns = ["size", "A", "B", "ratio", "CI", "p (Holm)", "verdict", "basis"]
     if decision is not None:
         columns.append(f"gate +{100 * decision.fail_above:g} %")

@@ -166,6 +166,12 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
     return msgspec.structs.replace(partial, caveats=tuple(found))
 
 
+def crowded_launches(run: Any) -> frozenset[int]:
+    """The launches that were oversubscribed or ran beside other work: their times are the
+    machine's load as much as the configuration's (a noise floor leaves them out)."""
+    return frozenset(c.launch for c in run_conditions(run) if c.oversubscribed or c.busy)
+
+
 def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
     """Every launch's verdicts. Sharing is judged on the measured pair when every measurement of
     the launch is a two-rank pattern, else on any two ranks."""

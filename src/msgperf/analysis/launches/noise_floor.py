@@ -182,12 +182,14 @@ def noise_floors(history: Sequence[Mapping[int, Sequence[float]]],
 # ---- reading runs ---------------------------------------------------------------------------
 
 
-def launch_medians(run: Any, pattern: str, variant: str = "") -> dict[int, tuple[float, ...]]:
-    """Per size, the median per-message time of each launch of one series (launch order).
-    Launches with a single value (imported summaries) are left out: a floor needs samples."""
+def launch_medians(run: Any, pattern: str, variant: str = "",
+                   leave_out: frozenset[int] = frozenset()) -> dict[int, tuple[float, ...]]:
+    """Per size, the median per-message time of each launch of one series (launch order), but
+    the launches in ``leave_out``. Launches with a single value (imported summaries) are left out:
+    a floor needs samples."""
     grouped: dict[int, dict[int, list[Any]]] = {}  # measurements: a large run's samples are read per size
     for m in run.measurements:
-        if m.pattern == pattern and getattr(m, "variant", "") == variant:
+        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch not in leave_out:
             grouped.setdefault(int(m.bytes), {}).setdefault(m.launch, []).append(m)
     out = {}
     for size, by_launch in sorted(grouped.items()):
