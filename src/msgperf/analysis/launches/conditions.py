@@ -172,6 +172,13 @@ def crowded_launches(run: Any) -> frozenset[int]:
     return frozenset(c.launch for c in run_conditions(run) if c.oversubscribed or c.busy)
 
 
+def quiet_launches(run: Any) -> frozenset[int]:
+    """The launches whose records say they had their cores: not oversubscribed, no other work,
+    no two ranks seen on one CPU (a launch the run cannot judge is not among them)."""
+    return frozenset(c.launch for c in run_conditions(run)
+                     if c.oversubscribed is False and c.busy is False and not c.shared_core)
+
+
 def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
     """Every launch's verdicts. Sharing is judged on the measured pair when every measurement of
     the launch is a two-rank pattern, else on any two ranks."""

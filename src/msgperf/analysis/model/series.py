@@ -23,7 +23,8 @@ import numpy as np
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.launches import (Interval, LaunchComparison, align, compare_launches,
-                                       disturbed_launches, measuring_launches, parameter_across_launches)
+                                       disturbed_launches, measuring_launches, parameter_across_launches,
+                                       quiet_launches)
 from msgperf.analysis.samples import (AnalysisError, MeasurementAnalysis, SampleSet, SampleStats,
                                       analyze_measurement, check_set, check_times, sample_stats)
 from msgperf.analysis.model.points import TOLERANCE, SizePoint, point_from_stats
@@ -113,11 +114,13 @@ def _launch_caveats(comparison: LaunchComparison) -> list[cv.Caveat]:
 def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
                  tolerance: float = TOLERANCE, confidence: float = 0.95,
                  planned: frozenset[int] | None = None, anchor: int | None = None,
-                 thresholds: Sequence[int] = (), regime_bounds: Sequence[int] = ()) -> SeriesAnalysis:
+                 thresholds: Sequence[int] = (), regime_bounds: Sequence[int] = (),
+                 quiet: frozenset[int] = frozenset()) -> SeriesAnalysis:
     """Analyse sample sets of one pattern (any sizes, any launches); ``planned``: the sizes the
     run's plan lists, which tell the sweep's launches from those that added sizes; ``anchor``:
     the eager-probe's limit, ``thresholds`` the last size before each switch the MPI settings name
-    (sweep.analyze_sweep)."""
+    (sweep.analyze_sweep); ``quiet``: the launches whose records say they had their cores
+    (launch_alignment.disturbed_launches)."""
     grouped: dict[int, dict[int, list[SampleSet]]] = defaultdict(lambda: defaultdict(list))
     for s in sets:
         grouped[int(s.bytes)][s.launch].append(s)
@@ -125,7 +128,7 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
         raise AnalysisError(f"{source or 'the input'}: no samples to analyse")
     merged_sets = {size: {launch: _merge(group) for launch, group in by_launch.items()}
                    for size, by_launch in grouped.items()}
-    refinements, disturbed = _refinement_points(merged_sets, planned, confidence)
+    refinements, disturbed = _refinement_points(merged_sets, planned, confidence, quiet)
     if disturbed:  # a launch that measured another curve has no times to give, only a caveat
         gone = {c.launch for c in disturbed}
         merged_sets = {size: kept for size, ls in merged_sets.items()
@@ -190,7 +193,8 @@ def analyze_sets(sets: Iterable[SampleSet], pattern: str = "", source: str = "",
 
 
 def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozenset[int] | None,
-                       confidence: float) -> tuple[list[list[SizePoint]], list[cv.Caveat]]:
+                       confidence: float, quiet: frozenset[int] = frozenset()
+                       ) -> tuple[list[list[SizePoint]], list[cv.Caveat]]:
     """Each launch that measured sizes outside the plan (a refinement), in launch order, as its own
     points at every size it measured: where a switch lies is judged within one launch. A launch
     that measured another curve (launch_alignment.disturbed_launches) locates nothing, and that
@@ -198,7 +202,7 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
     if not planned or all(size in planned for size in by_size):  # no refinement launch
         return [], []
     medians = {size: {l: float(np.median(m.per_message_s)) for l, m in ls.items()} for size, ls in by_size.items()}
-    disturbed = disturbed_launches(medians, planned)
+    disturbed = disturbed_launches(medians, planned, quiet)
     gone = {d.launch for d in disturbed}
     launches = sorted({l for size, ls in by_size.items() if size not in planned for l in ls} - gone)
     # the statistics alone (a point): outliers, drift and modality of these sets are the sweep's business
@@ -276,8 +280,10 @@ def analyze_series(run: Any, pattern: str | None = None, launch: int | None = No
             for m in chosen]
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
+    refined = planned is not None and any(m.bytes not in planned for m in chosen)
     result = analyze_sets(sets, pattern, name, tolerance, confidence, planned=planned, anchor=anchor,
-                          thresholds=thresholds, regime_bounds=regime_bounds)
+                          thresholds=thresholds, regime_bounds=regime_bounds,
+                          quiet=quiet_launches(run) if refined else frozenset())
     pooled = len({(getattr(m, "ranks", ()), getattr(m, "buffer", "")) for m in chosen})
     extra = (cv.pooled_pairs(pooled),) if pooled > 1 else ()
     return msgspec.structs.replace(result, variant=variant, caveats=result.caveats + extra,

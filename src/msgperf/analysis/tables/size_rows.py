@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import msgspec
 import numpy as np
 
-from msgperf.analysis.launches import Interval, disturbed_launches, measuring_launches
+from msgperf.analysis.launches import Interval, disturbed_launches, measuring_launches, quiet_launches
 from msgperf.analysis.samples import PairSpread, SampleStats, pair_spreads, sample_stats
 from msgperf.analysis.model import point_from_stats
 from msgperf.records.format import Measurement, Run
@@ -80,7 +80,7 @@ def size_rows(run: Run) -> list[SizeRow]:
         if planned and any(size not in planned for size in sizes):  # refined: some launch may be disturbed
             medians = {size: {l: float(np.median(np.concatenate([m.per_message_s for m in v]))) for l, v in ls.items()}
                        for size, ls in sizes.items()}
-            gone = frozenset(d.launch for d in disturbed_launches(medians, planned))
+            gone = frozenset(d.launch for d in disturbed_launches(medians, planned, quiet_launches(run)))
         chosen[series] = measuring_launches({size: set(ls) for size, ls in sizes.items()}, planned, gone)
     for key, ms in list(groups.items()):  # the launches whose samples are the size's time (launch_alignment.py)
         kept = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])].get(key[2], ())]
