@@ -77,7 +77,8 @@ def bidirectional(result: RunResult) -> Grid | None:
     intervals = [f"{t.columns[i]} (×) interval" for i in others] if t.reference is not None else []
     out = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
                  "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong, "
-                 "its interval from both medians' 95 % intervals; two directions give at most 2×",
+                 "its interval from both medians' 95 % intervals; two directions give at most 2× where bandwidth "
+                 "dominates (the ping-pong at least twice its smallest size's time)",
                  ["bytes", *t.columns, *intervals], detail=tuple(intervals))
     refused = []
     for row in t.rows:
@@ -93,7 +94,8 @@ def bidirectional(result: RunResult) -> Grid | None:
         ranges = [units.MISSING if row.cells[i].why_not else _ratio_interval(row.cells[i].ratio_ci) for i in others]
         out.add_row(units.size(row.bytes), *cells, *(ranges if intervals else []))
     if refused:
-        out.note += "; cannot tell (beyond the physical bound: a disturbed measurement): " + "; ".join(refused)
+        out.note += ("; cannot tell (beyond that bound: the two patterns' times disagree, as when the machine "
+                     "moved between them): " + "; ".join(refused))
     return out
 
 
