@@ -68,7 +68,7 @@ struct mp_pattern {
     enum mp_family family;
     int modelled;        /* 1 when a Hockney time-vs-size model of its records is meaningful */
     const char *timing;  /* what one iteration is and what is reported, in words */
-    const char *metric;  /* one_way, round_trip, per_iteration, per_message, per_hop, copy, probe */
+    const char *metric;  /* one_way, round_trip, per_iteration, per_message, per_hop, copy, per_call, probe */
     int divisor;         /* reported time = sample / (k * divisor); 0: divisor = comm size */
     int flows;           /* messages of `bytes` the bandwidth counts per reported time; 0 means 1 */
     enum mp_participants participants; /* the --pair, or every rank */

@@ -113,7 +113,7 @@ const struct mp_pattern pattern_reduce_local = {
     .timing = "one iteration = one MPI_Reduce_local (MPI_SUM, MPI_UNSIGNED_CHAR; variant double: MPI_DOUBLE, "
               "bytes/8 of them) of `bytes` into the receive buffer on the first rank of --pair (the second "
               "idles); reported = time per call: the reducing collectives' compute cost gamma",
-    .metric = "copy", .divisor = 1, .setup = reduce_local_setup, .teardown = reduce_local_teardown,
+    .metric = "per_call", .divisor = 1, .setup = reduce_local_setup, .teardown = reduce_local_teardown,
     .variants = reduce_local_variants, .variant_name = reduce_local_name,
     .iterate = reduce_local_iterate, .prepare = reduce_local_prepare, .verify = reduce_local_verify,
 };

@@ -158,6 +158,16 @@ def combine(result: RunResult) -> Grid | None:
 def buffering(result: RunResult) -> Grid | None:
     if not result.buffering:
         return None
+    if all(r.measured_effective_bytes_per_s is None for r in result.buffering):
+        # nothing measured it (no unexpected-receive pattern): the prediction alone, said as such
+        t = _table("buffered bandwidth b_e = b_c·b_n/(b_c+b_n), predicted (Saphir 1994)",
+                   "b_c: memcpy bandwidth at the size; b_n: unbuffered bandwidth (ping-pong, one-way); b_e: one extra "
+                   "copy; predicted only: msgperf run --pattern unexpected measures it",
+                   ["bytes", "b_c\nMB/s", "b_n\nMB/s", "b_e MB/s\npredicted"])
+        for r in result.buffering:
+            t.add_row(units.size(r.bytes), units.mb_per_s(r.copy_bandwidth_bytes_per_s),
+                      units.mb_per_s(r.network_bandwidth_bytes_per_s), units.mb_per_s(r.predicted_effective_bytes_per_s))
+        return t
     t = _table("buffered bandwidth: measured b_e vs b_c·b_n/(b_c+b_n) (Saphir 1994)",
                "b_c: memcpy bandwidth at the size; b_n: unbuffered bandwidth (ping-pong, one-way); predicted b_e = "
                "b_c·b_n/(b_c+b_n), one extra copy; measured: the unexpected receive's extra time (late − preposted) "

@@ -17,7 +17,8 @@ MAX_HOSTS_SHOWN = 8
 MAX_CONDITION_LINES = 4  # launches whose conditions show prints in full
 
 _COLUMN = {"one_way": "one-way", "per_iteration": "per iter", "per_message": "per msg", "per_hop": "per hop",
-           "round_trip": "round trip", "copy": "per copy", "probe": "per probe"}
+           "round_trip": "round trip", "copy": "per copy", "per_call": "per call",
+           "probe": "per probe"}
 
 
 def run_title(source: RunSource) -> str:

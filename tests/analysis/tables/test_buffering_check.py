@@ -5,10 +5,14 @@ MPICH run printed "measured/predicted -401×" for it)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from msgperf import units
+from msgperf.analysis.result import analyze
 from msgperf.analysis.tables.buffering import NO_COPY_SEEN, buffering_row
-from tests.factories import replace
+from msgperf.present.pattern_tables import buffering
+from tests.factories import factors, make_run, measurement, replace
 
 COPY_S = 1e-7  # the memcpy median at this size: the predicted extra time
 PING_S = 1e-6
@@ -133,3 +137,20 @@ def test_the_run_s_table_says_cannot_tell_for_a_single_spike():
     text = buffering(result).text()
     assert "cannot tell (costs more here, but 2048 B says agrees and 8192 B says agrees" in text
     assert "costs more" not in text.replace("cannot tell (costs more here", "")
+
+
+def test_without_an_unexpected_receive_the_table_is_the_prediction_and_says_so():
+    """A run of memcpy and the ping-pong (an allreduce's model patterns) measured no buffered
+    bandwidth: the table printed 14 rows of "-" under "measured b_e vs predicted"."""
+    rng = np.random.default_rng(3)
+    ms = []
+    for s in (1024, 4096, 16384):
+        ms.append(replace(measurement("memcpy", s, s / 1e10 * factors(60, 0.01, rng), divisor=1), metric="copy"))
+        ms.append(measurement("pingpong", s, 2 * (1e-6 + s / 5e9) * factors(60, 0.01, rng)))
+    result = analyze(make_run(ms))
+    assert result.buffering and all(r.measured_effective_bytes_per_s is None for r in result.buffering)
+    table = buffering(result)
+    text = table.text() + table.note
+    assert "predicted (Saphir 1994)" in table.heading and "measured" not in table.text()
+    assert "predicted only: msgperf run --pattern unexpected measures it" in text
+    assert " - " not in table.text() and units.mb_per_s(result.buffering[0].predicted_effective_bytes_per_s) in text

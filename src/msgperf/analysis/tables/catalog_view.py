@@ -19,6 +19,7 @@ TIME_WORDS = {
     "per_message": "time per message of the window",
     "per_hop": "time per hop of the token around the ring",
     "copy": "time of one memcpy",
+    "per_call": "time of one call (reduce-local: one MPI_Reduce_local)",
     "probe": "time of one probe cycle",
     "as_given": "time per message as the file gives it",
 }
