@@ -31,3 +31,23 @@ def test_bad_collective_and_no_collective_say_so_in_one_line(tmp_path, capsys, m
     path = write_run(run_of("recursive_doubling"), tmp_path / "run.jsonl")
     code, out, err = run_cli(capsys, "advise", str(path), "--collective", "allsum", "-k", "2", "-s", "8")
     assert code != 0 and "not one of" in err and "Traceback" not in err
+
+
+def test_where_the_times_point_to_no_algorithm_the_advice_says_its_predictions_are_not_this_mpis(
+        tmp_path, capsys, monkeypatch):
+    """A tester's MPICH allreduce took 691 ns at 1 KiB where every algorithm predicted 1.5-2.5 µs
+    (ch4's own collective), and the advice printed "not both sizes ... predicted only" then a
+    prediction of 15.1 µs for 10 calls, without saying the run measured 10 x 691 ns."""
+    monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
+    far = write_run(run_of("far_off"), tmp_path / "far.jsonl")
+    code, out, err = run_cli(capsys, "advise", str(far), "--collective", "allreduce", "-k", "3", "-s", "8")
+    assert code == 0, err
+    assert "measured   3 × " in out and "24 B not measured (msgperf run --pattern allreduce --sizes 24" in out
+    assert "! at 8 B the run measured" in out and "the times point to none of them" in out
+    data = json.loads(run_cli(capsys, "advise", str(far), "--collective", "allreduce", "-k", "3", "-s", "8",
+                              "--json")[1])
+    [miss] = data["misses"]
+    assert miss["bytes"] == 8 and miss["lowest_s"] <= miss["highest_s"] < miss["measured_s"]
+    fitting = write_run(run_of("recursive_doubling"), tmp_path / "rd.jsonl")
+    code, out, err = run_cli(capsys, "advise", str(fitting), "--collective", "allreduce", "-k", "3", "-s", "8")
+    assert code == 0 and "point to none" not in out

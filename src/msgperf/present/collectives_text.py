@@ -124,10 +124,20 @@ def render_collective_advice(console: Console, a: CollectiveAdvice) -> None:
     if a.measured_apart_s is not None and a.measured_combined_s is not None:
         console.print(f"  measured   {k} × {units.seconds(a.measured_apart_s / k)} = {units.seconds(a.measured_apart_s)} "
                       f"against {units.seconds(a.measured_combined_s)}: speedup {units.ratio(a.measured_speedup)}")
+    elif a.measured_apart_s is not None:
+        console.print(f"  measured   {k} × {units.seconds(a.measured_apart_s / k)} = {units.seconds(a.measured_apart_s)}; "
+                      f"{units.size(k * s)} not measured (msgperf run --pattern {safe(a.collective)} --sizes "
+                      f"{k * s} measures it)")
+    elif a.measured_combined_s is not None:
+        console.print(f"  measured   {units.seconds(a.measured_combined_s)} at {units.size(k * s)}; {units.size(s)} not "
+                      "measured", style="dim")
     else:
-        have = ("s" if a.measured_apart_s is not None else "") + (" k·s" if a.measured_combined_s is not None else "")
-        console.print(f"  measured   not both sizes (the run has {have.strip() or 'neither'}): predicted only",
-                      style="dim")
+        console.print("  measured   neither size: predicted only", style="dim")
+    for miss in a.misses:
+        console.print(f"  [yellow]![/] at {units.size(miss.bytes)} the run measured {units.seconds(miss.measured_s)}, "
+                      f"the algorithms predict {units.seconds(miss.lowest_s)}–{units.seconds(miss.highest_s)}: the "
+                      "times point to none of them, so the predictions below are not this MPI's "
+                      "(the collectives' tables of msgperf show)", highlight=False)
     ch = a.choice
     console.print(f"  predicted  {units.seconds(ch.apart_s)} against {units.seconds(ch.combined_s)}: speedup "
                   f"{units.ratio(ch.speedup)} with {safe(ch.algorithm)} ({safe(a.used_why)})")

@@ -51,6 +51,15 @@ class Favoured(Value):
     select: str  # the MPI's variables that select the favoured algorithm ("" when none or unknown MPI)
 
 
+class ModelMiss(Value):
+    """A size the run measured where every algorithm's prediction lies outside the model's band."""
+
+    bytes: int
+    measured_s: float
+    lowest_s: float  # the fastest and slowest prediction there
+    highest_s: float
+
+
 class CollectiveAdvice(Value):
     collective: str
     ranks: int
@@ -64,6 +73,9 @@ class CollectiveAdvice(Value):
     favoured: tuple[Favoured, ...]
     mpi: str
     model_words: str  # what the predictions rest on (p2p model, γ)
+    # the measured sizes of the question (s, k·s) where the times point to none of the modelled
+    # algorithms: there the predictions are not this MPI's, and the advice says so
+    misses: tuple[ModelMiss, ...] = ()
 
     @property
     def choice(self) -> AlgorithmChoice:
@@ -135,8 +147,11 @@ def collective_advice(collectives: Collectives, collective: str, messages: int, 
                + (at_s.verdict if at_s is not None else "s not measured") + ")")
     at_ks = measured.get(k * s)
     sizes = sorted(measured) or [int(b) for b in np.unique(np.geomspace(1, max(k * s, 2), 24).round())]
+    misses = tuple(ModelMiss(v.bytes, v.measured_s, min(p.predicted_s for p in v.predictions),
+                             max(p.predicted_s for p in v.predictions))
+                   for v in (at_s, at_ks) if v is not None and v.predictions and v.points_to == NONE)
     return CollectiveAdvice(collective, ranks, k, s, choices, used, why,
                             k * at_s.measured_s if at_s is not None else None,
                             at_ks.measured_s if at_ks is not None else None,
                             _favoured(collectives, fit, collective, ranks, sizes), collectives.mpi,
-                            f"{p2p.series}'s piecewise model; {p2p.gamma_words}")
+                            f"{p2p.series}'s piecewise model; {p2p.gamma_words}", misses)
