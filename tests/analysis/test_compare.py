@@ -456,3 +456,18 @@ def test_a_size_that_differs_alone_but_not_after_holms_correction_cannot_tell():
     assert _verdict(1.5, (0.9, 2.0), 0.9, 0.05, 0.0) == "within noise"
     assert _verdict(1.5, (1.1, 2.0), 0.01, 0.05, 0.0) == "slower"
     assert _verdict(1.05, (1.01, 1.09), 0.2, 0.05, 0.10) == "within noise"  # inside --min-effect
+
+
+def test_a_run_and_an_imported_output_of_no_common_pattern_are_told_which_loop_to_measure():
+    """A tester compared a default msgperf run (pingpong) with an imported osu_latency output
+    (osu-latency): the error named the patterns but not that msgperf measures OSU's own loop."""
+    from msgperf.analysis.compare import compare_runs
+    from msgperf.loader import load
+    osu = load(str(PEER / "osu_latency.txt")).run
+    with pytest.raises(AnalysisError) as refused:
+        compare_runs(launches_run(seed=1), osu, label_a="6", label_b="7")
+    assert str(refused.value) == ("6 and 7 have no pattern in common (pingpong vs osu-latency); to compare with the "
+                                  "imported output, measure its loop: msgperf run --pattern osu-latency")
+    with pytest.raises(AnalysisError) as plain:
+        compare_runs(launches_run(seed=1), replace(osu, info=replace(osu.info, source="msgperf")))
+    assert "measure its loop" not in str(plain.value)

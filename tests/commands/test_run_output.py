@@ -42,3 +42,20 @@ def test_run_detail_prints_the_fine_print(measured, capsys):
     code, out, err = cli(capsys, "run", "--no-report", "--no-store", "-q", "-o", measured, "--force", "--detail")
     assert code == 0, err
     assert "Machine" in out and "Caveats" in out and "19487 B" in out and "more:" not in out
+
+
+def test_show_of_a_run_whose_refinement_launch_was_killed_says_what_is_missing(tmp_path, capsys, monkeypatch):
+    """Every planned measurement is there, the last (refinement) launch has no end record: show said
+    "incomplete run (0 planned measurement(s) missing); continue with: msgperf run --resume", which
+    contradicts itself (a tester cut a run file inside a refinement launch)."""
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    lines = RECORDED.read_text().splitlines()
+    last_end = max(i for i, line in enumerate(lines) if '"type":"launch_end"' in line.replace(" ", ""))
+    path = tmp_path / "killed.jsonl"
+    path.write_text("\n".join(lines[:last_end] + lines[last_end + 1:]) + "\n")
+    run = read_run(path).run
+    assert not run.missing() and not run.launches[-1].finished
+    code, _, err = cli(capsys, "show", path)
+    assert code == 0 and "incomplete run" not in err
+    assert (f"note: launch {run.launches[-1].index} did not finish (a killed job?); every planned measurement is "
+            "here, so only what that launch added is missing") in err

@@ -605,6 +605,18 @@ def _statistics(stat_a: str | None, stat_b: str | None) -> tuple[str, str, str, 
     return wanted, words(stat_a), words(stat_b), note
 
 
+def _like_for_like(run_a: Any, run_b: Any) -> str:
+    """How to measure what an imported tool's output holds, beside it ("" unless one run is
+    msgperf's own and the other an import: its patterns are msgperf's compatibility modes)."""
+    sources = (getattr(run_a.info, "source", "msgperf"), getattr(run_b.info, "source", "msgperf"))
+    if sources.count("msgperf") != 1:
+        return ""
+    imported = run_b if sources[0] == "msgperf" else run_a
+    names = list(dict.fromkeys(p for p, _ in series_of(imported)))
+    return ("; to compare with the imported output, measure its loop: msgperf run "
+            + " ".join(f"--pattern {n}" for n in names[:4]))
+
+
 def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: str | None = None,
                  alpha: float = ALPHA, min_effect: float = 0.0, label_a: str = "A",
                  label_b: str = "B", history: Sequence[Any] = (),
@@ -618,7 +630,7 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
         if not shared:
             raise AnalysisError(f"{label_a} and {label_b} have no pattern in common "
                                 f"({', '.join(p for p, _ in series_a) or 'none'} vs "
-                                f"{', '.join(p for p, _ in series_b) or 'none'})")
+                                f"{', '.join(p for p, _ in series_b) or 'none'})" + _like_for_like(run_a, run_b))
         pattern, variant = shared[0] if variant is None else (shared[0][0], variant)
     if variant is None:
         variant = next((v for p, v in series_a if p == pattern), "")

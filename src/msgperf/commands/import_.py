@@ -39,8 +39,11 @@ def command(files: tuple[str, ...], tool: str | None, label: str, db: str | None
             for note in result.notes:
                 click.echo(f"note: {name}: {note}", err=True)
             kind = f", imported {result.run.info.source} summary" if result.run.info.source != "msgperf" else ""
-            state = "added" if added else "already stored"
-            click.echo(f"{name}: {state} ({len(result.run.measurements)} measurements{kind}), run {run_id}")
+            if added:
+                click.echo(f"{name}: added ({len(result.run.measurements)} measurements{kind}), run {run_id}")
+            else:  # the same run, or an earlier, shorter copy of it: the store holds at least these
+                click.echo(f"{name}: already stored (the file's {len(result.run.measurements)} measurements{kind} are "
+                           f"in it), run {run_id}")  # the id last, as every line of import has it
     if failed:
         click.echo(f"error: {failed} of {len(files)} files were not imported", err=True)
         sys.exit(1)
