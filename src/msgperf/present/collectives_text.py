@@ -37,7 +37,8 @@ def _range(lo: int, hi: int) -> str:
 def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
     """Per size range: where the times point, predicted/measured of each algorithm (median)."""
     names = [a.short for a in fit.algorithms]
-    t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range",
+    t = Grid(heading=f"{fit.name}, {fit.ranks} ranks: which algorithm fits, per size range"
+                     + (f" (no names: {fit.why_no_names})" if fit.why_no_names else ""),
              note=(f"predicted / measured per algorithm, median over the range; named where every other prediction is "
                    f"outside {MODEL_BAND[0]:g}-{MODEL_BAND[1]:g} × the measured time at two sizes in a row and in every "
                    "launch alone (2 ranks, two launches or more, every model pattern measured: docs/collectives.md), "

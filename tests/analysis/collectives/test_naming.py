@@ -299,6 +299,8 @@ def test_a_launchs_collectives_alone_are_those_of_its_whole_analysis():
         assert all(v.verdict == CANNOT_TELL for v in whole.sizes)
         named = {v.bytes for v in fast.sizes if v.verdict == "recursive_doubling"}
         assert all("fewer than two launches" in v.why for v in whole.sizes if v.bytes in named)
+        assert whole.why_no_names.startswith("judged from one launch")  # said once, over the table
+    assert analyze(run).collectives.find("allreduce").why_no_names == ""  # two launches: a name may stand
 
 
 def test_a_pooled_name_stands_only_where_every_launch_alone_gives_it():

@@ -74,6 +74,8 @@ class CollectiveFit(Value):
     # where the times point to none of these: what the MPI may have run instead that no model
     # describes (selection.own_collectives), "" when nothing is known
     unmodelled: str = ""
+    # why no size can be named at all, said once over the table ("" when a name could stand)
+    why_no_names: str = ""
 
     @property
     def name(self) -> str:
@@ -113,8 +115,11 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
             if mine is not None:
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
+        alone = ("judged from one launch: a name needs the same name from two launches, each analysed alone "
+                 "(msgperf run --repeat 2)" if len(by_launch) < 2 else "")
         fits.append(msgspec.structs.replace(f, sizes=sizes, ranges=size_ranges(sizes),
-                                            unmodelled=f.unmodelled if _points_to_none(sizes) else ""))
+                                            unmodelled=f.unmodelled if _points_to_none(sizes) else "",
+                                            why_no_names=alone))
     return msgspec.structs.replace(collectives, fits=tuple(fits))
 
 
