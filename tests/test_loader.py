@@ -21,3 +21,11 @@ def test_runs_and_profiles_name_a_missing_file_the_same_way(tmp_path, monkeypatc
         load("nope", str(tmp_path / "s.db"))
     with pytest.raises(MsgperfError, match="no profile file or profile id 'nope'"):
         load_profile("nope", str(tmp_path / "s.db"))
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n"])
+def test_an_empty_file_is_said_to_hold_no_run_as_import_says_it(tmp_path, content):
+    path = tmp_path / "empty.jsonl"
+    path.write_text(content)
+    with pytest.raises(MsgperfError, match=r"empty\.jsonl: the file is empty; it holds no run"):
+        load(str(path))

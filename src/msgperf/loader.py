@@ -65,6 +65,8 @@ def _from_file(path: Path) -> Loaded:
         raise MsgperfError(f"{path}: is a directory; give a run file or a run id")
     with open(path, "rb") as f:
         head = f.read(20000).decode("utf-8", errors="replace")
+    if not head.strip():  # as the run-file reader says it (not "no samples" of a samples file)
+        raise MsgperfError(f"{path}: the file is empty; it holds no run (was the job killed before it started?)")
     tool = guess_tool(head)
     if tool in TOOLS:
         result = parse_foreign(tool, read_text(path), str(path))
