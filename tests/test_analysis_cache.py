@@ -292,8 +292,12 @@ def spill_everything(monkeypatch):
 
 
 def test_a_large_runs_samples_are_kept_beside_its_entry_and_read_back_bit_for_bit(
-        tmp_path, counted, capsys, spill_everything):
+        tmp_path, counted, capsys, spill_everything, monkeypatch):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
+    monkeypatch.setenv("MSGPERF_NO_CACHE", "1")
+    uncached = {command: cli(capsys, *command, path) for command in (("fit",), ("show", "--json"))}
+    monkeypatch.delenv("MSGPERF_NO_CACHE")
+    counted.clear()
     first = cli(capsys, "show", path)
     loaded, _ = load_analyzed(str(path))
     assert len(counted) == 1 and first[0] == 0
@@ -304,12 +308,14 @@ def test_a_large_runs_samples_are_kept_beside_its_entry_and_read_back_bit_for_bi
     assert all(m.spilled for m in loaded.run.measurements)  # read back one measurement at a time
     fresh = pingpong_run()
     assert all(np.array_equal(a.samples_s, b.samples_s) for a, b in zip(loaded.run.measurements, fresh.measurements))
-    for command in (("show",), ("fit",), ("show", "--json")):
-        assert cli(capsys, *command, path) == (first if command == ("show",) else cli(capsys, *command, path))
+    for command, expected in uncached.items():  # read from the entry and its samples: what no cache prints
+        assert cli(capsys, *command, path) == expected
+    assert cli(capsys, "show", path) == first
     assert len(counted) == 1
 
 
-@pytest.mark.parametrize("damage", ["missing", "shorter", "others may write it", "a link"])
+@pytest.mark.parametrize("damage", ["missing", "shorter", "longer", "other bytes, same length", "others may write it",
+                                    "a link"])
 def test_an_entry_whose_samples_file_is_damaged_is_analysed_anew(tmp_path, counted, capsys, spill_everything, damage):
     path = write_run(pingpong_run(), tmp_path / "a.jsonl")
     first = cli(capsys, "show", path)
@@ -318,6 +324,11 @@ def test_an_entry_whose_samples_file_is_damaged_is_analysed_anew(tmp_path, count
         samples_file.unlink()
     elif damage == "shorter":
         os.truncate(samples_file, samples_file.stat().st_size - 8)
+    elif damage == "longer":
+        with open(samples_file, "ab") as f:
+            f.write(np.ones(1).tobytes())
+    elif damage == "other bytes, same length":  # -1.0 everywhere: what a reader must never take for samples
+        samples_file.write_bytes(np.full(samples_file.stat().st_size // 8, -1.0).tobytes())
     elif damage == "others may write it":
         samples_file.chmod(0o666)
     else:

@@ -10,7 +10,7 @@ An entry is one numpy ``.npz`` file, read with ``allow_pickle=False``:
   end to end; in the tree an array is ``[dtype, offset, shape]``.
 
 The tree is decoded by msgspec against the declared type of the value (for the cache:
-``(Run, notes, RunResult)``), at C speed: each class is built from the fields its type hints
+``(Run, notes, RunResult, where a large run's samples lie)``), at C speed: each class is built from the fields its type hints
 declare, so nothing but those classes and scalars can come out of an entry, and a missing or extra
 field, a value of another type, an unknown dtype or an array outside its data refuses the entry
 (``EntryError``). A numpy scalar is kept as the Python number it holds, and a value read back is

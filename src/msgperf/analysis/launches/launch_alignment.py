@@ -107,9 +107,9 @@ def measuring_launches(launches_of: Mapping[int, set[int]], planned: frozenset[i
 # at load 2-5 spread 1.03-1.38, launches whose ranks were descheduled 1.7-250 (bench/RESULTS.md §7)
 REFINEMENT_AGREEMENT = 1.5
 # ... for a launch whose records say it had its cores (conditions.py ``quiet_launches``): since the
-# kernels measure size by size, quiet refinement launches spread 1.3-2.6 against a sweep of every
-# pattern on the same VM (8 of 9 quiet runs were set aside at 1.5, bench/RESULTS.md §35), while a
-# launch beside another MPI job or busy loops spread 4.8-7.5 (and is seen crowded besides)
+# kernels measure size by size, quiet refinement launches spread 1.4-2.6 on the same VM (each of
+# four quiet runs kept lost a launch to 1.5), while launches beside busy loops, on one core or
+# beside another MPI job spread 1.95-7.1 and are seen crowded besides (bench/RESULTS.md §35)
 QUIET_AGREEMENT = 3.0
 # With this many sizes measured again, the level may drift smoothly with size (a ratio that is a
 # line in log size: the sweep ran 2x faster at 4 KiB and 0.8x at 1 MiB, the three refinement
