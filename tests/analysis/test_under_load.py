@@ -232,3 +232,36 @@ def test_n_half_and_the_fitted_terms_cannot_be_told_where_their_sizes_were_distu
     assert shown["n_half"]["value"] is None and shown["n_half"]["why_not"] == answer.n_half.why_not
     fitted = msgperf("fit", path).stdout
     assert f"n½ = α/β             cannot tell  {answer.n_half.why_not}" in fitted
+
+
+def test_the_report_the_plot_and_fit_json_withhold_n_half_as_the_answer_does(msgperf, tmp_path):
+    """A reviewer found n½ and the last segment's 1/β still drawn and printed as findings in the
+    report, the bandwidth plot and fit --json, where show and fit said "cannot tell"."""
+    from msgperf.analysis.answer import disturbed_terms
+    from msgperf.present import plots
+    from msgperf.present.chart import Rule
+    from msgperf.present.report import headline_items
+
+    path = _oversubscribed(tmp_path, every=True)
+    result = analyze(read_run(path).run)
+    withheld = disturbed_terms(result.answer, result.main.name)
+    assert "n_half" in withheld
+    items = dict(headline_items(result))
+    assert items["n½ = α/β"] == f"cannot tell ({withheld['n_half']})"
+    chart = plots.bandwidth_plot(result.main.model, withheld=withheld)
+    assert not [layer for layer in chart.layers if isinstance(layer, Rule) and layer.label.startswith("n½")]
+    quiet = analyze(read_run(QUIET).run)
+    drawn = plots.bandwidth_plot(quiet.main.model, withheld=disturbed_terms(quiet.answer, quiet.main.name))
+    assert [layer for layer in drawn.layers if isinstance(layer, Rule) and layer.label.startswith("n½")]
+    model = json.loads(msgperf("fit", "--json", path).stdout)
+    assert model["n_half_bytes"] is None and model["n_half_why_not"] == withheld["n_half"]
+    # the last segment's 1/β withheld (a tester's run beside busy loops): the segment says so too
+    from msgperf.analysis.answer import segments_cannot_tell
+    from msgperf.present.json_view import sweep_to_dict
+
+    pw = quiet.main.model.sweep.piecewise
+    said = {"line_bandwidth": "disturbed: launch 0 beside other work (4 of the 4 sizes it is fitted to; 3.98 GB/s)"}
+    assert segments_cannot_tell(pw, said)[-1] == said["line_bandwidth"]
+    assert segments_cannot_tell(pw, {}) == pw.segments_cannot_tell
+    last = sweep_to_dict(quiet.main.model.sweep, said)["segments"][-1]
+    assert last["cannot_tell"] == said["line_bandwidth"] and last["bandwidth_bytes_per_s"] is None

@@ -12,7 +12,7 @@ and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same 
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import msgspec
 
@@ -116,6 +116,16 @@ def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
     """The terms of ``series``' model the answer cannot tell (measured while disturbed), with their
     reasons; empty for a series the answer is not about."""
     return dict(answer.disturbed) if answer is not None and answer.series == series else {}
+
+
+def segments_cannot_tell(piecewise: Any, disturbed: Mapping[str, str]) -> tuple[str, ...]:
+    """Why each segment's β (with its 1/β and n½) is no finding, "" where it is one: the piecewise
+    model's own rule, and for the last segment the answer's "1/β, last segment" when its sizes
+    were measured while disturbed (``disturbed_terms``), so that the segment and the term agree."""
+    out = list(piecewise.segments_cannot_tell)
+    if out and not out[-1] and disturbed.get("line_bandwidth"):
+        out[-1] = disturbed["line_bandwidth"]
+    return tuple(out)
 
 
 def held_gaps(answer: Answer | None, series: str) -> dict[tuple[int, int], tuple[int, int, str]]:

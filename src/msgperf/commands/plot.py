@@ -30,6 +30,7 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
     """Draw RUN... (run files, other tools' outputs or run ids): time, bandwidth, variability,
     launches, contention, matrix or several runs overlaid."""
     from msgperf.analysis import AnalysisError
+    from msgperf.analysis.answer import disturbed_terms
     from msgperf.loader import load_analyzed
     from msgperf.plan import parse_size
     from msgperf.present import plots
@@ -73,7 +74,8 @@ def command(runs: tuple[str, ...], output: Path, kind: str | None, pattern: str 
                 memcpy = next((s for s in result.series if s.key.pattern == "memcpy" and s.model), None)
                 bound = (memcpy.model.sweep.characteristics.peak_bandwidth_bytes_per_s
                          if memcpy is not None and series.key.pattern != "memcpy" else None)
-                chart = plots.bandwidth_plot(series.model, bound, launch=launch)
+                chart = plots.bandwidth_plot(series.model, bound, launch=launch,
+                                             withheld=disturbed_terms(result.answer, series.name))
             elif kind == "variability":
                 chart = plots.variability_plot(series.model, launch=launch)
             else:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from msgperf.analysis.answer import Answer, disturbed_terms, held_gaps
+from msgperf.analysis.answer import Answer, disturbed_terms, held_gaps, segments_cannot_tell
 from msgperf.analysis.caveats import Caveat
 from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
 from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
@@ -99,7 +99,7 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
                          "located_at_set_threshold": bool(origin and origin.at_threshold)}
                         for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
         "suspects_bytes": [list(s) for s in sweep.suspects],
-        "segments": [_segment(s, why) for s, why in zip(pw.segments, pw.segments_cannot_tell)],
+        "segments": [_segment(s, why) for s, why in zip(pw.segments, segments_cannot_tell(pw, disturbed))],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
         "anomalies_bytes": [a.bytes for a in sweep.anomalies],
         "anomalies": [{"bytes": a.bytes, "kind": a.kind, "time_s": _num(a.time_s),
@@ -125,6 +125,8 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
     for key, why in disturbed.items():
         out["terms"][key].update(value=None, ci=None, why_not=why)
         out.update({flat: None for flat in _FLAT[key]}, **{f"{key}_why_not": why})
+    if ch.n_half.value is None and "n_half" not in disturbed:  # the line's α/β, but no n½ by its rule
+        out.update(n_half_bytes=None, n_half_ci_bytes=None, n_half_why_not=ch.n_half.note)
     return out
 
 

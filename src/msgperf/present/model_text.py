@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.answer import disturbed_terms, held_gaps
+from msgperf.analysis.answer import disturbed_terms, held_gaps, segments_cannot_tell
 from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.present.grid import Grid, render
@@ -125,7 +125,8 @@ def _left_out(s: SeriesResult) -> str:
     return "left out of the model: " + "; ".join(parts)
 
 
-def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tuple[int, int]] | None = None) -> None:
+def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tuple[int, int]] | None = None,
+               disturbed: dict[str, str] | None = None) -> None:
     pw = s.model.sweep.piecewise
     left_out = _left_out(s)
     if not pw.breakpoints:
@@ -137,7 +138,7 @@ def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tu
         return
     console.print(f"[bold]Piecewise model[/]: {_count(len(pw.segments), 'segment')}, each breakpoint kept by an "
                   f"F test at 5 %; {_fit_words(pw, s.model.sweep.points)}")
-    for seg, why in zip(pw.segments, pw.segments_cannot_tell):
+    for seg, why in zip(pw.segments, segments_cannot_tell(pw, disturbed or {})):
         n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) and not why else ""
         slope = (f"β and 1/β: cannot tell ({why})" if why else f"β {units.beta(seg.beta_s_per_byte)} "
                  f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}")
@@ -310,7 +311,7 @@ def render_series(console: Console, s: SeriesResult, result: RunResult, per_size
                       "are per message; show's table counts all of them)", style="dim")
     disturbed, held = answer_says(result, s)
     _model(console, s, result.confidence, disturbed)
-    _piecewise(console, s, held)
+    _piecewise(console, s, held, disturbed)
     anomalies = s.model.sweep.anomalies
     console.print("[bold]Anomalies[/]: " + (", ".join(
         f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import msgspec
 import numpy as np
@@ -157,8 +157,11 @@ def time_plot(result: Any, title: str | None = None, launch: int | None = None) 
 
 def bandwidth_plot(result: Any, upper_bound: float | None = None,
                    upper_label: str = "memcpy (hardware bound)", title: str | None = None,
-                   launch: int | None = None) -> Chart:
-    """b / T(b) per size (bytes x flows), the asymptotic bandwidth, n½ and a hardware bound."""
+                   launch: int | None = None, withheld: Mapping[str, str] | None = None) -> Chart:
+    """b / T(b) per size (bytes x flows), the asymptotic bandwidth, n½ and a hardware bound;
+    ``withheld``: the terms the answer cannot tell (answer.disturbed_terms), which are not drawn
+    as findings (the measured points are)."""
+    withheld = withheld or {}
     sweep = result.sweep
     ch = sweep.characteristics
     sizes = [r.bytes for r in sweep.regimes if r.bytes > 0]
@@ -168,16 +171,16 @@ def bandwidth_plot(result: Any, upper_bound: float | None = None,
     layers: list[Layer] = [Points(tuple(sizes), tuple(v / scale for v in bw), BLUE, "o", 4, "-",
                                   label="measured b / T(b)" if summaries_only(result) else "measured b / median T(b)")]
     line_bw = ch.line_bandwidth
-    if line_bw.value is not None and math.isfinite(line_bw.value) and line_bw.value > 0:
+    if line_bw.value is not None and math.isfinite(line_bw.value) and line_bw.value > 0 and "line_bandwidth" not in withheld:
         what = "1/β of the last segment" + (", extrapolated: above every measured bandwidth" if line_bw.extrapolated else "")
         layers.append(Rule("y", line_bw.value * result.flows / scale, ORANGE, ":" if line_bw.extrapolated else "--",
                            label=f"{what} = {units.rate(line_bw.value * result.flows)}"))
     asym = ch.asymptotic_bandwidth_bytes_per_s
-    if asym is not None and math.isfinite(asym) and asym > 0:
+    if asym is not None and math.isfinite(asym) and asym > 0 and "asymptotic_bandwidth" not in withheld:
         layers.append(Points((ch.asymptotic_bandwidth.sizes[-1],), (asym * result.flows / scale,), VERMILLION, "s", 8,
                              label=f"asymptotic bandwidth (Saphir: at the largest size) = {units.rate(asym * result.flows)}"))
-    n_half = sweep.hockney.line.n_half_bytes
-    if math.isfinite(n_half) and n_half > 0 and sizes and min(sizes) <= n_half <= max(sizes):
+    n_half = ch.n_half.value  # by the answer's rule: none where one line misses the sizes
+    if n_half is not None and "n_half" not in withheld and sizes and min(sizes) <= n_half <= max(sizes):
         layers.append(Rule("x", n_half, GREEN, ":", 1.5, label=f"n½ = α/β = {size_label(n_half)}"))
     if upper_bound is not None and math.isfinite(upper_bound) and upper_bound > 0:
         layers.append(Rule("y", upper_bound / scale, BLACK, "-.", 1.2, label=f"{upper_label}: {units.rate(upper_bound)}"))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from msgperf import units
+from msgperf.analysis.answer import disturbed_terms
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.writing import REPORT_MARK, Output
@@ -61,12 +62,13 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
         items.append(("α latency", units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s")))
         items.append(("β inverse bandwidth", units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B")))
         items.append(("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)"))
-        items.append(("n½ = α/β", units.size(line.n_half_bytes) if math.isfinite(line.n_half_bytes)
-                      else "undefined (α or β not positive)"))
+        items.append(("n½ = α/β", f"cannot tell ({disturbed['n_half']})" if "n_half" in disturbed
+                      else term_text(ch.n_half, "B")))
         for name, key, unit in TERMS:
             items.append((name, f"cannot tell ({disturbed[key]})" if key in disturbed
                           else term_text(getattr(ch, key), unit)))
-        items.append(("1/β of the last segment", term_text(ch.line_bandwidth, "B/s")))
+        items.append(("1/β of the last segment", f"cannot tell ({disturbed['line_bandwidth']})"
+                      if "line_bandwidth" in disturbed else term_text(ch.line_bandwidth, "B/s")))
         bps = main.model.sweep.piecewise.breakpoints
         if bps:
             best = {(b.low_bytes, b.high_bytes): held.get((b.low_bytes, b.high_bytes),
@@ -322,7 +324,9 @@ def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool,
         summaries = plots.summaries_only(a)  # one time per size: no median, interval or spread
         figures = [_figure(plots.time_plot(a), f"{s.name}: time against size",
                            _SUMMARY_TIME_CAPTION if summaries else _TIME_CAPTION),
-                   _figure(plots.bandwidth_plot(a, None if is_memcpy else bound), f"{s.name}: bandwidth",
+                   _figure(plots.bandwidth_plot(a, None if is_memcpy else bound,
+                                                withheld=disturbed_terms(result.answer, s.name)),
+                           f"{s.name}: bandwidth",
                            f"Bandwidth b / {'' if summaries else 'median '}T(b) (1 MB = 10^6 B); asymptotic "
                            "bandwidth 1/β, n½ = α/β"
                            + ("; memcpy's peak bandwidth as the hardware bound" if bound and not is_memcpy else "")
