@@ -471,3 +471,22 @@ def test_a_run_and_an_imported_output_of_no_common_pattern_are_told_which_loop_t
     with pytest.raises(AnalysisError) as plain:
         compare_runs(launches_run(seed=1), replace(osu, info=replace(osu.info, source="msgperf")))
     assert "measure its loop" not in str(plain.value)
+    netpipe = load(str(PEER / "netpipe_mpich.np")).run  # a loop msgperf has no mode of: no command suggested
+    with pytest.raises(AnalysisError) as other:
+        compare_runs(launches_run(seed=1), netpipe)
+    assert str(other.value).endswith("; msgperf has no mode of netpipe-pingpong's loop: compare that output with "
+                                     "another of its tool")
+
+
+def test_the_no_history_note_stays_beside_a_size_the_correction_leaves_undecided():
+    """Two runs of two launches each and no stored run: the floor is the launches' spread, and the
+    note says a drift between the runs counts as a change, whatever else the notes say."""
+    sizes = [1 << i for i in range(0, 22, 2)]
+    a = launches_run(seed=1, launches=2, launch_sd=0.02, sizes=sizes)
+    b = launches_run(seed=2, launches=2, launch_sd=0.02, sizes=sizes, scale={sizes[3]: 1.03})
+    c = compare_runs(a, b, parameters=False)
+    split = [s for s in c.sizes if s.verdict == CANNOT_TELL and not s.assumed]
+    assert split and all(not s.ratio_ci[0] <= 1 <= s.ratio_ci[1] and s.p_adjusted >= 0.05 for s in split)
+    assert any(n.startswith("no stored runs of this configuration") for n in c.notes)
+    assert any(n.startswith(f"{len(split)} size(s) whose own interval leaves out 1 are not significant after "
+                            "Holm's correction") for n in c.notes)

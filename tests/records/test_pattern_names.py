@@ -51,3 +51,12 @@ def test_an_imported_osu_output_and_a_msgperf_osu_latency_run_are_compared(msgpe
     assert listed.returncode == 0, listed.stderr
     runs = msgperf("runs", "--pattern", "osu_*")  # the old glob still finds it
     assert runs.returncode == 0 and "osu-latency" in runs.stdout, runs.stdout + runs.stderr
+
+
+def test_the_reproduced_loops_are_the_kernels_compatibility_modes():
+    """REPRODUCED names what the kernels' catalog holds of the tools' loops (osu-, imb-, netpipe-):
+    compare's hint names only patterns msgperf run accepts."""
+    from msgperf.records.pattern_names import REPRODUCED
+    from tests.catalog_data import committed_catalog
+
+    assert REPRODUCED == {p.name for p in committed_catalog(2) if p.name.startswith(("osu-", "imb-", "netpipe-"))}

@@ -54,6 +54,7 @@ from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
 from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, crowded_launches, launch_medians,
                                        noise_floor, satterthwaite)
 from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
+from msgperf.records.pattern_names import REPRODUCED
 from msgperf.values import Value
 
 ALPHA = 0.05
@@ -403,21 +404,20 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
     assumed = [c for c in out if c.assumed]
     if assumed:
         which = ("every size" if len(assumed) == len(out) else
-                 f"{len(assumed)} of the {len(out)} sizes (e.g. {units.size(assumed[0].bytes)}, a size a refinement "
-                 "added)")
+                 f"{len(assumed)} of the {len(out)} sizes (e.g. {units.size(assumed[0].bytes)})")
         notes.append(f"{which}: one launch in each run and no stored run of this configuration measured it, "
                      "so its run-to-run spread is unknown and only a change beyond an assumed "
                      f"{100 * ASSUMED_RERUN_SD:.0f} % spread can be called; measure it with "
                      "msgperf run --repeat 3 (same options)")
-    split = [c for c in out if c.verdict == CANNOT_TELL and not c.assumed]
-    if split:
-        notes.append(f"{len(split)} size(s) whose own interval leaves out 1 are not significant after Holm's "
-                     f"correction across the {len(out)} sizes compared: cannot tell (e.g. "
-                     f"{units.size(split[0].bytes)}); fewer sizes (--sizes) or more launches (--repeat) would tell")
     elif any(c.verdict != UNTESTED and "stored runs" not in c.covers for c in out):
         notes.append("no stored runs of this configuration: the noise floor is the spread between "
                      "launches within each run, so a drift of the machine between the two runs "
                      "counts as a change (history builds up as runs are stored)")
+    split = [c for c in out if c.verdict == CANNOT_TELL and not c.assumed]
+    if split:
+        notes.append(f"{len(split)} size(s) whose own interval leaves out 1 are not significant after Holm's "
+                     f"correction across the {len(out)} sizes compared: cannot tell (e.g. "
+                     f"{units.size(split[0].bytes)}); more launches (msgperf run --repeat 3) might tell")
     return out, tuple(notes)
 
 
@@ -613,8 +613,11 @@ def _like_for_like(run_a: Any, run_b: Any) -> str:
         return ""
     imported = run_b if sources[0] == "msgperf" else run_a
     names = list(dict.fromkeys(p for p, _ in series_of(imported)))
+    kept = [n for n in names if n in REPRODUCED]
+    if not kept:
+        return f"; msgperf has no mode of {', '.join(names[:4])}'s loop: compare that output with another of its tool"
     return ("; to compare with the imported output, measure its loop: msgperf run "
-            + " ".join(f"--pattern {n}" for n in names[:4]))
+            + " ".join(f"--pattern {n}" for n in kept[:4]))
 
 
 def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: str | None = None,

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 LEGACY_PREFIXES = ("osu_", "imb_", "netpipe_")
 
+# The tools' loops msgperf's kernels reproduce (their compatibility modes): an imported output of
+# one of these compares with msgperf run --pattern NAME. The kernels' catalog is the source;
+# tests/records/test_pattern_names.py holds this set to it.
+REPRODUCED = frozenset({"osu-latency", "osu-bw", "osu-bibw", "osu-allreduce", "osu-bcast", "osu-alltoall",
+                        "imb-pingpong", "imb-sendrecv", "imb-uniband", "imb-biband", "imb-allreduce", "imb-bcast",
+                        "imb-alltoall"})
+
 
 def pattern_name(name: str) -> str:
     """The name in msgperf's vocabulary: 'osu_latency' -> 'osu-latency'; others unchanged."""
