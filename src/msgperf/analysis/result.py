@@ -359,6 +359,13 @@ def _loggp(rows: Sequence[SizeRow]) -> LogGPResult | None:
         return LogGPResult(points, None, str(exc))
 
 
+def _bandwidth_dominated(series: Sequence[SeriesResult]) -> frozenset[int] | None:
+    """The sizes where the ping-pong's Hockney line says bandwidth dominates (β·b above α: the
+    regimes table's "beta"), None without a ping-pong model (then every size is held to the bound)."""
+    ping = next((s for s in series if s.key.pattern == "pingpong" and not s.key.variant and s.model is not None), None)
+    return None if ping is None else frozenset(r.bytes for r in ping.model.sweep.regimes if r.regime == "beta")
+
+
 def _hosts(run: Any) -> dict[int, str]:
     return {r.rank: r.host for r in run.launches[-1].ranks} if run.launches else {}
 
@@ -419,7 +426,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     machine = run_machine(run)
     partial = RunResult(
         source=source, tables=_tables(rows, facts, conditions), series=series, main=main, saphir=tuple(saphir),
-        send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts),
+        send_modes=send_modes(rows, facts), bidirectional=bidirectional(rows, facts, _bandwidth_dominated(series)),
         variant_pairs=variant_pairs(rows, facts, eager.split_bytes if eager is not None else None),
         compat=compat(rows, facts), floor=floors, overlap=overlap_rows(rows), barrier=barrier_rows(rows),
         buffering=_buffering(rows, eager, _launch_rows(measured, "unexpected")), combine=_combine(rows, main, gap, eager), eager=probe,

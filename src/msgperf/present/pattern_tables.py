@@ -78,7 +78,7 @@ def bidirectional(result: RunResult) -> Grid | None:
     out = _table("one-way vs bidirectional: bandwidth", "MB/s = bytes moved per second, both directions counted "
                  "for sendrecv, pingping and exchange (one direction for the ping-pong); (×) relative to the ping-pong, "
                  "its interval from both medians' 95 % intervals; two directions give at most 2× where bandwidth "
-                 "dominates (the ping-pong at least twice its smallest size's time)",
+                 "dominates (the ping-pong's regime: β·b above α)",
                  ["bytes", *t.columns, *intervals], detail=tuple(intervals))
     refused = []
     for row in t.rows:

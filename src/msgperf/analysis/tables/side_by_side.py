@@ -31,13 +31,12 @@ class Cell(Value):
 
 
 # Two directions at once move at most twice what one direction moves: where bandwidth dominates
-# (the ping-pong's time at least BANDWIDTH_BOUND_TIMES its smallest size's), a bidirectional
-# pattern's bandwidth is at most 2x the one-way ping-pong's at the same size. A ratio whose whole
-# interval lies above this (or, without an interval, whose value does) is "cannot tell", not a
-# finding (a loaded run printed sendrecv at 5.41x). Where latency dominates there is no such
-# bound: an exchange's per-message overheads overlap (quiet runs measured 2.02-2.13x at 16-256 B).
+# (the ping-pong's regime, model/regimes.py: β·b above α), a bidirectional pattern's bandwidth is
+# at most 2x the one-way ping-pong's at the same size. A ratio whose whole interval lies above
+# this (or, without an interval, whose value does) is "cannot tell", not a finding (a loaded run
+# printed sendrecv at 5.41x). Where latency dominates there is no such bound: an exchange's
+# per-message overheads overlap (quiet runs measured 2.02-2.13x at 16-256 B).
 BIDIRECTIONAL_BOUND = 2.0
-BANDWIDTH_BOUND_TIMES = 2.0
 
 
 def ratio_interval(a: SizeRow, ref: SizeRow, scale: float = 1.0) -> tuple[float, float] | None:
@@ -232,16 +231,16 @@ def send_modes(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Colum
     return ColumnsTable("send_modes", "time", tuple(present), ref, tuple(out))
 
 
-def bidirectional(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> ColumnsTable | None:
+def bidirectional(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
+                  bandwidth_sizes: frozenset[int] | None = None) -> ColumnsTable | None:
     """Bandwidth of the ping-pong (one direction) beside the patterns that move data both ways
-    at once (family "bidirectional"): bytes x flows / median."""
+    at once (family "bidirectional"): bytes x flows / median. ``bandwidth_sizes``: where the
+    ping-pong's regime is bandwidth (the 2x bound holds there; None: at every size)."""
     both = [p for p in _patterns(rows) if p in facts and facts[p].family == "bidirectional"]
     if not both:
         return None
     present = (["pingpong"] if any(r.pattern == "pingpong" for r in rows) else []) + both
     idx = index(rows)
-    pings = sorted((r.bytes, r.time_s) for r in rows if r.pattern == "pingpong" and not r.variant)
-    latency = pings[0][1] if pings else math.inf  # the smallest size's time
     out = []
     for size in _sizes(rows, present):
         if size == 0:
@@ -257,7 +256,7 @@ def bidirectional(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Co
             ratio = _ratio(value, base.bandwidth_bytes_per_s)
             # bandwidth ratio = flows x t_pingpong / t_pattern (per message of the same bytes)
             ci = ratio_interval(base, r, scale=r.flows / base.flows) if ratio is not None else None
-            bandwidth_bound = base.time_s >= BANDWIDTH_BOUND_TIMES * latency
+            bandwidth_bound = bandwidth_sizes is None or size in bandwidth_sizes
             cells.append(Cell(value, ratio, ci, bound_breach(ratio, ci, BIDIRECTIONAL_BOUND,
                                                              f"{p} against the one-way ping-pong")
                               if bandwidth_bound else ""))
