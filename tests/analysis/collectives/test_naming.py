@@ -465,3 +465,18 @@ def test_the_runs_sendrecv_indexed_prices_brucks_steps_and_the_times_point_to_br
     small = [v for v in with_it.find("alltoall").sizes if v.bytes <= 256]
     assert all(v.evidence == "bruck" for v in small), [(v.bytes, v.why) for v in small]
     assert all(r < 0.8 for r, v in zip(bruck(without), without.find("alltoall").sizes) if v.bytes <= 256)
+
+
+def test_why_no_size_is_named_is_the_rule_that_rules_them_all_out():
+    """A reviewer saw "judged from one launch ... --repeat 2" over a barrier's and a reduce's tables,
+    which no number of launches would name."""
+    import msgspec
+
+    from msgperf.analysis.collectives.fits import _why_no_names
+
+    fit = analyze(run_of("recursive_doubling")).collectives.find("allreduce")
+    assert _why_no_names(fit, 1).startswith("judged from one launch") and _why_no_names(fit, 2) == ""
+    reduce = msgspec.structs.replace(fit, collective="reduce")
+    assert _why_no_names(reduce, 2) == "names are checked for allreduce, alltoall, bcast only"
+    wide = msgspec.structs.replace(fit, ranks=4)
+    assert _why_no_names(wide, 2) == "names are checked at 2 ranks"

@@ -115,12 +115,23 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
             if mine is not None:
                 by_launch[i] = {v.bytes: v for v in mine.sizes}
         sizes = confirmed(f.sizes, by_launch)
-        alone = ("judged from one launch: a name needs the same name from two launches, each analysed alone "
-                 "(msgperf run --repeat 2)" if len(by_launch) < 2 else "")
         fits.append(msgspec.structs.replace(f, sizes=sizes, ranges=size_ranges(sizes),
                                             unmodelled=f.unmodelled if _points_to_none(sizes) else "",
-                                            why_no_names=alone))
+                                            why_no_names=_why_no_names(f, len(by_launch))))
     return msgspec.structs.replace(collectives, fits=tuple(fits))
+
+
+def _why_no_names(fit: CollectiveFit, launches: int) -> str:
+    """Why no size of ``fit`` can be named at all ("" where a name may stand), the first rule of
+    naming.names that rules out every size, said once over its table."""
+    if fit.collective not in VALIDATED:
+        return f"names are checked for {', '.join(sorted(VALIDATED))} only"
+    if fit.ranks > NAMED_RANKS:
+        return f"names are checked at {NAMED_RANKS} ranks"
+    if launches < 2:
+        return ("judged from one launch: a name needs the same name from two launches, each analysed alone "
+                "(msgperf run --repeat 2)")
+    return ""
 
 
 def _ranks(row: Any, nranks: int) -> int:
