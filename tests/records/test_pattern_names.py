@@ -60,3 +60,21 @@ def test_the_reproduced_loops_are_the_kernels_compatibility_modes():
     from tests.catalog_data import committed_catalog
 
     assert REPRODUCED == {p.name for p in committed_catalog(2) if p.name.startswith(("osu-", "imb-", "netpipe-"))}
+
+
+def test_an_older_reduce_local_record_reads_as_time_per_call(tmp_path):
+    """Kernels before 2026-12-07 labelled reduce-local's time per call "copy" (a memcpy's): the
+    tables said "per copy: median (time of one memcpy)"."""
+    from msgperf.analysis.tables import pattern_facts
+
+    from tests.factories import replace
+
+    run = make_run([replace(measurement("reduce-local", 1024, np.full(20, 4e-7), divisor=1), metric="copy")])
+    older = tmp_path / "older.jsonl"
+    write_run(run, older)
+    text = older.read_text().replace('"per_call"', '"copy"')  # the catalog entry of those kernels too
+    older.write_text(text)
+    assert '"per_call"' not in text
+    back = read_run(older).run
+    assert {m.metric for m in back.measurements} == {"per_call"}
+    assert pattern_facts(back, "reduce-local").time_words.startswith("time of one call")

@@ -47,9 +47,10 @@ def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: boo
     if run.info.source == "msgperf" and (missing or not run.launches):
         err.print(f"note: incomplete run ({len(missing)} planned measurement(s) missing); "
                   f"continue with: msgperf run --resume {printable(run_file)}", markup=False, soft_wrap=True)
-    elif run.info.source == "msgperf" and not run.launches[-1].finished:  # a refinement launch stopped early
+    elif run.info.source == "msgperf" and not run.launches[-1].finished:  # killed after its planned sizes
         err.print(f"note: launch {run.launches[-1].index} did not finish (a killed job?); every planned measurement "
-                  "is here, so only what that launch added is missing", markup=False, soft_wrap=True)
+                  "is here, but what that launch and any after it (the eager probe, the answer's and refinement "
+                  "launches) would have added is missing", markup=False, soft_wrap=True)
     if as_json:
         click.echo(dumps(show_json(result)))
         return

@@ -34,7 +34,7 @@ from msgperf.plan import PAIR_PLACEMENTS, PLAN_PLACEMENTS, Plan
 from msgperf.records.fields import (decode, flag, int_items, integer, items, nullable, number, record, records,
                                     strings_map, text)
 from msgperf.records.limits import MAX_EXACT, MAX_INT64, MAX_RANKS, MAX_TIME_S, MIN_PER_MESSAGE_S
-from msgperf.records.pattern_names import pattern_name
+from msgperf.records.pattern_names import metric_name, pattern_name
 from msgperf.records.spilled_samples import SpilledSamples
 from msgperf.values import Value
 
@@ -452,6 +452,7 @@ def decode_pattern_info(obj: Any, where: str) -> PatternInfo:
     if fields["family"] not in FAMILIES:
         raise RecordError(f"{where}: unknown family {fields['family']!r} (known: {', '.join(FAMILIES)}); "
                           "upgrade msgperf")
+    fields["metric"] = metric_name(fields["name"], fields["metric"])
     return PatternInfo(**fields)
 
 
@@ -565,6 +566,7 @@ def decode_measurement(obj: Mapping[str, Any], where: str) -> Measurement:
     validation = _VALIDATION.read(obj, where, RecordError)
     _check_pair_samples(obj, where)
     _check_extra(obj, where)
+    fields["metric"] = metric_name(fields["pattern"], fields["metric"])
     return Measurement(**fields, samples_s=array, validated=validation == "ok",
                        extra={k: v for k, v in obj.items() if k not in _MEASUREMENT_KNOWN})
 

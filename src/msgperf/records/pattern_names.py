@@ -23,3 +23,9 @@ REPRODUCED = frozenset({"osu-latency", "osu-bw", "osu-bibw", "osu-allreduce", "o
 def pattern_name(name: str) -> str:
     """The name in msgperf's vocabulary: 'osu_latency' -> 'osu-latency'; others unchanged."""
     return name.replace("_", "-") if name.startswith(LEGACY_PREFIXES) else name
+
+
+def metric_name(pattern: str, metric: str) -> str:
+    """A record's metric in today's words: reduce-local's time per call was labelled ``copy`` (a
+    memcpy's) by the kernels before 2026-12-07."""
+    return "per_call" if (pattern, metric) == ("reduce-local", "copy") else metric

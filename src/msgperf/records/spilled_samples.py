@@ -2,7 +2,8 @@
 samples at a time instead of the whole file's (issue: a 200 MB run file must show in bounded
 memory).
 
-``SampleSpill`` is an anonymous temporary file (gone when it is closed or the process ends) to
+``SampleSpill`` is an anonymous temporary file (gone when it is closed or the process ends), or
+the analysis cache's copy of a large run's samples (analysis_cache.py), to
 which the reader appends each measurement's samples as raw float64; a ``SpilledSamples`` names
 one measurement's slice and reads it back on each use. Reading back costs one ``pread`` of
 8 bytes per sample (the page cache answers; no JSON is parsed again), which is why the samples
@@ -75,7 +76,7 @@ class SampleSpill:
         size = count * _DTYPE.itemsize
         data = os.pread(self._file.fileno(), size, offset)
         if len(data) != size:  # the file was cut under us: a fault, not a measurement
-            raise OSError(f"the temporary sample file returned {len(data)} of {size} bytes")
+            raise OSError(f"the sample file returned {len(data)} of {size} bytes")
         return np.frombuffer(data, dtype=_DTYPE)  # read-only: nobody may change a measurement
 
     def __reduce__(self):

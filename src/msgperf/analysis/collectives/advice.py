@@ -147,9 +147,10 @@ def collective_advice(collectives: Collectives, collective: str, messages: int, 
                + (at_s.verdict if at_s is not None else "s not measured") + ")")
     at_ks = measured.get(k * s)
     sizes = sorted(measured) or [int(b) for b in np.unique(np.geomspace(1, max(k * s, 2), 24).round())]
-    misses = tuple(ModelMiss(v.bytes, v.measured_s, min(p.predicted_s for p in v.predictions),
-                             max(p.predicted_s for p in v.predictions))
-                   for v in (at_s, at_ks) if v is not None and v.predictions and v.points_to == NONE)
+    misses = tuple(ModelMiss(v.bytes, v.measured_s, min(usable), max(usable))
+                   for v in (at_s, at_ks) if v is not None and v.points_to == NONE
+                   if (usable := [p.predicted_s for p in v.predictions
+                                  if p.predicted_s > 0 and math.isfinite(p.predicted_s)]))
     return CollectiveAdvice(collective, ranks, k, s, choices, used, why,
                             k * at_s.measured_s if at_s is not None else None,
                             at_ks.measured_s if at_ks is not None else None,
