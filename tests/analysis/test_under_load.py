@@ -259,9 +259,22 @@ def test_the_report_the_plot_and_fit_json_withhold_n_half_as_the_answer_does(msg
     from msgperf.analysis.answer import segments_cannot_tell
     from msgperf.present.json_view import sweep_to_dict
 
-    pw = quiet.main.model.sweep.piecewise
+    sweep = quiet.main.model.sweep
     said = {"line_bandwidth": "disturbed: launch 0 beside other work (4 of the 4 sizes it is fitted to; 3.98 GB/s)"}
-    assert segments_cannot_tell(pw, said)[-1] == said["line_bandwidth"]
-    assert segments_cannot_tell(pw, {}) == pw.segments_cannot_tell
+    assert segments_cannot_tell(sweep, said)[-1] == said["line_bandwidth"]
+    assert segments_cannot_tell(sweep, {})[:-1] == sweep.piecewise.segments_cannot_tell[:-1]
     last = sweep_to_dict(quiet.main.model.sweep, said)["segments"][-1]
     assert last["cannot_tell"] == said["line_bandwidth"] and last["bandwidth_bytes_per_s"] is None
+
+
+def test_the_last_segments_slope_agrees_with_the_term_the_model_withholds_by_its_own_rule(msgperf):
+    """A reviewer: fit printed "1/β, last segment — the large-message regime holds 2 sizes" and,
+    lines below, that segment's "β 220 ps/B ... = 4.54 GB/s"."""
+    path = RUNS / "mpich-default-quiet-refined.jsonl"
+    sweep = analyze(read_run(path).run).main.model.sweep
+    term = sweep.characteristics.line_bandwidth
+    assert term.value is None and "holds 2 sizes" in term.note
+    fitted = " ".join(msgperf("fit", path).stdout.split())  # the line may wrap
+    assert f"β and 1/β: cannot tell ({term.note})" in fitted
+    last = json.loads(msgperf("fit", "--json", path).stdout)["segments"][-1]
+    assert last["cannot_tell"] == term.note and last["bandwidth_bytes_per_s"] is None

@@ -118,13 +118,15 @@ def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
     return dict(answer.disturbed) if answer is not None and answer.series == series else {}
 
 
-def segments_cannot_tell(piecewise: Any, disturbed: Mapping[str, str]) -> tuple[str, ...]:
+def segments_cannot_tell(sweep: Any, disturbed: Mapping[str, str]) -> tuple[str, ...]:
     """Why each segment's β (with its 1/β and n½) is no finding, "" where it is one: the piecewise
-    model's own rule, and for the last segment the answer's "1/β, last segment" when its sizes
-    were measured while disturbed (``disturbed_terms``), so that the segment and the term agree."""
-    out = list(piecewise.segments_cannot_tell)
-    if out and not out[-1] and disturbed.get("line_bandwidth"):
-        out[-1] = disturbed["line_bandwidth"]
+    model's own rule, and for the last segment why the term "1/β, last segment" is not given (its
+    sizes measured while disturbed, ``disturbed_terms``; too few or too narrow a regime), so that
+    the segment and the term agree."""
+    out = list(sweep.piecewise.segments_cannot_tell)
+    term = sweep.characteristics.line_bandwidth
+    if out and not out[-1]:
+        out[-1] = disturbed.get("line_bandwidth") or (term.note if term.value is None else "")
     return tuple(out)
 
 

@@ -447,7 +447,8 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
             run, i, tolerance, confidence, (anchor, thresholds, bounds), machine.device,
             tuple(l.environment for l in run.launches)) for i in launches})
     elif collectives is not None:  # one launch's names are pointers
-        collectives = confirm(collectives, {})
+        collectives = confirm(collectives, {}, f"the analysis of launch {launch} alone names nothing (the whole run's "
+                                               "may, from two launches that agree)" if launch is not None else "")
     return msgspec.structs.replace(partial, combining_cases=_combining_cases(partial), answer=answer,
                                    refined_only=_refined_only(run, series, answer), collectives=collectives)
 

@@ -99,7 +99,7 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
                          "located_at_set_threshold": bool(origin and origin.at_threshold)}
                         for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
         "suspects_bytes": [list(s) for s in sweep.suspects],
-        "segments": [_segment(s, why) for s, why in zip(pw.segments, segments_cannot_tell(pw, disturbed))],
+        "segments": [_segment(s, why) for s, why in zip(pw.segments, segments_cannot_tell(sweep, disturbed))],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
         "anomalies_bytes": [a.bytes for a in sweep.anomalies],
         "anomalies": [{"bytes": a.bytes, "kind": a.kind, "time_s": _num(a.time_s),

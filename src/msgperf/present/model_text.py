@@ -138,7 +138,7 @@ def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tu
         return
     console.print(f"[bold]Piecewise model[/]: {_count(len(pw.segments), 'segment')}, each breakpoint kept by an "
                   f"F test at 5 %; {_fit_words(pw, s.model.sweep.points)}")
-    for seg, why in zip(pw.segments, segments_cannot_tell(pw, disturbed or {})):
+    for seg, why in zip(pw.segments, segments_cannot_tell(s.model.sweep, disturbed or {})):
         n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) and not why else ""
         slope = (f"β and 1/β: cannot tell ({why})" if why else f"β {units.beta(seg.beta_s_per_byte)} "
                  f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}")

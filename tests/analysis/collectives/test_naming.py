@@ -299,7 +299,7 @@ def test_a_launchs_collectives_alone_are_those_of_its_whole_analysis():
         assert all(v.verdict == CANNOT_TELL for v in whole.sizes)
         named = {v.bytes for v in fast.sizes if v.verdict == "recursive_doubling"}
         assert all("fewer than two launches" in v.why for v in whole.sizes if v.bytes in named)
-        assert whole.why_no_names.startswith("judged from one launch")  # said once, over the table
+        assert whole.why_no_names.startswith(f"the analysis of launch {i} alone names nothing")  # said once, over the table
     assert analyze(run).collectives.find("allreduce").why_no_names == ""  # two launches: a name may stand
 
 

@@ -44,8 +44,8 @@ def test_a_bidirectional_ratio_above_two_beyond_its_interval_is_cannot_tell():
 def test_where_latency_dominates_a_bidirectional_ratio_above_two_is_a_finding():
     """At 256 B an exchange's per-message overheads overlap: a quiet run of every pattern measured
     pingping at 2.13x [2.10-2.17x] the one-way ping-pong's bandwidth there, and called it "a
-    disturbed measurement". The bound holds where bandwidth dominates, not where latency does
-    (1 KiB here: the ping-pong at 1.2x its 0-B time)."""
+    disturbed measurement". The bound holds where bandwidth dominates (the ping-pong's regime,
+    model/regimes.py), not where latency does (1 KiB here: α above β·b)."""
     small = 1024
     result = analyze(_with(every_family_run(), "sendrecv", small, 2 * CURVE(small) / 2.13))
     cell = _cell(result, "sendrecv", small)
@@ -83,3 +83,24 @@ def test_every_side_by_side_ratio_carries_its_interval():
     cells += [c for r in result.bidirectional.rows for c in r.cells if c.ratio is not None]
     assert cells and all(c.ratio_ci[0] <= c.ratio <= c.ratio_ci[1] for c in cells)
     assert result.barrier and all(r.ratio_ci[0] <= r.ratio <= r.ratio_ci[1] for r in result.barrier)
+
+
+
+def test_the_bound_follows_the_ping_pongs_own_regime():
+    """The 2x bound holds at the sizes the ping-pong's regimes table calls bandwidth-dominated (β·b
+    above α), and only there; without a ping-pong model, at every size."""
+    from msgperf.analysis.tables import pattern_facts, size_rows
+    from msgperf.analysis.tables.side_by_side import bidirectional as table_of
+
+    run = _with(every_family_run(), "sendrecv", MIB, 2 * CURVE(MIB) / 5.41)
+    rows = size_rows(run)
+    facts = {p: pattern_facts(run, p) for p in {r.pattern for r in rows}}
+
+    def held(bandwidth_sizes):
+        t = table_of(rows, facts, bandwidth_sizes)
+        return bool(next(r for r in t.rows if r.bytes == MIB).cells[t.columns.index("sendrecv")].why_not)
+
+    assert held(frozenset({MIB})) and held(None) and not held(frozenset({1024}))
+    result = analyze(run)  # the analysis passes the ping-pong's own regimes
+    assert {r.bytes: r.regime for r in result.main.model.sweep.regimes}[MIB] == "beta"
+    assert _cell(result, "sendrecv", MIB).why_not

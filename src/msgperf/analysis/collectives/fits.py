@@ -103,9 +103,11 @@ def nameable(collectives: Collectives | None) -> bool:
                                            for f in collectives.fits)
 
 
-def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | None]) -> Collectives:
+def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | None],
+            one_launch: str = "") -> Collectives:
     """``collectives`` (all launches pooled) with each name kept only where the launches, each analysed
-    alone (``per_launch``), name it too (naming.confirmed)."""
+    alone (``per_launch``), name it too (naming.confirmed); ``one_launch``: why a name cannot stand
+    when fewer than two launches judged (the default: the run measured it in one)."""
     fits = []
     for f in collectives.fits:
         by_launch = {}
@@ -117,11 +119,11 @@ def confirm(collectives: Collectives, per_launch: Mapping[int, Collectives | Non
         sizes = confirmed(f.sizes, by_launch)
         fits.append(msgspec.structs.replace(f, sizes=sizes, ranges=size_ranges(sizes),
                                             unmodelled=f.unmodelled if _points_to_none(sizes) else "",
-                                            why_no_names=_why_no_names(f, len(by_launch))))
+                                            why_no_names=_why_no_names(f, len(by_launch), one_launch)))
     return msgspec.structs.replace(collectives, fits=tuple(fits))
 
 
-def _why_no_names(fit: CollectiveFit, launches: int) -> str:
+def _why_no_names(fit: CollectiveFit, launches: int, one_launch: str = "") -> str:
     """Why no size of ``fit`` can be named at all ("" where a name may stand), the first rule of
     naming.names that rules out every size, said once over its table."""
     if fit.collective not in VALIDATED:
@@ -129,8 +131,8 @@ def _why_no_names(fit: CollectiveFit, launches: int) -> str:
     if fit.ranks > NAMED_RANKS:
         return f"names are checked at {NAMED_RANKS} ranks"
     if launches < 2:
-        return ("judged from one launch: a name needs the same name from two launches, each analysed alone "
-                "(msgperf run --repeat 2)")
+        return one_launch or ("judged from one launch: a name needs the same name from two launches, each "
+                              "analysed alone (msgperf run --repeat 2)")
     return ""
 
 
