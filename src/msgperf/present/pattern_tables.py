@@ -158,7 +158,7 @@ def combine(result: RunResult) -> Grid | None:
 def buffering(result: RunResult) -> Grid | None:
     if not result.buffering:
         return None
-    if all(r.measured_effective_bytes_per_s is None for r in result.buffering):
+    if all(r.measured_extra_s is None for r in result.buffering):
         # nothing measured it (no unexpected-receive pattern): the prediction alone, said as such
         t = _table("buffered bandwidth b_e = b_c·b_n/(b_c+b_n), predicted (Saphir 1994)",
                    "b_c: memcpy bandwidth at the size; b_n: unbuffered bandwidth (ping-pong, one-way); b_e: one extra "

@@ -148,9 +148,25 @@ def test_without_an_unexpected_receive_the_table_is_the_prediction_and_says_so()
         ms.append(replace(measurement("memcpy", s, s / 1e10 * factors(60, 0.01, rng), divisor=1), metric="copy"))
         ms.append(measurement("pingpong", s, 2 * (1e-6 + s / 5e9) * factors(60, 0.01, rng)))
     result = analyze(make_run(ms))
-    assert result.buffering and all(r.measured_effective_bytes_per_s is None for r in result.buffering)
+    assert result.buffering and all(r.measured_extra_s is None for r in result.buffering)
     table = buffering(result)
     text = table.text() + table.note
     assert "predicted (Saphir 1994)" in table.heading and "measured" not in table.text()
     assert "predicted only: msgperf run --pattern unexpected measures it" in text
     assert " - " not in table.text() and units.mb_per_s(result.buffering[0].predicted_effective_bytes_per_s) in text
+
+
+def test_with_an_unexpected_receive_the_table_is_the_check_even_where_no_size_gives_a_b_e():
+    """The check's table stays where the unexpected receive was measured, whatever its sizes say
+    (here: the late receive faster at every size, so no measured b_e anywhere)."""
+    rng = np.random.default_rng(5)
+    ms = []
+    for s in (1024, 4096, 16384):
+        ms.append(replace(measurement("memcpy", s, s / 1e10 * factors(60, 0.01, rng), divisor=1), metric="copy"))
+        ms.append(measurement("pingpong", s, 2 * (1e-6 + s / 5e9) * factors(60, 0.01, rng)))
+        for variant, t in (("preposted", 3e-6), ("late", 2e-6)):
+            ms.append(replace(measurement("unexpected", s, t * factors(60, 0.005, rng), divisor=1),
+                              variant=variant, metric="per_iteration"))
+    result = analyze(make_run(ms))
+    assert all(r.measured_effective_bytes_per_s is None and r.measured_extra_s is not None for r in result.buffering)
+    assert buffering(result).heading.startswith("buffered bandwidth: measured b_e vs")
