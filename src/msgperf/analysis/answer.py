@@ -106,9 +106,10 @@ class Answer(Value):
     n_half: Figure  # bytes, α/β of the Hockney line
     warnings: tuple[Warning, ...]
     confidence: float = 0.95  # of every interval in the block
-    # The figures of Saphir's terms it cannot tell because they were measured while disturbed, by
-    # the term's name in the model's characteristics ("zero_byte_latency", "peak_bandwidth",
-    # "asymptotic_bandwidth"), each with its reason: decided here once, read by every output
+    # The figures it cannot tell because they were measured while disturbed, by the term's name in
+    # the model's characteristics ("zero_byte_latency", "peak_bandwidth", "asymptotic_bandwidth";
+    # and those fitted to sizes: "n_half", "asymptotic_latency", "line_bandwidth"), each with its
+    # reason: decided here once, read by every output
     disturbed: dict[str, str] = msgspec.field(default_factory=dict)
 
 
