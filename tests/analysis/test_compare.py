@@ -490,3 +490,25 @@ def test_the_no_history_note_stays_beside_a_size_the_correction_leaves_undecided
     assert any(n.startswith("no stored runs of this configuration") for n in c.notes)
     assert any(n.startswith(f"{len(split)} size(s) whose own interval leaves out 1 are not significant after "
                             "Holm's correction") for n in c.notes)
+
+
+def test_a_parameter_the_runs_answer_cannot_tell_is_not_compared():
+    """A reviewer: compare printed B's n½ 19.8 KiB, zero-byte latency and asymptotic bandwidth
+    where show, fit and summary of B say "cannot tell" (measured beside other work)."""
+    from msgperf.analysis.compare import compare_runs
+    from msgperf.analysis.result import analyze
+
+    quiet = launches_run(seed=1, launches=2)
+    said = {"n_half": "disturbed: 2 launches beside other work (…)",
+            "zero_byte_latency": "disturbed: launch 0 beside other work (1 µs)"}
+    busy_answer = replace(analyze(quiet).answer, disturbed=said)
+    c = compare_runs(quiet, launches_run(seed=2, launches=2), answers=(None, busy_answer))
+    by = {p.name: p for p in c.parameters}
+    for name, why in said.items():
+        p = by[name]
+        assert p.verdict == CANNOT_TELL and p.why_not_b == why and not p.why_not_a
+        assert math.isnan(p.value_b) and math.isfinite(p.value_a) and p.ratio_ci is None
+    assert by["alpha"].why_not_b == "" and math.isfinite(by["alpha"].value_b)
+    out = json.loads(dumps(comparison_dict(c)))
+    n_half = next(p for p in out["parameters"] if p["name"] == "n_half")
+    assert n_half["b"] is None and n_half["b_why_not"] == said["n_half"]

@@ -51,6 +51,7 @@ import numpy as np
 from msgperf import units
 from msgperf.analysis.samples import AnalysisError, stats
 from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
+from msgperf.analysis.answer import disturbed_terms
 from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, crowded_launches, launch_medians,
                                        noise_floor, satterthwaite)
 from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
@@ -152,6 +153,9 @@ class ParameterComparison(Value):
     higher_is_worse: bool  # times: True; bandwidths: False
     verdict: str  # "slower", "faster", "within noise", "cannot tell", "larger", "smaller"
     covers: str = ""
+    # why A's or B's value is not given: the answer cannot tell it (measured while disturbed)
+    why_not_a: str = ""
+    why_not_b: str = ""
 
     @property
     def significant(self) -> bool:
@@ -426,7 +430,7 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
 _PARAMETERS = (  # name, label, unit, where (line or characteristics), value, interval, worse-if-higher
     ("alpha", "α latency", "s", "line", "alpha_s", "alpha_ci_s", True),
     ("beta", "β inverse bandwidth", "s/B", "line", "beta_s_per_byte", "beta_ci_s_per_byte", True),
-    ("n_half", "n½ = α/β", "B", "line", "n_half_bytes", "n_half_ci_bytes", False),
+    ("n_half", "n½ = α/β", "B", "char", "n_half_bytes", "n_half_ci_bytes", False),  # the answer's rule
     ("zero_byte_latency", "zero-byte latency", "s", "char", "zero_byte_latency_s",
      "zero_byte_latency_ci_s", True),
     ("asymptotic_bandwidth", "asymptotic bandwidth", "B/s", "char",
@@ -443,15 +447,23 @@ def _positive(values: Sequence[Any]) -> np.ndarray:
 
 
 def compare_parameters(a: SeriesAnalysis, b: SeriesAnalysis, alpha: float = ALPHA,
-                       min_effect: float = 0.0) -> tuple[ParameterComparison, ...]:
+                       min_effect: float = 0.0,
+                       withheld: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {})
+                       ) -> tuple[ParameterComparison, ...]:
     """The model parameters of two analyses, Holm-corrected together. Launch-level (each
-    launch's own fit) when both have two or more launches; otherwise not testable."""
+    launch's own fit) when both have two or more launches; otherwise not testable. ``withheld``:
+    A's and B's terms their answers cannot tell (answer.disturbed_terms): not given, "cannot tell"."""
     conf = 1 - alpha
     raw = []
     for name, label, unit, where, attr, ci_attr, worse in _PARAMETERS:
+        why_a, why_b = withheld[0].get(name, ""), withheld[1].get(name, "")
         va, vb = _value(a.sweep, where, attr), _value(b.sweep, where, attr)
-        va = math.nan if va is None else float(va)
-        vb = math.nan if vb is None else float(vb)
+        va = math.nan if va is None or why_a else float(va)
+        vb = math.nan if vb is None or why_b else float(vb)
+        if why_a or why_b:
+            raw.append(ParameterComparison(name, label, unit, va, vb, math.nan, None, None, None, worse,
+                                           CANNOT_TELL, "a value the run's answer cannot tell", why_a, why_b))
+            continue
         ratio = vb / va if va > 0 and vb > 0 and math.isfinite(va) and math.isfinite(vb) else math.nan
         ya = np.log(_positive([_value(m.sweep, where, attr) for m in a.per_launch]))
         yb = np.log(_positive([_value(m.sweep, where, attr) for m in b.per_launch]))
@@ -623,10 +635,11 @@ def _like_for_like(run_a: Any, run_b: Any) -> str:
 def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: str | None = None,
                  alpha: float = ALPHA, min_effect: float = 0.0, label_a: str = "A",
                  label_b: str = "B", history: Sequence[Any] = (),
-                 parameters: bool = True) -> RunComparison:
+                 parameters: bool = True, answers: tuple[Any, Any] = (None, None)) -> RunComparison:
     """Compare one series of two runs (the first series of A that B also has, unless named).
     ``history``: stored runs that may share A's or B's configuration (``Store.runs_like``);
-    those that do, other than A and B themselves, give the noise floor."""
+    those that do, other than A and B themselves, give the noise floor. ``answers``: the two
+    runs' answer blocks (RunResult.answer), whose "cannot tell" the parameters follow."""
     series_a, series_b = series_of(run_a), series_of(run_b)
     if pattern is None:
         shared = [s for s in series_a if s in series_b]
@@ -662,9 +675,10 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     params: tuple[ParameterComparison, ...] = ()
     if parameters:
         try:
+            series = f"{pattern} [{variant}]" if variant else pattern
             params = compare_parameters(analyze_series(run_a, pattern, variant=variant),
                                         analyze_series(run_b, pattern, variant=variant), alpha,
-                                        min_effect)
+                                        min_effect, tuple(disturbed_terms(x, series) for x in answers))
         except AnalysisError as exc:
             notes = notes + (f"model parameters not compared: {exc}",)
     name = f"{pattern} [{variant}]" if variant else pattern

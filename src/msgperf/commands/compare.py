@@ -71,7 +71,7 @@ def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effec
     from msgperf.analysis.compare import CANNOT_TELL, FAIL, compare_runs, gate
     from msgperf.present.compare_table import render_comparison, render_gate
     from msgperf.present.terminal import console as terminal_console
-    from msgperf.loader import load
+    from msgperf.loader import load_analyzed
 
     if len(runs) < 2:
         raise MsgperfError("compare needs at least two runs: msgperf compare A B")
@@ -79,14 +79,15 @@ def _compare(runs: tuple[str, ...], pattern: str | None, alpha: float, min_effec
         raise MsgperfError(f"--alpha {alpha:g}: give a level between 0 and 1, e.g. 0.05")
     _percentage("--fail-above", fail_above, MAX_FAIL_ABOVE)
     _percentage("--min-effect", min_effect, 100.0)
-    loaded = [load(r, db).run for r in runs]
+    analysed = [load_analyzed(r, db) for r in runs]  # the answers: what each run cannot tell
+    loaded = [a[0].run for a in analysed]
     history = [] if no_history else _history(loaded, db)
     results = []
-    for arg, run in zip(runs[1:], loaded[1:]):
+    for arg, run, (_, result) in zip(runs[1:], loaded[1:], analysed[1:]):
         try:
             results.append(compare_runs(loaded[0], run, pattern=pattern, alpha=alpha,
                                         min_effect=min_effect / 100, label_a=runs[0], label_b=arg,
-                                        history=history))
+                                        history=history, answers=(analysed[0][1].answer, result.answer)))
         except AnalysisError as exc:
             raise MsgperfError(f"{runs[0]} vs {arg}: {exc}") from exc
     threshold = None if fail_above is None else fail_above / 100

@@ -49,7 +49,8 @@ def analyze_runs(runs: list[Any], alpha: float = 0.05,
     for i, (result, run) in enumerate(results[1:], start=2):
         try:
             comparisons.append(compare_runs(runs[0], run, alpha=alpha, label_a=f"1: {base.source.label}",
-                                            label_b=f"{i}: {result.source.label}"))
+                                            label_b=f"{i}: {result.source.label}",
+                                            answers=(base.answer, result.answer)))
         except AnalysisError as exc:
             comparisons.append(f"Run {i} not compared: {exc}")
     return results, comparisons

@@ -76,10 +76,15 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
             p.add_column(name, justify="left" if name in ("parameter", "verdict") else "right")
         for q in c.parameters:
             fmt = _UNIT.get(q.unit, str)
-            p.add_row(q.label, fmt(q.value_a), fmt(q.value_b),
+            p.add_row(q.label, "cannot tell" if q.why_not_a else fmt(q.value_a),
+                      "cannot tell" if q.why_not_b else fmt(q.value_b),
                       f"{q.ratio:.3f}" if math.isfinite(q.ratio) else "—", _ci(q.ratio_ci),
                       _p(q.p_adjusted), q.verdict, styles={6: _STYLE[q.verdict]} if q.verdict in _STYLE else None)
         render(console, p)
+        for q in c.parameters:
+            for side, why in (("A", q.why_not_a), ("B", q.why_not_b)):
+                if why:
+                    console.print(f"  {side}'s {safe(q.label)}: cannot tell ({safe(why)})", highlight=False)
     for line in needed_lines(c):
         console.print(f"  {safe(line)}", highlight=False)
     for note in c.notes:

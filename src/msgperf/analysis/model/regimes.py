@@ -96,6 +96,14 @@ class Characteristics(Value):
         return self.zero_byte_latency.sizes[0]
 
     @property
+    def n_half_bytes(self) -> float | None:
+        return self.n_half.value
+
+    @property
+    def n_half_ci_bytes(self) -> tuple[float, float] | None:
+        return self.n_half.ci
+
+    @property
     def asymptotic_latency_s(self) -> float | None:
         return self.asymptotic_latency.value
 
