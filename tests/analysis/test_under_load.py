@@ -278,3 +278,17 @@ def test_the_last_segments_slope_agrees_with_the_term_the_model_withholds_by_its
     assert f"β and 1/β: cannot tell ({term.note})" in fitted
     last = json.loads(msgperf("fit", "--json", path).stdout)["segments"][-1]
     assert last["cannot_tell"] == term.note and last["bandwidth_bytes_per_s"] is None
+
+
+def test_the_per_size_fraction_of_a_withheld_asymptotic_bandwidth_is_cannot_tell(msgperf, tmp_path):
+    """fit's "÷ asym." divided by the asymptotic bandwidth the answer withholds (a reviewer saw 1×
+    and 2.6× beside "asymptotic bandwidth: cannot tell")."""
+    path = _oversubscribed(tmp_path, every=True)
+    result = analyze(read_run(path).run)
+    assert "asymptotic_bandwidth" in result.answer.disturbed
+    model = json.loads(msgperf("fit", "--json", path).stdout)
+    assert all(s["fraction_of_asymptotic_bandwidth"] is None for s in model["sizes"])
+    quiet = json.loads(msgperf("fit", "--json", QUIET).stdout)
+    assert any(s["fraction_of_asymptotic_bandwidth"] is not None for s in quiet["sizes"])
+    text = msgperf("fit", path).stdout
+    assert "?: cannot tell, " + result.answer.disturbed["asymptotic_bandwidth"] in " ".join(text.split())

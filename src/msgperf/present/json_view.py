@@ -153,7 +153,7 @@ def _term(term: Any) -> dict[str, Any]:
             "note": term.note, "extrapolated": term.extrapolated, "why_not": None}
 
 
-def _size(size: SizeAnalysis, sweep: SweepAnalysis) -> dict[str, Any]:
+def _size(size: SizeAnalysis, sweep: SweepAnalysis, asymptote_withheld: bool = False) -> dict[str, Any]:
     s = size.stats
     regime = next(r for r in sweep.regimes if r.bytes == size.bytes)
     return {
@@ -171,7 +171,7 @@ def _size(size: SizeAnalysis, sweep: SweepAnalysis) -> dict[str, Any]:
         "regime": regime.regime, "latency_share": _num(regime.latency_share),
         "messages_per_s": _num(regime.messages_per_s),
         "bandwidth_bytes_per_s": _num(regime.bandwidth_bytes_per_s),
-        "fraction_of_asymptotic_bandwidth": _num(regime.fraction_of_asymptotic),
+        "fraction_of_asymptotic_bandwidth": None if asymptote_withheld else _num(regime.fraction_of_asymptotic),
         "segment": regime.segment,
         "per_launch": [{
             "launch": m.launch, "n": m.stats.n, "median_s": _num(m.stats.median),
@@ -195,7 +195,7 @@ def series_model_dict(result: SeriesAnalysis, disturbed: dict[str, str] | None =
                            "one_way_note": "times are per message (one-way: half the round trip "
                                            "for a ping-pong)"}
     out.update(sweep_to_dict(result.sweep, disturbed, held))
-    out["sizes"] = [_size(s, result.sweep) for s in result.sizes]
+    out["sizes"] = [_size(s, result.sweep, "asymptotic_bandwidth" in (disturbed or {})) for s in result.sizes]
     out["aligned_bytes"] = list(result.aligned_bytes)  # their times are on the sweep's level, not as measured
     out["caveats"] = [_caveat(c) for c in result.caveats]
     comparison = result.launch_comparison

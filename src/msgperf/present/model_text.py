@@ -178,18 +178,21 @@ FLAG_LEGEND = ("flags: SPIKE/DIP anomaly, B bimodal, W warm-up, T trend, O outli
                "X data mismatch")
 
 
-def asymptote_cell(regime: Any, size: int) -> str:
+def asymptote_cell(regime: Any, size: int, withheld: bool = False) -> str:
     """The per-size table's "÷ asym." cell: a ratio ("0.48×", "1.6×"), "?" when the asymptotic
-    bandwidth is not known well enough to divide by, "-" without one (or at 0 B)."""
+    bandwidth is not known well enough to divide by (or the answer cannot tell it: ``withheld``),
+    "-" without one (or at 0 B)."""
     if size == 0:
         return units.MISSING
+    if withheld:
+        return "?"
     frac = regime.fraction_of_asymptotic
     if frac is None:
         return "?" if regime.asymptote_unknown else units.MISSING
     return "<0.01×" if frac < 0.01 else units.ratio(frac, 2)
 
 
-def _per_size(console: Console, s: SeriesResult) -> None:
+def _per_size(console: Console, s: SeriesResult, disturbed: dict[str, str] | None = None) -> None:
     model = s.model
     sweep = model.sweep
     flags: dict[int, list[str]] = defaultdict(list)
@@ -210,13 +213,14 @@ def _per_size(console: Console, s: SeriesResult) -> None:
             if predicted > 0 else units.MISSING,
             "α" if regime.regime == "alpha" else "β", units.count(regime.messages_per_s),
             units.rate(regime.bandwidth_bytes_per_s),
-            asymptote_cell(regime, size.bytes),
+            asymptote_cell(regime, size.bytes, "asymptotic_bandwidth" in (disturbed or {})),
             str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
     render(console, table)
     aligned = model.aligned_bytes
     level = (f"time: {len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their "
              "launch's factor; msgperf show lists them as measured); " if aligned else "")
-    unknown = next((r.asymptote_unknown for r in sweep.regimes if r.asymptote_unknown), "")
+    unknown = ((disturbed or {}).get("asymptotic_bandwidth")
+               or next((r.asymptote_unknown for r in sweep.regimes if r.asymptote_unknown), ""))
     asym = ("÷ asym.: the size's bandwidth over the asymptotic bandwidth (above 1× where the curve peaks "
             "before the largest size)" + (f", ?: cannot tell, {unknown}" if unknown else ""))
     console.print(f"  {level}α/β: which Hockney term dominates; {asym}; {FLAG_LEGEND}", style="dim")
@@ -317,7 +321,7 @@ def render_series(console: Console, s: SeriesResult, result: RunResult, per_size
         f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"
         for a in anomalies) if anomalies else "none"))
     if per_size:
-        _per_size(console, s)
+        _per_size(console, s, disturbed)
     _launches(console, s)
     render_caveats(console, [c for c in s.model.caveats if c.kind not in skip])
 

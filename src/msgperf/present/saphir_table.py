@@ -54,7 +54,8 @@ CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the sma
            "largest size; b_e = b_c·b_n/(b_c+b_n), the buffered bandwidth; eager limit: eager-probe; n½ = α/β "
            "of the Hockney line; ÷ floor: 0 B latency over the shared-memory floor (the floor pattern), with "
            "the widest interval the two 95 % intervals allow; "
-           "-: the run has no such pattern. The same values as msgperf show and fit print")
+           "-: the run has no such pattern, or its model gives no such value (msgperf fit says why). The same "
+           "values as msgperf show and fit print")
 
 
 def saphir_grid(rows: Sequence[SaphirRow]) -> Grid:
