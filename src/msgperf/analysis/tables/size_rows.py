@@ -75,12 +75,14 @@ def size_rows(run: Run) -> list[SizeRow]:
             by_series.setdefault((pattern, buffer, ranks, variant), {}).setdefault(size, {}).setdefault(
                 m.launch, []).append(m)
     chosen = {}
+    quiet: frozenset[int] | None = None  # the launches that had their cores, read once if a series was refined
     for series, sizes in by_series.items():  # the same launches as the model's (series.analyze_sets)
         gone: frozenset[int] = frozenset()
         if planned and any(size not in planned for size in sizes):  # refined: some launch may be disturbed
             medians = {size: {l: float(np.median(np.concatenate([m.per_message_s for m in v]))) for l, v in ls.items()}
                        for size, ls in sizes.items()}
-            gone = frozenset(d.launch for d in disturbed_launches(medians, planned, quiet_launches(run)))
+            quiet = quiet_launches(run) if quiet is None else quiet
+            gone = frozenset(d.launch for d in disturbed_launches(medians, planned, quiet))
         chosen[series] = measuring_launches({size: set(ls) for size, ls in sizes.items()}, planned, gone)
     for key, ms in list(groups.items()):  # the launches whose samples are the size's time (launch_alignment.py)
         kept = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])].get(key[2], ())]
