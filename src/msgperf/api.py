@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Union
 from msgperf.analysis.samples import sample_stats
 from msgperf.errors import MsgperfError
 from msgperf.loader import load
-from msgperf.records.sample_table import COLUMN_NAMES, sample_table
+from msgperf.store.sample_table import COLUMN_NAMES, sample_table
 from msgperf.records.format import Run
 from msgperf.store.db import open_store
 from msgperf.store.listing import RunFilter, RunRow, parse_since
@@ -42,7 +42,7 @@ def _pandas():
     try:
         import pandas
     except ImportError:
-        from msgperf.records.sample_table import DATA_EXTRA_MISSING
+        from msgperf.store.sample_table import DATA_EXTRA_MISSING
         raise MsgperfError(DATA_EXTRA_MISSING.format(what="the DataFrame API needs pandas", instead="")) from None
     return pandas
 

@@ -12,7 +12,7 @@ import click
 
 from msgperf import __version__, commands
 from msgperf.errors import MsgperfError
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 
 def _module_name(command_name: str) -> str:

@@ -1,11 +1,12 @@
-"""present/text.py: the one way data strings reach the terminal."""
+"""data_text.py and present/text.py: the one way data strings are shown (escaped, cut) and reach the terminal (markup escaped)."""
 
 import random
 
 from rich.console import Console
 from rich.markup import escape
 
-from msgperf.present.text import FIELD_LIMIT, cut, escape_markup, printable, safe
+from msgperf.data_text import FIELD_LIMIT, cut, printable
+from msgperf.present.text import escape_markup, safe
 from tests.factories import replace
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from msgperf.records.sample_table import COLUMN_NAMES
+from msgperf.store.sample_table import COLUMN_NAMES
 from msgperf.store.db import open_store
 from tests.factories import stored_run, write_run_file
 

@@ -14,7 +14,7 @@ import pytest
 from msgperf.errors import MsgperfError
 from msgperf.commands.export import export_run
 from msgperf.records.runfile_write import run_records
-from msgperf.records.sample_table import COLUMN_NAMES, COLUMNS, sample_table
+from msgperf.store.sample_table import COLUMN_NAMES, COLUMNS, sample_table
 from msgperf.records.importers import load_file
 from msgperf.records.export_json import parse_export
 from msgperf.records.runfile_read import read_run

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from msgperf.commands._options import db_option
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 
 @click.group("db")

@@ -2,7 +2,7 @@
 
 - ``json``: ``{"format": "msgperf-export", ...}`` whose records are the run file's, raw samples
   included; ``msgperf import`` reads it back exactly (records/export_json.py);
-- ``csv`` / ``parquet``: one row per raw sample (records/sample_table.py, docs/store.md);
+- ``csv`` / ``parquet``: one row per raw sample (store/sample_table.py, docs/store.md);
 - ``run``: the run as a run file (JSON Lines), for ``msgperf import`` elsewhere.
 """
 
@@ -20,7 +20,7 @@ from msgperf.errors import MsgperfError
 from msgperf.records.export_json import write_export_json
 from msgperf.records.format import Run
 from msgperf.records.runfile_write import write_run_records
-from msgperf.records.sample_table import (cut_note, tidy_measurements_path, write_csv, write_csv_tidy,
+from msgperf.store.sample_table import (cut_note, tidy_measurements_path, write_csv, write_csv_tidy,
                                           write_parquet)
 from msgperf.store.listing import RunRow
 from msgperf.loader import load

@@ -27,7 +27,7 @@ def load_series(run_arg: str, db, pattern, variant, placement, launch, tolerance
     """options -> load -> analyze once -> (result, the chosen series)."""
     from msgperf.loader import load_analyzed
     from msgperf.present.terminal import console
-    from msgperf.present.text import printable
+    from msgperf.data_text import printable
 
     loaded, result = load_analyzed(run_arg, db, launch=launch, tolerance=tolerance)
     err = console(stderr=True)

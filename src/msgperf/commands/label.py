@@ -6,7 +6,7 @@ import click
 
 from msgperf.commands._options import db_option
 from msgperf.errors import MsgperfError
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 from msgperf.store.db import open_store
 
 MAX_RUN_ID = 2**63 - 1  # SQLite's largest INTEGER

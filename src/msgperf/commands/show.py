@@ -30,7 +30,7 @@ def command(run_file: str, as_json: bool, db: str | None, brief: bool, detail: b
 def _show(run_file: str, as_json: bool, db: str | None, brief: bool, detail: bool = False,
           all_sizes: bool = False) -> None:
     from msgperf.loader import load_analyzed
-    from msgperf.present.text import printable
+    from msgperf.data_text import printable
     from msgperf.present.json_view import dumps, show_json
     from msgperf.present.run_text import render_run
     from msgperf.present.terminal import console

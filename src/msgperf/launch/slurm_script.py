@@ -20,7 +20,7 @@ from pathlib import Path
 from msgperf.errors import MsgperfError
 from msgperf.launch.dialects import launch_argv
 from msgperf.plan import Plan
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 WRITTEN_BY = "# Written by: "  # the comment that names the command line, and so the script as msgperf's
 

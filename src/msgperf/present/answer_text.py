@@ -11,7 +11,8 @@ from msgperf import units
 from msgperf.analysis.answer import Answer, Figure, Step, Switch
 from msgperf.analysis.result import RunResult
 from msgperf.analysis.tables import RunSource
-from msgperf.present.text import cut, safe
+from msgperf.data_text import cut
+from msgperf.present.text import safe
 
 MAX_LINES = 15  # the whole block, heading and title included
 WIDTH = 80

@@ -12,7 +12,8 @@ from msgperf.analysis.compare import Gate, RunComparison
 from msgperf import units
 from msgperf.present.machine_text import diff_line
 from msgperf.present.grid import Grid, render
-from msgperf.present.text import printable, safe
+from msgperf.data_text import printable
+from msgperf.present.text import safe
 
 _STYLE = {"slower": "bold red", "faster": "bold green", "within noise": "dim",
           "untested": "yellow", "cannot tell": "yellow"}

@@ -24,7 +24,7 @@ from msgperf.errors import MsgperfError
 from msgperf.present import svg_chart
 from msgperf.present.chart import (DPI, Axis, Bar, Box, Chart, Heatmap, Layer, Points, Rule, Span, data_range,
                                    layer_values, linear_ticks, log_ticks, padded)
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 TITLE_LIMIT = 160
 LEGEND_LIMIT = 80

@@ -10,7 +10,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.advice import (MIN_SAMPLED, RESOLUTION_MIN_RUNS, CombineAdvice, Estimate, ProfileAdvice,
                                      ProfileRunsAdvice)
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 from msgperf.records.profile_format import FAULT_SAMPLE_BYTES, FAULT_SAMPLE_ONE_IN
 
 MAX_COMBINE = 5

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from msgperf import units
 from msgperf.present.grid import Grid, render
-from msgperf.present.text import FIELD_LIMIT, printable
+from msgperf.data_text import FIELD_LIMIT, printable
 from msgperf.analysis.advice import ProfileAccounting, ProfileRuns, Spread
 from msgperf.records.profile_format import Profile, SequenceShape
 from msgperf.store.listing import mpi_name

@@ -395,7 +395,7 @@ def profile_section(advice: Any) -> str:
 
 
 def generated_at() -> str:
-    """When the report is written ("2026-11-23 15:30 UTC"), in the line report_stamp.STAMPED knows."""
+    """When the report is written ("2026-11-23 15:30 UTC"), in the line writing.STAMPED knows."""
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 

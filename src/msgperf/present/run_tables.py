@@ -10,7 +10,8 @@ from msgperf.analysis.tables import TOOL_NAMES, FirstMessages, RunSource
 from msgperf.analysis.result import RowTable, RunResult
 from msgperf.present.grid import Grid, render
 from msgperf.present.machine_text import machine_lines
-from msgperf.present.text import FIELD_LIMIT, cut, printable, safe
+from msgperf.data_text import FIELD_LIMIT, cut, printable
+from msgperf.present.text import safe
 
 MAX_HOSTS_SHOWN = 8
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from msgperf.present.grid import Grid, render
-from msgperf.present.text import FIELD_LIMIT, cut, printable
+from msgperf.data_text import FIELD_LIMIT, cut, printable
 from msgperf.store.listing import RunRow, parse_time
 from msgperf.store.profiles import ProfileRow
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.tables import SaphirRow
 from msgperf.present.grid import Grid, render
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 SAPHIR_COLUMNS = ("run", "MPI library", "place", "0 B lat.", "asym. lat.", "peak MB/s", "asym. MB/s",
                   "copy MB/s", "b_e MB/s", "eager", "n½", "÷ floor")

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from msgperf.present.text import printable
+from msgperf.data_text import printable
 
 TEMPLATES = Path(__file__).with_name("templates")
 

@@ -10,7 +10,7 @@ import pytest
 
 from msgperf.commands.export import export_run
 from msgperf.records.runfile_read import read_run, stream_run
-from msgperf.records.sample_table import CSV_CHUNK_ROWS, FORMULA_PREFIXES, csv_text, write_csv
+from msgperf.store.sample_table import CSV_CHUNK_ROWS, FORMULA_PREFIXES, csv_text, write_csv
 from tests.factories import stored_run, write_run_file
 from tests.cli_in_process import cli
 from tests.records.fuzz_commands import run_one
@@ -143,7 +143,7 @@ def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
     launch = run.launches[0]
     launch = replace(launch, ranks=tuple(replace(r, host="h" * 60000) for r in launch.ranks))
     run = replace(run, launches=(launch,))
-    import msgperf.records.sample_table as table
+    import msgperf.store.sample_table as table
     monkeypatch.setattr(table, "WIDE_CELL_CHARS", 10**6)  # whole cells, as the chunks must bear them
     writes = []
 
@@ -155,7 +155,7 @@ def test_a_long_prefix_makes_smaller_chunks(monkeypatch):
     write_csv(run, None, out)
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert len(rows) == 50 * len(run.measurements) and rows[0]["hosts"] == "h" * 60000
-    from msgperf.records.sample_table import CSV_CHUNK_CHARS
+    from msgperf.store.sample_table import CSV_CHUNK_CHARS
     assert max(writes) < CSV_CHUNK_CHARS + 61000
 
 
