@@ -156,3 +156,47 @@ def test_every_measured_ratio_of_the_side_by_side_tables_has_its_interval():
         if f.ratio is not None:
             assert f.ratio_ci == pytest.approx(ci_of(rows[("pingpong", "", f.bytes)], rows[("floor", "", f.bytes)]))
             assert f.ratio_ci[0] <= f.ratio <= f.ratio_ci[1]
+
+
+def _kernel_run(name: str):
+    from pathlib import Path
+
+    from msgperf.records.runfile_read import read_run
+
+    return read_run(Path(__file__).resolve().parents[1] / "data" / "kernel-runs" / name).run
+
+
+def test_the_default_mpich_narrow_regime_is_one_switch_across_it_not_spikes():
+    """A quiet default MPICH run: eager limit 8112 B (eager-probe), single copy (CMA) from 8192 B
+    (MPI_T); its refinement launch measured 8113 B (2.94 µs) and 8189 B (4.06 µs) between them, on
+    either side of a step it located at (8113, 8189], which was labelled eager -> rendezvous
+    although it leaves out the probe's limit, with 8113 B a "spike" and 8189 B a "dip". Now one
+    switch spans the regime, holding both thresholds, and its two sizes are that regime."""
+    from msgperf.analysis.model.breakpoint_labels import EAGER, SINGLE_COPY
+
+    result = analyze(_kernel_run("mpich-default-narrow-regime.jsonl"))
+    ping = result.find("pingpong")
+    sweep = ping.model.sweep
+    near = [l for l in ping.labels if l.breakpoint.low_bytes < 8300 and l.breakpoint.high_bytes > 8000]
+    assert [(l.breakpoint.low_bytes, l.breakpoint.high_bytes) for l in near] == [(8112, 8192)]
+    assert {EAGER, SINGLE_COPY} <= set(near[0].kinds)
+    assert [(n.lower, n.upper, n.sizes) for n in sweep.narrow] == [(8112, 8191, (8113, 8189))]
+    assert not {8113, 8189} & {a.bytes for a in sweep.anomalies}
+    assert any(c.kind == "narrow_regime" for c in sweep.caveats)
+    # the answer's crossing is still the probe's own gap, measured within one launch
+    step = result.answer.eager_step
+    assert (step.below.bytes, step.above.bytes) == (8112, 8113) and step.step.value > 0
+
+
+def test_a_step_located_past_an_exact_eager_limit_is_not_called_eager():
+    """MPICH, cell size 32768 B (eager limit 32688 B, to the byte): within one refinement launch
+    32688 B took 10.1 µs, 32689 B 10.9, 33405 B 13.3 and 34121 B 18.7; the model located its step at
+    (32689, 34121], which leaves out the limit, and called it eager -> rendezvous. No switch named
+    eager leaves out the probe's gap, and that one says where the limit lies."""
+    from msgperf.analysis.model.breakpoint_labels import EAGER
+
+    result = analyze(_kernel_run("mpich-cell32k-step-past-limit.jsonl"))
+    labels = result.find("pingpong").labels
+    assert all(l.breakpoint.low_bytes <= 32688 < l.breakpoint.high_bytes for l in labels if EAGER in l.kinds)
+    past = [l for l in labels if l.breakpoint.low_bytes == 32689]
+    assert past and "the eager-probe's limit, 32688 B, lies just below it" in past[0].text

@@ -293,9 +293,11 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
         return None, f"no eager limit to cross ({eager.disagreement})"
     split = eager.split_bytes
     for s in switches:
-        # the switch's own step only where its most likely gap holds the limit: read across a
-        # wider bracket, both sizes could lie on one side of it
-        if EAGER in s.kinds and s.best_low_bytes <= split < s.best_high_bytes:
+        # the switch's own step only where its most likely gap holds the limit (read across a
+        # wider bracket, both sizes could lie on one side of it), and is the limit's own gap where
+        # the probe was exact (a switch across a narrow regime holds the limit and another switch)
+        if EAGER in s.kinds and s.best_low_bytes <= split < s.best_high_bytes and (
+                eager.limit_bytes is None or s.best_high_bytes == split + 1):
             return s.step, ""
     below = [measured[b] for b in sorted(measured) if b <= split]
     above = [measured[b] for b in sorted(measured) if b > split]

@@ -248,6 +248,18 @@ def no_step_at_eager_limit(anchor: int, below_bytes: int, below_s: float, above_
                   else "measure again on a quieter machine (msgperf run again)")
 
 
+def narrow_regime(lower: int, upper: int, sizes: list[int]) -> Caveat:
+    listed = " and ".join(units.size(s) for s in sizes)
+    step = max(1, (upper - lower) // 4)
+    inside = ",".join(str(b) for b in sorted({lower + 1, *range(lower + 1 + step, upper, step), upper}))
+    return Caveat("narrow_regime", f"{listed} lie between two switches the run knows ({units.size(lower)} | "
+                  f"{units.size(lower + 1)} and {units.size(upper)} | {units.size(upper + 1)}: the eager-probe's "
+                  "limit, the MPI's thresholds): one protocol's regime, with too few sizes measured for a line of "
+                  "its own, so the model does not fit them; they are that regime, not spikes",
+                  f"measure more sizes inside it: msgperf run --sizes {inside}",
+                  brief=f"{units.size(lower + 1)}–{units.size(upper)}: a regime of its own")
+
+
 def switch_unmodelled(low_bytes: int, high_bytes: int) -> Caveat:
     return Caveat("switch_unmodelled", f"the refinement found a switch between {units.size(low_bytes)} and "
                   f"{units.size(high_bytes)}, but a segment beside it would keep fewer than three sizes: "

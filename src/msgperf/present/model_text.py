@@ -115,8 +115,12 @@ def _left_out(s: SeriesResult) -> str:
     sizes = [p.bytes for p in s.model.sweep.points]
     kept = [b for b in sizes if b not in pw.excluded_bytes]
     ends = [b for b in pw.excluded_bytes if not kept or b < kept[0] or b > kept[-1]]
-    inner = [b for b in pw.excluded_bytes if b not in ends]
+    regime = {b for n in s.model.sweep.narrow for b in n.sizes}
+    inner = [b for b in pw.excluded_bytes if b not in ends and b not in regime]
     parts = []
+    if regime & set(pw.excluded_bytes):
+        parts.append(f"{', '.join(units.size(b) for b in sorted(regime & set(pw.excluded_bytes)))} (a regime between "
+                     "two switches, too few sizes for a line of its own)")
     if inner:
         parts.append(f"{', '.join(map(units.size, inner))} (a single size off its neighbours)")
     if ends:

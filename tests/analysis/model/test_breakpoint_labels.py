@@ -51,19 +51,29 @@ def test_an_eager_threshold_of_a_variable_does_not_name_a_switch_the_probe_s_lim
     assert labels[1].kinds == (EAGER,) and "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX = 8192" in labels[1].text
     # without a probe the variable's bracket is all there is: it names the step
     assert label_breakpoints([beside], BreakpointEvidence(thresholds=(cell,)))[0].kinds == (EAGER,)
-    # a step located a byte beside the probe's limit is still its switch (MPICH, cell size 32768:
-    # probe 32688/32689 B, the step located at (32689, 32768])
+    # a step located beside a limit the probe measured to the byte is another step: the launch that
+    # located it measured 32689 B on its near side, past the limit (MPICH, cell size 32768: probe
+    # 32688/32689 B, 32688 B 10.1 us, 32689 B 10.9, 33405 B 13.3, 34121 B 18.7, the step at
+    # (32689, 34121]); the label says where the limit lies
     big = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 32768, 32768 - 1024, 32768)
-    (label,) = label_breakpoints([bp(32689, 32768)], BreakpointEvidence(eager_limit=(32688, 32689), thresholds=(big,)))
-    assert label.kinds == (EAGER,)
+    exact = BreakpointEvidence(eager_limit=(32688, 32689), thresholds=(big,))
+    for beyond in (bp(32689, 32768), bp(32689, 34121)):
+        (label,) = label_breakpoints([beyond], exact)
+        assert label.kinds == (UNEXPLAINED,)
+        assert "the eager-probe's limit, 32688 B, lies just below it" in label.text
+    (before,) = label_breakpoints([bp(32400, 32688)], exact)
+    assert before.kinds == (UNEXPLAINED,) and "32688 B, lies just above it" in before.text
+    # a probe that could not be exact still names a step within its slack
+    (loose,) = label_breakpoints([bp(32689, 32768)], BreakpointEvidence(eager_limit=(32600, 32689), thresholds=(big,)))
+    assert EAGER in loose.kinds
 
 
 def test_a_step_beside_the_probe_s_limit_with_a_single_copy_threshold_inside_is_that_threshold_s():
     """MPICH's default narrow regime: eager limit 8112 B (probe), cell size 8192 B and CMA from 8192 B
     (MPI_T). A step located at (8113, 8192] lies within the slack of the probe's limit but not at it,
     and CMA's switch (first size 8192 B) is inside it: single copy, not eager -> rendezvous. The
-    step at the limit itself keeps its eager label, and without a single-copy threshold the slack
-    still names a step a byte beside the limit (the cell-size-32768 case above)."""
+    step at the limit itself keeps its eager label; without a single-copy threshold the step is
+    another one, beside the limit (the cell-size-32768 case above)."""
     cell = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 8192, 8192 - 1024, 8192, "MPI_T")
     (cma,) = known_thresholds({"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "8192"})
     ev = BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell, cma))
@@ -71,8 +81,8 @@ def test_a_step_beside_the_probe_s_limit_with_a_single_copy_threshold_inside_is_
     assert beside.kinds == (SINGLE_COPY,), beside.text
     assert "MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD = 8192" in beside.text
     assert EAGER in at.kinds
-    (no_copy,) = label_breakpoints([bp(8113, 8192)], BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell,)))
-    assert no_copy.kinds == (EAGER,)
+    (no_copy,) = label_breakpoints([bp(8113, 8189)], BreakpointEvidence(eager_limit=(8112, 8113), thresholds=(cell,)))
+    assert no_copy.kinds == (UNEXPLAINED,) and "8112 B, lies just below it" in no_copy.text
 
 
 def test_inexact_probe_interval():
@@ -162,3 +172,15 @@ def test_real_cache_knees_of_the_default_sweep_are_unexplained_without_memcpy():
                                    thresholds=(KnownThreshold(SINGLE_COPY, "x", 8192, 8191, 8192),))
     labels = label_breakpoints(bps, with_copy)
     assert labels[0].kinds == (SINGLE_COPY,) and labels[1].kinds == (CAPACITY,)
+
+
+def test_a_protocol_step_a_byte_wide_is_not_a_cache_knee_too():
+    """MPICH, cell size 32768: the step located at (32688, 32689], the eager-probe's limit, met a
+    knee of memcpy located a few KiB wide, and was named "eager → rendezvous and cache/memory
+    capacity"; a wider interval that meets both keeps both names (the data do not tell them apart)."""
+    knee = bp(30000, 36000)
+    ev = BreakpointEvidence(eager_limit=(32688, 32689), memcpy_breakpoints=(knee,))
+    (exact,) = label_breakpoints([bp(32688, 32689)], ev)
+    assert exact.kinds == (EAGER,), exact.text
+    (wide,) = label_breakpoints([bp(32000, 33000)], ev)
+    assert set(wide.kinds) == {EAGER, CAPACITY}, wide.text

@@ -141,7 +141,20 @@ def known_thresholds(environment: Mapping[str, str]) -> tuple[KnownThreshold, ..
     return tuple(found)
 
 
-PROBE_SLACK = 0.01  # how far (relative) a located step may sit from the probe's limit and still be its switch
+# how far (relative) a located step may sit from the limit of a probe that could not be exact and
+# still be its switch; a probe exact to the byte names only a switch whose interval holds its gap
+PROBE_SLACK = 0.01
+
+
+def _holds_the_limit(bp: Breakpoint, eager_limit: tuple[int, int]) -> bool:
+    """Whether the switch interval can be the probe's: it holds the probe's gap, where the probe
+    was exact (an interval beside it was located from a launch that measured a size past the
+    limit on the step's near side: a step there is another one, MPICH's default shared-memory
+    rendezvous at (8113, 8189] beside a limit of 8112 B); within ``PROBE_SLACK`` where it was not."""
+    eager, not_eager = eager_limit
+    if not_eager == eager + 1:
+        return _overlaps(bp, eager, not_eager)
+    return _overlaps(bp, eager * (1 - PROBE_SLACK), not_eager * (1 + PROBE_SLACK))
 
 
 def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
@@ -184,12 +197,10 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
     single_copy_inside = any(t.kind == SINGLE_COPY and _overlaps(bp, t.low, t.high) for t in ev.thresholds)
     for t in ev.thresholds:
         # an eager threshold read from a variable brackets the limit loosely (within a header of its
-        # value); where the eager-probe measured the limit, the switch must lie at what it measured,
-        # within PROBE_SLACK (a located step may sit a byte to either side of the probe's limit)
+        # value); where the eager-probe measured the limit, the switch must lie at what it measured
         # (16 cores, --sizes 1K:64K: a step at 7510-7756 B sat in MPI_T's (7168, 8192] beside a
         # probe limit of 8112 B, and was labelled eager -> rendezvous)
-        if t.kind == EAGER and ev.eager_limit is not None and not _overlaps(
-                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
+        if t.kind == EAGER and ev.eager_limit is not None and not _holds_the_limit(bp, ev.eager_limit):
             continue
         # a step beside the probe's limit (within the slack, not at it) with a single-copy threshold
         # inside it is that threshold's switch: MPICH's default narrow regime, eager limit 8112 B and
@@ -204,6 +215,11 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
             parts.append((t.kind, f"{what} ({t.name} = {t.value})",
                           f"{t.name} = {t.value} {where} puts the switch in "
                           f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
+    # a step between two sizes a byte apart that a protocol's own evidence puts there is that
+    # protocol's: a cache or the memory does not fill at one byte (a knee of memcpy's a few KiB
+    # wide met MPICH's (32688, 32689] and was named beside eager -> rendezvous)
+    if bp.high_bytes - bp.low_bytes == 1 and parts:
+        return _joined(bp, parts)
     memcpy = _knee(bp, ev.memcpy_breakpoints)
     if memcpy is not None:
         parts.append((CAPACITY, "cache/memory capacity (memcpy shows the same knee)",
@@ -216,10 +232,20 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
                       f"{_bytes(floor.high_bytes)}", "floor pattern"))
     if not parts:
         near = _near_misses(bp, ev)
+        if ev.eager_limit is not None and not _overlaps(bp, *ev.eager_limit) and _overlaps(
+                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
+            side = "below" if bp.low_bytes >= ev.eager_limit[1] else "above"
+            near.insert(0, f"the eager-probe's limit, {ev.eager_limit[0]} B, lies just {side} it: the eager "
+                           "switch is a step of its own")
         if near:
             return BreakpointLabel(bp, (UNEXPLAINED,), f"unexplained (cause unknown: {'; '.join(near)})", ())
         return BreakpointLabel(bp, (UNEXPLAINED,),
                                "unexplained (nothing the run measured or recorded matches it)", ())
+    return _joined(bp, parts)
+
+
+def _joined(bp: Breakpoint, parts: list[tuple[str, str, str, str]]) -> BreakpointLabel:
+    """One label of every piece of evidence (kind, short text, evidence line, source)."""
     kinds = tuple(dict.fromkeys(k for k, _, _, _ in parts))
     text = " and ".join(dict.fromkeys(s for _, s, _, _ in parts))
     return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),

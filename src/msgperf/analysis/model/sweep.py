@@ -15,7 +15,7 @@ from msgperf.analysis.model.regimes import (Characteristics, SizeRegime, charact
                                       size_regimes)
 from msgperf.analysis.model.scatter import overdispersion
 from msgperf.analysis.model.switch_location import located, suspects
-from msgperf.analysis.model.threshold_regime import regime_between
+from msgperf.analysis.model.threshold_regime import Narrow, regime_between
 from msgperf.values import Value
 
 
@@ -32,6 +32,7 @@ class SweepAnalysis(Value):
     # switch may hide that no refinement has looked for yet (switch_location.suspects)
     suspects: tuple[tuple[int, int], ...] = ()
     provenance: tuple["Provenance", ...] = ()  # per breakpoint of the piecewise model, in order
+    narrow: tuple[Narrow, ...] = ()  # regimes between two known switches too narrow for a line (threshold_regime)
 
     def model_at(self, size: int) -> float:
         """The model's time at a measured size (what the tables print beside the median)."""
@@ -160,15 +161,20 @@ def analyze_sweep(points: Sequence[SizePoint], tolerance: float = TOLERANCE,
     else:
         around = suspects(model, [p.bytes for p in pts])
         provenance = tuple(Provenance() for _ in model.breakpoints)
+    narrow: tuple[Narrow, ...] = ()
     if regime_bounds:
         before = {bp.best_high_bytes: p for bp, p in zip(model.breakpoints, provenance)}
-        model, made = regime_between(model, pts, regime_bounds, confidence)
-        if made:
+        model, made, narrow = regime_between(model, pts, regime_bounds, confidence)
+        if made or narrow:
             provenance = tuple(before.get(bp.best_high_bytes, Provenance()) for bp in model.breakpoints)
-    anomalies = find_anomalies(pts, model)
+    # the sizes of a regime too narrow for a line are that regime, not spikes or dips
+    in_narrow = {s for n in narrow for s in n.sizes}
+    anomalies = tuple(a for a in find_anomalies(pts, model) if a.bytes not in in_narrow)
+    found += tuple(cv.narrow_regime(n.lower, n.upper, list(n.sizes)) for n in narrow)
     terms = characteristics([p for p in pts if p.bytes not in rescaled] or pts, model, line)
     return SweepAnalysis(
         points=pts, hockney=line, piecewise=model, anomalies=anomalies,
         regimes=size_regimes(pts, line, model, terms.asymptotic_bandwidth),
         characteristics=terms, caveats=sweep_caveats(pts, line, model, anomalies) + found,
-        model_s=tuple(float(model.predict(p.bytes)) for p in pts), suspects=around, provenance=provenance)
+        model_s=tuple(float(model.predict(p.bytes)) for p in pts), suspects=around, provenance=provenance,
+        narrow=narrow)
