@@ -147,15 +147,19 @@ def test_a_resumed_remainder_is_part_of_the_sweep_a_refinement_is_judged_against
 def test_a_launch_that_had_its_cores_may_differ_more_before_it_is_set_aside():
     """Since the kernels measure size by size, quiet refinement launches differ from the sweep by
     1.4-2.6x beyond one level on the 2-core VM; crowded ones 1.95-7.1x. One whose records say it
-    had its cores is set aside beyond QUIET_AGREEMENT (3x), any other beyond 1.5x."""
+    had its cores is set aside beyond QUIET_AGREEMENT (3x) when the sweep's launches had theirs too,
+    any other beyond 1.5x."""
     wavy = {s: t * (2.2 if s in (1 << 13, 1 << 15) else 1.0) for s, t in sweep_times().items()}  # 2.2x at two sizes
     wavy[40000] = 1e-6 + 40000e-9
     curves = medians_of({0: sweep_times(), 1: wavy})
     assert [d.launch for d in disturbed_launches(curves, PLAN)] == [1]  # nothing known of its conditions
-    assert disturbed_launches(curves, PLAN, quiet=frozenset({1})) == ()
+    assert disturbed_launches(curves, PLAN, quiet=frozenset({0, 1})) == ()
+    # ... against a quiet sweep: beside a sweep made with other work (a tester's allreduce run, its
+    # sweep beside a busy loop, its quiet refinement launch at 0.35x its level) the strict 1.5x holds
+    assert [d.launch for d in disturbed_launches(curves, PLAN, quiet=frozenset({1}))] == [1]
     spiked = dict(wavy)
     spiked[1 << 16] *= 40
-    (bad,) = disturbed_launches(medians_of({0: sweep_times(), 1: spiked}), PLAN, quiet=frozenset({1}))
+    (bad,) = disturbed_launches(medians_of({0: sweep_times(), 1: spiked}), PLAN, quiet=frozenset({0, 1}))
     assert bad.launch == 1 and bad.high > 30
 
 

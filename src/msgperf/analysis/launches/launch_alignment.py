@@ -132,8 +132,8 @@ def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: froz
     the earlier times of the sizes it measured again: the sweep's, then each accepted refinement
     launch's at the sizes it measured first, put on the sweep's level (divided by its own median
     ratio), so that two launches on different levels do not read as disagreement. A launch in
-    ``quiet`` (its records say it had its cores) may disagree by ``QUIET_AGREEMENT``, any other by
-    ``REFINEMENT_AGREEMENT``."""
+    ``quiet`` (its records say it had its cores) may disagree by ``QUIET_AGREEMENT`` where every
+    sweep launch is quiet too, any other by ``REFINEMENT_AGREEMENT``."""
     if not planned:
         return ()
     refining = sorted({l for size, ls in medians.items() if size not in planned for l in ls})
@@ -161,7 +161,9 @@ def disturbed_launches(medians: Mapping[int, Mapping[int, float]], planned: froz
         ratios = [own[s] / reference[s] for s in shared]
         level = _level(shared, ratios)
         around = [r / level(s) for s, r in zip(shared, ratios)]
-        agreement = QUIET_AGREEMENT if l in quiet else REFINEMENT_AGREEMENT
+        # the quiet allowance is what quiet launches spread against a quiet sweep; against a
+        # sweep made beside other work, a launch is held to the strict one
+        agreement = QUIET_AGREEMENT if l in quiet and sweeps <= quiet else REFINEMENT_AGREEMENT
         if len(around) >= 2 and max(around) / min(around) > agreement and not _corroborated(l, shared, medians, refining):
             out.append(Disturbed(l, min(ratios), max(ratios), len(ratios)))
             continue
