@@ -169,3 +169,17 @@ def test_a_launch_from_a_node_the_ranks_did_not_run_on_cannot_tell_if_they_were_
     c = launch_conditions(l)
     assert (c.ranks_here, c.oversubscribed, c.busy, c.caveats) == (0, None, None, ())
     assert "busy machine: cannot tell (the ranks ran on other nodes)" in c.words()
+
+
+def test_a_launch_cut_off_before_its_host_record_says_the_kernels_counts_never_none():
+    """A run file cut off before a launch's launch_host record (a killed job): the kernels' facts
+    still judge oversubscription, and the words give their counts (a tester saw "no (None ranks on
+    None usable cores)"); the busy machine is "cannot tell"."""
+    one_host = replace(the_launch(usable=None), host_facts=(facts("node0", 2, 2),))
+    c = launch_conditions(one_host)
+    assert (c.oversubscribed, c.busy, c.ranks_here, c.usable_cores) == (False, None, 2, 2)
+    assert "oversubscribed: no (2 ranks on 2 usable cores)" in c.words() and "None" not in c.words()
+    two_hosts = replace(one_host, ranks=(one_host.ranks[0], RankPlacement(1, "node1", 0, 1)),
+                        host_facts=(facts("node0", 1, 2), facts("node1", 1, 2)))
+    words = launch_conditions(two_hosts).words()
+    assert "oversubscribed: no (no host had more ranks than usable CPUs" in words and "None" not in words

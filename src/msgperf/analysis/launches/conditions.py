@@ -60,6 +60,9 @@ class LaunchConditions(Value):
         if self.oversubscribed is None:
             over = "cannot tell (cores not recorded)" if self.usable_cores is None else \
                 "cannot tell (ranks on nodes msgperf did not see)"
+        elif self.ranks_here is None or self.usable_cores is None:
+            over = f"{'yes' if self.oversubscribed else 'no'} (no host had more ranks than usable CPUs, by the " \
+                   "kernels' own facts)"
         else:
             over = f"{'yes' if self.oversubscribed else 'no'} ({self.ranks_here} ranks on {self.usable_cores} " \
                    "usable cores" + (", yield progress set" if self.progress else "") + ")"
@@ -154,6 +157,10 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         over = by_facts
         if crowded_host is not None and (host is None or _short(crowded_host.host) != _short(host.host)):
             here, usable, where = crowded_host.ranks, crowded_host.usable_cpus, crowded_host.host
+        elif here is None:  # no launch_host record (a launch cut off): the kernels' facts have the counts
+            facts = [h for h in getattr(launch, "host_facts", ()) or () if h.ranks]
+            if len(facts) == 1:
+                here, usable, where = facts[0].ranks, facts[0].usable_cpus, facts[0].host
     partial = LaunchConditions(launch.index, where, here, usable, over, progress, shared,
                                True if shared else None, busy, other, before, after, steal, ())
     found = []
