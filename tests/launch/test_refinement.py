@@ -6,6 +6,7 @@ place is known."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from msgperf.analysis.refinement import TARGET_OCTAVES
 from msgperf.analysis.result import analyze
@@ -21,6 +22,7 @@ STEP_AT = 12_000  # sizes from here on pay the step: a switch in (11999, 12000]
 # 1 µs + 0.1 ns/B (10 GB/s), +4 µs from STEP_AT: as an eager -> rendezvous switch looks
 CURVE = (1e-6, 1e-10, STEP_AT, 4e-6)
 SWEEP = parse_sizes("1K:1M")  # ratio 2: 11 sizes, the step between 8 and 16 KiB
+PINGPONG_RUN = Path(__file__).resolve().parents[1] / "data" / "kernel-runs" / "pingpong-unexpected-ring.jsonl"
 
 
 def request(tmp_path, **changes) -> MeasureRequest:
@@ -277,3 +279,21 @@ def test_intervals_that_hold_a_measured_limit_come_first_then_the_smallest():
                           Bracket("pingpong", 4 << 20, 8 << 20))
     result = SimpleNamespace(eager=SimpleNamespace(switch_bytes=8112, agreed=True), thresholds=())
     assert by_priority(result, [large, small, held]) == [held, small, large]
+
+
+def test_the_last_look_keeps_no_analysis_of_a_run_with_collectives(tmp_path):
+    """The refinement analyses without naming collectives (each launch alone is the costly part),
+    so its last look is no analysis to print for a run that has them: msgperf run printed "no
+    names: judged from one launch ... (msgperf run --repeat 2)" for runs made with --repeat 2, where
+    show names pairwise alltoall at 64 KiB and up. The run is kept; the analysis is redone."""
+    from msgperf.launch.refine_rounds import refine
+    from tests.analysis.collectives.test_naming import run_of
+    from tests.factories import write_run
+
+    path = write_run(run_of("recursive_doubling"), tmp_path / "c.jsonl")
+    look: list = []
+    made = refine(path, end_s=0.0, next_index=1, launch=lambda *a: None, note=lambda s: None, last_look=look)
+    assert made == 0 and look and look[0] is not None and look[1] is None
+    plain = write_run(read_run(PINGPONG_RUN).run, tmp_path / "p.jsonl")
+    refine(plain, end_s=0.0, next_index=1, launch=lambda *a: None, note=lambda s: None, last_look=look)
+    assert look[1] is not None and look[1].collectives is None

@@ -85,8 +85,8 @@ def refine(run_file: Path, end_s: float, next_index: int,
         # with only far sizes beyond it cannot be told from a spike)
         step = next_step(result, {m.bytes for m in usable},
                          {m.bytes for m in usable if m.pattern == main} | set(run.info.plan.sizes))
-        if last_look is not None:
-            last_look[:] = [run, result]
+        if last_look is not None:  # the analysis only where it is the whole one: collectives unnamed here
+            last_look[:] = [run, result if result.collectives is None else None]
         if step is None:
             return made
         paces = [(m.bytes, m.elapsed_s, len(m.samples_s)) for m in usable if m.pattern == step.pattern]
