@@ -441,12 +441,26 @@ def test_stored_runs_made_beside_other_work_stay_out_of_the_noise_floor():
     assert not any("beside other work" in n for n in clean.notes)
 
 
-def test_a_compared_run_made_beside_other_work_is_said_to_be():
+def test_a_compared_run_made_beside_other_work_cannot_tell_but_one_on_one_core_can():
+    """A tester compared a quiet run with one made beside a busy loop: "slower" by 4.5x at 2 MiB, and
+    the gate failed, where the run's own answer said "cannot tell: disturbed". A size a run measured
+    beside other work is "cannot tell" whatever the samples say, and the gate cannot tell; both
+    ranks on one core (oversubscribed, no other work) is how that run was made: compared."""
     a = launches_run(seed=1, launches=2)
     b = _beside_other_work(launches_run(seed=2, launches=2, scale=3.0))
     c = compare_runs(a, b, label_b="busy.jsonl", parameters=False)
     assert any(n.startswith("busy.jsonl: 2 of its 2 launches ran oversubscribed or beside other work") for n in c.notes)
-    assert all(s.verdict == "slower" for s in c.sizes)
+    assert all(s.verdict == CANNOT_TELL and s.disturbed == "busy.jsonl: launches 0, 1 beside other work"
+               for s in c.sizes)
+    assert any(n.startswith(f"{len(c.sizes)} size(s) measured beside other work") for n in c.notes)
+    decision = gate([c], 0.10)
+    assert decision.outcome == CANNOT_TELL and "measured beside other work" in decision.reason
+    one_core = LaunchHost(host="node0", usable_cores=1, online_cores=2, progress={}, before=HostLoad(1.0, 0.5, 0.5, 1),
+                          after=HostLoad(1.0, 0.5, 0.5, 1), interval_s=2.0, steal_fraction=0.0, other_cores=0.0)
+    pinned = launches_run(seed=2, launches=2, scale=3.0)
+    pinned = replace(pinned, launches=tuple(replace(l, host=one_core) for l in pinned.launches))
+    c = compare_runs(a, pinned, label_b="taskset.jsonl", parameters=False)
+    assert all(s.verdict == "slower" and not s.disturbed for s in c.sizes)
 
 
 def test_a_size_that_differs_alone_but_not_after_holms_correction_cannot_tell():

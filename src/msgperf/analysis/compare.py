@@ -53,7 +53,7 @@ from msgperf.analysis.samples import AnalysisError, stats
 from msgperf.analysis.tables import MachineDiff, machine_diff, run_machine
 from msgperf.analysis.answer import disturbed_terms
 from msgperf.analysis.launches import (NoiseFloor, VarianceTerm, configuration, crowded_launches, launch_medians,
-                                       noise_floor, satterthwaite)
+                                       noise_floor, run_conditions, satterthwaite)
 from msgperf.analysis.model import SeriesAnalysis, analyze_series, series_of
 from msgperf.records.pattern_names import REPRODUCED
 from msgperf.values import Value
@@ -122,6 +122,7 @@ class SizeComparison(Value):
     floor_b: NoiseFloor | None = None  # B's own floor; None when B shares A's configuration
     launches_needed: LaunchesNeeded | None = None  # set when the verdict is "cannot tell", for
     # the comparison's min_effect (the gate's threshold: SizeGate.launches_needed)
+    disturbed: str = ""  # why it cannot tell whatever the samples say: "B: launch 2 beside other work"
 
     @property
     def significant(self) -> bool:
@@ -566,6 +567,41 @@ def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,
     return out, crowded
 
 
+def _busy_launches_by_size(run: Any, pattern: str, variant: str) -> dict[int, list[int]]:
+    """Size -> the launches that measured it (this series) while the machine ran other work."""
+    busy = {c.launch for c in run_conditions(run) if c.busy}
+    out: dict[int, list[int]] = {}
+    for m in run.measurements:
+        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch in busy:
+            out.setdefault(m.bytes, []).append(m.launch)
+    return out
+
+
+def _beside_other_work(sizes: Sequence[SizeComparison], runs: Sequence[tuple[Any, str]], pattern: str,
+                       variant: str) -> tuple[tuple[SizeComparison, ...], str]:
+    """Each tested size that a run measured beside other work is "cannot tell": its difference is
+    the other work's as much as the change's (a run beside a busy loop read "slower" by 4.5x at
+    2 MiB and failed the gate). Oversubscription is not: it is how the run was configured (both
+    ranks on one core, said in a note). Returns the sizes and a note ("" when none)."""
+    busy = [(label, _busy_launches_by_size(run, pattern, variant)) for run, label in runs]
+    if not any(b for _, b in busy):
+        return tuple(sizes), ""
+    out, hit = [], []
+    for c in sizes:
+        why = "; ".join(f"{label}: launch{'es' if len(set(at[c.bytes])) > 1 else ''} "
+                        f"{', '.join(map(str, sorted(set(at[c.bytes]))))} beside other work"
+                        for label, at in busy if c.bytes in at)
+        if why and c.verdict != UNTESTED:
+            c = msgspec.structs.replace(c, verdict=CANNOT_TELL, launches_needed=None, disturbed=why)
+            hit.append(c)
+        out.append(c)
+    if not hit:
+        return tuple(out), ""
+    return tuple(out), (f"{len(hit)} size(s) measured beside other work (e.g. {units.size(hit[0].bytes)}: "
+                        f"{hit[0].disturbed}): cannot tell, whatever the samples say; compare runs made on a quiet "
+                        "machine (msgperf show --detail says which launches)")
+
+
 def _crowded_note(run: Any, label: str, pattern: str) -> str:
     """What a compared run's crowded launches mean for the comparison ("" when none was)."""
     measured = {m.launch for m in run.measurements if m.pattern == pattern}
@@ -665,6 +701,9 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     samples = [_p50_samples(run, pattern, variant) if stat == "p50" else launch_samples(run, pattern, variant)
                for run, stat in ((run_a, stat_a), (run_b, stat_b))]
     sizes, notes = compare_launch_samples(samples[0], samples[1], alpha, min_effect, hist_a, hist_b, statistic)
+    sizes, busy_note = _beside_other_work(sizes, ((run_a, label_a), (run_b, label_b)), pattern, variant)
+    if busy_note:
+        notes = notes + (busy_note,)
     if mixed:
         notes = notes + (mixed,)
     if crowded:
@@ -700,6 +739,8 @@ def size_gate(s: SizeComparison, fail_above: float, alpha: float = ALPHA) -> Siz
     limit = 1.0 + fail_above
     if s.verdict == UNTESTED:
         return SizeGate(s.bytes, CANNOT_TELL, "1 value per size (no samples): compared by value only")
+    if s.disturbed:
+        return SizeGate(s.bytes, CANNOT_TELL, "measured beside other work")
     if s.verdict == SLOWER and s.ratio > limit:
         return SizeGate(s.bytes, FAIL, f"{_pct(s.slowdown)}, interval {_pct(s.ratio_ci[0] - 1)} to "
                         f"{_pct(s.ratio_ci[1] - 1)}")
