@@ -40,7 +40,9 @@ def _rank_list(ranks: list[int]) -> str:
 
 def rank_table(profile: Profile) -> Grid:
     table = Grid(box="none", pad_edge=False)
-    for name in ("rank", "host", "sent", "bytes sent", "received", "in MPI", "waiting",
+    # "in Wait/Test": the time inside MPI_Wait*/MPI_Test* (wait_time_s), not the waiting for a
+    # slower rank of the breakdown below it (a rank that waits in MPI_Recv shows 0 here)
+    for name in ("rank", "host", "sent", "bytes sent", "received", "in MPI", "in Wait/Test",
                  "top sizes sent", "back-to-back"):
         table.add_column(name, justify="left" if name in ("host", "top sizes sent", "back-to-back") else "right")
     for r in profile.ranks[:MAX_RANK_ROWS]:
