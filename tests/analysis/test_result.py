@@ -200,3 +200,12 @@ def test_a_step_located_past_an_exact_eager_limit_is_not_called_eager():
     assert all(l.breakpoint.low_bytes <= 32688 < l.breakpoint.high_bytes for l in labels if EAGER in l.kinds)
     past = [l for l in labels if l.breakpoint.low_bytes == 32689]
     assert past and "the eager-probe's limit, 32688 B, lies just below it" in past[0].text
+
+
+def test_an_unexplained_switch_a_refinement_launch_did_not_see_again_says_so():
+    """A quiet default MPICH run: the sweep saw 16 B at 1.00 µs and 32 B at 1.34 µs, its refinement
+    launch 1.14 and 1.17 µs. The answer keeps the sweep's switch, marked; the eager switch, named
+    by the probe, is not marked."""
+    answer = analyze(_kernel_run("mpich-default-step-not-seen-again.jsonl")).answer
+    marks = {(s.low_bytes, s.high_bytes): s.not_seen_again for s in answer.switches}
+    assert marks[(16, 32)] is True and marks[(8112, 8113)] is False

@@ -83,6 +83,9 @@ class Switch(Value):
     # why the most likely gap is the whole interval although the model found a narrower one
     # (``_held_likely``: a side measured while disturbed, ...); "" when it was not widened
     best_why_not: str = ""
+    # the sweep's switch a refinement launch measured inside without seeing a step there beyond its
+    # noise (a tester's quiet run: 16 B - 32 B from the sweep, 10-64 B flat in the refinement)
+    not_seen_again: bool = False
 
 
 class Warning(Value):
@@ -373,7 +376,12 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     pw = sweep.piecewise
     by_size = {r.bytes: r for r in rows}
     caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]
-    switches = tuple(_held_likely(s, measured, by_size, caveats, eager)
+    # a switch no evidence but the sweep's times names, that a refinement launch did not see again
+    # (one the probe, an MPI setting or memcpy names stands on that evidence)
+    unseen = {c.bytes for c in model.caveats if c.kind == "not_narrowed"}
+    switches = tuple(_held_likely(msgspec.structs.replace(s, not_seen_again=True)
+                                  if s.high_bytes in unseen and s.kinds == (UNEXPLAINED,) else s,
+                                  measured, by_size, caveats, eager)
                      for s in _switches(pw.breakpoints, labels, measured))
     why_no_switches = "" if pw.criterion else "too few sizes to look for switches"
     off = len(pw.off_model)

@@ -271,7 +271,7 @@ def not_narrowed(low_bytes: int, high_bytes: int) -> Caveat:
     return Caveat("not_narrowed", f"the refinement measured sizes between {units.size(low_bytes)} and "
                   f"{units.size(high_bytes)} but its launch does not show the switch there beyond its noise: "
                   "the switch stays where the sweep put it",
-                  "measure again on a quieter machine, or with a larger --total-time")
+                  "measure again on a quieter machine, or with a larger --total-time", bytes=high_bytes)
 
 
 def two_launches() -> Caveat:

@@ -79,8 +79,9 @@ def _switch(s: Switch, width: int) -> str:
     where = f"{units.size(s.low_bytes)} – {units.size(s.high_bytes)}"
     if (s.best_low_bytes, s.best_high_bytes) != (s.low_bytes, s.high_bytes):
         where += f" (likely {units.size(s.best_low_bytes)} – {units.size(s.best_high_bytes)})"
+    again = "; a refinement launch saw no step there" if s.not_seen_again else ""
     for evidence in (s.evidence, tuple("MPI setting" if " = " in e else e for e in s.evidence), ()):
-        text = f"{where}: {s.cause}" + (f" ({', '.join(dict.fromkeys(evidence))})" if evidence else "")
+        text = f"{where}: {s.cause}" + (f" ({', '.join(dict.fromkeys(evidence))})" if evidence else "") + again
         if len(_line("", text)) <= width:
             return text
     return text

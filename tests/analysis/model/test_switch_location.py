@@ -341,3 +341,22 @@ def test_a_step_at_a_threshold_leaves_the_rest_of_its_interval_to_be_judged_alon
     spans = [(b.low_bytes, b.high_bytes) for b in where.breakpoints]
     assert (T, T + 1) in spans and any(low < 90000 <= high for low, high in spans), spans
     assert where.at_threshold[spans.index((T, T + 1))]
+
+
+def test_a_sweep_step_a_launch_measured_only_at_its_ends_and_did_not_show_again_is_examined():
+    """A tester's quiet run: the sweep saw 16 B at 1.00 µs and 32 B at 1.34 µs (a switch at
+    (16, 32]); its refinement launch measured both again (context of another interval), at 1.14
+    and 1.17 µs: less than half the step, so the switch is "examined, not narrowed" (the answer
+    says a refinement launch saw no step there). A launch that shows the step again, at its own
+    level, leaves it as it was."""
+    def point(size, t):
+        return SizePoint(bytes=size, time_s=t, ci_low_s=t * 0.99, ci_high_s=t * 1.01, n=100, launches=1, rel_sd=0.005)
+
+    bp = Breakpoint(16, 32, 16, 32, 0.99)
+    sweep = [point(8, 1.0e-6), point(16, 1.0e-6), point(32, 1.34e-6), point(64, 1.35e-6)]
+    flat = [point(10, 1.15e-6), point(13, 1.14e-6), point(16, 1.14e-6), point(32, 1.17e-6), point(64, 1.17e-6)]
+    where = located([bp], [flat], sweep=sweep)
+    assert where.breakpoints == (bp,) and where.examined == (bp,) and where.narrowed == (0,)
+    stepped = [point(16, 1.14e-6), point(32, 1.53e-6), point(64, 1.54e-6)]
+    assert located([bp], [stepped], sweep=sweep).examined == ()
+    assert located([bp], [flat]).examined == ()  # without the sweep's points nothing is judged

@@ -73,7 +73,7 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     suspects no launch has looked at yet, and where each breakpoint comes from."""
     sizes = [p.bytes for p in fitted]
     around = suspects(model, sizes)
-    where = located(model.breakpoints, refinements, tolerance, around, anchor, thresholds)
+    where = located(model.breakpoints, refinements, tolerance, around, anchor, thresholds, fitted)
     found = [bp for bp, f in zip(where.breakpoints, where.found) if f]
     own = [bp for bp, f in zip(where.breakpoints, where.found) if not f]
     moved = relocated(model, pts, pts, own, confidence)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -290,7 +290,8 @@ class Bracket:
 
 def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizePoint]],
             tolerance: float = TOLERANCE, around: Sequence[tuple[int, int]] = (),
-            anchor: int | None = None, thresholds: Sequence[int] = ()) -> Location:
+            anchor: int | None = None, thresholds: Sequence[int] = (),
+            sweep: Sequence[SizePoint] = ()) -> Location:
     """Every breakpoint narrowed by each refinement launch in turn (in the order they were
     made: a later round measured inside what the earlier one left), and every suspect interval
     (``around``, from ``suspects``) turned into a breakpoint where a launch shows a switch in it.
@@ -299,7 +300,10 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
     that holds it and whose window shows no switch is tested for a step there (``step_at``).
     ``thresholds``: the last size before each switch the run's MPI settings name (a single-copy
     threshold set by a CVAR): a launch that measured both sides of one is tested for a step
-    there, as at the probe's limit; a step becomes a switch, or narrows the one that holds it."""
+    there, as at the probe's limit; a step becomes a switch, or narrows the one that holds it.
+    ``sweep``: the sweep's points, whose step across a breakpoint's ends a launch that measured
+    only the ends must show again (``_step_not_seen``)."""
+    ends_of_sweep = {p.bytes: p for p in sweep}
     brackets = sorted([Bracket(SWEEP, b) for b in breakpoints] + [Bracket.at(SUSPECT, low, high) for low, high in around],
                       key=lambda k: (k.given.low_bytes, k.given.high_bytes))
     probe = None  # the eager-probe's limit: a switch the sweep may have merged with another, or missed
@@ -316,6 +320,8 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                 seen = _test_the_step(bracket, near, pts, tolerance) or seen
             else:
                 beside += _narrow(bracket, near, anchor, tolerance)
+                if not bracket.measured and not bracket.suspected and _step_not_seen(bracket.now, near, ends_of_sweep):
+                    bracket.measured = True  # examined: its step is not there again
     if probe is not None and probe.narrowed:
         _absorb_into_the_probe(brackets, anchor)
     for step in (k for k in brackets if k.kind == THRESHOLD and k.narrowed):
@@ -373,6 +379,21 @@ def _test_the_step(bracket: Bracket, near: list[SizePoint], pts: Sequence[SizePo
             bracket.at_threshold = True
             bracket.step_launch = sorted(pts, key=lambda p: p.bytes)
     return check if bracket.kind == PROBE else None
+
+
+def _step_not_seen(b: Breakpoint, near: Sequence[SizePoint], sweep: Mapping[int, SizePoint]) -> bool:
+    """A launch that measured both ends of a sweep's switch interval (and nothing inside) shows
+    less than half the sweep's step between them (as a ratio, so the launches' levels cancel): the
+    step is not there again (a tester's quiet run: 16 B 1.00 and 32 B 1.34 µs in the sweep, 1.14
+    and 1.17 µs in the refinement launch)."""
+    mine = {p.bytes: p for p in near if p.bytes in (b.low_bytes, b.high_bytes)}
+    if len(mine) < 2 or b.low_bytes not in sweep or b.high_bytes not in sweep:
+        return False
+    if min(mine[b.low_bytes].time_s, sweep[b.low_bytes].time_s) <= 0:
+        return False
+    swept = math.log(sweep[b.high_bytes].time_s / sweep[b.low_bytes].time_s)
+    again = math.log(mine[b.high_bytes].time_s / mine[b.low_bytes].time_s)
+    return abs(swept) > 0 and (again / swept) < 0.5
 
 
 def _narrow(bracket: Bracket, near: list[SizePoint], anchor: int | None, tolerance: float) -> list[Breakpoint]:
