@@ -83,6 +83,13 @@ def test_two_ranks_seen_on_one_core_count_only_with_the_samples_sign_of_a_schedu
     groups = shared + [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]
     assert disturbance(_fig(0), quiet, groups) == "launch 0 ranks on one core, two groups of times"
     assert disturbance(_fig(0), quiet, [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]) == ""  # no verdict: kept
+    # ... or with that launch's time at the size apart from the other launches' (Open MPI, 1 KiB at
+    # 0.31, 0.31, 0.87, 0.35, 0.30 µs, the third launch seen with both ranks on one CPU)
+    rows = {1024: _row(1024, (0, 1, 2))}
+    apart = shared + [cv.size_apart(0, 1024, 2.8)]
+    assert disturbance(_fig(1024), rows, apart) == "launch 0 ranks on one core, times apart from the other launches'"
+    assert disturbance(_fig(1024), rows, shared + [cv.size_apart(2, 1024, 2.8)]) == ""  # another launch's
+    assert disturbance(_fig(1024), rows, [cv.size_apart(0, 1024, 2.8)]) == ""  # not seen sharing: kept
 
 
 def _switch(low: int, high: int, best_low: int, best_high: int) -> Switch:
@@ -292,3 +299,17 @@ def test_the_per_size_fraction_of_a_withheld_asymptotic_bandwidth_is_cannot_tell
     assert any(s["fraction_of_asymptotic_bandwidth"] is not None for s in quiet["sizes"])
     text = msgperf("fit", path).stdout
     assert "?: cannot tell, " + result.answer.disturbed["asymptotic_bandwidth"] in " ".join(text.split())
+
+
+def test_a_launch_apart_at_a_size_is_found_against_the_median_of_the_others():
+    from msgperf.analysis.answer import _apart
+
+    def size(b, medians):
+        return SimpleNamespace(bytes=b, measurements=[SimpleNamespace(launch=l, stats=SimpleNamespace(median=m))
+                                                      for l, m in enumerate(medians)])
+    model = SimpleNamespace(sizes=[size(1024, [0.31e-6, 0.31e-6, 0.87e-6, 0.35e-6, 0.30e-6]),
+                                   size(2048, [0.5e-6, 0.6e-6, 0.55e-6]),  # within 1.5x: none
+                                   size(4096, [1e-6, 3e-6])])  # two launches: no "others" to judge by
+    (found,) = _apart(model)
+    assert (found.kind, found.launch, found.bytes) == ("size_apart", 2, 1024)
+    assert "2.8x the median of the other launches" in found.message

@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import msgspec
+import numpy as np
 
 from msgperf import units
+from msgperf.analysis import caveats as cv
 from msgperf.analysis.model import (CAPACITY, EAGER, FLOOR, SINGLE_COPY, UNEXPLAINED, BreakpointLabel,
                                     SizePoint, Term)
 from msgperf.analysis.caveats import LINE_MISFIT, Caveat
@@ -39,8 +41,13 @@ DISTURBING = ("busy_machine", "oversubscribed")
 # at the figure's size, or a time of at least one slice (1 ms, the shortest tick, HZ = 1000).
 SHARED = "shared_core"
 SLICE_S = 1e-3
+# ... or where a launch seen so measured the size apart from the other launches (beyond the 1.5x a
+# launch may differ before it measured another curve, launch_alignment.REFINEMENT_AGREEMENT): Open
+# MPI, 1 KiB at 0.31, 0.31, 0.87, 0.35, 0.30 µs, the third launch seen with both ranks on CPU 1
+APART = "size_apart"
+APART_FACTOR = 1.5
 _HOW = {"busy_machine": "beside other work", "oversubscribed": "oversubscribed",
-        SHARED: "ranks on one core", "bimodal": "two groups of times"}
+        SHARED: "ranks on one core", "bimodal": "two groups of times", APART: "times apart from the other launches'"}
 
 CAUSES = {EAGER: "eager → rendezvous", SINGLE_COPY: "single-copy threshold",
           CAPACITY: "cache/memory capacity", FLOOR: "the hardware's own knee",
@@ -215,7 +222,8 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
     hits = [c for c in caveats if c.launch in launches and c.kind in DISTURBING]
     if not hits:
         shared = [c for c in caveats if c.launch in launches and c.kind == SHARED]
-        slices = [c for c in caveats if c.kind == "bimodal" and c.bytes == row.bytes]
+        slices = [c for c in caveats if c.bytes == row.bytes and (c.kind == "bimodal" or (
+            c.kind == APART and c.launch in {s.launch for s in shared}))]
         if shared and (slices or row.time_s >= SLICE_S):
             hits = shared + slices[:1]
     if not hits:
@@ -223,6 +231,22 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
     said = ", ".join(dict.fromkeys(_HOW[c.kind] for c in hits))
     where = sorted({c.launch for c in hits if c.launch is not None})
     return f"{_launch_words(where)} {said}"
+
+
+def _apart(model: Any) -> list[Caveat]:
+    """Each launch whose median at a size lies beyond ``APART_FACTOR`` of the median of the other
+    launches' (at least two others), as a caveat the disturbance rule reads."""
+    out = []
+    for size in model.sizes:
+        medians = {m.launch: m.stats.median for m in size.measurements if m.stats.median > 0}
+        if len(medians) < 3:
+            continue
+        for launch, value in medians.items():
+            others = float(np.median([v for k, v in medians.items() if k != launch]))
+            ratio = value / others
+            if max(ratio, 1 / ratio) > APART_FACTOR:
+                out.append(cv.size_apart(launch, size.bytes, ratio))
+    return out
 
 
 def _undisturbed(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[Caveat], said: str) -> Figure:
@@ -375,7 +399,7 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
                          "the largest size is latency-bound" if ch.asymptotic_bandwidth.sizes else "")
     pw = sweep.piecewise
     by_size = {r.bytes: r for r in rows}
-    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats]
+    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats] + _apart(model)
     # a switch no evidence but the sweep's times names, that a refinement launch did not see again
     # (one the probe, an MPI setting or memcpy names stands on that evidence)
     unseen = {c.bytes for c in model.caveats if c.kind == "not_narrowed"}

@@ -248,6 +248,12 @@ def no_step_at_eager_limit(anchor: int, below_bytes: int, below_s: float, above_
                   else "measure again on a quieter machine (msgperf run again)")
 
 
+def size_apart(launch: int, size: int, ratio: float) -> Caveat:
+    return Caveat("size_apart", f"launch {launch} measured {size_text(size)} at {ratio:.2g}x the median of the "
+                  "other launches", "see which launches were disturbed: msgperf show --detail", bytes=size,
+                  launch=launch)
+
+
 def narrow_regime(lower: int, upper: int, sizes: list[int]) -> Caveat:
     listed = " and ".join(units.size(s) for s in sizes)
     step = max(1, (upper - lower) // 4)
