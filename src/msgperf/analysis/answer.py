@@ -280,7 +280,9 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
     if (s.best_low_bytes, s.best_high_bytes) == (s.low_bytes, s.high_bytes):
         return s
     why = ""
-    if any(c.kind == "refinement_disturbed" for c in caveats):
+    if s.not_seen_again:
+        why = "a refinement launch saw no step there"
+    elif any(c.kind == "refinement_disturbed" for c in caveats):
         why = "a refinement launch was set aside as disturbed"
     for b in (s.best_low_bytes, s.best_high_bytes):
         if not why and b in measured and disturbance(measured[b], rows, caveats):
@@ -402,9 +404,10 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats] + _apart(model)
     # a switch no evidence but the sweep's times names, that a refinement launch did not see again
     # (one the probe, an MPI setting or memcpy names stands on that evidence)
-    unseen = {c.bytes for c in model.caveats if c.kind == "not_narrowed"}
+    unseen = [c.bytes for c in model.caveats if c.kind in ("not_narrowed", "not_seen_again")]
     switches = tuple(_held_likely(msgspec.structs.replace(s, not_seen_again=True)
-                                  if s.high_bytes in unseen and s.kinds == (UNEXPLAINED,) else s,
+                                  if any(s.low_bytes < b <= s.high_bytes for b in unseen)
+                                  and s.kinds == (UNEXPLAINED,) else s,
                                   measured, by_size, caveats, eager)
                      for s in _switches(pw.breakpoints, labels, measured))
     why_no_switches = "" if pw.criterion else "too few sizes to look for switches"

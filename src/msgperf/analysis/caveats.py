@@ -280,6 +280,13 @@ def not_narrowed(low_bytes: int, high_bytes: int) -> Caveat:
                   "measure again on a quieter machine, or with a larger --total-time", bytes=high_bytes)
 
 
+def not_seen_again(low_bytes: int, high_bytes: int, at: int) -> Caveat:
+    return Caveat("not_seen_again", f"a refinement launch located a switch between {units.size(low_bytes)} and "
+                  f"{units.size(high_bytes)}, and a later one measured inside it and shows less than half that "
+                  "step: where it lies, or whether it is there, cannot be told",
+                  "measure again on a quieter machine, or with a larger --total-time", bytes=at)
+
+
 def two_launches() -> Caveat:
     return Caveat("two_launches", "only two launches: neither can be called the odd one out",
                   "repeat at least three times (--repeat 3) to judge launches")

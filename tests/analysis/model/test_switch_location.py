@@ -360,3 +360,19 @@ def test_a_sweep_step_a_launch_measured_only_at_its_ends_and_did_not_show_again_
     stepped = [point(16, 1.14e-6), point(32, 1.53e-6), point(64, 1.54e-6)]
     assert located([bp], [stepped], sweep=sweep).examined == ()
     assert located([bp], [flat]).examined == ()  # without the sweep's points nothing is judged
+
+
+def test_a_located_switch_a_later_launch_measured_flat_is_contested():
+    """A tester's run (MPICH, CMA at 128 KiB): one refinement launch showed a step at 7515 -> 7756 B
+    (4.87 -> 6.30 µs), a later one, at a third of its level, measured 6992-7756 B flat (1.63-1.69 µs).
+    The switch keeps the first launch's location, and says the later launch did not see it."""
+    sweep_bp = Breakpoint(16384, 65536, 16384, 65536, 0.99)
+    sizes = refinement_sizes(16384, 65536)
+    first = launch_points(sizes)
+    later = launch_points(sizes, seed=1, level=0.35, step_at=1 << 40)  # no step at all
+    where = located([sweep_bp], [first, later])
+    (b,) = where.breakpoints
+    assert b.low_bytes < 32689 <= b.high_bytes and where.narrowed == (1,)
+    assert where.contested == (b.best_high_bytes,)
+    again = launch_points(sizes, seed=2, level=0.35)  # the same step at its own level: not contested
+    assert located([sweep_bp], [first, again]).contested == (0,)

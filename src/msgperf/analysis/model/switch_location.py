@@ -223,6 +223,9 @@ class Location(Value):
     absorbed: tuple[tuple[int, int], ...] = ()  # suspects whose step is the one at the probe's limit
     probe: "ProbeStep | None" = None  # what the last launch that measured around the probe's limit showed
     at_threshold: tuple[bool, ...] = ()  # per breakpoint: located by a step at a threshold the run recorded
+    # per breakpoint: the most likely gap's upper size where a later launch measured inside it and
+    # shows less than half the step of the launch that located it (0: not contested)
+    contested: tuple[int, ...] = ()
 
 
 # the kinds of bracket: where a switch may lie, and who said so
@@ -248,6 +251,8 @@ class Bracket:
     step_launch: list[SizePoint] | None = None  # THRESHOLD: the launch that showed the step
     absorbed: bool = False  # SUSPECT: its step is the one at the probe's limit
     held: bool = False  # THRESHOLD: its step narrowed a switch that holds it
+    step: float = 0.0  # log of the time ratio across the gap in the launch that last narrowed it
+    contested: bool = False  # a later launch measured inside it and shows less than half that step
 
     def __post_init__(self) -> None:
         if self.now is None:
@@ -345,7 +350,8 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                                  if k.kind in (SUSPECT, BESIDE) and k.measured and not k.narrowed and not k.absorbed),
                     probe=seen,
                     absorbed=tuple((k.given.low_bytes, k.given.high_bytes) for k in brackets if k.absorbed),
-                    at_threshold=tuple(k.at_threshold for k in kept))
+                    at_threshold=tuple(k.at_threshold for k in kept),
+                    contested=tuple(k.now.best_high_bytes if k.contested else 0 for k in kept))
 
 
 def _near(brackets: list[Bracket], i: int, pts: Sequence[SizePoint]) -> list[SizePoint]:
@@ -403,6 +409,7 @@ def _narrow(bracket: Bracket, near: list[SizePoint], anchor: int | None, toleran
     b = bracket.now
     inside = [p for p in near if b.low_bytes < p.bytes < b.high_bytes]
     if not inside:
+        _contest(bracket, near)
         return []
     # the interval and SIDE sizes either side (the sizes the launch measured again beside
     # it): a knee farther off must not pass for a step inside
@@ -419,7 +426,28 @@ def _narrow(bracket: Bracket, near: list[SizePoint], anchor: int | None, toleran
             beside = _beside_the_limit(near, b, anchor, tolerance)
     if found is not None:
         bracket.narrow(found)
+        bracket.step = _log_step(window, found) or 0.0
+    else:
+        _contest(bracket, near)
     return beside
+
+
+def _contest(bracket: Bracket, near: Sequence[SizePoint]) -> None:
+    """A launch after the one that located the switch, with sizes on both sides of its gap (inside
+    it or at its ends) and less than half its step across it (as a ratio: the levels cancel)."""
+    if bracket.narrowed and bracket.step:
+        again = _log_step(near, bracket.now)
+        bracket.contested = bracket.contested or (again is not None and again / bracket.step < 0.5)
+
+
+def _log_step(points: Sequence[SizePoint], b: Breakpoint) -> float | None:
+    """log(time above / time below) across ``b``'s most likely gap, from the launch's nearest sizes
+    at or below it and at or above it; None without both."""
+    below = [p for p in points if p.bytes <= b.best_low_bytes and p.time_s > 0]
+    above = [p for p in points if p.bytes >= b.best_high_bytes and p.time_s > 0]
+    if not below or not above:
+        return None
+    return math.log(min(above, key=lambda p: p.bytes).time_s / max(below, key=lambda p: p.bytes).time_s)
 
 
 def _absorb_into_the_probe(brackets: list[Bracket], anchor: int) -> None:
