@@ -51,3 +51,10 @@ def test_a_total_of_bytes_reads_in_three_digits_not_to_the_byte():
     assert units.volume(10_400_000) == "9.92 MiB" and units.size(10_400_000) == "10400000 B"
     assert units.volume(512) == "512 B" and units.volume(1536) == "1.5 KiB" and units.volume(None) == "-"
     assert units.memory(25_232_932_864) == "23.5 GiB"  # a host's memory: the same form
+
+
+def test_a_time_or_size_below_rounding_is_zero_not_a_string_of_zeros():
+    """A line through two exact points: α = 1e-21 s and n½ = 1e-16 B were printed in full decimals."""
+    assert units.seconds(9.99e-22) == "0 ns" and units.seconds(-3e-18) == "0 ns"
+    assert units.seconds(2e-12) == "0.002 ns"  # a picosecond is still a value
+    assert units.size(9.99e-17) == "0 B" and units.size(0.5) == "0.5 B"

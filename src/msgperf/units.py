@@ -47,10 +47,18 @@ def _scaled(x: float, units, digits: int) -> str:
     return f"{_sig(x / scale, digits)} {name}"
 
 
+# Below these a fitted time or size is rounding, not a value (a line through two exact points gave
+# α = 1e-21 s, printed "0.000000000000999 ns"): shown as 0
+TIME_FLOOR_S = 1e-15
+SIZE_FLOOR_B = 1e-3
+
+
 def seconds(t: float | None, digits: int = 3) -> str:
     """821 ns, 1.66 µs, 14 ms, 2.5 s."""
     if not _finite(t):
         return MISSING
+    if abs(float(t)) < TIME_FLOOR_S:
+        return "0 ns"
     return _scaled(float(t), _TIMES, digits)
 
 
@@ -71,6 +79,8 @@ def size(n: float | None) -> str:
                 if float(text) * scale == whole and len(text.replace(".", "").lstrip("0")) <= 4:
                     return f"{text} {name}"
         return f"{whole} B"
+    if abs(value) < SIZE_FLOOR_B:
+        return "0 B"
     if abs(value) < 1024:
         return f"{_sig(value, 3)} B"
     for name, scale in reversed(_SIZES):  # KiB first: the smallest unit that keeps it below 1024
