@@ -20,7 +20,7 @@ import msgspec
 
 from msgperf.analysis import caveats as cv
 from msgperf.analysis.answer import Answer, build_answer, disturbed_terms
-from msgperf.analysis.model import (TOLERANCE, BreakpointEvidence, BreakpointLabel, KnownThreshold, LogGPAnalysis, LogGPError,
+from msgperf.analysis.model import (EAGER, TOLERANCE, BreakpointEvidence, BreakpointLabel, KnownThreshold, LogGPAnalysis, LogGPError,
                                     LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
                                     known_thresholds, label_breakpoints, points_from_rows,
                                     probe_contradiction, reported_thresholds)
@@ -395,9 +395,12 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
     anchor = eager.switch_bytes if eager is not None else None
     # ... and where the launch environment set a threshold to the byte (a single-copy threshold)
     thresholds = threshold_anchors(run)
-    # the probe's limit and every threshold the MPI names: between two, sizes off the model are a regime
+    # the probe's limit and every threshold the MPI names: between two, sizes off the model are a
+    # regime; where the probe measured the eager limit, an eager variable's loose bracket (a cell
+    # size: its low end 1 KiB below, for a header) is no switch of its own
     bounds = tuple(sorted({*([eager.split_bytes] if eager is not None else []),
-                           *(t.low for t in _mpi_thresholds(run))}))
+                           *(t.low for t in _mpi_thresholds(run)
+                             if eager is None or t.kind != EAGER or t.high - t.low == 1)}))
     series = tuple(_model(run, key, facts[key.pattern], launch, tolerance, confidence, anchor, thresholds,
                           bounds if key.pattern not in ("memcpy", "floor") else ())
                    for key in _series_keys(run, launch))
