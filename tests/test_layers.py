@@ -58,9 +58,26 @@ def _type_checking_only(tree: ast.AST) -> set[int]:
     return hidden
 
 
+def lazy_map(src: Path, package: str) -> dict[str, str]:
+    """The names a package's face imports on first use (``lazy_names(package, MAP, ...)``: name ->
+    module), read from its ``__init__.py``; {} for none."""
+    init = src.parent.joinpath(*package.split("."), "__init__.py")
+    if not init.exists():
+        return {}
+    tree = ast.parse(init.read_text())
+    maps = {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+            if isinstance(t, ast.Name) and isinstance(n.value, ast.Dict)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "lazy_names" and len(node.args) > 1 \
+                and getattr(node.args[1], "id", "") in maps:
+            return ast.literal_eval(maps[node.args[1].id])
+    return {}
+
+
 def imports(path: Path, src: Path) -> list[tuple[int, str]]:
     """Every import of a source file that counts: (line, absolute module); ``from msgperf import
-    x`` is read as the module ``msgperf.x``."""
+    x`` is read as the module ``msgperf.x``, and a name a package's face imports on first use
+    (``lazy_map``) as the module it comes from."""
     rel = path.relative_to(src.parent).with_suffix("")
     here = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
@@ -78,10 +95,14 @@ def imports(path: Path, src: Path) -> list[tuple[int, str]]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            if module == "msgperf":
-                out += [(node.lineno, f"msgperf.{a.name}") for a in node.names]
-            else:
-                out.append((node.lineno, module))
+            lazy = lazy_map(src, module) if module.startswith("msgperf") else {}
+            for a in node.names:
+                if a.name in lazy:
+                    out.append((node.lineno, lazy[a.name]))
+                elif module == "msgperf":
+                    out.append((node.lineno, f"msgperf.{a.name}"))
+                else:
+                    out.append((node.lineno, module))
     return out
 
 
@@ -100,7 +121,7 @@ def violations(src: Path) -> list[str]:
             to = unit_of(module)
             if to is None or to == here or to in LEAVES:
                 continue
-            if here in LEAVES and to == here.split(".")[0]:
+            if here in LEAVES and LAYER_OF.get(to, len(LAYERS)) > 0:  # a leaf stands on the base alone
                 found.append(f"{path.relative_to(src.parent)}:{line}: the leaf {here!r} imports {module}")
             elif here not in LEAVES and (to not in LAYER_OF or LAYER_OF[to] >= LAYER_OF[here]):
                 found.append(f"{path.relative_to(src.parent)}:{line}: {here or 'msgperf'!r} imports {module}, "
@@ -116,7 +137,10 @@ def test_msgperf_imports_only_downward():
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     src = tmp_path / "msgperf"
-    for name, text in {"__init__.py": "from msgperf.errors import E\n__version__ = 1\n", "errors.py": "E = 1\n",
+    for name, text in {"__init__.py": "from msgperf.errors import E\nfrom msgperf.lazy import lazy_names\n"
+                                      "__version__ = 1\n_LAZY = {'Run': 'msgperf.records.format'}\n"
+                                      "__getattr__ = lazy_names('msgperf', _LAZY, globals())\n",
+                       "errors.py": "E = 1\n", "lazy.py": "",
                        "records/__init__.py": "", "records/limits.py": "L = 1\n",
                        "records/format.py": "from msgperf.errors import E\nfrom .limits import L\n",
                        "plan.py": "from msgperf.records.limits import L\nfrom typing import TYPE_CHECKING\n"
@@ -145,6 +169,8 @@ def test_a_clean_fake_tree_passes(tmp_path):
     ("present/text.py", "from msgperf.api import x\n", "'present' imports msgperf.api"),
     ("records/limits.py", "from msgperf.records.format import F\n", "the leaf 'records.limits'"),
     ("newthing.py", "", "in no layer"),
+    ("records/limits.py", "from msgperf.analysis.result import r\n", "the leaf 'records.limits'"),
+    ("plan.py", "from msgperf import Run\n", "'plan' imports msgperf.records.format"),  # the face's lazy name
 ])
 def test_the_checker_fails_on_a_violation(tmp_path, name, text, said):
     found = violations(_tree(tmp_path, {name: text}))

@@ -188,18 +188,17 @@ def test_the_default_mpich_narrow_regime_is_one_switch_across_it_not_spikes():
     assert (step.below.bytes, step.above.bytes) == (8112, 8113) and step.step.value > 0
 
 
-def test_a_step_located_past_an_exact_eager_limit_is_not_called_eager():
+def test_a_step_located_past_an_exact_eager_limit_is_not_called_eager_to_rendezvous():
     """MPICH, cell size 32768 B (eager limit 32688 B, to the byte): within one refinement launch
     32688 B took 10.1 µs, 32689 B 10.9, 33405 B 13.3 and 34121 B 18.7; the model located its step at
-    (32689, 34121], which leaves out the limit, and called it eager -> rendezvous. No switch named
-    eager leaves out the probe's gap, and that one says where the limit lies."""
-    from msgperf.analysis.model.breakpoint_labels import EAGER
-
+    (32689, 34121], which leaves out the limit, and the answer called it eager -> rendezvous beside
+    a crossing measured at 32688 -> 32689 B. The cell size names it, as a step past the limit."""
     result = analyze(_kernel_run("mpich-cell32k-step-past-limit.jsonl"))
-    labels = result.find("pingpong").labels
-    assert all(l.breakpoint.low_bytes <= 32688 < l.breakpoint.high_bytes for l in labels if EAGER in l.kinds)
-    past = [l for l in labels if l.breakpoint.low_bytes == 32689]
-    assert past and "the eager-probe's limit, 32688 B, lies just below it" in past[0].text
+    (past,) = [s for s in result.answer.switches if s.low_bytes == 32689]
+    assert past.cause == "a step just past the eager limit (32688 B)"
+    assert all(s.low_bytes <= 32688 < s.high_bytes for s in result.answer.switches if s.cause == "eager → rendezvous")
+    (label,) = [l for l in result.find("pingpong").labels if l.breakpoint.low_bytes == 32689]
+    assert "the eager-probe's limit, 32688 B, lies just below it" in label.text
 
 
 def test_an_unexplained_switch_a_refinement_launch_did_not_see_again_says_so():

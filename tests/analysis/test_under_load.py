@@ -87,7 +87,7 @@ def test_two_ranks_seen_on_one_core_count_only_with_the_samples_sign_of_a_schedu
     # 0.31, 0.31, 0.87, 0.35, 0.30 µs, the third launch seen with both ranks on one CPU)
     rows = {1024: _row(1024, (0, 1, 2))}
     apart = shared + [cv.size_apart(0, 1024, 2.8)]
-    assert disturbance(_fig(1024), rows, apart) == "launch 0 ranks on one core, times apart from the other launches'"
+    assert disturbance(_fig(1024), rows, apart) == "launch 0 ranks on one core, launch 0 at 2.8x the other launches'"
     assert disturbance(_fig(1024), rows, shared + [cv.size_apart(2, 1024, 2.8)]) == ""  # another launch's
     assert disturbance(_fig(1024), rows, [cv.size_apart(0, 1024, 2.8)]) == ""  # not seen sharing: kept
 
@@ -313,3 +313,25 @@ def test_a_launch_apart_at_a_size_is_found_against_the_median_of_the_others():
     (found,) = _apart(model)
     assert (found.kind, found.launch, found.bytes) == ("size_apart", 2, 1024)
     assert "2.8x the median of the other launches" in found.message
+
+
+def test_a_crossing_whose_gap_was_withheld_as_disturbed_is_not_read_off_the_sizes_beside_it():
+    """Review: an exact probe at 8112 B, the model's switch (8000, 8192] with its likely gap at
+    (8112, 8113], both sizes measured beside other work: the gap is withheld, and the crossing
+    must not be read off 8112 B and 8113 B instead (it was, once the answer read the probe's own
+    gap for a switch across a narrow regime)."""
+    from msgperf.analysis.answer import _eager_step
+
+    s = _switch(8000, 8192, 8112, 8113)
+    rows = {8000: _row(8000, (0,)), 8112: _row(8112, (1,)), 8113: _row(8113, (1,)), 8192: _row(8192, (0,))}
+    measured = {b: _fig(b) for b in rows}
+    busy = [cv.busy_machine(1, "other work 1.8 of 2 cores")]
+    held = _held_likely(s, measured, rows, busy, _probe(8112))
+    assert held.step.step.value is None
+    step, why = _eager_step(_probe(8112), [held], measured, rows, busy)
+    assert step is not None and step.step.value is None and "disturbed" in step.step.why_not
+    # without a switch holding the limit, the sizes beside it are read, and held to the same rule
+    step, why = _eager_step(_probe(8112), [], measured, rows, busy)
+    assert step is None and why == "8112 B was measured while disturbed"
+    step, why = _eager_step(_probe(8112), [], measured, rows, [])
+    assert step is not None and step.step.value is not None

@@ -50,12 +50,11 @@ def test_a_run_beside_a_busy_process_is_right_or_says_it_cannot_tell(msgperf, tm
     if eager["value"] is not None:
         first = int(eager["value"]) + 1
         for s in answer["switches"]:
-            if "eager_rendezvous" in s["kinds"]:
-                # the labelling rule (analysis/model/breakpoint_labels.py ``_holds_the_limit``): a
-                # probe exact to the byte names only a switch whose interval holds its gap. Beside a
-                # busy process a step was often located at (8113, 8192] for a limit of 8112 B: that
-                # is another step (MPICH's rendezvous through shared memory below its 8192 B
-                # single-copy threshold), no longer called eager -> rendezvous
+            if "eager_rendezvous" in s["kinds"] and "eager → rendezvous" in s["cause"]:
+                # the labelling rule (analysis/model/breakpoint_labels.py ``past_the_limit``): a
+                # switch called eager -> rendezvous holds the probe's gap; one an eager variable
+                # names beside it (beside a busy process a step was often located at (8113, 8192]
+                # for a limit of 8112 B) is "a step just past the eager limit"
                 assert s["low_bytes"] < first <= s["high_bytes"], (s, eager)
     else:
         assert eager["why_not"], eager

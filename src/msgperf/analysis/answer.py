@@ -201,7 +201,10 @@ def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
     out = []
     for bp, label in zip(breakpoints, list(labels) + [None] * len(breakpoints)):
         kinds = label.kinds if label is not None else (UNEXPLAINED,)
-        cause = " and ".join(CAUSES.get(k, k) for k in kinds)
+        # a step an eager variable names beside the probe's exact limit is not where the protocol changed
+        past = label.past_limit if label is not None else None
+        cause = " and ".join(f"a step just past the eager limit ({past} B)" if k == EAGER and past is not None
+                             else CAUSES.get(k, k) for k in kinds)
         below, above = measured.get(bp.best_low_bytes), measured.get(bp.best_high_bytes)
         none = Figure(None, why_not="not in the table")
         step = (step_between(below, above) if below is not None and above is not None else
@@ -228,7 +231,7 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
             hits = shared + slices[:1]
     if not hits:
         return ""
-    said = ", ".join(dict.fromkeys(_HOW[c.kind] for c in hits))
+    said = ", ".join(dict.fromkeys(c.brief if c.kind == APART else _HOW[c.kind] for c in hits))
     where = sorted({c.launch for c in hits if c.launch is not None})
     return f"{_launch_words(where)} {said}"
 
@@ -314,8 +317,8 @@ def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
                            + (f"{high} B not" if high is not None else "no size up to its maximum wait")))
 
 
-def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
-                measured: Mapping[int, Figure]) -> tuple[Step | None, str]:
+def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch], measured: Mapping[int, Figure],
+                rows: Mapping[int, SizeRow] | None = None, caveats: Sequence[Caveat] = ()) -> tuple[Step | None, str]:
     if eager is None:
         return None, "no eager limit measured"
     if not eager.agreed:
@@ -325,8 +328,9 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
         # the switch's own step only where its most likely gap holds the limit (read across a
         # wider bracket, both sizes could lie on one side of it), and is the limit's own gap where
         # the probe was exact (a switch across a narrow regime holds the limit and another switch)
+        # (a gap widened because its sizes were disturbed keeps its "cannot tell")
         if EAGER in s.kinds and s.best_low_bytes <= split < s.best_high_bytes and (
-                eager.limit_bytes is None or s.best_high_bytes == split + 1):
+                eager.limit_bytes is None or s.best_high_bytes == split + 1 or s.best_why_not):
             return s.step, ""
     below = [measured[b] for b in sorted(measured) if b <= split]
     above = [measured[b] for b in sorted(measured) if b > split]
@@ -335,6 +339,9 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch],
     step = step_between(below[-1], above[0])
     if step.step.value is None:
         return None, step.step.why_not
+    for side in (below[-1], above[0]):
+        if rows is not None and disturbance(side, rows, caveats):
+            return None, f"{units.size(side.bytes)} was measured while disturbed"
     return step, ""
 
 
@@ -404,17 +411,20 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats] + _apart(model)
     # a switch no evidence but the sweep's times names, that a refinement launch did not see again
     # (one the probe, an MPI setting or memcpy names stands on that evidence)
-    unseen = [c.bytes for c in model.caveats if c.kind in ("not_narrowed", "not_seen_again")]
+    # (where a later launch contests a located switch, whatever names it, its place cannot be told)
+    unseen = [c.bytes for c in model.caveats if c.kind in ("not_narrowed", "step_not_repeated")]
+    contested = [c.bytes for c in model.caveats if c.kind == "not_seen_again"]
     switches = tuple(_held_likely(msgspec.structs.replace(s, not_seen_again=True)
-                                  if any(s.low_bytes < b <= s.high_bytes for b in unseen)
-                                  and s.kinds == (UNEXPLAINED,) else s,
+                                  if any(s.low_bytes < b <= s.high_bytes for b in contested)
+                                  or (any(s.low_bytes < b <= s.high_bytes for b in unseen) and s.kinds == (UNEXPLAINED,))
+                                  else s,
                                   measured, by_size, caveats, eager)
                      for s in _switches(pw.breakpoints, labels, measured))
     why_no_switches = "" if pw.criterion else "too few sizes to look for switches"
     off = len(pw.off_model)
     none_words = ("every size fits one line within its noise" if pw.fits_every_size else
                   f"{off} size{'s' if off > 1 else ''} off the line beyond {'their' if off > 1 else 'its'} noise")
-    step, step_why = _eager_step(eager, switches, measured)
+    step, step_why = _eager_step(eager, switches, measured, by_size, caveats)
     half = ch.n_half
     if half.value is None:
         n_half = Figure(None, why_not=half.note)

@@ -251,16 +251,17 @@ def no_step_at_eager_limit(anchor: int, below_bytes: int, below_s: float, above_
 def size_apart(launch: int, size: int, ratio: float) -> Caveat:
     return Caveat("size_apart", f"launch {launch} measured {size_text(size)} at {ratio:.2g}x the median of the "
                   "other launches", "see which launches were disturbed: msgperf show --detail", bytes=size,
-                  launch=launch)
+                  launch=launch, brief=f"launch {launch} at {ratio:.2g}x the other launches'")
 
 
 def narrow_regime(lower: int, upper: int, sizes: list[int]) -> Caveat:
     listed = " and ".join(units.size(s) for s in sizes)
     step = max(1, (upper - lower) // 4)
-    inside = ",".join(str(b) for b in sorted({lower + 1, *range(lower + 1 + step, upper, step), upper}))
+    inside = ",".join(str(b) for b in sorted({lower, lower + 1, *range(lower + 1 + step, upper, step), upper,
+                                              upper + 1}))
     return Caveat("narrow_regime", f"{listed} lie between two switches the run knows ({units.size(lower)} | "
-                  f"{units.size(lower + 1)} and {units.size(upper)} | {units.size(upper + 1)}: the eager-probe's "
-                  "limit, the MPI's thresholds): one protocol's regime, with too few sizes measured for a line of "
+                  f"{units.size(lower + 1)} and {units.size(upper)} | {units.size(upper + 1)}, from the eager-probe "
+                  "or the MPI's thresholds): one protocol's regime, with too few sizes measured for a line of "
                   "its own, so the model does not fit them; they are that regime, not spikes",
                   f"measure more sizes inside it: msgperf run --sizes {inside}",
                   brief=f"{units.size(lower + 1)}–{units.size(upper)}: a regime of its own")
@@ -277,6 +278,13 @@ def not_narrowed(low_bytes: int, high_bytes: int) -> Caveat:
     return Caveat("not_narrowed", f"the refinement measured sizes between {units.size(low_bytes)} and "
                   f"{units.size(high_bytes)} but its launch does not show the switch there beyond its noise: "
                   "the switch stays where the sweep put it",
+                  "measure again on a quieter machine, or with a larger --total-time", bytes=high_bytes)
+
+
+def step_not_repeated(low_bytes: int, high_bytes: int) -> Caveat:
+    return Caveat("step_not_repeated", f"a refinement launch measured {units.size(low_bytes)} and "
+                  f"{units.size(high_bytes)} again and shows less than half the sweep's step between them: the "
+                  "switch stays where the sweep put it, not seen again",
                   "measure again on a quieter machine, or with a larger --total-time", bytes=high_bytes)
 
 

@@ -50,7 +50,7 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
                    f"significant below {c.alpha:g}; basis: launches of A+B and stored runs of the "
                    "configuration behind the interval; untested: 1 value, compared by value; "
                    "cannot tell: the run-to-run spread is unknown, or the size's own interval leaves out 1 but "
-                   "Holm's correction across the sizes does not"))
+                   "Holm's correction across the sizes does not, or a run measured it beside other work"))
     columns = ["size", "A", "B", "ratio", "CI", "p (Holm)", "verdict", "basis"]
     if decision is not None:
         columns.append(f"gate +{100 * decision.fail_above:g} %")
@@ -92,9 +92,9 @@ def render_comparison(console: Console, c: RunComparison, decision: Gate | None 
         console.print(f"  note: {safe(note)}", highlight=False)
     counts = {v: sum(s.verdict == v for s in c.sizes)
               for v in ("slower", "faster", "within noise", "cannot tell", "untested")}
-    console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-                  + f"; worst significant slowdown {100 * c.worst_slowdown():+.1f} %",
-                  highlight=False)
+    worst = (f"worst significant slowdown {100 * c.worst_slowdown():+.1f} %"
+             if any(s.verdict == "slower" for s in c.sizes) else "no significant slowdown")
+    console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; {worst}", highlight=False)
 
 
 def needed_lines(c: RunComparison) -> list[str]:

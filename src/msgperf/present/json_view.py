@@ -101,6 +101,9 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
         "suspects_bytes": [list(s) for s in sweep.suspects],
         "segments": [_segment(s, why) for s, why in zip(pw.segments, segments_cannot_tell(sweep, disturbed))],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
+        # regimes between two known switches too narrow for a line: their sizes are no anomalies
+        "narrow_regimes": [{"lower_bytes": n.lower, "upper_bytes": n.upper, "sizes_bytes": list(n.sizes)}
+                           for n in sweep.narrow],
         "anomalies_bytes": [a.bytes for a in sweep.anomalies],
         "anomalies": [{"bytes": a.bytes, "kind": a.kind, "time_s": _num(a.time_s),
                        "predicted_s": _num(a.predicted_s), "rel_deviation": _num(a.rel_deviation),

@@ -177,7 +177,8 @@ def _origin(origin) -> str:
 FLAG_CODES = {"bimodal": "B", "warmup_drift": "W", "trend_drift": "T", "outliers": "O",
               "few_samples": "F", "wide_interval": "I", "single_value": "1",
               "near_resolution": "R", "not_validated": "X"}
-FLAG_LEGEND = ("flags: SPIKE/DIP anomaly, B bimodal, W warm-up, T trend, O outliers > 1 %, "
+FLAG_LEGEND = ("flags: SPIKE/DIP anomaly, REGIME a regime between two switches too narrow for a line (left out of "
+               "the model), B bimodal, W warm-up, T trend, O outliers > 1 %, "
                "F few samples, I wide interval, 1 single value, R near clock resolution, "
                "X data mismatch")
 
@@ -202,6 +203,9 @@ def _per_size(console: Console, s: SeriesResult, disturbed: dict[str, str] | Non
     flags: dict[int, list[str]] = defaultdict(list)
     for a in sweep.anomalies:
         flags[a.bytes].append(a.kind.upper())
+    for n in sweep.narrow:
+        for b in n.sizes:
+            flags[b].append("REGIME")
     for c in model.caveats:
         code = FLAG_CODES.get(c.kind)
         if c.bytes is not None and code and code not in flags[c.bytes]:

@@ -357,6 +357,7 @@ def test_a_sweep_step_a_launch_measured_only_at_its_ends_and_did_not_show_again_
     flat = [point(10, 1.15e-6), point(13, 1.14e-6), point(16, 1.14e-6), point(32, 1.17e-6), point(64, 1.17e-6)]
     where = located([bp], [flat], sweep=sweep)
     assert where.breakpoints == (bp,) and where.examined == (bp,) and where.narrowed == (0,)
+    assert where.repeated_ends == (bp,)
     stepped = [point(16, 1.14e-6), point(32, 1.53e-6), point(64, 1.54e-6)]
     assert located([bp], [stepped], sweep=sweep).examined == ()
     assert located([bp], [flat]).examined == ()  # without the sweep's points nothing is judged
@@ -376,3 +377,29 @@ def test_a_located_switch_a_later_launch_measured_flat_is_contested():
     assert where.contested == (b.best_high_bytes,)
     again = launch_points(sizes, seed=2, level=0.35)  # the same step at its own level: not contested
     assert located([sweep_bp], [first, again]).contested == (0,)
+
+
+def test_a_later_launch_far_from_the_gap_does_not_contest_it():
+    """Review: a later launch that measured only 4 KiB and 1 MiB (the curve's slope between them)
+    contested a located downward step (a single-copy threshold: faster above it); only its sizes at
+    the gap's ends or inside it count."""
+    def down(size):  # 1 µs + 0.12 ns/B, 30 % faster from 32689 B
+        return (1e-6 + 1.2e-10 * size) * (0.7 if size >= 32689 else 1.0)
+
+    def points(sizes, seed):
+        rng = np.random.default_rng(seed)
+        out = []
+        for s in sorted(sizes):
+            t = down(s) * (1 + 0.004 * rng.standard_normal())
+            out.append(SizePoint(bytes=s, time_s=t, ci_low_s=t * 0.992, ci_high_s=t * 1.008, n=100, launches=1,
+                                 rel_sd=0.004))
+        return out
+    sweep_bp = Breakpoint(16384, 65536, 16384, 65536, 0.99)
+    first = points(refinement_sizes(16384, 65536), 0)
+    where = located([sweep_bp], [first])
+    assert where.narrowed == (1,) and where.contested == (0,)
+    far = points([4096, 1 << 20], 3)
+    assert located([sweep_bp], [first, far]).contested == (0,)
+    flat = [SizePoint(bytes=b, time_s=2e-6, ci_low_s=1.99e-6, ci_high_s=2.01e-6, n=100, launches=1, rel_sd=0.004)
+            for b in refinement_sizes(16384, 65536)]
+    assert located([sweep_bp], [first, flat]).contested != (0,)  # at the gap and flat: contested

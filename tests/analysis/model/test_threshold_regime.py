@@ -88,3 +88,18 @@ def test_a_regime_too_narrow_for_a_line_is_one_switch_across_it_not_spikes():
     assert [(b.low_bytes, b.high_bytes) for b in new.breakpoints] == [(8112, 8192)]
     assert {8113, 8189} <= set(new.excluded_bytes)
 
+
+
+def test_a_regime_whose_span_the_sides_refuse_is_not_said():
+    """Review: a sweep that ends two sizes above 8192 B cannot keep a line beside a breakpoint across
+    the regime; the fit stays as it was, and its sizes are not said to be a regime."""
+    sizes = [64, 128, 256, 512, 1024, 2048, 4096, 6000, 7000, 7500, 8000, 8112, 8113, 8189, 8192, 8300]
+    rng = np.random.default_rng(5)
+    pts = []
+    for b in sizes:
+        v = _narrow_time(b) * (1 + rng.normal(0, 0.003))
+        pts.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
+    fit = fit_piecewise(pts, max_breaks=1)
+    inner = relocated(fit, pts, pts, [Breakpoint(8113, 8189, 8113, 8189, 0.95)], included=list(fit.excluded_bytes))
+    new, made, narrow = regime_between(inner, pts, [8112, 8191])
+    assert (new, made, narrow) == (inner, (), ())

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+import msgspec
+
 from msgperf.analysis.model.piecewise import Breakpoint
 from msgperf.values import Value
 
@@ -70,6 +72,9 @@ class BreakpointLabel(Value):
     text: str  # "eager → rendezvous (eager-probe: 8112 B)", "unexplained (...)"
     evidence: tuple[str, ...]  # one line per matching piece of evidence
     sources: tuple[str, ...] = ()  # what each piece is, in a few words: "eager-probe", "VAR = value", "memcpy"
+    # the probe's exact limit where an eager variable names this switch but its interval leaves
+    # out the probe's gap: a step the setting makes just past where the protocol changed
+    past_limit: int | None = None
 
     @property
     def is_protocol_switch(self) -> bool:
@@ -141,20 +146,21 @@ def known_thresholds(environment: Mapping[str, str]) -> tuple[KnownThreshold, ..
     return tuple(found)
 
 
-# how far (relative) a located step may sit from the limit of a probe that could not be exact and
-# still be its switch; a probe exact to the byte names only a switch whose interval holds its gap
+# how far (relative) a located step may sit from the probe's limit and still be the switch the
+# MPI's eager variable sets: with MPICH's cell at 32 KiB the probe measured 32688/32689 B, and three
+# runs of three located the timing step at (32689, 32768]: 32689 B, already past the limit, took
+# the eager time (tests/analysis/model/test_real_switches.py)
 PROBE_SLACK = 0.01
 
 
-def _holds_the_limit(bp: Breakpoint, eager_limit: tuple[int, int]) -> bool:
-    """Whether the switch interval can be the probe's: it holds the probe's gap, where the probe
-    was exact (an interval beside it was located from a launch that measured a size past the
-    limit on the step's near side: a step there is another one, MPICH's default shared-memory
-    rendezvous at (8113, 8189] beside a limit of 8112 B); within ``PROBE_SLACK`` where it was not."""
-    eager, not_eager = eager_limit
-    if not_eager == eager + 1:
-        return _overlaps(bp, eager, not_eager)
-    return _overlaps(bp, eager * (1 - PROBE_SLACK), not_eager * (1 + PROBE_SLACK))
+def past_the_limit(bp: Breakpoint, eager_limit: tuple[int, int] | None) -> int | None:
+    """The probe's exact limit where the switch interval lies beside it (within ``PROBE_SLACK``)
+    without holding its gap: the step the variable sets is not where the protocol changed (MPICH's
+    (8113, 8189] beside 8112 B, inside its shared-memory rendezvous regime); else None."""
+    if eager_limit is None or eager_limit[1] != eager_limit[0] + 1 or _overlaps(bp, *eager_limit):
+        return None
+    return eager_limit[0] if _overlaps(bp, eager_limit[0] * (1 - PROBE_SLACK), eager_limit[1] * (1 + PROBE_SLACK)) \
+        else None
 
 
 def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
@@ -200,7 +206,8 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         # value); where the eager-probe measured the limit, the switch must lie at what it measured
         # (16 cores, --sizes 1K:64K: a step at 7510-7756 B sat in MPI_T's (7168, 8192] beside a
         # probe limit of 8112 B, and was labelled eager -> rendezvous)
-        if t.kind == EAGER and ev.eager_limit is not None and not _holds_the_limit(bp, ev.eager_limit):
+        if t.kind == EAGER and ev.eager_limit is not None and not _overlaps(
+                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
             continue
         # a step beside the probe's limit (within the slack, not at it) with a single-copy threshold
         # inside it is that threshold's switch: MPICH's default narrow regime, eager limit 8112 B and
@@ -212,7 +219,10 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         if _overlaps(bp, t.low, t.high):
             what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
             where = "reported through MPI_T" if t.source == "MPI_T" else f"in the {t.source}"
-            parts.append((t.kind, f"{what} ({t.name} = {t.value})",
+            past = past_the_limit(bp, ev.eager_limit) if t.kind == EAGER else None
+            side = "below" if past is not None and bp.low_bytes > past else "above"
+            beside = f"; the eager-probe's limit, {past} B, lies just {side} it" if past is not None else ""
+            parts.append((t.kind, f"{what} ({t.name} = {t.value}{beside})",
                           f"{t.name} = {t.value} {where} puts the switch in "
                           f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
     # a step between two sizes a byte apart that a protocol's own evidence puts there is that
@@ -232,11 +242,10 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
                       f"{_bytes(floor.high_bytes)}", "floor pattern"))
     if not parts:
         near = _near_misses(bp, ev)
-        if ev.eager_limit is not None and not _overlaps(bp, *ev.eager_limit) and _overlaps(
-                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
+        if past_the_limit(bp, ev.eager_limit) is not None:
             side = "below" if bp.low_bytes >= ev.eager_limit[1] else "above"
-            near.insert(0, f"the eager-probe's limit, {ev.eager_limit[0]} B, lies just {side} it: the eager "
-                           "switch is a step of its own")
+            near.insert(0, f"the eager-probe's limit, {ev.eager_limit[0]} B, lies just {side} it, outside the "
+                           "interval")
         if near:
             return BreakpointLabel(bp, (UNEXPLAINED,), f"unexplained (cause unknown: {'; '.join(near)})", ())
         return BreakpointLabel(bp, (UNEXPLAINED,),
@@ -255,4 +264,9 @@ def _joined(bp: Breakpoint, parts: list[tuple[str, str, str, str]]) -> Breakpoin
 def label_breakpoints(breakpoints: Sequence[Breakpoint],
                       evidence: BreakpointEvidence) -> tuple[BreakpointLabel, ...]:
     """One label per breakpoint, in order."""
-    return tuple(_label(bp, evidence) for bp in breakpoints)
+    out = []
+    for bp in breakpoints:
+        label = _label(bp, evidence)
+        past = past_the_limit(bp, evidence.eager_limit) if EAGER in label.kinds else None
+        out.append(msgspec.structs.replace(label, past_limit=past) if past is not None else label)
+    return tuple(out)

@@ -89,7 +89,8 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
         if tried is not None:
             kept.append(bp)
             moved = tried
-    said = [cv.not_narrowed(b.low_bytes, b.high_bytes) for b in where.examined if b in own]
+    said = [(cv.step_not_repeated if b in where.repeated_ends else cv.not_narrowed)(b.low_bytes, b.high_bytes)
+            for b in where.examined if b in own]
     said += [cv.not_seen_again(b.low_bytes, b.high_bytes, at) for b, at in zip(where.breakpoints, where.contested) if at]
     said += [cv.spike_confirmed(low, high, [s for s in sizes if low < s < high]) for low, high in where.spikes]
     said += [cv.switch_unmodelled(bp.low_bytes, bp.high_bytes) for bp in found if bp not in kept]

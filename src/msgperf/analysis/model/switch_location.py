@@ -226,6 +226,7 @@ class Location(Value):
     # per breakpoint: the most likely gap's upper size where a later launch measured inside it and
     # shows less than half the step of the launch that located it (0: not contested)
     contested: tuple[int, ...] = ()
+    repeated_ends: tuple[Breakpoint, ...] = ()  # of ``examined``: those a launch measured at their two ends alone
 
 
 # the kinds of bracket: where a switch may lie, and who said so
@@ -253,6 +254,7 @@ class Bracket:
     held: bool = False  # THRESHOLD: its step narrowed a switch that holds it
     step: float = 0.0  # log of the time ratio across the gap in the launch that last narrowed it
     contested: bool = False  # a later launch measured inside it and shows less than half that step
+    ends_only: bool = False  # examined by a launch that measured its two ends alone (``_step_not_seen``)
 
     def __post_init__(self) -> None:
         if self.now is None:
@@ -326,7 +328,7 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
             else:
                 beside += _narrow(bracket, near, anchor, tolerance)
                 if not bracket.measured and not bracket.suspected and _step_not_seen(bracket.now, near, ends_of_sweep):
-                    bracket.measured = True  # examined: its step is not there again
+                    bracket.measured = bracket.ends_only = True  # examined: its step is not there again
     if probe is not None and probe.narrowed:
         _absorb_into_the_probe(brackets, anchor)
     for step in (k for k in brackets if k.kind == THRESHOLD and k.narrowed):
@@ -351,7 +353,8 @@ def located(breakpoints: Sequence[Breakpoint], launches: Sequence[Sequence[SizeP
                     probe=seen,
                     absorbed=tuple((k.given.low_bytes, k.given.high_bytes) for k in brackets if k.absorbed),
                     at_threshold=tuple(k.at_threshold for k in kept),
-                    contested=tuple(k.now.best_high_bytes if k.contested else 0 for k in kept))
+                    contested=tuple(k.now.best_high_bytes if k.contested else 0 for k in kept),
+                    repeated_ends=tuple(k.now for k in kept if k.measured and not k.narrowed and k.ends_only))
 
 
 def _near(brackets: list[Bracket], i: int, pts: Sequence[SizePoint]) -> list[SizePoint]:
@@ -436,7 +439,8 @@ def _contest(bracket: Bracket, near: Sequence[SizePoint]) -> None:
     """A launch after the one that located the switch, with sizes on both sides of its gap (inside
     it or at its ends) and less than half its step across it (as a ratio: the levels cancel)."""
     if bracket.narrowed and bracket.step:
-        again = _log_step(near, bracket.now)
+        b = bracket.now
+        again = _log_step([p for p in near if b.low_bytes <= p.bytes <= b.high_bytes], b)
         bracket.contested = bracket.contested or (again is not None and again / bracket.step < 0.5)
 
 

@@ -94,8 +94,10 @@ def regime_between(fit: PiecewiseFit, points: Sequence[SizePoint], thresholds: S
         if len(run) < MIN_RUN:
             continue
         if len(inside) < MIN_POINTS:  # a segment between the thresholds would have no line
-            fit = _spanned(fit, pts, sizes, lower, upper, inside, off, confidence)
-            narrow.append(Narrow(lower, upper, tuple(inside)))
+            spanned = _spanned(fit, pts, sizes, lower, upper, inside, off, confidence)
+            if spanned is not fit:  # else its sizes stay what the model makes of them
+                fit = spanned
+                narrow.append(Narrow(lower, upper, tuple(inside)))
             continue
         kept = [b for b in fit.breakpoints if not (lower < b.low_bytes and b.high_bytes <= upper)]
         added = []
