@@ -69,17 +69,22 @@ def _narrow_time(b: int) -> float:
     return 2e-6 + b / 1e10
 
 
+def _narrow_points(sizes) -> list[SizePoint]:
+    rng = np.random.default_rng(5)
+    out = []
+    for b in sizes:
+        v = _narrow_time(b) * (1 + rng.normal(0, 0.003))
+        out.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
+    return out
+
+
 def test_a_regime_too_narrow_for_a_line_is_one_switch_across_it_not_spikes():
     """Two sizes measured between the eager limit (8112 B) and the single-copy threshold (8192 B),
     and a breakpoint the model put between them (as a refinement launch located one at (8113,
     8189] in a default MPICH run): one breakpoint across the regime replaces it, the regime's
     sizes are left out of the lines and said (``Narrow``), and no size is an anomaly."""
     sizes = sorted({*SIZES, 7000, 7500, 7800, 8000, 8112, 8113, 8189, 8300, 8600, 9000})
-    rng = np.random.default_rng(5)
-    pts = []
-    for b in sizes:
-        v = _narrow_time(b) * (1 + rng.normal(0, 0.003))
-        pts.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
+    pts = _narrow_points(sizes)
     fit = fit_piecewise(pts, max_breaks=1)
     inner = relocated(fit, pts, pts, [Breakpoint(8113, 8189, 8113, 8189, 0.95)])
     assert inner is not None and {8113, 8189} <= {a.bytes for a in find_anomalies(pts, inner)}
@@ -89,16 +94,11 @@ def test_a_regime_too_narrow_for_a_line_is_one_switch_across_it_not_spikes():
     assert {8113, 8189} <= set(new.excluded_bytes)
 
 
-
 def test_a_regime_whose_span_the_sides_refuse_is_not_said():
     """Review: a sweep that ends two sizes above 8192 B cannot keep a line beside a breakpoint across
     the regime; the fit stays as it was, and its sizes are not said to be a regime."""
     sizes = [64, 128, 256, 512, 1024, 2048, 4096, 6000, 7000, 7500, 8000, 8112, 8113, 8189, 8192, 8300]
-    rng = np.random.default_rng(5)
-    pts = []
-    for b in sizes:
-        v = _narrow_time(b) * (1 + rng.normal(0, 0.003))
-        pts.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
+    pts = _narrow_points(sizes)
     fit = fit_piecewise(pts, max_breaks=1)
     inner = relocated(fit, pts, pts, [Breakpoint(8113, 8189, 8113, 8189, 0.95)], included=list(fit.excluded_bytes))
     new, made, narrow = regime_between(inner, pts, [8112, 8191])
