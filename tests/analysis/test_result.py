@@ -198,13 +198,15 @@ def test_a_step_located_past_an_exact_eager_limit_is_not_called_eager_to_rendezv
     assert past.cause == "a step just past the eager limit (32688 B)"
     assert all(s.low_bytes <= 32688 < s.high_bytes for s in result.answer.switches if s.cause == "eager → rendezvous")
     (label,) = [l for l in result.find("pingpong").labels if l.breakpoint.low_bytes == 32689]
-    assert "the eager-probe's limit, 32688 B, lies just below it" in label.text
+    assert label.text.startswith("a step just past the eager limit (32688 B; ")  # fit says what the answer says
 
 
 def test_an_unexplained_switch_a_refinement_launch_did_not_see_again_says_so():
     """A quiet default MPICH run: the sweep saw 16 B at 1.00 µs and 32 B at 1.34 µs, its refinement
     launch 1.14 and 1.17 µs. The answer keeps the sweep's switch, marked; the eager switch, named
     by the probe, is not marked."""
-    answer = analyze(_kernel_run("mpich-default-step-not-seen-again.jsonl")).answer
-    marks = {(s.low_bytes, s.high_bytes): s.not_seen_again for s in answer.switches}
+    result = analyze(_kernel_run("mpich-default-step-not-seen-again.jsonl"))
+    marks = {(s.low_bytes, s.high_bytes): s.not_seen_again for s in result.answer.switches}
     assert marks[(16, 32)] is True and marks[(8112, 8113)] is False
+    said = [c for c in result.find("pingpong").model.caveats if c.kind == "step_not_repeated"]
+    assert [c.bytes for c in said] == [32] and said[0].message.startswith("a refinement launch measured 16 B and 32 B")

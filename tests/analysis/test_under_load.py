@@ -18,6 +18,7 @@ from msgperf.analysis.model import EAGER
 from msgperf.analysis.tables import EagerLimit
 from msgperf.analysis.result import analyze
 from msgperf.records.runfile_read import read_run
+from tests.factories import replace
 
 RUNS = Path(__file__).parent.parent / "data" / "kernel-runs"
 BUSY = RUNS / "openmpi-busy-0-1M.jsonl"  # launch 0 beside other work: 1.75 of 2 cores
@@ -335,3 +336,36 @@ def test_a_crossing_whose_gap_was_withheld_as_disturbed_is_not_read_off_the_size
     assert step is None and why == "8112 B was measured while disturbed"
     step, why = _eager_step(_probe(8112), [], measured, rows, [])
     assert step is not None and step.step.value is not None
+
+
+def test_a_switch_on_the_probe_s_own_gap_holds_its_step_to_the_same_rules():
+    """Second review: a switch at (8112, 8113], its gap the whole interval, read its step and the
+    crossing off two sizes measured beside other work; and a later launch that did not see it
+    left its step standing. Both are "cannot tell" now."""
+    from msgperf.analysis.answer import _eager_step
+
+    s = _switch(8112, 8113, 8112, 8113)
+    rows = {8112: _row(8112, (1,)), 8113: _row(8113, (1,))}
+    measured = {b: _fig(b) for b in rows}
+    busy = [cv.busy_machine(1, "other work 1.8 of 2 cores")]
+    held = _held_likely(s, measured, rows, busy, _probe(8112))
+    assert held.step.step.value is None and held.withheld == "disturbed"
+    step, _ = _eager_step(_probe(8112), [held], measured, rows, busy)
+    assert step.step.value is None
+    unseen = _held_likely(replace(s, not_seen_again=True), measured, rows, [], _probe(8112))
+    assert unseen.step.step.value is None and unseen.withheld == "not_seen"
+    assert _held_likely(s, measured, rows, [], _probe(8112)) == s  # quiet, seen: as it was
+
+
+def test_a_likely_gap_withheld_for_missing_the_limit_leaves_the_crossing_to_the_sizes_beside_it():
+    """Second review: a switch (8000, 8192] whose likely gap (8150, 8192] misses the probe's limit
+    said the crossing "cannot tell"; the sizes beside the limit, measured quietly, tell it."""
+    from msgperf.analysis.answer import _eager_step
+
+    s = _switch(8000, 8192, 8150, 8192)
+    rows = {b: _row(b, (0,)) for b in (8000, 8112, 8113, 8150, 8192)}
+    measured = {b: _fig(b, 2e-6 if b <= 8112 else 3e-6) for b in rows}
+    held = _held_likely(s, measured, rows, [], _probe(8112))
+    assert held.withheld == "probe" and held.step.step.value is None
+    step, _ = _eager_step(_probe(8112), [held], measured, rows, [])
+    assert (step.below.bytes, step.above.bytes) == (8112, 8113) and step.step.value is not None

@@ -244,3 +244,20 @@ def test_the_peak_bandwidth_is_a_measured_one_not_a_rescaled_refinement_size():
     assert peak.bytes not in rescaled
     measured = [p.bytes / p.time_s for p in main.model.sweep.points if p.bytes and p.bytes not in rescaled]
     assert peak.value == pytest.approx(max(measured), rel=1e-12)
+
+
+def test_the_narrow_regime_s_sizes_are_flagged_in_fit_and_listed_in_json(capsys, monkeypatch):
+    """The default MPICH run whose refinement measured 8113 B and 8189 B between the eager limit and
+    CMA's threshold: fit's table flags them REGIME (not SPIKE/DIP), and fit --json lists the regime."""
+    run = DATA / "kernel-runs" / "mpich-default-narrow-regime.jsonl"
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = cli(capsys, "fit", run)
+    assert code == 0, err
+    rows = {line.split()[0] + " " + line.split()[1]: line for line in out.splitlines() if line.startswith((" 8113 B", " 8189 B"))}
+    assert set(rows) == {"8113 B", "8189 B"} and all("REGIME" in r and "SPIKE" not in r and "DIP" not in r
+                                                     for r in rows.values())
+    code, out, err = cli(capsys, "fit", run, "--json")
+    assert code == 0, err
+    found = json.loads(out)
+    text = json.dumps(found)
+    assert '"narrow_regimes": [{"lower_bytes": 8112, "upper_bytes": 8191, "sizes_bytes": [8113, 8189]}]' in text

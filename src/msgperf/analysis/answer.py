@@ -93,6 +93,12 @@ class Switch(Value):
     # the sweep's switch a refinement launch measured inside without seeing a step there beyond its
     # noise (a tester's quiet run: 16 B - 32 B from the sweep, 10-64 B flat in the refinement)
     not_seen_again: bool = False
+    # the probe's exact limit where an eager variable names this switch just past it
+    # (BreakpointLabel.past_limit): "a step just past the eager limit"
+    past_limit_bytes: int | None = None
+    # why the likely gap was withheld, as a kind: "not_seen", "refinement", "disturbed", "probe"
+    # (the gap does not hold the probe's limit); "" when it was not
+    withheld: str = ""
 
 
 class Warning(Value):
@@ -210,7 +216,7 @@ def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
         step = (step_between(below, above) if below is not None and above is not None else
                 Step(below or none, above or none, Figure(None, why_not="a side was not measured"), None))
         out.append(Switch(bp.low_bytes, bp.high_bytes, bp.best_low_bytes, bp.best_high_bytes, kinds, cause,
-                          label.sources if label is not None else (), step))
+                          label.sources if label is not None else (), step, past_limit_bytes=past))
     return tuple(out)
 
 
@@ -280,24 +286,32 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
     measured undisturbed, no refinement launch set aside as disturbed, and, for an eager switch,
     the gap holding the probe's limit; else the gap is the whole interval and the step across it
     cannot be told (beside a busy process a switch at 8112/8113 B read "likely 8 KiB – 16 KiB")."""
-    if (s.best_low_bytes, s.best_high_bytes) == (s.low_bytes, s.high_bytes):
+    whole = (s.best_low_bytes, s.best_high_bytes) == (s.low_bytes, s.high_bytes)
+    if whole and s.step.step.value is None:  # its step already says why it cannot be told
         return s
-    why = ""
+    why, kind = "", ""
     if s.not_seen_again:
-        why = "a refinement launch saw no step there"
+        why, kind = "a refinement launch saw no step there", "not_seen"
     elif any(c.kind == "refinement_disturbed" for c in caveats):
-        why = "a refinement launch was set aside as disturbed"
+        why, kind = "a refinement launch was set aside as disturbed", "refinement"
     for b in (s.best_low_bytes, s.best_high_bytes):
         if not why and b in measured and disturbance(measured[b], rows, caveats):
-            why = f"{units.size(b)} was measured while disturbed"
-    if not why and EAGER in s.kinds and eager is not None and eager.agreed and eager.limit_bytes is not None \
+            why, kind = f"{units.size(b)} was measured while disturbed", "disturbed"
+    if whole and kind == "refinement":  # the whole interval is no likely gap a set-aside launch made
+        why, kind = "", ""
+    # (a step an eager variable names just past the limit does not hold it, by its name)
+    if not why and not whole and EAGER in s.kinds and s.past_limit_bytes is None and eager is not None \
+            and eager.agreed and eager.limit_bytes is not None \
             and not s.best_low_bytes <= eager.split_bytes < s.best_high_bytes:
-        why = f"the likely gap does not hold the eager-probe's limit, {eager.limit_bytes} B"
+        why, kind = f"the likely gap does not hold the eager-probe's limit, {eager.limit_bytes} B", "probe"
     if not why:
         return s
+    # where the gap is the whole interval (two sizes beside each other) it stays, but its step is
+    # as uncertain: a step read off disturbed sizes, or one a later launch did not see
     none = Figure(None, why_not=why)
     return msgspec.structs.replace(s, best_low_bytes=s.low_bytes, best_high_bytes=s.high_bytes,
-                                   step=Step(s.step.below, s.step.above, none, None), best_why_not=why)
+                                   step=Step(s.step.below, s.step.above, none, None), best_why_not=why,
+                                   withheld=kind)
 
 
 def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
@@ -330,7 +344,8 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch], measured: 
         # the probe was exact (a switch across a narrow regime holds the limit and another switch)
         # (a gap widened because its sizes were disturbed keeps its "cannot tell")
         if EAGER in s.kinds and s.best_low_bytes <= split < s.best_high_bytes and (
-                eager.limit_bytes is None or s.best_high_bytes == split + 1 or s.best_why_not):
+                eager.limit_bytes is None or s.best_high_bytes == split + 1
+                or s.withheld in ("not_seen", "refinement", "disturbed")):
             return s.step, ""
     below = [measured[b] for b in sorted(measured) if b <= split]
     above = [measured[b] for b in sorted(measured) if b > split]

@@ -228,7 +228,8 @@ def series_dict(s: SeriesResult, answer: Answer | None = None) -> dict[str, Any]
                 "not_modelled": s.not_modelled}
     out = {**head, **series_model_dict(s.model, disturbed_terms(answer, s.name), held_gaps(answer, s.name))}
     for entry, label in zip(out["breakpoints"], s.labels):
-        entry.update({"label": label.text, "kinds": list(label.kinds), "evidence": list(label.evidence)})
+        entry.update({"label": label.text, "kinds": list(label.kinds), "evidence": list(label.evidence),
+                      "past_limit_bytes": label.past_limit})
     return out
 
 

@@ -60,7 +60,11 @@ def test_an_eager_threshold_of_a_variable_does_not_name_a_switch_the_probe_s_lim
     for beyond in (bp(32689, 32768), bp(32689, 34121)):
         (label,) = label_breakpoints([beyond], exact)
         assert label.kinds == (EAGER,) and label.past_limit == 32688
-        assert "CELL_SIZE = 32768; the eager-probe's limit, 32688 B, lies just below it" in label.text
+        assert label.text == "a step just past the eager limit (32688 B; MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 32768)"
+    # below the limit every size was sent eagerly: not the variable's, not past the limit
+    (before,) = label_breakpoints([bp(32400, 32688)], exact)
+    assert before.kinds == (UNEXPLAINED,) and before.past_limit is None
+    assert "the eager-probe's limit, 32688 B, lies just above it, outside the interval" in before.text
     (at,) = label_breakpoints([bp(32688, 32689)], exact)
     assert at.kinds == (EAGER,) and at.past_limit is None
     (far,) = label_breakpoints([bp(30000, 31000)], exact)  # beyond the slack: not the variable's

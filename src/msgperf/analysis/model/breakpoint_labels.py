@@ -154,13 +154,17 @@ PROBE_SLACK = 0.01
 
 
 def past_the_limit(bp: Breakpoint, eager_limit: tuple[int, int] | None) -> int | None:
-    """The probe's exact limit where the switch interval lies beside it (within ``PROBE_SLACK``)
-    without holding its gap: the step the variable sets is not where the protocol changed (MPICH's
-    (8113, 8189] beside 8112 B, inside its shared-memory rendezvous regime); else None."""
-    if eager_limit is None or eager_limit[1] != eager_limit[0] + 1 or _overlaps(bp, *eager_limit):
+    """The probe's exact limit where the switch interval lies just past it (above its gap, within
+    ``PROBE_SLACK``): the step the variable sets is not where the protocol changed (MPICH's (8113,
+    8189] beside 8112 B, inside its shared-memory rendezvous regime); else None."""
+    if eager_limit is None or eager_limit[1] != eager_limit[0] + 1 or bp.low_bytes < eager_limit[1]:
         return None
-    return eager_limit[0] if _overlaps(bp, eager_limit[0] * (1 - PROBE_SLACK), eager_limit[1] * (1 + PROBE_SLACK)) \
-        else None
+    return eager_limit[0] if bp.low_bytes <= eager_limit[1] * (1 + PROBE_SLACK) else None
+
+
+def _below_the_limit(bp: Breakpoint, eager_limit: tuple[int, int] | None) -> bool:
+    """The interval lies at or below an exact limit: every size in it was sent eagerly."""
+    return eager_limit is not None and eager_limit[1] == eager_limit[0] + 1 and bp.high_bytes <= eager_limit[0]
 
 
 def _overlaps(bp: Breakpoint, low: float, high: float) -> bool:
@@ -206,8 +210,8 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         # value); where the eager-probe measured the limit, the switch must lie at what it measured
         # (16 cores, --sizes 1K:64K: a step at 7510-7756 B sat in MPI_T's (7168, 8192] beside a
         # probe limit of 8112 B, and was labelled eager -> rendezvous)
-        if t.kind == EAGER and ev.eager_limit is not None and not _overlaps(
-                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK)):
+        if t.kind == EAGER and ev.eager_limit is not None and (_below_the_limit(bp, ev.eager_limit) or not _overlaps(
+                bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK))):
             continue
         # a step beside the probe's limit (within the slack, not at it) with a single-copy threshold
         # inside it is that threshold's switch: MPICH's default narrow regime, eager limit 8112 B and
@@ -220,9 +224,9 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
             what = "eager → rendezvous" if t.kind == EAGER else "single-copy threshold"
             where = "reported through MPI_T" if t.source == "MPI_T" else f"in the {t.source}"
             past = past_the_limit(bp, ev.eager_limit) if t.kind == EAGER else None
-            side = "below" if past is not None and bp.low_bytes > past else "above"
-            beside = f"; the eager-probe's limit, {past} B, lies just {side} it" if past is not None else ""
-            parts.append((t.kind, f"{what} ({t.name} = {t.value}{beside})",
+            if past is not None:  # the answer's words (answer.py CAUSES, past_limit)
+                what = f"a step just past the eager limit ({past} B;"
+            parts.append((t.kind, f"{what} {t.name} = {t.value})" if past is not None else f"{what} ({t.name} = {t.value})",
                           f"{t.name} = {t.value} {where} puts the switch in "
                           f"({t.low}, {t.high}] B", f"{t.name} = {t.value}"))
     # a step between two sizes a byte apart that a protocol's own evidence puts there is that
@@ -242,7 +246,9 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
                       f"{_bytes(floor.high_bytes)}", "floor pattern"))
     if not parts:
         near = _near_misses(bp, ev)
-        if past_the_limit(bp, ev.eager_limit) is not None:
+        if ev.eager_limit is not None and ev.eager_limit[1] == ev.eager_limit[0] + 1 and not _overlaps(
+                bp, *ev.eager_limit) and _overlaps(bp, ev.eager_limit[0] * (1 - PROBE_SLACK),
+                                                   ev.eager_limit[1] * (1 + PROBE_SLACK)):
             side = "below" if bp.low_bytes >= ev.eager_limit[1] else "above"
             near.insert(0, f"the eager-probe's limit, {ev.eager_limit[0]} B, lies just {side} it, outside the "
                            "interval")
