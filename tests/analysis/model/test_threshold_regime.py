@@ -24,10 +24,10 @@ def _time(b: int) -> float:
     return 4e-6 + b / 1e10
 
 
-def _points(regime=_time):
-    rng = np.random.default_rng(3)
+def _points(regime=_time, sizes=SIZES, seed=3):
+    rng = np.random.default_rng(seed)
     out = []
-    for b in SIZES:
+    for b in sizes:
         v = regime(b) * (1 + rng.normal(0, 0.003))
         out.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
     return out
@@ -70,12 +70,7 @@ def _narrow_time(b: int) -> float:
 
 
 def _narrow_points(sizes) -> list[SizePoint]:
-    rng = np.random.default_rng(5)
-    out = []
-    for b in sizes:
-        v = _narrow_time(b) * (1 + rng.normal(0, 0.003))
-        out.append(SizePoint(b, v, v * 0.995, v * 1.005, 100, 1, 0.003))
-    return out
+    return _points(_narrow_time, sizes, seed=5)
 
 
 def test_a_regime_too_narrow_for_a_line_is_one_switch_across_it_not_spikes():
