@@ -355,6 +355,11 @@ def test_a_switch_on_the_probe_s_own_gap_holds_its_step_to_the_same_rules():
     unseen = _held_likely(replace(s, not_seen_again=True), measured, rows, [], _probe(8112))
     assert unseen.step.step.value is None and unseen.withheld == "not_seen"
     assert _held_likely(s, measured, rows, [], _probe(8112)) == s  # quiet, seen: as it was
+    # a set-aside refinement launch made no likely gap of a whole interval: its sizes still count
+    aside = [cv.refinement_disturbed(2, 0.3, 0.6, 5)]
+    assert _held_likely(s, measured, rows, aside, _probe(8112)) == s
+    both = _held_likely(s, measured, rows, aside + busy, _probe(8112))
+    assert both.withheld == "disturbed" and both.step.step.value is None
 
 
 def test_a_likely_gap_withheld_for_missing_the_limit_leaves_the_crossing_to_the_sizes_beside_it():

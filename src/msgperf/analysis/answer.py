@@ -292,13 +292,11 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
     why, kind = "", ""
     if s.not_seen_again:
         why, kind = "a refinement launch saw no step there", "not_seen"
-    elif any(c.kind == "refinement_disturbed" for c in caveats):
+    elif not whole and any(c.kind == "refinement_disturbed" for c in caveats):  # (no likely gap it made)
         why, kind = "a refinement launch was set aside as disturbed", "refinement"
     for b in (s.best_low_bytes, s.best_high_bytes):
         if not why and b in measured and disturbance(measured[b], rows, caveats):
             why, kind = f"{units.size(b)} was measured while disturbed", "disturbed"
-    if whole and kind == "refinement":  # the whole interval is no likely gap a set-aside launch made
-        why, kind = "", ""
     # (a step an eager variable names just past the limit does not hold it, by its name)
     if not why and not whole and EAGER in s.kinds and s.past_limit_bytes is None and eager is not None \
             and eager.agreed and eager.limit_bytes is not None \

@@ -395,14 +395,15 @@ def _step_not_seen(b: Breakpoint, near: Sequence[SizePoint], sweep: Mapping[int,
     less than half the sweep's step between them (as a ratio, so the launches' levels cancel): the
     step is not there again (a tester's quiet run: 16 B 1.00 and 32 B 1.34 µs in the sweep, 1.14
     and 1.17 µs in the refinement launch)."""
-    mine = {p.bytes: p for p in near if p.bytes in (b.low_bytes, b.high_bytes)}
-    if len(mine) < 2 or b.low_bytes not in sweep or b.high_bytes not in sweep:
-        return False
-    if min(mine[b.low_bytes].time_s, sweep[b.low_bytes].time_s) <= 0:
-        return False
-    swept = math.log(sweep[b.high_bytes].time_s / sweep[b.low_bytes].time_s)
-    again = math.log(mine[b.high_bytes].time_s / mine[b.low_bytes].time_s)
-    return abs(swept) > 0 and (again / swept) < 0.5
+    ends = Breakpoint(b.low_bytes, b.high_bytes, b.low_bytes, b.high_bytes, b.confidence)
+    mine = [p for p in near if p.bytes in (b.low_bytes, b.high_bytes)]
+    swept = _log_step([sweep[x] for x in (b.low_bytes, b.high_bytes) if x in sweep], ends)
+    return len(mine) == 2 and _less_than_half(_log_step(mine, ends), swept)
+
+
+def _less_than_half(again: float | None, first: float | None) -> bool:
+    """A launch's step (``again``, a log ratio) less than half ``first``'s, the same way or the other."""
+    return again is not None and bool(first) and again / first < 0.5
 
 
 def _narrow(bracket: Bracket, near: list[SizePoint], anchor: int | None, tolerance: float) -> list[Breakpoint]:
@@ -441,7 +442,7 @@ def _contest(bracket: Bracket, near: Sequence[SizePoint]) -> None:
     if bracket.narrowed and bracket.step:
         b = bracket.now
         again = _log_step([p for p in near if b.low_bytes <= p.bytes <= b.high_bytes], b)
-        bracket.contested = bracket.contested or (again is not None and again / bracket.step < 0.5)
+        bracket.contested = bracket.contested or _less_than_half(again, bracket.step)
 
 
 def _log_step(points: Sequence[SizePoint], b: Breakpoint) -> float | None:

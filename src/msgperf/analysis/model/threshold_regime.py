@@ -36,7 +36,7 @@ class Narrow(Value):
 
     lower: int  # the thresholds: the last size of the regime below it, and of this one
     upper: int
-    sizes: tuple[int, ...]  # its measured sizes that stand off the model
+    sizes: tuple[int, ...]  # its measured sizes (left out of the lines)
 
 
 def _longest_run(sizes: Sequence[int], off: set[int]) -> list[int]:
