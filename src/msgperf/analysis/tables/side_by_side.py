@@ -210,6 +210,12 @@ def _sizes(rows: Sequence[SizeRow], patterns: Sequence[str]) -> list[int]:
     return sorted({r.bytes for r in rows if r.pattern in patterns})
 
 
+def _compared(cells: Sequence[Cell]) -> bool:
+    """Whether a row compares anything: two of its patterns measured the size (a size only one
+    measured, as a refinement launch's sizes around a switch, has nothing beside it)."""
+    return sum(c.value is not None for c in cells) >= 2
+
+
 def send_modes(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> ColumnsTable | None:
     """Every one-way ping-pong form (family "pingpong") against the blocking ``pingpong``."""
     present = [p for p in _patterns(rows) if p in facts and facts[p].metric == "one_way"
@@ -227,7 +233,10 @@ def send_modes(rows: Sequence[SizeRow], facts: dict[str, PatternFacts]) -> Colum
             value = r.time_s if r else None
             ratio = None if p == "pingpong" or base is None else _ratio(value, base.time_s)
             cells.append(Cell(value, ratio, ratio_interval(r, base) if ratio is not None and r is not None else None))
-        out.append(ColumnsRow(size, tuple(cells)))
+        if _compared(cells):
+            out.append(ColumnsRow(size, tuple(cells)))
+    if not out:
+        return None
     return ColumnsTable("send_modes", "time", tuple(present), ref, tuple(out))
 
 
@@ -260,7 +269,10 @@ def bidirectional(rows: Sequence[SizeRow], facts: dict[str, PatternFacts],
             cells.append(Cell(value, ratio, ci, bound_breach(ratio, ci, BIDIRECTIONAL_BOUND,
                                                              f"{p} against the one-way ping-pong")
                               if bandwidth_bound else ""))
-        out.append(ColumnsRow(size, tuple(cells)))
+        if _compared(cells):
+            out.append(ColumnsRow(size, tuple(cells)))
+    if not out:
+        return None
     return ColumnsTable("bidirectional", "bandwidth", tuple(present),
                         0 if present[0] == "pingpong" else None, tuple(out))
 
