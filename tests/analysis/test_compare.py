@@ -463,6 +463,20 @@ def test_a_compared_run_made_beside_other_work_cannot_tell_but_one_on_one_core_c
     assert all(s.verdict == "slower" and not s.disturbed for s in c.sizes)
 
 
+def test_a_compared_run_cut_off_before_its_conditions_were_recorded_cannot_tell():
+    """A run killed inside a launch has no record of the machine over it: compared, its sizes are
+    "cannot tell" as a run beside other work is, and the note says which it was."""
+    a = launches_run(seed=1, launches=2)
+    b = launches_run(seed=2, launches=2, scale=3.0)
+    last = b.launches[-1]
+    b = replace(b, launches=(*b.launches[:-1], replace(last, end_time=None, end_cpus=None, host=None)))
+    c = compare_runs(a, b, label_b="killed.jsonl", parameters=False)
+    assert all(s.verdict == CANNOT_TELL and s.disturbed == "killed.jsonl: launch 1 cut off, conditions not recorded"
+               for s in c.sizes)
+    assert any(n.startswith(f"{len(c.sizes)} size(s) measured in a launch cut off before its conditions were "
+                            "recorded") for n in c.notes)
+
+
 def test_a_size_that_differs_alone_but_not_after_holms_correction_cannot_tell():
     """Its own interval leaves out 1; across the sizes compared it is not significant: neither
     "within noise" (the interval says otherwise) nor "slower" (the correction says otherwise)."""

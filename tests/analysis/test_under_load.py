@@ -66,13 +66,29 @@ def test_a_quiet_launch_keeps_its_headline_though_a_later_launch_was_busy():
     assert a.peak_bandwidth.value is not None
 
 
+def test_a_headline_from_a_launch_cut_off_before_its_conditions_were_recorded_is_cannot_tell(tmp_path):
+    """A tester's run beside a busy loop, cut at 100 kB inside its first launch, read "latency
+    1.89 µs [1.88 – 1.91 µs]" where the whole file says "cannot tell": the record that would have
+    said other work ran beside it was cut off with it. Here a quiet run cut the same way."""
+    lines = QUIET.read_text().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if '"launch_end"' in line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:end]))
+    whole = analyze(read_run(QUIET).run).answer
+    assert whole.latency.value is not None  # quiet, and recorded so
+    a = analyze(read_run(cut).run).answer
+    assert a.latency.value is None and a.peak_bandwidth.value is None
+    assert a.latency.why_not.startswith("conditions unknown: launch 0 cut off (") and a.latency.why_not.endswith("s)")
+    assert [w.text for w in a.warnings if w.kind == "conditions_unknown"] == ["launch 0 cut off: conditions not recorded"]
+
+
 def test_busy_or_oversubscribed_on_the_figure_s_own_launch_is_disturbed_another_launch_is_not():
     rows = {0: _row(0, (0,)), 64: _row(64, (1,))}
     busy = [cv.busy_machine(0, "other work 1.75 of 2 cores")]
-    assert disturbance(_fig(0), rows, busy) == "launch 0 beside other work"
+    assert disturbance(_fig(0), rows, busy) == "disturbed: launch 0 beside other work"
     assert disturbance(_fig(64), rows, busy) == ""
     over = [cv.oversubscribed(1, 3, 2, "vm", ())]
-    assert disturbance(_fig(64), rows, over) == "launch 1 oversubscribed"
+    assert disturbance(_fig(64), rows, over) == "disturbed: launch 1 oversubscribed"
 
 
 def test_two_ranks_seen_on_one_core_count_only_with_the_samples_sign_of_a_scheduler():
@@ -80,15 +96,15 @@ def test_two_ranks_seen_on_one_core_count_only_with_the_samples_sign_of_a_schedu
     quiet = {0: _row(0, (0,), 2e-6)}
     assert disturbance(_fig(0), quiet, shared) == ""  # seen at an instant: no proof alone
     sliced = {0: _row(0, (0,), 4e-3)}
-    assert disturbance(_fig(0, 4e-3), sliced, shared) == "launch 0 ranks on one core"
+    assert disturbance(_fig(0, 4e-3), sliced, shared) == "disturbed: launch 0 ranks on one core"
     groups = shared + [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]
-    assert disturbance(_fig(0), quiet, groups) == "launch 0 ranks on one core, two groups of times"
+    assert disturbance(_fig(0), quiet, groups) == "disturbed: launch 0 ranks on one core, two groups of times"
     assert disturbance(_fig(0), quiet, [cv.bimodal(0, 0, 2e-6, 4e-3, 0.3)]) == ""  # no verdict: kept
     # ... or with that launch's time at the size apart from the other launches' (Open MPI, 1 KiB at
     # 0.31, 0.31, 0.87, 0.35, 0.30 µs, the third launch seen with both ranks on one CPU)
     rows = {1024: _row(1024, (0, 1, 2))}
     apart = shared + [cv.size_apart(0, 1024, 2.8)]
-    assert disturbance(_fig(1024), rows, apart) == "launch 0 ranks on one core, launch 0 at 2.8x the other launches'"
+    assert disturbance(_fig(1024), rows, apart) == "disturbed: launch 0 ranks on one core, launch 0 at 2.8x the other launches'"
     assert disturbance(_fig(1024), rows, shared + [cv.size_apart(2, 1024, 2.8)]) == ""  # another launch's
     assert disturbance(_fig(1024), rows, [cv.size_apart(0, 1024, 2.8)]) == ""  # not seen sharing: kept
 

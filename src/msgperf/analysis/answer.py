@@ -36,6 +36,8 @@ STEP_SPAN = 2 ** (1 / 8)
 # microsecond message, and a launch beside other work gave 4.00 ms for 0.14 µs and half the quiet
 # bandwidth (bench/RESULTS.md §18). The launch verdicts that say so (analysis/launches/conditions.py)...
 DISTURBING = ("busy_machine", "oversubscribed")
+# ... and a launch cut off before its conditions were recorded: whether it was disturbed is unknown
+UNKNOWN = "conditions_unknown"
 # ... and two ranks seen on one CPU, which alone is no proof (6 of 20 quiet runs on 2 vCPUs saw it
 # at an instant), so it counts only with the samples' own sign of a scheduler: two groups of times
 # at the figure's size, or a time of at least one slice (1 ms, the shortest tick, HZ = 1000).
@@ -47,6 +49,7 @@ SLICE_S = 1e-3
 APART = "size_apart"
 APART_FACTOR = 1.5
 _HOW = {"busy_machine": "beside other work", "oversubscribed": "oversubscribed",
+        UNKNOWN: "cut off",
         SHARED: "ranks on one core", "bimodal": "two groups of times", APART: "times apart from the other launches'"}
 
 CAUSES = {EAGER: "eager → rendezvous", SINGLE_COPY: "single-copy threshold",
@@ -221,14 +224,16 @@ def _switches(breakpoints: Sequence, labels: Sequence[BreakpointLabel],
 
 
 def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[Caveat]) -> str:
-    """Why ``figure`` (a size's time, or a bandwidth read from it) cannot be told under load: ""
-    when none of the launches its size was measured in was disturbed (``DISTURBING``), or only
-    seen with two ranks on one core while its samples show no scheduler (``SHARED``, ``SLICE_S``)."""
+    """Why ``figure`` (a size's time, or a bandwidth read from it) cannot be told under load
+    ("disturbed: launch 2 beside other work"; "conditions unknown: ..." where every launch in
+    question was cut off before its conditions were recorded): "" when none of the launches its
+    size was measured in was disturbed (``DISTURBING``) or cut off (``UNKNOWN``), or only seen with
+    two ranks on one core while its samples show no scheduler (``SHARED``, ``SLICE_S``)."""
     row = rows.get(figure.bytes) if figure.bytes is not None else None
     if figure.value is None or row is None:
         return ""
     launches = set(row.launch_ids)
-    hits = [c for c in caveats if c.launch in launches and c.kind in DISTURBING]
+    hits = [c for c in caveats if c.launch in launches and (c.kind in DISTURBING or c.kind == UNKNOWN)]
     if not hits:
         shared = [c for c in caveats if c.launch in launches and c.kind == SHARED]
         slices = [c for c in caveats if c.bytes == row.bytes and (c.kind == "bimodal" or (
@@ -239,7 +244,8 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
         return ""
     said = ", ".join(dict.fromkeys(c.brief if c.kind == APART else _HOW[c.kind] for c in hits))
     where = sorted({c.launch for c in hits if c.launch is not None})
-    return f"{_launch_words(where)} {said}"
+    what = "conditions unknown" if all(c.kind == UNKNOWN for c in hits) else "disturbed"
+    return f"{what}: {_launch_words(where)} {said}"
 
 
 def _apart(model: Any) -> list[Caveat]:
@@ -264,7 +270,7 @@ def _undisturbed(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[
     if not why:
         return figure
     return Figure(None, covers=figure.covers, bytes=figure.bytes, launches=figure.launches,
-                  why_not=f"disturbed: {why} ({said})")
+                  why_not=f"{why} ({said})")
 
 
 def _undisturbed_fit(figure: Figure, sizes: Sequence[int], measured: Mapping[int, Figure],
@@ -277,7 +283,7 @@ def _undisturbed_fit(figure: Figure, sizes: Sequence[int], measured: Mapping[int
     if not found:
         return figure
     return Figure(None, covers=figure.covers,
-                  why_not=f"disturbed: {found[0]} ({len(found)} of the {len(sizes)} sizes it is fitted to; {said})")
+                  why_not=f"{found[0]} ({len(found)} of the {len(sizes)} sizes it is fitted to; {said})")
 
 
 def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, SizeRow],
@@ -295,8 +301,8 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
     elif not whole and any(c.kind == "refinement_disturbed" for c in caveats):  # (no likely gap it made)
         why, kind = "a refinement launch was set aside as disturbed", "refinement"
     for b in (s.best_low_bytes, s.best_high_bytes):
-        if not why and b in measured and disturbance(measured[b], rows, caveats):
-            why, kind = f"{units.size(b)} was measured while disturbed", "disturbed"
+        if not why and b in measured and (said := disturbance(measured[b], rows, caveats)):
+            why, kind = _measured_while(b, said), "disturbed"
     # (a step an eager variable names just past the limit does not hold it, by its name)
     if not why and not whole and EAGER in s.kinds and s.past_limit_bytes is None and eager is not None \
             and eager.agreed and eager.limit_bytes is not None \
@@ -353,9 +359,17 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch], measured: 
     if step.step.value is None:
         return None, step.step.why_not
     for side in (below[-1], above[0]):
-        if rows is not None and disturbance(side, rows, caveats):
-            return None, f"{units.size(side.bytes)} was measured while disturbed"
+        if rows is not None and (said := disturbance(side, rows, caveats)):
+            return None, _measured_while(side.bytes, said)
     return step, ""
+
+
+def _measured_while(size: int, said: str) -> str:
+    """'8112 B was measured while disturbed', or where its launches were only cut off (``said``,
+    ``disturbance``'s words) 'was measured in a launch whose conditions were not recorded'."""
+    if said.startswith("conditions unknown"):
+        return f"{units.size(size)} was measured in a launch whose conditions were not recorded"
+    return f"{units.size(size)} was measured while disturbed"
 
 
 # The caveats that change a conclusion of the block, in the order they are said, each with what
@@ -366,6 +380,7 @@ _CONCLUSIONS: tuple[tuple[str, str, str], ...] = (
     ("oversubscribed", "{launches}: oversubscribed", "fewer ranks (--np), or more cores"),
     ("shared_core", "{launches}: the ranks shared a core", "pin them (mpiexec -bind-to core)"),
     ("busy_machine", "{launches} on a busy machine", "quiet it, or msgperf run --repeat 3"),
+    (UNKNOWN, "{launches} cut off: conditions not recorded", "msgperf run again"),
     ("refinement_disturbed", "a refinement launch saw another curve", "msgperf run on a quiet machine"),
     ("no_per_size_noise", "no samples per size: intervals from the scatter", "msgperf run keeps samples"),
     ("few_sizes", "only {sizes} sizes: too few to find switches", "msgperf run --sizes 0:64M"),

@@ -330,6 +330,14 @@ def busy_machine(launch: int, figures: str) -> Caveat:
                   brief=f"busy machine: {figures}")
 
 
+def conditions_unknown(launch: int) -> Caveat:
+    return Caveat("conditions_unknown", f"launch {launch}: cut off before msgperf recorded its conditions "
+                  "(no end record, no launching node's load)",
+                  "whether other work ran beside it is not known, so its times are not vouched for; "
+                  "measure again (the run's sizes measured in it stay as they were)", launch=launch,
+                  brief="cut off, conditions not recorded")
+
+
 # ---- predictions -------------------------------------------------------------------------
 
 def extrapolated(size: int, largest: int) -> Caveat:

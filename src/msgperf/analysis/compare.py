@@ -567,14 +567,25 @@ def _history(history: Sequence[Any], key: tuple, pattern: str, variant: str,
     return out, crowded
 
 
-def _busy_launches_by_size(run: Any, pattern: str, variant: str) -> dict[int, list[int]]:
-    """Size -> the launches that measured it (this series) while the machine ran other work."""
-    busy = {c.launch for c in run_conditions(run) if c.busy}
-    out: dict[int, list[int]] = {}
+def _busy_launches_by_size(run: Any, pattern: str, variant: str) -> dict[int, dict[int, str]]:
+    """Size -> the launches that measured it (this series) while the machine ran other work, or
+    that were cut off before their conditions were recorded, each with how it was."""
+    how = {c.launch: "beside other work" if c.busy else "cut off, conditions not recorded"
+           for c in run_conditions(run) if c.busy or c.cut_off}
+    out: dict[int, dict[int, str]] = {}
     for m in run.measurements:
-        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch in busy:
-            out.setdefault(m.bytes, []).append(m.launch)
+        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch in how:
+            out.setdefault(m.bytes, {})[m.launch] = how[m.launch]
     return out
+
+
+def _launches_how(at: dict[int, str]) -> str:
+    """'launches 0, 2 beside other work; launch 3 cut off, conditions not recorded'."""
+    by_how: dict[str, list[int]] = {}
+    for launch, how in sorted(at.items()):
+        by_how.setdefault(how, []).append(launch)
+    return "; ".join(f"launch{'es' if len(ls) > 1 else ''} {', '.join(map(str, ls))} {how}"
+                     for how, ls in by_how.items())
 
 
 def _beside_other_work(sizes: Sequence[SizeComparison], runs: Sequence[tuple[Any, str]], pattern: str,
@@ -588,16 +599,18 @@ def _beside_other_work(sizes: Sequence[SizeComparison], runs: Sequence[tuple[Any
         return tuple(sizes), ""
     out, hit = [], []
     for c in sizes:
-        why = "; ".join(f"{label}: launch{'es' if len(set(at[c.bytes])) > 1 else ''} "
-                        f"{', '.join(map(str, sorted(set(at[c.bytes]))))} beside other work"
-                        for label, at in busy if c.bytes in at)
+        why = "; ".join(f"{label}: {_launches_how(at[c.bytes])}" for label, at in busy if c.bytes in at)
         if why and c.verdict != UNTESTED:
             c = msgspec.structs.replace(c, verdict=CANNOT_TELL, launches_needed=None, disturbed=why)
             hit.append(c)
         out.append(c)
     if not hit:
         return tuple(out), ""
-    return tuple(out), (f"{len(hit)} size(s) measured beside other work (e.g. {units.size(hit[0].bytes)}: "
+    hows = {how for _, at in busy for size in at.values() for how in size.values()}
+    where = " or ".join(("beside other work",) * ("beside other work" in hows)
+                        + ("in a launch cut off before its conditions were recorded",) * (len(hows) > 1 or
+                                                                                         "beside other work" not in hows))
+    return tuple(out), (f"{len(hit)} size(s) measured {where} (e.g. {units.size(hit[0].bytes)}: "
                         f"{hit[0].disturbed}): cannot tell, whatever the samples say; compare runs made on a quiet "
                         "machine (msgperf show --detail says which launches)")
 

@@ -183,3 +183,18 @@ def test_a_launch_cut_off_before_its_host_record_says_the_kernels_counts_never_n
                         host_facts=(facts("node0", 1, 2), facts("node1", 1, 2)))
     words = launch_conditions(two_hosts).words()
     assert "oversubscribed: no (no host had more ranks than usable CPUs" in words and "None" not in words
+
+
+def test_a_launch_cut_off_before_anything_after_it_was_written_has_unknown_conditions():
+    """No launch_end, no abort mark, no launch_host: the job was killed or the file cut. Whether
+    other work ran beside it is unknown, and the caveat says so; a launch that ended (its
+    launch_end written, as a SLURM job's kernels write it without msgperf's host record) or that
+    msgperf stopped (its abort mark) is not cut off."""
+    cut = replace(the_launch(usable=None), end_time=None, end_cpus=None)
+    c = launch_conditions(cut)
+    assert c.cut_off and c.busy is None
+    assert [x.kind for x in c.caveats] == ["conditions_unknown"]
+    assert "busy machine: cannot tell (cut off before it was recorded)" in c.words()
+    for kept in (the_launch(usable=None), replace(cut, aborted="hang")):
+        c = launch_conditions(kept)
+        assert not c.cut_off and "conditions_unknown" not in [x.kind for x in c.caveats]

@@ -9,6 +9,11 @@ recorded (the launch record's rank→host/CPU map, launch_end's CPUs, msgperf's 
   neither msgperf nor its launch, in cores), with the load average before and after and the CPU
   steal.
 
+A launch cut off before anything was written after it (no ``launch_end``, no abort mark, no
+``launch_host``: the job was killed, the file truncated, or the launch still runs) is **cut off**:
+its conditions are unknown, and what it measured is not vouched for (a tester's run beside a busy
+loop, cut at 100 kB, read a latency of 1.89 µs [1.88 – 1.91] where the whole file says "cannot tell").
+
 Each verdict is yes, no, or None — *cannot tell* — when the run does not hold what it needs (a
 file from before format 3, ranks on nodes msgperf did not run on, an aborted launch). A "no" is
 never said for lack of data. The thresholds are here, in one place, and in docs/statistics.md.
@@ -54,6 +59,7 @@ class LaunchConditions(Value):
     load_after: float | None
     steal_fraction: float | None
     caveats: tuple[cv.Caveat, ...]
+    cut_off: bool = False  # nothing written after the launch's measurements: its conditions are unknown
 
     def words(self) -> str:
         """'oversubscribed: yes (3 ranks on 2 usable cores) · pair on one core: ... · other work: ...'"""
@@ -72,7 +78,8 @@ class LaunchConditions(Value):
         else:
             shared = "cannot tell (not seen at the start or the end)"
         if self.busy is None:
-            busy = "cannot tell (the ranks ran on other nodes)" if self.ranks_here == 0 else "cannot tell (not recorded)"
+            busy = ("cannot tell (the ranks ran on other nodes)" if self.ranks_here == 0 else
+                "cannot tell (cut off before it was recorded)" if self.cut_off else "cannot tell (not recorded)")
         else:
             busy = f"{'yes' if self.busy else 'no'} ({load_words(self)})"
         return f"oversubscribed: {over} · pair on one core: {shared} · busy machine: {busy}"
@@ -161,8 +168,9 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
             facts = [h for h in getattr(launch, "host_facts", ()) or () if h.ranks]
             if len(facts) == 1:
                 here, usable, where = facts[0].ranks, facts[0].usable_cpus, facts[0].host
+    cut_off = host is None and not launch.finished and launch.aborted is None
     partial = LaunchConditions(launch.index, where, here, usable, over, progress, shared,
-                               True if shared else None, busy, other, before, after, steal, ())
+                               True if shared else None, busy, other, before, after, steal, (), cut_off)
     found = []
     if over:
         found.append(cv.oversubscribed(launch.index, here, usable, partial.host, progress))
@@ -170,6 +178,8 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
         found.append(cv.shared_core(launch.index, [(s.ranks, s.cpu, s.when) for s in shared]))
     if busy:
         found.append(cv.busy_machine(launch.index, load_words(partial)))
+    if cut_off:
+        found.append(cv.conditions_unknown(launch.index))
     return msgspec.structs.replace(partial, caveats=tuple(found))
 
 
@@ -203,8 +213,8 @@ def caveats_of(conditions: Sequence[LaunchConditions], launches: Sequence[int] |
 
 def first_disturbance(conditions: Sequence[LaunchConditions], launches: Sequence[int] | None = None) -> str:
     """Why the launches (``launches``; None: all) were not conditions whose times are the MPI's own:
-    the first of them oversubscribed, with its pair on one core, or on a busy machine; "" when none
-    was seen so. The one wording advise's model choice and the collectives' names give."""
+    the first of them oversubscribed, with its pair on one core, on a busy machine, or cut off
+    before its conditions were recorded; "" when none was seen so. The one wording advise's model choice and the collectives' names give."""
     for c in conditions:
         if launches is not None and c.launch not in launches:
             continue
@@ -214,4 +224,6 @@ def first_disturbance(conditions: Sequence[LaunchConditions], launches: Sequence
             return f"launch {c.launch} had its pair on one core"
         if c.busy:
             return f"launch {c.launch} ran on a busy machine"
+        if c.cut_off:
+            return f"launch {c.launch} was cut off before its conditions were recorded"
     return ""
