@@ -229,6 +229,21 @@ def test_the_eager_step_is_read_across_the_limit_not_beside_it():
     assert why == "" and (step.below.bytes, step.above.bytes) == (32688, 32689)
 
 
+def test_a_probe_that_saw_no_size_wait_has_no_limit_to_cross():
+    """Every size up to the probe's largest (64 KiB) went eagerly: the limit lies above it, and the
+    step between 64 KiB and the next size measured is no crossing of it."""
+    from msgperf.analysis.answer import Figure, _eager, _eager_step
+    from msgperf.analysis.tables.eager import EagerLimit
+
+    sizes = {65536: 12.0e-6, 65537: 12.1e-6, 66000: 15.0e-6}
+    measured = {b: Figure(t, t * 0.99, t * 1.01, "within one launch", b, launches=(1,)) for b, t in sizes.items()}
+    open_above = EagerLimit(limit_bytes=None, low_bytes=65536, high_bytes=None, probe_max_bytes=65536, rows=())
+    step, why = _eager_step(open_above, [], measured)
+    assert step is None and why == "no eager limit to cross: no size up to the probe's 64 KiB waited"
+    limit = _eager(open_above, "msgperf")
+    assert limit.value is None and "no size up to its maximum wait" in limit.why_not
+
+
 def test_the_peak_bandwidth_is_a_measured_one_not_a_rescaled_refinement_size():
     """This run's refinement launch ran at 0.86x the sweep's level; its sizes enter the model on the
     sweep's level, but a bandwidth read there is the model's, not a measurement (it gave 20.3 GB/s

@@ -341,6 +341,8 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch], measured: 
         return None, "no eager limit measured"
     if not eager.agreed:
         return None, f"no eager limit to cross ({eager.disagreement})"
+    if eager.high_bytes is None:  # its largest size is no limit: the limit lies somewhere above it
+        return None, f"no eager limit to cross: no size up to the probe's {units.size(eager.low_bytes)} waited"
     split = eager.split_bytes
     for s in switches:
         # the switch's own step only where its most likely gap holds the limit (read across a

@@ -570,10 +570,14 @@ def _evidence(series: Sequence[SeriesResult], eager: EagerLimit | None, run: Any
         s = next((s for s in series if s.key.pattern == pattern and s.model is not None), None)
         return s.model.sweep.piecewise.breakpoints if s is not None else ()
 
-    limit = None
-    if eager is not None:
-        limit = (eager.low_bytes, eager.high_bytes if eager.high_bytes is not None else eager.low_bytes + 1)
-    return BreakpointEvidence(eager_limit=limit, memcpy_breakpoints=knees("memcpy"),
+    # a probe that saw no size wait bounds the limit from below only: it names no switch (read as
+    # (L, L + 1) it named one just above its largest size "eager → rendezvous")
+    limit = at_least = None
+    if eager is not None and eager.high_bytes is not None:
+        limit = (eager.low_bytes, eager.high_bytes)
+    elif eager is not None:
+        at_least = eager.low_bytes
+    return BreakpointEvidence(eager_limit=limit, eager_at_least=at_least, memcpy_breakpoints=knees("memcpy"),
                               floor_breakpoints=knees("floor"),
                               thresholds=_mpi_thresholds(run))
 

@@ -96,6 +96,21 @@ def test_inexact_probe_interval():
     assert label.text == "eager → rendezvous (eager-probe: 3000–3600 B)"
 
 
+def test_a_probe_that_saw_no_size_wait_names_no_switch_and_rules_out_those_below_its_largest():
+    """No size up to the probe's largest (64 KiB) waited: the limit lies above it. Read as an exact
+    limit (64 KiB, 64 KiB + 1) it named a step just above 64 KiB "eager → rendezvous"."""
+    probe = BreakpointEvidence(eager_at_least=65536)
+    assert label_breakpoints([bp(65536, 98304)], probe)[0].kinds == (UNEXPLAINED,)
+    cell = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 32768, 32768 - 1024, 32768)
+    big = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 131072, 131072 - 1024, 131072)
+    # a variable whose switch every size of which was sent eagerly cannot be the eager switch
+    assert label_breakpoints([bp(24576, 32768)], BreakpointEvidence(eager_at_least=65536, thresholds=(cell,)))[0] \
+        .kinds == (UNEXPLAINED,)
+    # one above the probe's largest size still names its step
+    assert label_breakpoints([bp(98304, 131072)], BreakpointEvidence(eager_at_least=65536, thresholds=(big,)))[0] \
+        .kinds == (EAGER,)
+
+
 def test_cvars_of_the_launch_environment():
     env = {"MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD": "24000",
            "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE": "32768", "PATH": "/usr/bin"}

@@ -58,6 +58,9 @@ class BreakpointEvidence(Value):
     """What a run measured or recorded that can say which knee is which."""
 
     eager_limit: tuple[int, int] | None = None  # eager-probe: (largest eager, smallest not eager)
+    # eager-probe that saw no size wait up to its maximum: every size up to this one was sent
+    # eagerly, and the limit lies somewhere above it (names no switch; rules out those below it)
+    eager_at_least: int | None = None
     memcpy_breakpoints: tuple[Breakpoint, ...] = ()
     floor_breakpoints: tuple[Breakpoint, ...] = ()
     thresholds: tuple[KnownThreshold, ...] = ()
@@ -210,6 +213,8 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
         # value); where the eager-probe measured the limit, the switch must lie at what it measured
         # (16 cores, --sizes 1K:64K: a step at 7510-7756 B sat in MPI_T's (7168, 8192] beside a
         # probe limit of 8112 B, and was labelled eager -> rendezvous)
+        if t.kind == EAGER and ev.eager_at_least is not None and bp.high_bytes <= ev.eager_at_least:
+            continue  # every size in it was sent eagerly
         if t.kind == EAGER and ev.eager_limit is not None and (_below_the_limit(bp, ev.eager_limit) or not _overlaps(
                 bp, ev.eager_limit[0] * (1 - PROBE_SLACK), ev.eager_limit[1] * (1 + PROBE_SLACK))):
             continue
