@@ -172,11 +172,13 @@ def test_a_disturbed_launch_withholds_the_name():
     from msgperf.analysis.launches import first_disturbance as disturbed
     from msgperf.analysis.collectives.naming import withhold
 
-    busy = SimpleNamespace(launch=0, oversubscribed=False, shared_core=None, busy=True)
-    quiet = SimpleNamespace(launch=1, oversubscribed=False, shared_core=False, busy=False)
+    busy = SimpleNamespace(launch=0, oversubscribed=False, shared_core=None, busy=True, cut_off=False)
+    quiet = SimpleNamespace(launch=1, oversubscribed=False, shared_core=False, busy=False, cut_off=False)
     assert disturbed([busy, quiet], (1,)) == ""
     reason = disturbed([busy, quiet], (0, 1))
     assert reason == "launch 0 ran on a busy machine"
+    cut = SimpleNamespace(launch=2, oversubscribed=None, shared_core=None, busy=None, cut_off=True)
+    assert disturbed([quiet, cut], (1, 2)) == "launch 2 was cut off before its conditions were recorded"
     named = judge(8, 1.02, 1.0, 1.04, (Prediction("a", 1.0), Prediction("b", 1.5)), 0.01)
     held = withhold(named, reason)
     assert held.verdict == CANNOT_TELL and held.evidence == "a" and "busy machine" in held.why
