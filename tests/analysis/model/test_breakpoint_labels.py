@@ -165,10 +165,10 @@ def test_a_knee_an_octave_from_the_copys_is_cause_unknown():
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("mpich-cell32k-1K-2M.jsonl", "eager → rendezvous (eager-probe: 32688 B) and eager → rendezvous "
-                                  "(MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 32768)"),
-    ("mpich-cell16k-1K-1M.jsonl", "eager → rendezvous (eager-probe: 16304 B) and eager → rendezvous "
-                                  "(MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 16384)"),
+    ("mpich-cell32k-1K-2M.jsonl", "eager → rendezvous (eager-probe: 32688 B; "
+                                  "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 32768)"),
+    ("mpich-cell16k-1K-1M.jsonl", "eager → rendezvous (eager-probe: 16304 B; "
+                                  "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = 16384)"),
     ("mpich-default-1K-1M.jsonl", "eager → rendezvous (eager-probe: 8112 B)"),
 ])
 def test_real_curves_first_switch_labelled_by_the_probe_and_the_cvar(name, expected):

@@ -265,9 +265,18 @@ def _label(bp: Breakpoint, ev: BreakpointEvidence) -> BreakpointLabel:
 
 
 def _joined(bp: Breakpoint, parts: list[tuple[str, str, str, str]]) -> BreakpointLabel:
-    """One label of every piece of evidence (kind, short text, evidence line, source)."""
+    """One label of every piece of evidence (kind, short text, evidence line, source). Pieces that
+    say the same thing name it once with their sources together: "eager → rendezvous
+    (eager-probe: 8112 B; MPIR_CVAR_... = 8192)", not "eager → rendezvous (eager-probe: 8112 B)
+    and eager → rendezvous (MPIR_CVAR_... = 8192)"."""
     kinds = tuple(dict.fromkeys(k for k, _, _, _ in parts))
-    text = " and ".join(dict.fromkeys(s for _, s, _, _ in parts))
+    said: dict[str, list[str]] = {}
+    for _, short, _, _ in parts:
+        what, _, why = short.partition(" (")
+        said.setdefault(what, [])
+        if why and why.rstrip(")") not in said[what]:
+            said[what].append(why[:-1] if why.endswith(")") else why)
+    text = " and ".join(f"{what} ({'; '.join(whys)})" if whys else what for what, whys in said.items())
     return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),
                            tuple(dict.fromkeys(src for _, _, _, src in parts)))
 
