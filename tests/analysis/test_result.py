@@ -210,3 +210,15 @@ def test_an_unexplained_switch_a_refinement_launch_did_not_see_again_says_so():
     assert marks[(16, 32)] is True and marks[(8112, 8113)] is False
     said = [c for c in result.find("pingpong").model.caveats if c.kind == "step_not_repeated"]
     assert [c.bytes for c in said] == [32] and said[0].message.startswith("a refinement launch measured 16 B and 32 B")
+
+
+def test_a_contested_switch_s_caveat_names_the_interval_the_answer_shows():
+    """A tester's MPICH run with the CMA threshold at 128 KiB: refinement launch 5 located a switch
+    between 6886 B and 7756 B, launch 6 measured flat inside it. The answer shows the model's
+    interval, 7421 B – 7756 B; the caveat said only 6886 B – 7756 B, two intervals for one switch."""
+    result = analyze(_kernel_run("mpich-cma128k-switch-contested.jsonl"))
+    (switch,) = [s for s in result.answer.switches if s.not_seen_again and s.low_bytes < 7756 <= s.high_bytes]
+    (said,) = [c for c in result.find("pingpong").model.caveats if c.kind == "not_seen_again"]
+    shown = f"{units.size(switch.low_bytes)} – {units.size(switch.high_bytes)}"
+    assert f"(the model places it at {shown})" in said.message
+    assert said.message.startswith("a refinement launch located a switch between 6886 B and 7756 B")

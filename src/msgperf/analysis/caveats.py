@@ -288,10 +288,14 @@ def step_not_repeated(low_bytes: int, high_bytes: int) -> Caveat:
                   "measure again on a quieter machine, or with a larger --total-time", bytes=high_bytes)
 
 
-def not_seen_again(low_bytes: int, high_bytes: int, at: int) -> Caveat:
+def not_seen_again(low_bytes: int, high_bytes: int, at: int, placed: tuple[int, int] | None = None) -> Caveat:
+    """``placed``: the switch's interval in the model where it is not the located one (the model
+    read every launch's sizes), so that the caveat names the switch the answer shows."""
+    model = (f" (the model places it at {units.size(placed[0])} – {units.size(placed[1])})"
+             if placed is not None and placed != (low_bytes, high_bytes) else "")
     return Caveat("not_seen_again", f"a refinement launch located a switch between {units.size(low_bytes)} and "
-                  f"{units.size(high_bytes)}, and a later one measured inside it and shows less than half that "
-                  "step: where it lies, or whether it is there, cannot be told",
+                  f"{units.size(high_bytes)}{model}, and a later one measured inside it and shows less than half "
+                  "that step: where it lies, or whether it is there, cannot be told",
                   "measure again on a quieter machine, or with a larger --total-time", bytes=at)
 
 

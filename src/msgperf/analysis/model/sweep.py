@@ -91,7 +91,8 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
             moved = tried
     said = [(cv.step_not_repeated if b in where.repeated_ends else cv.not_narrowed)(b.low_bytes, b.high_bytes)
             for b in where.examined if b in own]
-    said += [cv.not_seen_again(b.low_bytes, b.high_bytes, at) for b, at in zip(where.breakpoints, where.contested) if at]
+    said += [cv.not_seen_again(b.low_bytes, b.high_bytes, at, _placed(b, moved.breakpoints))
+             for b, at in zip(where.breakpoints, where.contested) if at]
     said += [cv.spike_confirmed(low, high, [s for s in sizes if low < s < high]) for low, high in where.spikes]
     said += [cv.switch_unmodelled(bp.low_bytes, bp.high_bytes) for bp in found if bp not in kept]
     seen = where.probe
@@ -107,6 +108,14 @@ def _refined(model: PiecewiseFit, fitted: Sequence[SizePoint], pts: Sequence[Siz
     used = sorted([*own, *kept], key=lambda b: b.best_high_bytes)  # the order relocated() keeps
     provenance = tuple(Provenance(count.get(bp, 0), bp in kept, bp in probe, bp in recorded) for bp in used)
     return moved, tuple(said), left, provenance
+
+
+def _placed(located_bp, final: Sequence) -> tuple[int, int] | None:
+    """The interval of the model's breakpoint that overlaps a located one (None: none does)."""
+    for b in final:
+        if b.low_bytes < located_bp.high_bytes and located_bp.low_bytes < b.high_bytes:
+            return b.low_bytes, b.high_bytes
+    return None
 
 
 class Provenance(Value):
