@@ -606,10 +606,11 @@ def _beside_other_work(sizes: Sequence[SizeComparison], runs: Sequence[tuple[Any
         out.append(c)
     if not hit:
         return tuple(out), ""
-    hows = {how for _, at in busy for size in at.values() for how in size.values()}
-    where = " or ".join(("beside other work",) * ("beside other work" in hows)
-                        + ("in a launch cut off before its conditions were recorded",) * (len(hows) > 1 or
-                                                                                         "beside other work" not in hows))
+    hows = {how for _, at in busy for launches in at.values() for how in launches.values()}
+    where = " or ".join(words for how, words in (("beside other work", "beside other work"),
+                                                  ("cut off, conditions not recorded",
+                                                   "in a launch cut off before its conditions were recorded"))
+                        if how in hows)
     return tuple(out), (f"{len(hit)} size(s) measured {where} (e.g. {units.size(hit[0].bytes)}: "
                         f"{hit[0].disturbed}): cannot tell, whatever the samples say; compare runs made on a quiet "
                         "machine (msgperf show --detail says which launches)")

@@ -79,7 +79,7 @@ class LaunchConditions(Value):
             shared = "cannot tell (not seen at the start or the end)"
         if self.busy is None:
             busy = ("cannot tell (the ranks ran on other nodes)" if self.ranks_here == 0 else
-                "cannot tell (cut off before it was recorded)" if self.cut_off else "cannot tell (not recorded)")
+                    "cannot tell (cut off before it was recorded)" if self.cut_off else "cannot tell (not recorded)")
         else:
             busy = f"{'yes' if self.busy else 'no'} ({load_words(self)})"
         return f"oversubscribed: {over} · pair on one core: {shared} · busy machine: {busy}"
@@ -214,7 +214,8 @@ def caveats_of(conditions: Sequence[LaunchConditions], launches: Sequence[int] |
 def first_disturbance(conditions: Sequence[LaunchConditions], launches: Sequence[int] | None = None) -> str:
     """Why the launches (``launches``; None: all) were not conditions whose times are the MPI's own:
     the first of them oversubscribed, with its pair on one core, on a busy machine, or cut off
-    before its conditions were recorded; "" when none was seen so. The one wording advise's model choice and the collectives' names give."""
+    before its conditions were recorded; "" when none was seen so. The one wording advise's model
+    choice and the collectives' names give."""
     for c in conditions:
         if launches is not None and c.launch not in launches:
             continue

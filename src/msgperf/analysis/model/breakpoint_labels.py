@@ -273,9 +273,10 @@ def _joined(bp: Breakpoint, parts: list[tuple[str, str, str, str]]) -> Breakpoin
     said: dict[str, list[str]] = {}
     for _, short, _, _ in parts:
         what, _, why = short.partition(" (")
-        said.setdefault(what, [])
-        if why and why.rstrip(")") not in said[what]:
-            said[what].append(why[:-1] if why.endswith(")") else why)
+        why = why[:-1] if why.endswith(")") else why
+        whys = said.setdefault(what, [])
+        if why and why not in whys:
+            whys.append(why)
     text = " and ".join(f"{what} ({'; '.join(whys)})" if whys else what for what, whys in said.items())
     return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),
                            tuple(dict.fromkeys(src for _, _, _, src in parts)))
