@@ -22,7 +22,8 @@ that moment, is replaced.
 The guard: whether a file msgperf derives (a report, a plot, an export, a batch script) may be
 written where a file already exists.
 
-- A file that holds measurements (a msgperf run file, a profile, an SQLite database) is never
+- A file that holds measurements (a msgperf run file, a profile, an SQLite database, msgperf's
+  JSON or CSV export of samples; Parquet is not looked into) is never
   replaced by a derived file, not even with ``--force``: it may be the only copy of a measurement.
 - Anything else that exists is replaced only with ``--force``, except msgperf's own earlier
   output of the same kind: a report msgperf wrote (recognised by the mark in its head), the
@@ -175,6 +176,9 @@ def atomic_write(path: str | Path, mode: int = 0o666, parents: bool = False, *,
 # ---- the guard ----------------------------------------------------------------------------
 # The first line of a run file or a profile is a few KB; a longer one is neither.
 _FIRST_LINE_LIMIT = 1 << 20
+# how a msgperf JSON export begins (records/export_json.py reads it by the same pattern)
+EXPORT_HEAD = r'\A\s*\{\s*"format"\s*:\s*"msgperf-export"'
+_EXPORT_HEAD = re.compile(EXPORT_HEAD.encode())
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 # In the head of every report msgperf writes (present/report.py): what makes it msgperf's own.
@@ -200,6 +204,12 @@ def measurements_in(path: Path) -> str | None:
         return None
     if first.startswith(_SQLITE_HEADER):
         return "an SQLite database"
+    # msgperf's exports carry the raw samples: the JSON one is a run msgperf reads back (show,
+    # import), and either may be the only copy left of a run
+    if _EXPORT_HEAD.match(first):
+        return "a msgperf export of a run"
+    if (first.startswith(b"run_id,") and b",sample_s," in first) or first.startswith(b"measurement,sample,sample_s,"):
+        return "a msgperf export of samples"  # wide, or tidy's samples (its measurements table holds none)
     try:
         kind = json.loads(first).get("type")
     except (ValueError, AttributeError, RecursionError):

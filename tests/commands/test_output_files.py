@@ -84,6 +84,23 @@ def test_measurements_are_never_replaced_not_even_with_force(tmp_path, capsys, r
         target.rename(path)
 
 
+@pytest.mark.parametrize("layout", ["json", "wide", "tidy"])
+def test_an_export_of_samples_is_never_replaced_not_even_with_force(tmp_path, capsys, run_file, layout):
+    """A tester replaced a JSON export (a whole run: show and import read it) with --force, and
+    with a plot: the README promises never a file that holds measurements."""
+    target = tmp_path / ("x.json" if layout == "json" else "x.csv")
+    args = ("--csv-layout", layout) if layout != "json" else ()
+    assert cli(capsys, "export", run_file, *args, "-o", target)[0] == 0
+    kept = target.read_bytes()
+    code, _, err = cli(capsys, "export", run_file, *args, "-o", target, "--force")
+    assert code == 1 and "is a msgperf export" in err and "not even with --force" in err, err
+    assert target.read_bytes() == kept
+    page = target.rename(target.with_suffix(".html"))  # the name a report wants
+    code, _, err = cli(capsys, "report", run_file, "-o", page, "--force")
+    assert code == 1 and "is a msgperf export" in err, err
+    assert page.read_bytes() == kept
+
+
 def test_export_over_the_database_by_its_own_name(tmp_path, capsys, run_file, precious):
     """The case of the issue: -o msgperf.db (json by --format) with --force leaves the database."""
     db = tmp_path / "msgperf.db"

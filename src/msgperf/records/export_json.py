@@ -14,6 +14,7 @@ from typing import Any, TextIO
 import msgspec
 
 from msgperf.records.format import RecordError
+from msgperf.writing import EXPORT_HEAD
 from msgperf.records.json_text import parse_json
 from msgperf.records.runfile_read import parse_run_text
 from msgperf.records.runfile_write import iter_run_records
@@ -21,7 +22,7 @@ from msgperf.records.runfile_write import iter_run_records
 EXPORT_FORMAT = "msgperf-export"
 EXPORT_VERSION = 1
 
-_PREFIX = re.compile(r'\A\s*\{\s*"format"\s*:\s*"msgperf-export"')
+_PREFIX = re.compile(EXPORT_HEAD)
 
 
 def looks_exported(head: str) -> bool:
