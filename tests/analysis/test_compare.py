@@ -540,3 +540,25 @@ def test_a_parameter_the_runs_answer_cannot_tell_is_not_compared():
     out = json.loads(dumps(comparison_dict(c)))
     n_half = next(p for p in out["parameters"] if p["name"] == "n_half")
     assert n_half["b"] is None and n_half["b_why_not"] == said["n_half"]
+
+
+def test_compare_reads_each_size_from_the_launches_show_reads_it_from():
+    """A refinement launch measures sizes of the sweep again as anchors beside a switch; show's
+    table does not take them as the sizes' time, and compare read them (a tester's 2 MiB: 169 µs
+    in compare, 158 µs in show, the refinement launch at 237 µs)."""
+    from pathlib import Path
+
+    from msgperf.analysis.compare import launch_samples
+    from msgperf.analysis.tables import size_rows
+    from msgperf.records.runfile_read import read_run
+
+    run = read_run(Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-default-quiet-refined.jsonl").run
+    rows = {r.bytes: r for r in size_rows(run) if r.pattern == "pingpong"}
+    samples = launch_samples(run, "pingpong")
+    anchored = [b for b in rows if len({m.launch for m in run.measurements
+                                        if m.pattern == "pingpong" and m.bytes == b}) > rows[b].launches]
+    assert anchored  # the case this test is about: sizes a refinement launch measured again
+    for b, row in rows.items():
+        assert len(samples[b]) == row.launches
+        values = np.concatenate(samples[b])
+        assert values.size == row.stats.n

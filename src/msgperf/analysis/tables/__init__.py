@@ -23,7 +23,7 @@ from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, Comp
                                                   OverlapRow, VariantPair, barrier_rows, bidirectional, compat,
                                                   difference, floor_rows, index, overlap_rows, ratio_interval,
                                                   send_modes, variant_pairs)
-from msgperf.analysis.tables.size_rows import SizeRow, size_rows
+from msgperf.analysis.tables.size_rows import SizeRow, size_rows, time_launches
 
 __all__ = [
     "BarrierRow", "BufferingEstimate", "BufferingRow", "ColumnsTable", "CombiningPrediction", "CompatRow",
@@ -34,5 +34,5 @@ __all__ = [
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
     "ratio_interval",
-    "mpi_device", "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "tool_rows", "variant_pairs",
+    "mpi_device", "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "time_launches", "tool_rows", "variant_pairs",
 ]

@@ -61,19 +61,17 @@ class SizeRow(Value):
         return 1.0 / self.time_s if self.time_s > 0 else float("nan")
 
 
-def size_rows(run: Run) -> list[SizeRow]:
-    """Rows of each series (in the order series first appear in the run) by size."""
-    groups: dict[tuple, list[Measurement]] = {}
-    for m in run.measurements:
-        groups.setdefault((*m.key, m.variant), []).append(m)
+def time_launches(run: Run) -> dict[tuple, dict[int, set[int]]]:
+    """For each series, (pattern, buffer, ranks, variant), and size: the launches whose samples
+    are the size's time (launch_alignment.measuring_launches; a disturbed refinement launch gives
+    none). The one choice every output of a size's time reads: show's rows, and compare."""
     plan = getattr(getattr(run, "info", None), "plan", None)
     planned = frozenset(plan.sizes) if plan is not None and getattr(plan, "sizes", None) else None
     # measurements, not their samples: a large run's samples wait on disk until their size is used
     by_series: dict[tuple, dict[int, dict[int, list[Measurement]]]] = {}
-    for (pattern, buffer, size, ranks, variant), ms in groups.items():
-        for m in ms:
-            by_series.setdefault((pattern, buffer, ranks, variant), {}).setdefault(size, {}).setdefault(
-                m.launch, []).append(m)
+    for m in run.measurements:
+        by_series.setdefault((m.pattern, m.buffer, m.ranks, m.variant), {}).setdefault(m.bytes, {}).setdefault(
+            m.launch, []).append(m)
     chosen = {}
     quiet: frozenset[int] | None = None  # the launches that had their cores, read once if a series was refined
     for series, sizes in by_series.items():  # the same launches as the model's (series.analyze_sets)
@@ -84,6 +82,15 @@ def size_rows(run: Run) -> list[SizeRow]:
             quiet = quiet_launches(run) if quiet is None else quiet
             gone = frozenset(d.launch for d in disturbed_launches(medians, planned, quiet))
         chosen[series] = measuring_launches({size: set(ls) for size, ls in sizes.items()}, planned, gone)
+    return chosen
+
+
+def size_rows(run: Run) -> list[SizeRow]:
+    """Rows of each series (in the order series first appear in the run) by size."""
+    groups: dict[tuple, list[Measurement]] = {}
+    for m in run.measurements:
+        groups.setdefault((*m.key, m.variant), []).append(m)
+    chosen = time_launches(run)
     for key, ms in list(groups.items()):  # the launches whose samples are the size's time (launch_alignment.py)
         kept = [m for m in ms if m.launch in chosen[(key[0], key[1], key[3], key[4])].get(key[2], ())]
         if kept:
