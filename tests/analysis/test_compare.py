@@ -441,6 +441,19 @@ def test_stored_runs_made_beside_other_work_stay_out_of_the_noise_floor():
     assert not any("beside other work" in n for n in clean.notes)
 
 
+def test_a_store_of_crowded_runs_only_is_no_history_and_the_notes_say_so_once():
+    """A tester's notes read "no stored runs of this configuration" beside "23 launch(es) of stored
+    runs of this configuration ran oversubscribed": every stored run was left out."""
+    loaded = [_beside_other_work(launches_run(seed=200 + i, launches=1, launch_sd=0.02, n=80, scale=5.0 + i))
+              for i in range(3)]
+    a = launches_run(seed=1, launches=2, launch_sd=0.02, n=80)
+    b = launches_run(seed=2, launches=2, launch_sd=0.02, n=80)
+    c = compare_runs(a, b, history=loaded, parameters=False)
+    assert c.history_runs == 0
+    assert any(n.startswith("no stored runs of this configuration made on a quiet machine: ") for n in c.notes)
+    assert any(n.startswith("3 launch(es) of stored runs of this configuration ran oversubscribed") for n in c.notes)
+
+
 def test_a_compared_run_made_beside_other_work_cannot_tell_but_one_on_one_core_can():
     """A tester compared a quiet run with one made beside a busy loop: "slower" by 4.5x at 2 MiB, and
     the gate failed, where the run's own answer said "cannot tell: disturbed". A size a run measured
@@ -449,7 +462,8 @@ def test_a_compared_run_made_beside_other_work_cannot_tell_but_one_on_one_core_c
     a = launches_run(seed=1, launches=2)
     b = _beside_other_work(launches_run(seed=2, launches=2, scale=3.0))
     c = compare_runs(a, b, label_b="busy.jsonl", parameters=False)
-    assert any(n.startswith("busy.jsonl: 2 of its 2 launches ran oversubscribed or beside other work") for n in c.notes)
+    assert any(n.startswith("busy.jsonl: 2 of the 2 launches that measured pingpong ran oversubscribed or beside "
+                            "other work") for n in c.notes)
     assert all(s.verdict == CANNOT_TELL and s.disturbed == "busy.jsonl: launches 0, 1 beside other work"
                for s in c.sizes)
     assert any(n.startswith(f"{len(c.sizes)} size(s) measured beside other work") for n in c.notes)

@@ -359,6 +359,9 @@ def _verdict(ratio: float, ci: tuple[float, float] | None, p_adj: float | None, 
     return SLOWER if worse else FASTER
 
 
+_NO_HISTORY = "no stored runs of this configuration"
+
+
 def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
                            b: Mapping[int, Sequence[np.ndarray]], alpha: float = ALPHA,
                            min_effect: float = 0.0,
@@ -415,7 +418,7 @@ def compare_launch_samples(a: Mapping[int, Sequence[np.ndarray]],
                      f"{100 * ASSUMED_RERUN_SD:.0f} % spread can be called; measure it with "
                      "msgperf run --repeat 3 (same options)")
     if any(c.verdict != UNTESTED and not c.assumed and "stored runs" not in c.covers for c in out):
-        notes.append("no stored runs of this configuration: the noise floor is the spread between "
+        notes.append(f"{_NO_HISTORY}: the noise floor is the spread between "
                      "launches within each run, so a drift of the machine between the two runs "
                      "counts as a change (history builds up as runs are stored)")
     split = [c for c in out if c.verdict == CANNOT_TELL and not c.assumed]
@@ -627,8 +630,8 @@ def _crowded_note(run: Any, label: str, pattern: str) -> str:
     crowded = crowded_launches(run) & measured
     if not crowded:
         return ""
-    return (f"{label}: {len(crowded)} of its {len(measured)} launches ran oversubscribed or beside other "
-            "work: a difference may be the machine's load, not the change (msgperf show --detail)")
+    return (f"{label}: {len(crowded)} of the {len(measured)} launches that measured {pattern} ran oversubscribed "
+            "or beside other work: a difference may be the machine's load, not the change (msgperf show --detail)")
 
 
 def summary_statistic(run: Any, pattern: str, variant: str = "") -> str | None:
@@ -726,6 +729,8 @@ def compare_runs(run_a: Any, run_b: Any, pattern: str | None = None, variant: st
     if mixed:
         notes = notes + (mixed,)
     if crowded:
+        if not (hist_a if hist_b is None else hist_a and hist_b):  # every stored run left out: none measured
+            notes = tuple(n.replace(_NO_HISTORY, _NO_HISTORY + " made on a quiet machine") for n in notes)
         notes = notes + (f"{crowded} launch(es) of stored runs of this configuration ran oversubscribed or "
                          "beside other work: left out of the noise floor",)
     notes = notes + tuple(n for n in (_crowded_note(run_a, label_a, pattern), _crowded_note(run_b, label_b, pattern))
