@@ -318,11 +318,10 @@ def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, S
                                    withheld=kind)
 
 
-def _eager(eager: EagerLimit | None, source_tool: str) -> Figure:
+def _eager(eager: EagerLimit | None, no_probe: str) -> Figure:
+    """``no_probe``: why there is no probe, in words (result._no_probe)."""
     if eager is None:
-        why = ("not measured (run without --no-probe)"
-               if source_tool == "msgperf" else "this tool does not measure it")
-        return Figure(None, why_not=why)
+        return Figure(None, why_not=no_probe)
     if not eager.agreed:
         return Figure(None, covers="eager-probe", why_not=eager.disagreement)
     if eager.limit_bytes is not None:
@@ -418,13 +417,13 @@ def warnings_of(caveats: Sequence[Caveat], sizes: int) -> tuple[Warning, ...]:
 
 
 def build_answer(series: str, time_words: str, model, labels: Sequence[BreakpointLabel],
-                 eager: EagerLimit | None, run_caveats: Sequence[Caveat], source_tool: str,
+                 eager: EagerLimit | None, run_caveats: Sequence[Caveat], no_probe: str,
                  rows: Sequence[SizeRow] = (), confidence: float = 0.95) -> Answer:
     """The answer from the main series' model (``SeriesAnalysis`` or None), its breakpoints' labels,
     the eager probe, the caveats about the run and the series' rows of show's table (the steps
     are read from them, so the block and the table agree)."""
     measured = {r.bytes: row_figure(r) for r in rows}
-    eager_figure = _eager(eager, source_tool)
+    eager_figure = _eager(eager, no_probe)
     if model is None:
         none = Figure(None, why_not="no model of a ping-pong (too few sizes, or none)")
         return Answer(series, time_words, none, none, none, eager_figure, None, "no model", (),

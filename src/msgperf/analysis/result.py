@@ -437,7 +437,7 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=machine, caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
-    answer = _answer(main, probe, partial.caveats, source, rows, confidence)
+    answer = _answer(main, probe, partial.caveats, source, rows, confidence, _no_probe(run, source.tool))
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
         partial = msgspec.structs.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
                                                             for r in partial.saphir))
@@ -496,14 +496,28 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
                            f"the ping-pong has no model: {why}" if why else "", conditions, environments)
 
 
+def _no_probe(run: Any, tool: str) -> str:
+    """Why the run holds no eager-probe, in words: the plan says whether msgperf run meant to
+    probe (a tester's run cut off, or interrupted, before its probe launch read "run without
+    --no-probe", which it was)."""
+    if tool != "msgperf":
+        return "this tool does not measure it"
+    after = getattr(getattr(run.info, "plan", None), "after", None)
+    if after is None:
+        return "not measured (msgperf run measures it unless given --no-probe)"
+    if "probe" in after:
+        return "not measured: the run stopped before its eager-probe launch"
+    return "not measured (the run was made with --no-probe)"
+
+
 def _answer(main: SeriesResult | None, eager: EagerLimit | None, caveats: Sequence[cv.Caveat],
-            source: RunSource, rows: Sequence[SizeRow], confidence: float) -> Answer:
+            source: RunSource, rows: Sequence[SizeRow], confidence: float, no_probe: str) -> Answer:
     if main is None:
-        return build_answer("", "", None, (), eager, caveats, source.tool, confidence=confidence)
+        return build_answer("", "", None, (), eager, caveats, no_probe, confidence=confidence)
     key = main.key
     mine = {r.bytes: r for r in rows if (r.pattern, r.variant) == (key.pattern, key.variant)
             and (not key.placement or r.extra.get("placement", key.placement) == key.placement)}
-    return build_answer(main.name, main.facts.time_words, main.model, main.labels, eager, caveats, source.tool,
+    return build_answer(main.name, main.facts.time_words, main.model, main.labels, eager, caveats, no_probe,
                         tuple(mine[b] for b in sorted(mine)), confidence)
 
 

@@ -64,6 +64,17 @@ def test_the_peak_is_chosen_among_the_sizes_measured_in_several_launches():
     assert alone.sizes == (SIZES[-1],) and alone.note.endswith("over the sizes measured")
 
 
+def test_sizes_measured_again_far_from_the_peak_do_not_choose_it():
+    """A --repeat launch cut off after its small sizes: only they were measured in two launches,
+    and the peak was chosen among them (363 MB/s beside 7.2 GB/s at 64 MiB)."""
+    from msgperf.analysis.model.regimes import peak_bandwidth
+
+    pts = exact(line(1e-6, 1e-10), SIZES)
+    small = [replace(p, launches=2) if p.bytes <= 512 else p for p in pts]
+    t = peak_bandwidth(small)
+    assert t.sizes == (SIZES[-1],) and t.note.endswith("over the sizes measured")
+
+
 def test_asymptotic_bandwidth_is_size_over_time_of_the_largest_message():
     sweep = analyze_sweep(exact(line(2e-6, 1e-10), SIZES))
     t = sweep.characteristics.asymptotic_bandwidth
