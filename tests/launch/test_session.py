@@ -562,6 +562,18 @@ def test_one_budget_for_the_sweep_is_chosen_from_the_measurements_and_recorded(r
     assert outcome.run.info.plan.total_time_s == 2.5
 
 
+def test_a_launch_after_the_planned_ones_that_fails_does_not_send_the_user_to_resume(req):
+    """A tester interrupted a run during a refinement launch; the message said "continue with:
+    msgperf run --resume", which then had nothing to resume. Only a sweep launch's failure says so."""
+    notes: list[str] = []
+    outcome = measure(req(probe=True), launcher=FakeLauncher(Behaviour(), Behaviour(after=0, then="die")),
+                      on_note=notes.append)
+    assert outcome.run.missing() == []
+    (failed,) = [n for n in notes if n.startswith("the eager-probe launch failed")]
+    assert "msgperf run --resume" not in failed and "a --resume has nothing to measure" in failed
+    assert "msgperf run --resume" not in outcome.run.launches[1].aborted
+
+
 def test_a_resumed_run_keeps_its_one_budget(req, tmp_path, logs):
     run_file = tmp_path / "run.jsonl"
     with pytest.raises(LaunchError):

@@ -157,7 +157,8 @@ def explain_failure(output: str) -> str:
 
 def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, str]],
             env: Mapping[str, str] | None = None, stall_timeout_s: float = 120.0,
-            on_record: Callable[[dict], None] | None = None, log_dir: Path | None = None) -> None:
+            on_record: Callable[[dict], None] | None = None, log_dir: Path | None = None,
+            resumable: bool = True) -> None:
     """Run ``argv`` to completion, calling ``on_record`` for each record the kernels write.
 
     ``expected`` lists the (pattern, size, participating ranks) of each record in the order the
@@ -166,7 +167,10 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
     Ctrl-C (exit 130), SIGTERM or SIGHUP (``Terminated``, exit 128 + the signal) stops it; the
     run file keeps every record finished before that. The launcher's output goes to a log in ``log_dir`` (the
     temporary directory): removed when the launch succeeds or is interrupted, kept and named in
-    the message when it fails.
+    the message when it fails. ``resumable``: the launch measures planned sizes (a sweep's), which
+    ``msgperf run --resume`` measures again; a launch added after them (the probe, the answer's,
+    a refinement) is not, and the message says so (a tester was told to --resume, which then had
+    nothing to do).
     """
     offset = start_offset = run_file.stat().st_size if run_file.exists() else 0
     # The launcher's output goes to the temporary directory, not beside the run file: when the
@@ -183,7 +187,7 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
     remove_dead_jobs_segments()  # a killed msgperf could not clean after its job
     segments_before = segments()
     try:
-        _run(argv, run_file, expected, env, stall_timeout_s, on_record, log_path, offset, start_offset)
+        _run(argv, run_file, expected, env, stall_timeout_s, on_record, log_path, offset, start_offset, resumable)
     except BaseException:
         remove_leftovers(segments_before)  # a job that did not finish left its shared memory
         raise
@@ -191,7 +195,7 @@ def execute(argv: list[str], run_file: Path, *, expected: list[tuple[str, int, s
 
 def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], env: Mapping[str, str] | None,
          stall_timeout_s: float, on_record: Callable[[dict], None] | None, log_path: Path, offset: int,
-         start_offset: int) -> None:
+         start_offset: int, resumable: bool) -> None:
     """``execute`` once its log exists: start the job, follow the run file, explain a failure."""
     done = 0
 
@@ -203,7 +207,9 @@ def _run(argv: list[str], run_file: Path, expected: list[tuple[str, int, str]], 
 
     def kept() -> str:
         return (f"{done} finished measurement(s) of this launch are kept in {run_file}; "
-                f"continue with: msgperf run --resume {run_file}")
+                + (f"continue with: msgperf run --resume {run_file}" if resumable else
+                   "every planned measurement was done before it, so a --resume has nothing to measure: "
+                   "msgperf run again measures what this launch would have added"))
 
     with log_path.open("w+") as log:
         try:

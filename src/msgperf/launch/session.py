@@ -350,7 +350,7 @@ class MeasureSession:
                 launch_stack.enter_context(stop_signals())
                 began = time.monotonic()
                 execute(argv, run_file, expected=expected, stall_timeout_s=self.stall, on_record=follow,
-                        env=env, log_dir=request.log_dir)
+                        env=env, log_dir=request.log_dir, resumable=self.sweeping)
                 if follow.first_s:  # start-up (to the first record) and tear-down (after the last)
                     self.overheads.append(follow.first_s - began + time.monotonic() - follow.last_s)
                     self.spans.append(follow.last_s - follow.first_s)
@@ -360,7 +360,8 @@ class MeasureSession:
             raise
         except Terminated as stop:  # SIGTERM or SIGHUP outside the job's own loop (before it started)
             exc = LaunchError(f"terminated ({stop.name}) before launch {index} started; "
-                              f"continue with: msgperf run --resume {run_file}", exit_code=stop.exit_code)
+                              + (f"continue with: msgperf run --resume {run_file}" if self.sweeping else
+                                 "every planned measurement is in the run file"), exit_code=stop.exit_code)
             mark_aborted(run_file, index, str(exc), started=follow.started)
             raise exc from None
         record_host(run_file, index, follow.started, before, added_settings(env))
