@@ -198,3 +198,16 @@ def test_a_launch_cut_off_before_anything_after_it_was_written_has_unknown_condi
     for kept in (the_launch(usable=None), replace(cut, aborted="hang")):
         c = launch_conditions(kept)
         assert not c.cut_off and "conditions_unknown" not in [x.kind for x in c.caveats]
+
+
+def test_a_launch_without_the_host_record_its_run_s_other_launches_have_was_cut_off():
+    """A file cut between a launch's end record and msgperf's launch_host record (a tester's cut at
+    497800 B): the run's other launches have theirs, so the missing one is cut off, not a SLURM
+    job's launch (whose kernels write no launch_host at all)."""
+    from msgperf.analysis.launches.conditions import run_conditions
+
+    whole, cut = the_launch(), replace(the_launch(usable=None), index=1)
+    run = replace(run_with(whole), launches=(whole, cut))
+    assert [c.cut_off for c in run_conditions(run)] == [False, True]
+    slurm = replace(run_with(cut), launches=(replace(cut, index=0), cut))
+    assert [c.cut_off for c in run_conditions(slurm)] == [False, False]

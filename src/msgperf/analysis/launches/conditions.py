@@ -10,7 +10,8 @@ recorded (the launch record's rank→host/CPU map, launch_end's CPUs, msgperf's 
   steal.
 
 A launch cut off before anything was written after it (no ``launch_end``, no abort mark, no
-``launch_host``: the job was killed, the file truncated, or the launch still runs) is **cut off**:
+``launch_host``: the job was killed, the file truncated, or the launch still runs), or without the
+``launch_host`` record the run's other launches have (a file cut between the two), is **cut off**:
 its conditions are unknown, and what it measured is not vouched for (a tester's run beside a busy
 loop, cut at 100 kB, read a latency of 1.89 µs [1.88 – 1.91] where the whole file says "cannot tell").
 
@@ -128,10 +129,12 @@ def _crowded_host(launch: Any) -> tuple[bool | None, Any]:
     return None, None
 
 
-def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
+def launch_conditions(launch: Any, pair_only: bool = True, host_expected: bool = False) -> LaunchConditions:
     """The three verdicts for one launch (``pair_only``: judge sharing on the launch's measured
     pair; else on any two ranks). Oversubscription: from every host's facts when the kernels
-    recorded them (multi-node runs too), else from the launching node's cores."""
+    recorded them (multi-node runs too), else from the launching node's cores. ``host_expected``:
+    msgperf recorded the launching node for the run's other launches, so a launch without that
+    record was cut off after its end record (a file cut between the two)."""
     host = launch.host
     shared = _shared(launch, tuple(launch.pair) if pair_only else None)
     by_facts, crowded_host = _crowded_host(launch)
@@ -168,7 +171,7 @@ def launch_conditions(launch: Any, pair_only: bool = True) -> LaunchConditions:
             facts = [h for h in getattr(launch, "host_facts", ()) or () if h.ranks]
             if len(facts) == 1:
                 here, usable, where = facts[0].ranks, facts[0].usable_cpus, facts[0].host
-    cut_off = host is None and not launch.finished and launch.aborted is None
+    cut_off = host is None and ((not launch.finished and launch.aborted is None) or host_expected)
     partial = LaunchConditions(launch.index, where, here, usable, over, progress, shared,
                                True if shared else None, busy, other, before, after, steal, (), cut_off)
     found = []
@@ -200,9 +203,11 @@ def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
     """Every launch's verdicts. Sharing is judged on the measured pair when every measurement of
     the launch is a two-rank pattern, else on any two ranks."""
     out = []
-    for launch in getattr(run, "launches", ()):
+    launches = getattr(run, "launches", ())
+    hosts = any(launch.host is not None for launch in launches)
+    for launch in launches:
         ranks = {len(m.ranks) for m in run.measurements if m.launch == launch.index}
-        out.append(launch_conditions(launch, pair_only=ranks <= {2}))
+        out.append(launch_conditions(launch, pair_only=ranks <= {2}, host_expected=hosts))
     return tuple(out)
 
 
