@@ -13,6 +13,7 @@ from msgperf.present.collectives_text import ranges_table
 from msgperf.present.grid import render
 from msgperf.present.json_view import show_json
 from tests.analysis.collectives.test_naming import run_of
+from tests.factories import replace
 
 
 def test_a_range_of_an_even_count_of_sizes_shows_the_json_s_median():
@@ -44,3 +45,15 @@ def test_a_setting_every_algorithm_needs_is_said_once_under_the_table():
     assert cells == [a.select.split()[1] for a in fit.algorithms[:3]] + [units.MISSING]
     assert "each selection also needs MPIR_CVAR_DEVICE_COLLECTIVES=none" in t.note
     assert max(len(line) for line in t.without_detail().lines()) < 150  # 180 with the setting in each cell
+
+
+def test_a_range_s_measured_times_go_from_the_lowest_to_the_highest():
+    """A tester read "2.84 µs–1.21 µs": the times at the range's first and last sizes, 0 B slower
+    than 8 B on a busy machine. The cell is the range of times measured."""
+    result = analyze(run_of("far_off"))
+    fit = result.collectives.find("allreduce")
+    slow = fit.sizes[0]
+    fit = replace(fit, sizes=(replace(slow, measured_s=slow.measured_s * 50), *fit.sizes[1:]))
+    t = ranges_table(result.collectives, fit)
+    times = sorted(v.measured_s for v in fit.sizes if fit.ranges[0].from_bytes <= v.bytes <= fit.ranges[0].to_bytes)
+    assert t.rows[0][1] == f"{units.seconds(times[0])}–{units.seconds(times[-1])}"

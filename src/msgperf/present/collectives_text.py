@@ -56,8 +56,9 @@ def ranges_table(c: Collectives, fit: CollectiveFit) -> Grid:
         group = [v for v in fit.sizes if r.from_bytes <= v.bytes <= r.to_bytes]
         cells = [units.ratio(r.ratios[a.key]) if r.ratios.get(a.key) is not None else units.MISSING
                  for a in fit.algorithms]
-        measured = (units.seconds(group[0].measured_s) if len(group) == 1 else
-                    f"{units.seconds(group[0].measured_s)}–{units.seconds(group[-1].measured_s)}")
+        times = sorted(v.measured_s for v in group)  # lowest to highest: a range, not first to last size
+        measured = (units.seconds(times[0]) if len(group) == 1 else
+                    f"{units.seconds(times[0])}–{units.seconds(times[-1])}")
         t.add_row(f"{_range(r.from_bytes, r.to_bytes)} ({r.sizes})", measured, *cells,
                   verdict_words(fit, r.verdict, r.candidates, r.evidence))
     return t
