@@ -276,3 +276,20 @@ def test_the_narrow_regime_s_sizes_are_flagged_in_fit_and_listed_in_json(capsys,
     found = json.loads(out)
     text = json.dumps(found)
     assert '"narrow_regimes": [{"lower_bytes": 8112, "upper_bytes": 8191, "sizes_bytes": [8113, 8189]}]' in text
+
+
+def test_show_detail_gives_every_warning_and_switch_instead_of_pointing_to_itself():
+    """A tester's --detail printed "! and 2 more warnings: msgperf show RUN --detail"."""
+    from msgperf.analysis.answer import Warning
+    from msgperf.analysis.result import analyze
+    from msgperf.present.answer_text import answer_lines
+    from msgperf.records.runfile_read import read_run
+
+    result = analyze(read_run(RECORDED[0]).run)
+    many = tuple(Warning(f"kind{i}", f"warning number {i}", "fix") for i in range(20))
+    result = replace(result, answer=replace(result.answer, warnings=many))
+    cut = answer_lines(result)
+    assert any("more warnings: msgperf show RUN --detail" in line for line in cut)
+    whole = answer_lines(result, whole=True)
+    assert not any("msgperf show RUN --detail" in line for line in whole)
+    assert sum("! warning number" in line for line in whole) == 20

@@ -87,12 +87,13 @@ def _switch(s: Switch, width: int) -> str:
     return text
 
 
-def answer_lines(result: RunResult, width: int = WIDTH, reserved: int = 0) -> list[str]:
+def answer_lines(result: RunResult, width: int = WIDTH, reserved: int = 0, whole: bool = False) -> list[str]:
     """The block as plain lines (no markup): title, figures, warnings; at most ``MAX_LINES`` less
-    ``reserved`` (the caller's heading)."""
+    ``reserved`` (the caller's heading); ``whole``: every switch and warning (show --detail,
+    which would otherwise send the reader to itself for the rest)."""
     a: Answer | None = result.answer
     lines: list[str] = []
-    limit = MAX_LINES - reserved
+    limit = 10 ** 6 if whole else MAX_LINES - reserved
     run_title = title(result.source, width)
     if run_title:
         lines.append(run_title)
@@ -151,12 +152,13 @@ def answer_lines(result: RunResult, width: int = WIDTH, reserved: int = 0) -> li
     return lines + warnings
 
 
-def render_answer(console, result: RunResult, heading: str = "") -> None:
-    """The block on a rich console: the heading bold, warnings marked."""
+def render_answer(console, result: RunResult, heading: str = "", whole: bool = False) -> None:
+    """The block on a rich console: the heading bold, warnings marked; ``whole``: not cut to
+    ``MAX_LINES`` (show --detail)."""
     width = min(console.width, WIDTH) if console.width else WIDTH
     # the heading (a long run file name wraps) takes its lines of the block's
     reserved = -(-Text.from_markup(heading).cell_len // width) if heading else 0
-    lines = answer_lines(result, width, reserved=max(reserved, 1 if heading else 0))
+    lines = answer_lines(result, width, reserved=max(reserved, 1 if heading else 0), whole=whole)
     if heading:
         console.print(heading)
     for line in lines:

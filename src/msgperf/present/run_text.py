@@ -19,7 +19,7 @@ def render_run(console: Console, result: RunResult, brief: bool = False, detail:
                all_sizes: bool = False) -> None:
     """``brief``: the answer block only; ``detail``: everything; ``all_sizes``: every size the
     run measured in the tables (detail implies it)."""
-    render_answer(console, result, heading(result.source))
+    render_answer(console, result, heading(result.source), whole=detail)
     if brief:
         return
     console.print()
