@@ -574,6 +574,20 @@ def test_a_launch_after_the_planned_ones_that_fails_does_not_send_the_user_to_re
     assert "msgperf run --resume" not in outcome.run.launches[1].aborted
 
 
+def test_more_time_is_suggested_from_what_the_command_took_when_that_was_more(req):
+    """--total-time 1ms took 5.6 s, and a note suggested --total-time 0.002s."""
+    import re as regex
+    import time as clock
+
+    notes: list[str] = []
+    began = clock.monotonic()
+    measure(req(plan=plan(total_time_s=0.001), answer_launches=3, whole_budget=True), launcher=FakeLauncher(),
+            on_note=notes.append)
+    took = clock.monotonic() - began
+    suggested = [float(x) for n in notes for x in regex.findall(r"--total-time ([0-9.e+-]+)s", n)]
+    assert suggested and all(x >= took for x in suggested), (notes, took)
+
+
 def test_a_resumed_run_keeps_its_one_budget(req, tmp_path, logs):
     run_file = tmp_path / "run.jsonl"
     with pytest.raises(LaunchError):
