@@ -222,3 +222,18 @@ def test_a_contested_switch_s_caveat_names_the_interval_the_answer_shows():
     shown = f"{units.size(switch.low_bytes)} – {units.size(switch.high_bytes)}"
     assert f"(the model places it at {shown})" in said.message
     assert said.message.startswith("a refinement launch located a switch between 6886 B and 7756 B")
+
+
+def test_sizes_only_a_set_aside_refinement_launch_measured_are_said_to_be_left_out():
+    """A tester's quiet default run: refinement launch 6 measured 17 sizes again at 1.10x-3.70x and
+    was set aside; 21 sizes it alone measured had no row in show --all, --json or the report, and
+    nothing said so."""
+    run = _kernel_run("mpich-default-refinement-set-aside.jsonl")
+    result = analyze(run)
+    (aside,) = [c for c in result.find("pingpong").model.caveats if c.kind == "refinement_disturbed"]
+    alone = sorted({m.bytes for m in run.measurements if m.pattern == "pingpong" and m.launch == aside.launch}
+                   - {m.bytes for m in run.measurements if m.pattern == "pingpong" and m.launch != aside.launch})
+    assert len(alone) == 21
+    assert f"the 21 sizes only it measured ({units.size(alone[0])} – {units.size(alone[-1])}) are left out" \
+        in aside.message
+    assert not {r.bytes for r in result.rows if r.pattern == "pingpong"} & set(alone)

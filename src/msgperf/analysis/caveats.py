@@ -7,6 +7,7 @@ holds the thresholds that turn a statistic into a caveat and the wording, in one
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from msgperf import units
 from msgperf.values import Value
@@ -224,10 +225,14 @@ def spike_confirmed(low_bytes: int, high_bytes: int, sizes: list[int]) -> Caveat
                   "(the Cisco blog 'Why MPI is Good for You', 2013)")
 
 
-def refinement_disturbed(launch: int, low: float, high: float, shared: int) -> Caveat:
+def refinement_disturbed(launch: int, low: float, high: float, shared: int, alone: Sequence[int] = ()) -> Caveat:
+    """``alone``: the sizes only this launch measured, which then have no time in any table."""
+    left_out = (f"; the {len(alone)} size{'s' if len(alone) > 1 else ''} only it measured "
+                f"({size_text(alone[0])}{' – ' + size_text(alone[-1]) if len(alone) > 1 else ''}) "
+                f"{'are' if len(alone) > 1 else 'is'} left out of every table" if alone else "")
     return Caveat("refinement_disturbed", f"refinement launch {launch} measured {shared} sizes again at "
                   f"{low:.2f}x to {high:.2f}x their earlier times: not one level but another curve (ranks "
-                  "descheduled by other work); it locates no switch",
+                  f"descheduled by other work); it locates no switch{left_out}",
                   "refine on a quieter machine: msgperf run again, or pin the ranks", launch=launch)
 
 

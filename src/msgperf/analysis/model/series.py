@@ -208,7 +208,9 @@ def _refinement_points(by_size: dict[int, dict[int, SampleSet]], planned: frozen
     # the statistics alone (a point): outliers, drift and modality of these sets are the sweep's business
     kept = [[point_from_stats(size, sample_stats(check_set(ls[l]).per_message_s, confidence))
              for size, ls in sorted(by_size.items()) if l in ls] for l in launches]
-    return kept, [cv.refinement_disturbed(d.launch, d.low, d.high, d.shared) for d in disturbed]
+    return kept, [cv.refinement_disturbed(d.launch, d.low, d.high, d.shared,
+                                          sorted(size for size, ls in by_size.items() if set(ls) == {d.launch}))
+                  for d in disturbed]
 
 
 def _parameters_across(models: Sequence[LaunchModel], confidence: float
