@@ -82,6 +82,21 @@ def test_a_headline_from_a_launch_cut_off_before_its_conditions_were_recorded_is
     assert [w.text for w in a.warnings if w.kind == "conditions_unknown"] == ["launch 0 cut off: conditions not recorded"]
 
 
+def test_a_switch_nothing_names_seen_only_beside_other_work_cannot_tell(msgperf):
+    """Every launch of a tester's run beside a busy loop gave switches "cause unknown" where the
+    time fell across the gap and rose again: a step both of whose sizes were measured beside other
+    work is the other work's as likely as the MPI's. A switch the probe or a setting names stays."""
+    a = analyze(read_run(BUSY).run).answer
+    marked = [s for s in a.switches if s.unconfirmed]
+    assert marked and all(s.kinds == ("unexplained",) for s in marked)
+    assert all(s.unconfirmed == "sizes measured while disturbed" for s in marked)
+    quiet = analyze(read_run(QUIET).run).answer
+    assert not any(s.unconfirmed for s in quiet.switches)
+    shown = msgperf("show", "--brief", BUSY).stdout
+    low, high = units.size(marked[0].low_bytes), units.size(marked[0].high_bytes)
+    assert f"{low} – {high}: cannot tell (sizes measured while disturbed)" in shown
+
+
 def test_busy_or_oversubscribed_on_the_figure_s_own_launch_is_disturbed_another_launch_is_not():
     rows = {0: _row(0, (0,)), 64: _row(64, (1,))}
     busy = [cv.busy_machine(0, "other work 1.75 of 2 cores")]

@@ -102,6 +102,9 @@ class Switch(Value):
     # why the likely gap was withheld, as a kind: "not_seen", "refinement", "disturbed", "probe"
     # (the gap does not hold the probe's limit); "" when it was not
     withheld: str = ""
+    # why the step itself may not be the MPI's: nothing names it and both sizes of its gap were
+    # measured while disturbed ("" when not; _seen_disturbed)
+    unconfirmed: str = ""
 
 
 class Warning(Value):
@@ -286,6 +289,22 @@ def _undisturbed_fit(figure: Figure, sizes: Sequence[int], measured: Mapping[int
                   why_not=f"{found[0]} ({len(found)} of the {len(sizes)} sizes it is fitted to; {said})")
 
 
+def _seen_disturbed(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, SizeRow],
+                    caveats: Sequence[Caveat]) -> Switch:
+    """The switch marked ``unconfirmed`` where nothing but its times names it and both sizes of its
+    gap were measured while disturbed: a step a busy launch made is the other work's as likely as
+    the MPI's (every launch of a tester's run beside a busy loop: "4183 B – 4235 B: cause unknown",
+    the time falling across it and rising again)."""
+    if s.kinds != (UNEXPLAINED,):
+        return s
+    said = [disturbance(measured[b], rows, caveats) for b in (s.best_low_bytes, s.best_high_bytes) if b in measured]
+    if len(said) < 2 or not all(said):
+        return s
+    why = ("sizes measured where conditions were not recorded"
+           if all(w.startswith("conditions unknown") for w in said) else "sizes measured while disturbed")
+    return msgspec.structs.replace(s, unconfirmed=why)
+
+
 def _held_likely(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int, SizeRow],
                  caveats: Sequence[Caveat], eager: EagerLimit | None) -> Switch:
     """The switch with its most likely gap only where that gap is held to its rule: its two sizes
@@ -448,7 +467,8 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
                                   or (any(s.low_bytes < b <= s.high_bytes for b in unseen) and s.kinds == (UNEXPLAINED,))
                                   else s,
                                   measured, by_size, caveats, eager)
-                     for s in _switches(pw.breakpoints, labels, measured))
+                     for s in (_seen_disturbed(s, measured, by_size, caveats)
+                               for s in _switches(pw.breakpoints, labels, measured)))
     why_no_switches = "" if pw.criterion else "too few sizes to look for switches"
     off = len(pw.off_model)
     none_words = ("every size fits one line within its noise" if pw.fits_every_size else

@@ -80,8 +80,9 @@ def _switch(s: Switch, width: int) -> str:
     if (s.best_low_bytes, s.best_high_bytes) != (s.low_bytes, s.high_bytes):
         where += f" (likely {units.size(s.best_low_bytes)} – {units.size(s.best_high_bytes)})"
     again = "; a refinement launch saw no step there" if s.not_seen_again else ""
+    cause = f"cannot tell ({s.unconfirmed})" if s.unconfirmed else s.cause  # (only unexplained ones)
     for evidence in (s.evidence, tuple("MPI setting" if " = " in e else e for e in s.evidence), ()):
-        text = f"{where}: {s.cause}" + (f" ({', '.join(dict.fromkeys(evidence))})" if evidence else "") + again
+        text = f"{where}: {cause}" + (f" ({', '.join(dict.fromkeys(evidence))})" if evidence else "") + again
         if len(_line("", text)) <= width:
             return text
     return text
