@@ -8,6 +8,7 @@ beside other work: 0 B one way read 14 ms)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -174,7 +175,10 @@ def test_the_answer_names_the_terms_it_cannot_tell_once():
     assert a.disturbed == {"zero_byte_latency": "disturbed: launch 0 beside other work (14 ms)",
                            "peak_bandwidth": "disturbed: launch 0 beside other work (13.3 GB/s)",
                            "asymptotic_latency": "disturbed: launch 0 beside other work (10 of the 10 sizes it is "
-                                                 "fitted to; 18.4 ms)"}
+                                                 "fitted to; 18.4 ms)",
+                           "alpha": "disturbed: launch 0 beside other work (22 of the 22 sizes it is fitted to; 410 ns)",
+                           "beta": "disturbed: launch 0 beside other work (22 of the 22 sizes it is fitted to; "
+                                   "13.5 GB/s)"}
     assert analyze(read_run(QUIET).run).answer.disturbed == {}
 
 
@@ -195,6 +199,15 @@ def test_fit_json_says_cannot_tell_like_the_answer(msgperf):
     assert model["asymptotic_latency_why_not"] == model["terms"]["asymptotic_latency"]["why_not"] == (
         "disturbed: launch 0 beside other work (10 of the 10 sizes it is fitted to; 18.4 ms)")
     assert model["terms"]["line_bandwidth"]["why_not"] is None  # its own rule already withholds it
+    # the Hockney line's α and β, fitted to those sizes too (fit printed them beside an n½ it
+    # could not tell)
+    assert model["alpha_s"] is None and model["alpha_ci_s"] is None and model["alpha_why_not"].startswith(
+        "disturbed: launch 0 beside other work (")
+    assert model["beta_s_per_byte"] is None and model["bandwidth_bytes_per_s"] is None
+    assert model["beta_why_not"].startswith("disturbed: launch 0 beside other work (")
+    text = msgperf("fit", BUSY).stdout
+    assert re.search(r"α latency +cannot tell +disturbed: launch 0", text)
+    assert re.search(r"bandwidth 1/β +cannot tell +disturbed: launch 0", text)
     # the gap the model found most likely (16-32 B) is dropped, as in the answer block
     switches = {(w["low_bytes"], w["high_bytes"]): (w["best_low_bytes"], w["best_high_bytes"])
                 for w in answer["switches"]}

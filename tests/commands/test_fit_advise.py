@@ -196,3 +196,16 @@ def test_a_segment_whose_slope_lies_below_zero_is_cannot_tell(capsys, tmp_path):
     assert [s["cannot_tell"] is not None for s in segs] == [False, True, False]
     assert segs[1]["beta_s_per_byte"] is None and segs[1]["bandwidth_bytes_per_s"] is None
     assert segs[0]["beta_s_per_byte"] == pytest.approx(1e-9, rel=0.02)
+
+
+def test_a_segment_s_intercept_below_zero_is_not_printed_as_a_latency(capsys):
+    """A tester's quiet run: fit printed "α -470 µs [-665 – -276 µs]" for a large-message segment
+    whose times grow faster than a line (caches): an intercept, no latency."""
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-default-refinement-set-aside.jsonl"
+    code, out, err = run_cli(capsys, "fit", str(path))
+    assert code == 0, err
+    negative = [line for line in out.splitlines() if ": α -" in line]
+    assert negative and all("(an intercept below 0, no latency)" in line for line in negative)
+    assert not any("intercept below 0" in line for line in out.splitlines() if ": α -" not in line and ": α " in line)

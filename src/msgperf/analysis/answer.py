@@ -130,8 +130,8 @@ class Answer(Value):
     confidence: float = 0.95  # of every interval in the block
     # The figures it cannot tell because they were measured while disturbed, by the term's name in
     # the model's characteristics ("zero_byte_latency", "peak_bandwidth", "asymptotic_bandwidth";
-    # and those fitted to sizes: "n_half", "asymptotic_latency", "line_bandwidth"), each with its
-    # reason: decided here once, read by every output
+    # and those fitted to sizes: "n_half", "asymptotic_latency", "line_bandwidth"; the Hockney
+    # line's "alpha" and "beta"), each with its reason: decided here once, read by every output
     disturbed: dict[str, str] = msgspec.field(default_factory=dict)
 
 
@@ -489,6 +489,14 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
                                                 units.size(n_half.value) if n_half.value is not None else ""))}
     disturbed = {name: after.why_not for name, (before, after) in told.items() if after is not before}
     latency, peak, large, n_half = (told[name][1] for name in told)
+    # the Hockney line's α and β, fitted to every size as n½ is (fit printed α and 1/β beside an n½
+    # it could not tell)
+    line, swept = sweep.hockney.line, [p.bytes for p in sweep.points]
+    for name, value, said in (("alpha", line.alpha_s, units.seconds(line.alpha_s)),
+                              ("beta", line.beta_s_per_byte, units.rate(line.bandwidth_bytes_per_s))):
+        fitted = _undisturbed_fit(Figure(value), swept, measured, by_size, caveats, said)
+        if fitted.value is None:
+            disturbed[name] = fitted.why_not
     for name in ("asymptotic_latency", "line_bandwidth"):  # fitted to the last segment's sizes
         term: Term = getattr(ch, name)
         if term.value is not None:

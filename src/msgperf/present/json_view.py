@@ -126,20 +126,23 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
         "excluded_bytes": list(pw.excluded_bytes),
     }
     for key, why in disturbed.items():
-        out["terms"][key].update(value=None, ci=None, why_not=why)
+        if key in out["terms"]:  # (the line's alpha and beta are no term of Saphir's)
+            out["terms"][key].update(value=None, ci=None, why_not=why)
         out.update({flat: None for flat in _FLAT[key]}, **{f"{key}_why_not": why})
     if ch.n_half.value is None and "n_half" not in disturbed:  # the line's α/β, but no n½ by its rule
         out.update(n_half_bytes=None, n_half_ci_bytes=None, n_half_why_not=ch.n_half.note)
     return out
 
 
-# the flat top-level keys that repeat a term of Saphir's
+# the flat top-level keys that repeat a term of Saphir's (or the Hockney line's α and β)
 _FLAT = {"zero_byte_latency": ("zero_byte_latency_s", "zero_byte_latency_ci_s"),
          "peak_bandwidth": ("peak_bandwidth_bytes_per_s",),
          "asymptotic_bandwidth": ("asymptotic_bandwidth_bytes_per_s", "asymptotic_bandwidth_ci_bytes_per_s"),
          "asymptotic_latency": ("asymptotic_latency_s", "asymptotic_latency_ci_s"),
          "line_bandwidth": (),
-         "n_half": ("n_half_bytes", "n_half_ci_bytes")}
+         "n_half": ("n_half_bytes", "n_half_ci_bytes"),
+         "alpha": ("alpha_s", "alpha_ci_s"),
+         "beta": ("beta_s_per_byte", "beta_ci_s_per_byte", "bandwidth_bytes_per_s", "bandwidth_ci_bytes_per_s")}
 
 
 def _best(bp: Any, held: dict[tuple[int, int], tuple[int, int, str]]) -> dict[str, Any]:

@@ -34,14 +34,21 @@ def _ci(pair: tuple[float, float] | None, unit: str) -> str:
     return "" if pair is None else units.interval(pair[0], pair[1], unit)
 
 
-def _line_rows(line: LineFit, n_half: tuple[str, str] | None = None) -> list[tuple[str, str, str]]:
+def _line_rows(line: LineFit, n_half: tuple[str, str] | None = None,
+               disturbed: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
     """α, β, 1/β and n½ of a line; ``n_half``: (value, why) in place of the line's own n½ (the
-    answer's: "cannot tell" when disturbed, "—" when the line misses the sizes)."""
+    answer's: "cannot tell" when disturbed, "—" when the line misses the sizes); ``disturbed``:
+    the answer's terms it cannot tell ("alpha", "beta": the line's)."""
     n_half_ok = math.isfinite(line.n_half_bytes)
-    return [
-        ("α latency", units.seconds(line.alpha_s), _ci(line.alpha_ci_s, "s")),
+    told = disturbed or {}
+    alpha = ("α latency", "cannot tell", told["alpha"]) if "alpha" in told else \
+        ("α latency", units.seconds(line.alpha_s), _ci(line.alpha_ci_s, "s"))
+    beta = [("β inverse bandwidth", "cannot tell", told["beta"]), ("bandwidth 1/β", "cannot tell", told["beta"])] \
+        if "beta" in told else [
         ("β inverse bandwidth", units.beta(line.beta_s_per_byte), _ci(line.beta_ci_s_per_byte, "s/B")),
-        ("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s), _ci(line.bandwidth_ci_bytes_per_s, "B/s")),
+        ("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s), _ci(line.bandwidth_ci_bytes_per_s, "B/s"))]
+    return [
+        alpha, *beta,
         ("n½ = α/β", *n_half) if n_half is not None else
         ("n½ = α/β", units.size(line.n_half_bytes) if n_half_ok else "undefined",
          _ci(line.n_half_ci_bytes, "B") if n_half_ok else ""),
@@ -71,7 +78,7 @@ def _model(console: Console, s: SeriesResult, confidence: float, disturbed: dict
     disturbed = disturbed or {}
     half = ch.n_half
     rows = _line_rows(h.line, ("cannot tell", disturbed["n_half"]) if "n_half" in disturbed else
-                      (units.NO_INTERVAL, half.note) if half.value is None else None)
+                      (units.NO_INTERVAL, half.note) if half.value is None else None, disturbed)
     rows.append(("fit", f"rms {units.percent(h.rms_rel_residual)}",
                  f"worst {units.percent(h.max_rel_residual, decimals=0)} at {units.size(h.max_rel_residual_bytes)}, "
                  f"weighted R² {h.r_squared:.4f}"))
@@ -146,8 +153,10 @@ def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tu
         n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) and not why else ""
         slope = (f"β and 1/β: cannot tell ({why})" if why else f"β {units.beta(seg.beta_s_per_byte)} "
                  f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}")
+        # a segment whose times grow faster than a line (caches) has an intercept below 0: no latency
+        below = " (an intercept below 0, no latency)" if seg.alpha_s < 0 else ""
         console.print(f"  {units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}: α {units.seconds(seg.alpha_s)} "
-                      f"{_ci(seg.alpha_ci_s, 's')}, {slope}{n_half}", markup=False)
+                      f"{_ci(seg.alpha_ci_s, 's')}{below}, {slope}{n_half}", markup=False)
     labels = list(s.labels) + [None] * (len(pw.breakpoints) - len(s.labels))  # one per breakpoint, in order
     origins = list(s.model.sweep.provenance) + [None] * (len(pw.breakpoints) - len(s.model.sweep.provenance))
     for bp, label, origin in zip(pw.breakpoints, labels, origins):

@@ -59,9 +59,14 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
         ch = main.model.sweep.characteristics
         disturbed, held = answer_says(result, main)
         items.append(("series", f"{main.name} — {main.facts.time_words}"))
-        items.append(("α latency", units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s")))
-        items.append(("β inverse bandwidth", units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B")))
-        items.append(("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)"))
+        items.append(("α latency", f"cannot tell ({disturbed['alpha']})" if "alpha" in disturbed
+                      else units.seconds(line.alpha_s) + _ci(line.alpha_ci_s, "s")))
+        if "beta" in disturbed:
+            items += [("β inverse bandwidth", f"cannot tell ({disturbed['beta']})"),
+                      ("bandwidth 1/β", f"cannot tell ({disturbed['beta']})")]
+        else:
+            items.append(("β inverse bandwidth", units.beta(line.beta_s_per_byte) + _ci(line.beta_ci_s_per_byte, "s/B")))
+            items.append(("bandwidth 1/β", units.rate(line.bandwidth_bytes_per_s) + " (1 MB = 10^6 B)"))
         items.append(("n½ = α/β", f"cannot tell ({disturbed['n_half']})" if "n_half" in disturbed
                       else term_text(ch.n_half, "B")))
         for name, key, unit in TERMS:
