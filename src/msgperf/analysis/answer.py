@@ -489,9 +489,9 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
                                                 units.size(n_half.value) if n_half.value is not None else ""))}
     disturbed = {name: after.why_not for name, (before, after) in told.items() if after is not before}
     latency, peak, large, n_half = (told[name][1] for name in told)
-    # the Hockney line's α and β, fitted to every size as n½ is (fit printed α and 1/β beside an n½
-    # it could not tell)
-    line, swept = sweep.hockney.line, [p.bytes for p in sweep.points]
+    # the Hockney line's α and β, held to n½'s sizes as n½ = α/β is (fit printed α and 1/β beside
+    # an n½ it could not tell)
+    line, swept = sweep.hockney.line, half.sizes or [p.bytes for p in sweep.points]
     for name, value, said in (("alpha", line.alpha_s, units.seconds(line.alpha_s)),
                               ("beta", line.beta_s_per_byte, units.rate(line.bandwidth_bytes_per_s))):
         fitted = _undisturbed_fit(Figure(value), swept, measured, by_size, caveats, said)
