@@ -32,8 +32,8 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      difference, eager_limit, first_messages, floor_rows, goes_eagerly, index,
                                      matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
                                      predict_combining, ratio_interval, run_machine, saphir_row, send_modes, undisturbed,
-                                     size_rows, variant_pairs)
-from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
+                                     size_rows, variant_pairs, copy_undisturbed)
+from msgperf.analysis.launches import LaunchConditions, caveats_of, first_disturbance, run_conditions
 from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.collectives import (COMBINE, MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
                                          collective_name, confirm, nameable, steps_family)
@@ -437,6 +437,8 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=machine, caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
+    partial = msgspec.structs.replace(partial, saphir=tuple(copy_undisturbed(r, _copy_disturbed(r, rows, conditions))
+                                                        for r in partial.saphir))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence, _no_probe(run, source.tool))
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
         partial = msgspec.structs.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
@@ -494,6 +496,13 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
            if ping is not None else None)
     return collective_fits(rows, p2p, source.nranks, source.mpi_library, tolerance,
                            f"the ping-pong has no model: {why}" if why else "", conditions, environments)
+
+
+def _copy_disturbed(row: SaphirRow, rows: Sequence[SizeRow], conditions: Sequence[LaunchConditions]) -> str:
+    """Why the copy speed's memcpy measurement (at ``row.copy_speed_size``) was not the memory's own
+    (launches.first_disturbance of the launches it was measured in), "" when it was."""
+    copied = next((r for r in rows if r.pattern == "memcpy" and not r.variant and r.bytes == row.copy_speed_size), None)
+    return first_disturbance(conditions, copied.launch_ids) if copied is not None else ""
 
 
 def _no_probe(run: Any, tool: str) -> str:

@@ -99,7 +99,9 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
         items.append(("eager limit", eager))
     else:
         items.append(("eager limit", "not measured (add --pattern eager-probe)"))
-    if row is not None and row.copy_speed_bytes_per_s is not None:
+    if row is not None and row.copy_speed_why_not:
+        items.append(("copy speed b_c", f"cannot tell ({row.copy_speed_why_not})"))
+    elif row is not None and row.copy_speed_bytes_per_s is not None:
         items.append(("copy speed b_c", f"{units.rate(row.copy_speed_bytes_per_s)} (memcpy at its largest size, "
                                         f"{units.size(row.copy_speed_size)})"))
         if row.effective_buffered_bandwidth_bytes_per_s is not None:

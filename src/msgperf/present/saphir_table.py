@@ -38,8 +38,9 @@ def saphir_cells(row: SaphirRow) -> list[str]:
     return [row.run, _library(row.mpi_library), row.placement or units.MISSING, zero,
             units.seconds(row.asymptotic_latency_s) if not row.asymptotic_latency_why_not else "cannot tell", peak,
             units.mb_per_s(row.bandwidth_bytes_per_s) if not row.bandwidth_why_not else "cannot tell",
-            units.mb_per_s(row.copy_speed_bytes_per_s),
-            "cannot tell" if row.bandwidth_why_not and row.copy_speed_bytes_per_s is not None else
+            "cannot tell" if row.copy_speed_why_not else units.mb_per_s(row.copy_speed_bytes_per_s),
+            "cannot tell" if (row.bandwidth_why_not and row.copy_speed_bytes_per_s is not None)
+            or row.copy_speed_why_not else
             units.mb_per_s(row.effective_buffered_bandwidth_bytes_per_s),
             units.exact_bytes(row.eager_limit_bytes) if row.eager_limit_bytes is not None else
             "cannot tell" if row.eager_limit_why_not else units.MISSING,
@@ -91,6 +92,8 @@ def render_saphir(console: Console, rows: Sequence[SaphirRow]) -> None:
                           markup=False, highlight=False)
         if row.n_half_why_not:
             console.print(f"{row.run}: n½: cannot tell ({row.n_half_why_not})", markup=False, highlight=False)
+        if row.copy_speed_why_not:
+            console.print(f"{row.run}: copy: cannot tell ({row.copy_speed_why_not})", markup=False, highlight=False)
         if row.floor_cannot_tell:
             console.print(f"{row.run}: ÷ floor: cannot tell ({row.floor_cannot_tell})", markup=False)
         if row.eager_limit_why_not:

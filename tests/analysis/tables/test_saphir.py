@@ -194,3 +194,23 @@ def test_the_floor_ratio_of_summary_carries_its_interval():
     from msgperf.present.saphir_table import saphir_cells
     low, high = (units.ratio(x)[:-1] for x in (row.floor_ratio_low, row.floor_ratio_high))
     assert saphir_cells(row)[-1] == f"{units.ratio(row.floor_ratio)} [{low}–{high}]"
+
+
+def test_a_copy_measured_beside_other_work_cannot_tell_with_its_buffered_bandwidth(msgperf, tmp_path):
+    """A tester's allreduce run, every launch beside a busy loop: summary printed "copy 7,260" MB/s
+    where every other figure was "cannot tell"."""
+    from msgperf.records.format import HostLoad, LaunchHost
+
+    run = full_run()
+    busy = LaunchHost(host="node01", usable_cores=2, online_cores=2, progress={}, before=HostLoad(1.9, 1, 1, 3),
+                      after=HostLoad(1.9, 1, 1, 3), interval_s=2.0, steal_fraction=0.0, other_cores=1.8)
+    loaded = replace(run, launches=tuple(replace(l, host=busy) for l in run.launches))
+    quiet_row, = saphir_rows(run)
+    row, = saphir_rows(loaded)
+    assert quiet_row.copy_speed_bytes_per_s is not None and not quiet_row.copy_speed_why_not
+    assert row.copy_speed_bytes_per_s is None and row.effective_buffered_bandwidth_bytes_per_s is None
+    assert row.copy_speed_why_not == (f"launch 0 ran on a busy machine "
+                                      f"({units.rate(quiet_row.copy_speed_bytes_per_s)})")
+    path = write_run_file(loaded, tmp_path / "busy.jsonl")
+    out = msgperf("summary", path).stdout
+    assert f"copy: cannot tell ({row.copy_speed_why_not})" in out

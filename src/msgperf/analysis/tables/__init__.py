@@ -18,7 +18,7 @@ from msgperf.analysis.tables.machine import Machine, device_of, mpi_device, run_
 from msgperf.analysis.tables.machine_diff import MachineDiff, machine_diff
 from msgperf.analysis.tables.placement import PlacementModel, PlacementPair, placement_pairs
 from msgperf.analysis.tables.run_source import TOOL_NAMES, RunSource, describe_source
-from msgperf.analysis.tables.saphir import SaphirRow, saphir_row, undisturbed
+from msgperf.analysis.tables.saphir import SaphirRow, copy_undisturbed, saphir_row, undisturbed
 from msgperf.analysis.tables.side_by_side import (BarrierRow, ColumnsTable, CompatRow, Difference, FloorRow,
                                                   OverlapRow, VariantPair, barrier_rows, bidirectional, compat,
                                                   difference, floor_rows, index, overlap_rows, ratio_interval,
@@ -34,5 +34,5 @@ __all__ = [
     "eager_limit", "effective_bandwidth", "estimate_buffering", "first_messages", "floor_rows", "goes_eagerly", "index",
     "machine_diff", "matrices", "memcpy_times", "overlap_rows", "pattern_facts", "placement_pairs", "predict_combining", "protocol_at",
     "ratio_interval",
-    "mpi_device", "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "time_launches", "tool_rows", "variant_pairs",
+    "copy_undisturbed", "mpi_device", "run_copy_speed", "run_machine", "saphir_row", "send_modes", "undisturbed", "size_rows", "time_launches", "tool_rows", "variant_pairs",
 ]

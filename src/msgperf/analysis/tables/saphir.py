@@ -31,6 +31,8 @@ from typing import Any, Sequence
 
 import msgspec
 
+from msgperf import units
+
 from msgperf.analysis.tables.buffering import copy_speed, effective_bandwidth
 from msgperf.analysis.tables.eager import EagerLimit
 from msgperf.analysis.model import SeriesAnalysis
@@ -66,6 +68,7 @@ class SaphirRow(Value):
     bandwidth_why_not: str = ""            # why the asymptotic bandwidth (and b_e with it) is not given
     asymptotic_latency_why_not: str = ""   # why the asymptotic latency is not given (disturbed)
     n_half_why_not: str = ""               # why n½ is not given (disturbed)
+    copy_speed_why_not: str = ""           # why b_c (and b_e with it) is not given (memcpy measured disturbed)
 
     def as_dict(self) -> dict[str, Any]:
         return msgspec.structs.asdict(self)
@@ -123,6 +126,16 @@ def saphir_row(name: str, mpi_library: str, mpi_version: str, placement: str,
                      floor_ratio_high=ratio_high if ratio is not None else None,
                      eager_limit_why_not=f"cannot tell ({eager.disagreement})" if eager is not None and not eager.agreed
                      else "")
+
+
+def copy_undisturbed(row: SaphirRow, why: str) -> SaphirRow:
+    """The row without its copy speed b_c, and the buffered bandwidth b_e made from it, where the
+    memcpy measurement it comes from was disturbed (``why``; "" keeps them): a copy beside a busy
+    loop on the same cores is the loop's as much as the memory's."""
+    if not why or row.copy_speed_bytes_per_s is None:
+        return row
+    return msgspec.structs.replace(row, copy_speed_bytes_per_s=None, effective_buffered_bandwidth_bytes_per_s=None,
+                                   copy_speed_why_not=f"{why} ({units.rate(row.copy_speed_bytes_per_s)})")
 
 
 def undisturbed(row: SaphirRow, disturbed: dict[str, str]) -> SaphirRow:
