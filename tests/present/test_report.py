@@ -243,3 +243,20 @@ def test_every_template_is_package_data():
     patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["msgperf.present"]
     files = [p.relative_to(TEMPLATES.parent).as_posix() for p in TEMPLATES.iterdir()]
     assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), files
+
+
+def test_the_per_size_table_says_which_times_a_refinement_launch_measured_at_another_level():
+    """A tester's report showed 8113 B at 2.76 µs [2.74 – 2.79 µs] "(within one launch)" where show
+    had 2.81 µs: a refinement size put on the sweep's level, as fit's table says and the report
+    did not."""
+    from pathlib import Path
+
+    from msgperf.analysis.result import analyze
+    from msgperf.records.runfile_read import read_run
+
+    path = Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-default-refinement-set-aside.jsonl"
+    run = read_run(path).run
+    aligned = analyze(run).main.model.aligned_bytes
+    assert aligned
+    html = build_report([run])
+    assert f"time: {len(aligned)} size(s) a refinement added are on the sweep&#39;s level" in html

@@ -206,6 +206,17 @@ def asymptote_cell(regime: Any, size: int, withheld: bool = False) -> str:
     return "<0.01×" if frac < 0.01 else units.ratio(frac, 2)
 
 
+def aligned_note(model: Any) -> str:
+    """What the model's per-size times are where a refinement launch measured at another level
+    (fit's table and the report's say it alike); "" where none was."""
+    aligned = model.aligned_bytes
+    if not aligned:
+        return ""
+    return (f"{len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their launch's "
+            f"factor; msgperf show lists them as measured): {', '.join(units.size(b) for b in aligned[:6])}"
+            + (" …" if len(aligned) > 6 else ""))
+
+
 def _per_size(console: Console, s: SeriesResult, disturbed: dict[str, str] | None = None) -> None:
     model = s.model
     sweep = model.sweep
@@ -233,9 +244,8 @@ def _per_size(console: Console, s: SeriesResult, disturbed: dict[str, str] | Non
             asymptote_cell(regime, size.bytes, "asymptotic_bandwidth" in (disturbed or {})),
             str(size.outliers) if size.stats.n > 1 else units.MISSING, " ".join(flags[size.bytes]))
     render(console, table)
-    aligned = model.aligned_bytes
-    level = (f"time: {len(aligned)} size(s) a refinement added are on the sweep's level (multiplied by their "
-             "launch's factor; msgperf show lists them as measured); " if aligned else "")
+    level = aligned_note(model)
+    level = f"time: {level}; " if level else ""
     unknown = ((disturbed or {}).get("asymptotic_bandwidth")
                or next((r.asymptote_unknown for r in sweep.regimes if r.asymptote_unknown), ""))
     asym = ("÷ asym.: the size's bandwidth over the asymptotic bandwidth (above 1× where the curve peaks "

@@ -28,7 +28,7 @@ from msgperf.writing import REPORT_MARK, Output
 from msgperf.present import plots, svg_chart, templating
 from msgperf.present.advice_text import paying_words
 from msgperf.present.machine_text import NOT_RECORDED, cores_text, cvar_text, diff_line
-from msgperf.present.model_text import TERMS, answer_says
+from msgperf.present.model_text import TERMS, aligned_note, answer_says
 from msgperf.present.compare_table import needed_lines
 
 def _cell(kind: str, text: Any) -> dict[str, Any]:
@@ -347,7 +347,7 @@ def _series_view(s: SeriesResult, result: RunResult, index: int, detailed: bool,
     return {"name": s.name, "not_modelled": "", "anchor": _anchor(index, s.name), "time_words": s.facts.time_words,
             "figures": figures, "size_head": ["size", "time", f"{100 * result.confidence:.0f} % interval", "model",
                                               "resid.", "bandwidth", "n", "mean", "sd", "min", "p95", "max", "outliers"],
-            "sizes": _size_rows(s), "caveats": _caveat_groups(a.caveats),
+            "sizes": _size_rows(s), "size_note": aligned_note(a), "caveats": _caveat_groups(a.caveats),
             "combining": _combining(result) if main else None}
 
 
