@@ -60,3 +60,11 @@ def test_reading_files(tmp_path):
         read_samples_text(tmp_path / "b.bin")
     (tmp_path / "r.jsonl").write_text('\n{"type": "run"}\n')
     assert is_run_file(tmp_path / "r.jsonl")
+
+
+@pytest.mark.parametrize("header", ["run_id,run_start_time,run_source,bytes,sample,sample_s,per_message_s",
+                                    "measurement,sample,sample_s,per_message_s"])
+def test_msgperf_s_own_csv_export_is_named_not_read_as_columns(header):
+    """show of msgperf's CSV export said "expected two columns, bytes and seconds, found 40"."""
+    with pytest.raises(MsgperfError, match="is msgperf.s CSV export of samples"):
+        parse_samples_text(header + "\n1,2,3\n", "x.csv")

@@ -83,6 +83,9 @@ def parse_samples_text(text: str, name: str = "<samples>") -> SamplesText:
         where = f"{name}, line {number}"
         tokens = [t for t in _SPLIT.split(line) if t]
         if header_allowed and all(_number(t) is None for t in tokens):
+            if "sample_s" in tokens and ("run_id" in tokens or tokens[:2] == ["measurement", "sample"]):
+                raise SamplesTextError(f"{name}: is msgperf's CSV export of samples, which msgperf reads no "
+                                       "further; read the run file or its JSON export (msgperf export --format json)")
             header_allowed = False
             continue  # column names
         header_allowed = False
