@@ -576,3 +576,29 @@ def test_compare_reads_each_size_from_the_launches_show_reads_it_from():
         assert len(samples[b]) == row.launches
         values = np.concatenate(samples[b])
         assert values.size == row.stats.n
+
+
+def test_a_busy_refinement_launch_s_anchors_do_not_make_a_size_cannot_tell():
+    """A refinement launch measures sweep sizes again as anchors; show's rows and compare's samples
+    leave them out, and a reviewer found compare still calling those sizes "measured beside other
+    work" when that launch was busy."""
+    from pathlib import Path
+
+    import msgspec
+
+    from msgperf.records.format import HostLoad
+    from msgperf.records.runfile_read import read_run
+
+    run = read_run(Path(__file__).parents[1] / "data" / "kernel-runs" / "mpich-default-quiet-refined.jsonl").run
+    last = run.launches[-1]
+    busy = msgspec.structs.replace(last.host, other_cores=1.8, before=HostLoad(1.9, 1, 1, 3),
+                                   after=HostLoad(1.9, 1, 1, 3))
+    loaded = msgspec.structs.replace(run, launches=(*run.launches[:-1], msgspec.structs.replace(last, host=busy)))
+    from msgperf.analysis.tables import size_rows
+
+    rows = {r.bytes: r for r in size_rows(loaded) if r.pattern == "pingpong"}
+    measured = {m.bytes for m in loaded.measurements if m.launch == last.index and m.pattern == "pingpong"}
+    anchors = {b for b in measured if last.index not in rows[b].launch_ids}
+    c = compare_runs(run, loaded, parameters=False)
+    assert anchors
+    assert not any(s.disturbed for s in c.sizes if s.bytes in anchors)

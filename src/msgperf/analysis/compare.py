@@ -580,9 +580,11 @@ def _busy_launches_by_size(run: Any, pattern: str, variant: str) -> dict[int, di
     that were cut off before their conditions were recorded, each with how it was."""
     how = {c.launch: "beside other work" if c.busy else "cut off, conditions not recorded"
            for c in run_conditions(run) if c.busy or c.cut_off}
+    timed = time_launches(run)  # the launches whose samples are compared (launch_samples)
     out: dict[int, dict[int, str]] = {}
     for m in run.measurements:
-        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch in how:
+        if m.pattern == pattern and getattr(m, "variant", "") == variant and m.launch in how \
+                and m.launch in timed[(m.pattern, m.buffer, m.ranks, m.variant)].get(m.bytes, ()):
             out.setdefault(m.bytes, {})[m.launch] = how[m.launch]
     return out
 

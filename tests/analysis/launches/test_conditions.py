@@ -211,3 +211,6 @@ def test_a_launch_without_the_host_record_its_run_s_other_launches_have_was_cut_
     assert [c.cut_off for c in run_conditions(run)] == [False, True]
     slurm = replace(run_with(cut), launches=(replace(cut, index=0), cut))
     assert [c.cut_off for c in run_conditions(slurm)] == [False, False]
+    # a launch followed by others was not cut: added by hand (the kernels with --append), no record
+    by_hand = replace(run, launches=(whole, cut, replace(whole, index=2)))
+    assert [c.cut_off for c in run_conditions(by_hand)] == [False, False, False]

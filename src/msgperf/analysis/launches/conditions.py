@@ -187,9 +187,10 @@ def launch_conditions(launch: Any, pair_only: bool = True, host_expected: bool =
 
 
 def crowded_launches(run: Any) -> frozenset[int]:
-    """The launches that were oversubscribed or ran beside other work: their times are the
-    machine's load as much as the configuration's (a noise floor leaves them out)."""
-    return frozenset(c.launch for c in run_conditions(run) if c.oversubscribed or c.busy)
+    """The launches that were oversubscribed or ran beside other work, or were cut off before
+    their conditions were recorded: their times may be the machine's load as much as the
+    configuration's (a noise floor leaves them out)."""
+    return frozenset(c.launch for c in run_conditions(run) if c.oversubscribed or c.busy or c.cut_off)
 
 
 def quiet_launches(run: Any) -> frozenset[int]:
@@ -205,9 +206,11 @@ def run_conditions(run: Any) -> tuple[LaunchConditions, ...]:
     out = []
     launches = getattr(run, "launches", ())
     hosts = any(launch.host is not None for launch in launches)
-    for launch in launches:
+    for n, launch in enumerate(launches):
         ranks = {len(m.ranks) for m in run.measurements if m.launch == launch.index}
-        out.append(launch_conditions(launch, pair_only=ranks <= {2}, host_expected=hosts))
+        # only the file's last launch can have lost its host record to a cut: a launch followed by
+        # others was added without one (the kernels run by hand with --append)
+        out.append(launch_conditions(launch, pair_only=ranks <= {2}, host_expected=hosts and n == len(launches) - 1))
     return tuple(out)
 
 
