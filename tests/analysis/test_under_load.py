@@ -98,6 +98,20 @@ def test_a_switch_nothing_names_seen_only_beside_other_work_cannot_tell(msgperf)
     assert f"{low} – {high}: cannot tell (sizes measured while disturbed)" in shown
 
 
+def test_a_segment_fitted_to_sizes_measured_while_disturbed_has_no_alpha_or_beta(msgperf):
+    """A reviewer found fit printing each segment's α, β and n½ beside a Hockney line, a latency
+    and a bandwidth it called "cannot tell" for the same launches."""
+    a = analyze(read_run(BUSY).run).answer
+    assert a.segments_disturbed and all(w.startswith("disturbed: launch 0 beside other work (")
+                                        for w in a.segments_disturbed if w)
+    text = msgperf("fit", BUSY).stdout
+    segment_lines = [line for line in text.splitlines() if re.match(r"  \S+ \S+ – \S+ \S+: α", line)]
+    assert segment_lines and all(line.split(": ", 1)[1].startswith("α cannot tell, β and 1/β: cannot tell")
+                                 for line in segment_lines)
+    quiet = analyze(read_run(RUNS / "mpich-default-quiet-refined.jsonl").run).answer
+    assert quiet.segments_disturbed == ()
+
+
 def test_busy_or_oversubscribed_on_the_figure_s_own_launch_is_disturbed_another_launch_is_not():
     rows = {0: _row(0, (0,)), 64: _row(64, (1,))}
     busy = [cv.busy_machine(0, "other work 1.75 of 2 cores")]

@@ -133,6 +133,10 @@ class Answer(Value):
     # and those fitted to sizes: "n_half", "asymptotic_latency", "line_bandwidth"; the Hockney
     # line's "alpha" and "beta"), each with its reason: decided here once, read by every output
     disturbed: dict[str, str] = msgspec.field(default_factory=dict)
+    # per segment of the series' piecewise model, why its α and β cannot be told (its sizes measured
+    # while disturbed), "" where they can (fit printed each segment's α, β and n½ beside a Hockney
+    # line it could not tell)
+    segments_disturbed: tuple[str, ...] = ()
 
 
 def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
@@ -141,16 +145,24 @@ def disturbed_terms(answer: Answer | None, series: str) -> dict[str, str]:
     return dict(answer.disturbed) if answer is not None and answer.series == series else {}
 
 
-def segments_cannot_tell(sweep: Any, disturbed: Mapping[str, str]) -> tuple[str, ...]:
-    """Why each segment's β (with its 1/β and n½) is no finding, "" where it is one: the piecewise
-    model's own rule, and for the last segment why the term "1/β, last segment" is not given (its
-    sizes measured while disturbed, ``disturbed_terms``; too few or too narrow a regime), so that
-    the segment and the term agree."""
-    out = list(sweep.piecewise.segments_cannot_tell)
+def segments_cannot_tell(sweep: Any, disturbed: Mapping[str, str],
+                         segments_disturbed: Sequence[str] = ()) -> tuple[str, ...]:
+    """Why each segment's β (with its 1/β and n½) is no finding, "" where it is one: its sizes
+    measured while disturbed (``segments_disturbed``, the answer's), the piecewise model's own
+    rule, and for the last segment why the term "1/β, last segment" is not given (its sizes
+    measured while disturbed, ``disturbed_terms``; too few or too narrow a regime), so that the
+    segment and the term agree."""
+    out = [own or rule for own, rule in zip([*segments_disturbed, *[""] * len(sweep.piecewise.segments)],
+                                            sweep.piecewise.segments_cannot_tell)]
     term = sweep.characteristics.line_bandwidth
     if out and not out[-1]:
         out[-1] = disturbed.get("line_bandwidth") or (term.note if term.value is None else "")
     return tuple(out)
+
+
+def segments_disturbed_of(answer: Answer | None, series: str) -> tuple[str, ...]:
+    """``Answer.segments_disturbed`` for the answer's own series; () for another."""
+    return tuple(answer.segments_disturbed) if answer is not None and answer.series == series else ()
 
 
 def held_gaps(answer: Answer | None, series: str) -> dict[tuple[int, int], tuple[int, int, str]]:
@@ -504,6 +516,12 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
             fitted = _undisturbed_fit(Figure(term.value), term.sizes, measured, by_size, caveats, said)
             if fitted.value is None:
                 disturbed[name] = fitted.why_not
+    # each segment's α and β, fitted to its own sizes
+    segments = tuple(_undisturbed_fit(Figure(seg.alpha_s), [p.bytes for p in sweep.points
+                                                            if seg.from_bytes <= p.bytes <= seg.to_bytes],
+                                      measured, by_size, caveats,
+                                      f"{units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}").why_not
+                     for seg in pw.segments)
     # launches that disagree change no conclusion where the latency and the peak are estimated across
     # them (msgperf run's answer launches, --repeat): their intervals hold that spread already
     headline = [points[t.sizes[0]] for t in (ch.zero_byte_latency, ch.peak_bandwidth)
@@ -512,4 +530,4 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
     shown = [c for c in caveats if not (across and c.kind == "launch_spread")]
     return Answer(series, time_words, latency, peak, large, eager_figure, step, step_why, switches,
                   why_no_switches, none_words, n_half, warnings_of(shown, len(sweep.points)), confidence,
-                  disturbed)
+                  disturbed, segments if any(segments) else ())

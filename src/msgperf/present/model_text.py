@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.answer import disturbed_terms, held_gaps, segments_cannot_tell
+from msgperf.analysis.answer import disturbed_terms, held_gaps, segments_cannot_tell, segments_disturbed_of
 from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.present.grid import Grid, render
@@ -137,7 +137,9 @@ def _left_out(s: SeriesResult) -> str:
 
 
 def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tuple[int, int]] | None = None,
-               disturbed: dict[str, str] | None = None) -> None:
+               disturbed: dict[str, str] | None = None, segments: tuple[str, ...] = ()) -> None:
+    """The piecewise model's segments and breakpoints; ``segments``: why each segment's α and β
+    cannot be told (the answer's ``segments_disturbed``)."""
     pw = s.model.sweep.piecewise
     left_out = _left_out(s)
     if not pw.breakpoints:
@@ -149,14 +151,16 @@ def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tu
         return
     console.print(f"[bold]Piecewise model[/]: {_count(len(pw.segments), 'segment')}, each breakpoint kept by an "
                   f"F test at 5 %; {_fit_words(pw, s.model.sweep.points)}")
-    for seg, why in zip(pw.segments, segments_cannot_tell(s.model.sweep, disturbed or {})):
+    own = [*segments, *[""] * len(pw.segments)]
+    for seg, why, told in zip(pw.segments, segments_cannot_tell(s.model.sweep, disturbed or {}, segments), own):
         n_half = f", n½ {units.size(seg.n_half_bytes)}" if math.isfinite(seg.n_half_bytes) and not why else ""
         slope = (f"β and 1/β: cannot tell ({why})" if why else f"β {units.beta(seg.beta_s_per_byte)} "
                  f"{_ci(seg.beta_ci_s_per_byte, 's/B')} = {units.rate(seg.bandwidth_bytes_per_s)}")
         # a segment whose times grow faster than a line (caches) has an intercept below 0: no latency
         below = " (an intercept below 0, no latency)" if seg.alpha_s < 0 else ""
-        console.print(f"  {units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}: α {units.seconds(seg.alpha_s)} "
-                      f"{_ci(seg.alpha_ci_s, 's')}{below}, {slope}{n_half}", markup=False)
+        alpha = "α cannot tell" if told else f"α {units.seconds(seg.alpha_s)} {_ci(seg.alpha_ci_s, 's')}{below}"
+        console.print(f"  {units.size(seg.from_bytes)} – {units.size(seg.to_bytes)}: {alpha}, {slope}{n_half}",
+                      markup=False)
     labels = list(s.labels) + [None] * (len(pw.breakpoints) - len(s.labels))  # one per breakpoint, in order
     origins = list(s.model.sweep.provenance) + [None] * (len(pw.breakpoints) - len(s.model.sweep.provenance))
     for bp, label, origin in zip(pw.breakpoints, labels, origins):
@@ -342,7 +346,7 @@ def render_series(console: Console, s: SeriesResult, result: RunResult, per_size
                       "are per message; show's table counts all of them)", style="dim")
     disturbed, held = answer_says(result, s)
     _model(console, s, result.confidence, disturbed)
-    _piecewise(console, s, held, disturbed)
+    _piecewise(console, s, held, disturbed, segments_disturbed_of(result.answer, s.name))
     anomalies = s.model.sweep.anomalies
     console.print("[bold]Anomalies[/]: " + (", ".join(
         f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"
