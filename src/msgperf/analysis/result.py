@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import msgspec
 
 from msgperf.analysis import caveats as cv
-from msgperf.analysis.answer import Answer, build_answer, disturbed_terms
+from msgperf.analysis.answer import Answer, Figure, build_answer, disturbance, disturbed_terms
 from msgperf.analysis.model import (EAGER, TOLERANCE, BreakpointEvidence, BreakpointLabel, KnownThreshold, LogGPAnalysis, LogGPError,
                                     LogGPPoint, SeriesAnalysis, analyze_loggp, analyze_series,
                                     known_thresholds, label_breakpoints, points_from_rows,
@@ -33,7 +33,7 @@ from msgperf.analysis.tables import (MIN_GAIN, BarrierRow, BufferingRow, Columns
                                      matrices, memcpy_times, overlap_rows, pattern_facts, placement_pairs,
                                      predict_combining, ratio_interval, run_machine, saphir_row, send_modes, undisturbed,
                                      size_rows, variant_pairs, copy_undisturbed)
-from msgperf.analysis.launches import LaunchConditions, caveats_of, first_disturbance, run_conditions
+from msgperf.analysis.launches import LaunchConditions, caveats_of, run_conditions
 from msgperf.analysis.samples import AnalysisError
 from msgperf.analysis.collectives import (COMBINE, MODEL_PATTERNS, ONE_WAY, Collectives, PointToPoint, collective_fits,
                                          collective_name, confirm, nameable, steps_family)
@@ -437,8 +437,10 @@ def analyze(run: Any, *, launch: int | None = None, tolerance: float = TOLERANCE
         placement=placement_pairs(rows), placement_models=_placement_models(series), combining_cases=(), tolerance=tolerance, confidence=confidence,
         launch=launch, machine=machine, caveats=caveats_of(conditions), conditions=conditions,
         thresholds=thresholds, compat_collectives=tool_rows(rows))
-    partial = msgspec.structs.replace(partial, saphir=tuple(copy_undisturbed(r, _copy_disturbed(r, rows, conditions))
-                                                        for r in partial.saphir))
+    copies = next((s for s in series if s.key.pattern == "memcpy" and s.model is not None), None)
+    partial = msgspec.structs.replace(partial, saphir=tuple(
+        copy_undisturbed(r, _copy_disturbed(r, rows, [*caveats_of(conditions), *(copies.model.caveats if copies else ())]))
+        for r in partial.saphir))
     answer = _answer(main, probe, partial.caveats, source, rows, confidence, _no_probe(run, source.tool))
     if main is not None and answer is not None and answer.disturbed:  # what the answer cannot tell, in summary too
         partial = msgspec.structs.replace(partial, saphir=tuple(undisturbed(r, disturbed_terms(answer, r.series))
@@ -498,11 +500,14 @@ def _collectives(rows: Sequence[SizeRow], series: Sequence[SeriesResult], source
                            f"the ping-pong has no model: {why}" if why else "", conditions, environments)
 
 
-def _copy_disturbed(row: SaphirRow, rows: Sequence[SizeRow], conditions: Sequence[LaunchConditions]) -> str:
-    """Why the copy speed's memcpy measurement (at ``row.copy_speed_size``) was not the memory's own
-    (launches.first_disturbance of the launches it was measured in), "" when it was."""
+def _copy_disturbed(row: SaphirRow, rows: Sequence[SizeRow], caveats: Sequence[cv.Caveat]) -> str:
+    """Why the copy speed's memcpy measurement (at ``row.copy_speed_size``) was not the memory's own,
+    by the answer's rule (answer.disturbance: beside other work, oversubscribed, cut off; two ranks
+    seen on one core only with a scheduler's sign in the samples), "" when it was."""
     copied = next((r for r in rows if r.pattern == "memcpy" and not r.variant and r.bytes == row.copy_speed_size), None)
-    return first_disturbance(conditions, copied.launch_ids) if copied is not None else ""
+    if copied is None:
+        return ""
+    return disturbance(Figure(copied.time_s, bytes=copied.bytes), {copied.bytes: copied}, caveats)
 
 
 def _no_probe(run: Any, tool: str) -> str:
