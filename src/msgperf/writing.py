@@ -209,7 +209,9 @@ def measurements_in(path: Path) -> str | None:
     if _EXPORT_HEAD.match(first):
         return "a msgperf export of a run"
     if (first.startswith(b"run_id,") and b",sample_s," in first) or first.startswith(b"measurement,sample,sample_s,"):
-        return "a msgperf export of samples"  # wide, or tidy's samples (its measurements table holds none)
+        return "a msgperf export of samples"  # wide, or tidy's samples
+    if first.startswith(b"run_id,") and first.rstrip(b"\r\n").endswith(b",n_samples"):
+        return "a msgperf export of measurements"  # tidy's second table: what its samples are of
     try:
         kind = json.loads(first).get("type")
     except (ValueError, AttributeError, RecursionError):

@@ -95,6 +95,12 @@ def test_an_export_of_samples_is_never_replaced_not_even_with_force(tmp_path, ca
     code, _, err = cli(capsys, "export", run_file, *args, "-o", target, "--force")
     assert code == 1 and "is a msgperf export" in err and "not even with --force" in err, err
     assert target.read_bytes() == kept
+    if layout == "tidy":  # its second table says what the samples are of
+        table = target.with_name("x.measurements.csv")
+        kept_table = table.read_bytes()
+        code, _, err = cli(capsys, "export", run_file, "-o", table, "--force")
+        assert code == 1 and "is a msgperf export of measurements" in err, err
+        assert table.read_bytes() == kept_table
     page = target.rename(target.with_suffix(".html"))  # the name a report wants
     code, _, err = cli(capsys, "report", run_file, "-o", page, "--force")
     assert code == 1 and "is a msgperf export" in err, err
