@@ -51,8 +51,8 @@ def saphir_cells(row: SaphirRow) -> list[str]:
 
 CAPTION = ("0 B lat.: zero-byte latency, the one-way ping-pong median at the smallest size; asym. lat.: "
            "asymptotic latency, the intercept of the large-message segment; peak MB/s: the largest measured "
-           "bandwidth among the sizes measured in several launches, where there are any (a size one launch "
-           "alone measured may show more); asym. MB/s: the asymptotic bandwidth (MB/s = 10^6 B/s); copy: memcpy bandwidth at its "
+           "bandwidth among the sizes measured in several launches, where there are any and they reach within 2× "
+           "of every size's best (a size one launch alone measured may show more); asym. MB/s: the asymptotic bandwidth (MB/s = 10^6 B/s); copy: memcpy bandwidth at its "
            "largest size; b_e = b_c·b_n/(b_c+b_n), the buffered bandwidth; eager limit: eager-probe; n½ = α/β "
            "of the Hockney line; ÷ floor: 0 B latency over the shared-memory floor (the floor pattern), with "
            "the widest interval the two 95 % intervals allow; "
