@@ -237,3 +237,34 @@ def test_sizes_only_a_set_aside_refinement_launch_measured_are_said_to_be_left_o
     assert f"the 21 sizes only it measured ({units.size(alone[0])} – {units.size(alone[-1])}) are left out" \
         in aside.message
     assert not {r.bytes for r in result.rows if r.pattern == "pingpong"} & set(alone)
+
+
+def test_a_probe_that_saw_no_size_wait_names_no_switch_above_its_largest_size():
+    """The whole run: the eager-probe bisected up to 64 KiB and saw no size wait, and the ping-pong
+    steps between 64 and 128 KiB. Passed to the labels as an exact limit (64 KiB, 64 KiB + 1), the
+    probe named that step "eager → rendezvous (eager-probe: 65536 B)"; the limit lies somewhere
+    above 64 KiB, and nothing names the step."""
+    from tests.factories import broken, measurement, sweep_run
+
+    run = sweep_run([broken(1e-6, 1e-10, 8e-6, 1e-10, 100_000)], n=200, noise=0.01, seed=3)
+    probe = measurement("eager-probe", 65536, np.full(20, 2e-5), divisor=1)
+    probe = replace(probe, extra={"eager": True, "eager_limit_low_bytes": 65536, "probe_max_bytes": 65536})
+    result = analyze(replace(run, measurements=(*run.measurements, probe)))
+    assert result.eager is not None and result.eager.high_bytes is None
+    step = [s for s in result.answer.switches if s.low_bytes < 100_000 <= s.high_bytes]
+    assert step and all("eager" not in s.cause for s in step), [s.cause for s in step]
+    assert result.answer.eager_step is None and "no size up to the probe's 64 KiB waited" in result.answer.eager_step_why
+
+
+@pytest.mark.parametrize("after, words", [
+    (None, "not measured (msgperf run measures it unless given --no-probe)"),
+    (("refine",), "not measured (the run was made with --no-probe)"),
+    (("probe", "refine"), "not measured: the run stopped before its eager-probe launch (msgperf run --resume does "
+                          "not probe)"),
+])
+def test_a_run_without_a_probe_says_why_by_its_plan(after, words):
+    """A tester's run cut off, or interrupted and resumed, before its probe read "not measured (run
+    without --no-probe)", as if the user had passed --no-probe."""
+    run = make_run([measurement("pingpong", s, 2 * CURVE(s) * np.ones(20)) for s in (0, 1024, 65536)])
+    run = replace(run, info=replace(run.info, plan=replace(run.info.plan, after=after)))
+    assert analyze(run).answer.eager_limit.why_not == words

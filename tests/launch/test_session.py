@@ -579,13 +579,13 @@ def test_more_time_is_suggested_from_what_the_command_took_when_that_was_more(re
     import re as regex
     import time as clock
 
-    notes: list[str] = []
+    noted: list[tuple[str, float]] = []
     began = clock.monotonic()
     measure(req(plan=plan(total_time_s=0.001), answer_launches=3, whole_budget=True), launcher=FakeLauncher(),
-            on_note=notes.append)
-    took = clock.monotonic() - began
-    suggested = [float(x) for n in notes for x in regex.findall(r"--total-time ([0-9.e+-]+)s", n)]
-    assert suggested and all(x >= took for x in suggested), (notes, took)
+            on_note=lambda n: noted.append((n, clock.monotonic() - began)))
+    # each note suggests at least twice what the command had taken when it was written
+    suggested = [(float(x), at) for n, at in noted for x in regex.findall(r"--total-time ([0-9.e+-]+)s", n)]
+    assert suggested and all(x >= 1.9 * at for x, at in suggested), noted
 
 
 def test_a_resumed_run_keeps_its_one_budget(req, tmp_path, logs):

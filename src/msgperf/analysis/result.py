@@ -519,8 +519,8 @@ def _no_probe(run: Any, tool: str) -> str:
     after = getattr(getattr(run.info, "plan", None), "after", None)
     if after is None:
         return "not measured (msgperf run measures it unless given --no-probe)"
-    if "probe" in after:
-        return "not measured: the run stopped before its eager-probe launch"
+    if "probe" in after:  # (a --resume does not probe: the launch it lost is not measured again)
+        return "not measured: the run stopped before its eager-probe launch (msgperf run --resume does not probe)"
     return "not measured (the run was made with --no-probe)"
 
 

@@ -205,3 +205,12 @@ def test_a_protocol_step_a_byte_wide_is_not_a_cache_knee_too():
     assert exact.kinds == (EAGER,), exact.text
     (wide,) = label_breakpoints([bp(32000, 33000)], ev)
     assert set(wide.kinds) == {EAGER, CAPACITY}, wide.text
+
+
+def test_two_variables_past_the_limit_say_the_limit_once():
+    """A reviewer: "a step just past the eager limit (32688 B; A = …; 32688 B; B = …)"."""
+    a = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE", 32768, 32768 - 1024, 32768)
+    b = KnownThreshold(EAGER, "MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX", 32768, 32768 - 1024, 32768, "MPI_T")
+    (label,) = label_breakpoints([bp(32689, 32768)], BreakpointEvidence(eager_limit=(32688, 32689), thresholds=(a, b)))
+    assert label.text == ("a step just past the eager limit (32688 B; MPIR_CVAR_CH4_SHM_POSIX_IQUEUE_CELL_SIZE = "
+                          "32768; MPIR_CVAR_CH4_SHM_POSIX_EAGER_MAX = 32768)")

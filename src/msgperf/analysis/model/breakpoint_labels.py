@@ -275,8 +275,9 @@ def _joined(bp: Breakpoint, parts: list[tuple[str, str, str, str]]) -> Breakpoin
         what, _, why = short.partition(" (")
         why = why[:-1] if why.endswith(")") else why
         whys = said.setdefault(what, [])
-        if why and why not in whys:
-            whys.append(why)
+        for piece in why.split("; ") if why else ():  # ("32688 B; A = 1" and "32688 B; B = 2": the limit once)
+            if piece not in whys:
+                whys.append(piece)
     text = " and ".join(f"{what} ({'; '.join(whys)})" if whys else what for what, whys in said.items())
     return BreakpointLabel(bp, kinds, text, tuple(e for _, _, e, _ in parts),
                            tuple(dict.fromkeys(src for _, _, _, src in parts)))
