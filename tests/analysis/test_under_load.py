@@ -110,6 +110,14 @@ def test_a_segment_fitted_to_sizes_measured_while_disturbed_has_no_alpha_or_beta
                                  for line in segment_lines)
     quiet = analyze(read_run(RUNS / "mpich-default-quiet-refined.jsonl").run).answer
     assert quiet.segments_disturbed == ()
+    # fit --json the same: each segment's α null with its β, and the switches the answer cannot tell
+    model = json.loads(msgperf("fit", "--json", BUSY).stdout)
+    assert all(seg["alpha_s"] is None and seg["beta_s_per_byte"] is None for seg in model["segments"])
+    marked = {(s.low_bytes, s.high_bytes) for s in a.switches if s.unconfirmed}
+    assert marked and {(b["low_bytes"], b["high_bytes"]) for b in model["breakpoints"] if b["cannot_tell"]} == marked
+    assert all(f"cannot tell (sizes measured while disturbed): " in line for line in text.splitlines()
+               if line.startswith("  between ") and any(f"between {units.size(lo)} and {units.size(hi)}" in line
+                                                       for lo, hi in marked))
 
 
 def test_busy_or_oversubscribed_on_the_figure_s_own_launch_is_disturbed_another_launch_is_not():

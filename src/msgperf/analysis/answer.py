@@ -12,7 +12,7 @@ and the caveats, so ``show``, ``fit``, ``summary`` and the report give the same 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import msgspec
 import numpy as np
@@ -165,6 +165,14 @@ def segments_disturbed_of(answer: Answer | None, series: str) -> tuple[str, ...]
     return tuple(answer.segments_disturbed) if answer is not None and answer.series == series else ()
 
 
+def unconfirmed_switches(answer: Answer | None, series: str) -> dict[tuple[int, int], str]:
+    """Each switch of ``series`` the answer cannot tell (``Switch.unconfirmed``), by its interval
+    (low, high), with why; empty for another series."""
+    if answer is None or answer.series != series:
+        return {}
+    return {(w.low_bytes, w.high_bytes): w.unconfirmed for w in answer.switches if w.unconfirmed}
+
+
 def held_gaps(answer: Answer | None, series: str) -> dict[tuple[int, int], tuple[int, int, str]]:
     """Each switch of ``series`` by its interval (low, high): its most likely gap as held to its
     rule (``_held_likely``) and why it was widened ("" when not); empty for another series."""
@@ -261,6 +269,29 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
     where = sorted({c.launch for c in hits if c.launch is not None})
     what = "conditions unknown" if all(c.kind == UNKNOWN for c in hits) else "disturbed"
     return f"{what}: {_launch_words(where)} {said}"
+
+
+def answer_caveats(model: Any, run_caveats: Sequence[Caveat]) -> list[Caveat]:
+    """The caveats the answer reads its figures with: the model's, the run's, and each launch whose
+    median at a size lies apart (``_apart``)."""
+    return list(model.caveats) + [c for c in run_caveats if c not in model.caveats] + _apart(model)
+
+
+def measured_while_rule(run_caveats: Sequence[Caveat], model: Any = None) -> Callable[[SizeRow], str]:
+    """The answer's disturbance rule for one row of show's table, for another output to read, not
+    repeat (advise): why the row was measured while disturbed, "" when it was not; with ``model``,
+    its caveats among those read (as ``build_answer`` reads them)."""
+    caveats = list(run_caveats) if model is None else answer_caveats(model, run_caveats)
+    return lambda row: disturbance(row_figure(row), {row.bytes: row}, caveats)
+
+
+# the kinds of the answer's warnings that are about the launches' conditions
+CONDITION_KINDS = (*DISTURBING, SHARED, UNKNOWN)
+
+
+def condition_warnings(answer: Answer | None) -> tuple[Warning, ...]:
+    """The answer's warnings about the launches' conditions, as show says them."""
+    return tuple(w for w in answer.warnings if w.kind in CONDITION_KINDS) if answer is not None else ()
 
 
 def _apart(model: Any) -> list[Caveat]:
@@ -468,7 +499,7 @@ def build_answer(series: str, time_words: str, model, labels: Sequence[Breakpoin
                          "the largest size is latency-bound" if ch.asymptotic_bandwidth.sizes else "")
     pw = sweep.piecewise
     by_size = {r.bytes: r for r in rows}
-    caveats = list(model.caveats) + [c for c in run_caveats if c not in model.caveats] + _apart(model)
+    caveats = answer_caveats(model, run_caveats)
     # a switch no evidence but the sweep's times names, that a refinement launch did not see again
     # (one the probe, an MPI setting or memcpy names stands on that evidence)
     # (where a later launch contests a located switch, whatever names it, its place cannot be told)

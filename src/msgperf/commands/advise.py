@@ -17,6 +17,14 @@ from msgperf.commands.fit import load_series, series_options
 from msgperf.errors import MsgperfError
 
 
+def answer_rules(result, model=None):
+    """The answer's disturbance rule for a row and its warnings about the launches' conditions
+    (analysis/answer.py), for the advice to read, not repeat."""
+    from msgperf.analysis.answer import condition_warnings, measured_while_rule  # noqa: PLC0415
+
+    return measured_while_rule(result.caveats, model), condition_warnings(result.answer)
+
+
 @click.command("advise")
 @click.argument("run", metavar="[RUN]", required=False)
 @click.option("--messages", "-k", type=click.IntRange(min=1),
@@ -74,7 +82,8 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         return
     if run is None or messages is None or size is None:
         raise click.UsageError("give RUN --messages K --bytes S, or --profile P [--model RUN]")
-    from msgperf.analysis.advice import conditions_misfit
+    from msgperf.analysis.advice import conditions_misfit, hold_combining, series_rows
+    from msgperf.analysis.answer import disturbed_terms, segments_cannot_tell, segments_disturbed_of
     from msgperf.plan import parse_size
     from msgperf.present.advice_text import render_advice
     from msgperf.present.json_view import advice_dict, dumps
@@ -89,9 +98,19 @@ def command(run: str | None, messages: int | None, size: str | None, profile_arg
         except ValueError as exc:
             raise MsgperfError(str(exc)) from None
     result, series = load_series(run, db, pattern, variant, placement, launch)
-    advice = result.advise(messages, nbytes, min_gain, series, copy)
+    prediction = result.advise(messages, nbytes, min_gain, series, copy)
+    combine_rows = [r for r in result.rows if r.pattern == "combine" and r.bytes == nbytes
+                    and r.variant in (f"k{messages}-separate", f"k{messages}-combined")]
+    measured_while, conditions = answer_rules(result, series.model)
+    advice = hold_combining(prediction, series, series_rows(result.rows, series), measured_while,
+                            segments_cannot_tell(series.model.sweep, disturbed_terms(result.answer, series.name),
+                                                 segments_disturbed_of(result.answer, series.name)),
+                            disturbed_terms(result.answer, series.name),
+                            conditions if result.answer is not None and result.answer.series == series.name else (),
+                            combine_rows, next((r.copy_speed_why_not for r in result.saphir if r.copy_speed_why_not), ""))
     misfit = conditions_misfit(result.conditions)
     if as_json:
-        click.echo(dumps(advice_dict(advice, series, run, misfit), indent=2))
+        click.echo(dumps(advice_dict(advice, series, run, misfit, disturbed_terms(result.answer, series.name),
+                                     segments_disturbed_of(result.answer, series.name)), indent=2))
     else:
         render_advice(console(), advice, series, run, misfit)

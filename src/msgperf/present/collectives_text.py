@@ -9,6 +9,7 @@ from rich.console import Console
 from msgperf import units
 from msgperf.analysis.collectives import (CANNOT_TELL, FIT_TOLERANCE, MODEL_BAND, NONE, SEPARATION, CollectiveAdvice,
                                          CollectiveFit, Collectives, PointToPoint)
+from msgperf.analysis.advice import HeldCollectiveAdvice
 from msgperf.analysis.result import RunResult
 from msgperf.present.grid import Grid
 from msgperf.present.text import safe
@@ -119,11 +120,17 @@ def collective_tables(result: RunResult) -> list[Grid]:
     return out
 
 
-def render_collective_advice(console: Console, a: CollectiveAdvice) -> None:
+def render_collective_advice(console: Console, held: CollectiveAdvice | HeldCollectiveAdvice) -> None:
+    if not isinstance(held, HeldCollectiveAdvice):  # no run to hold it to: nothing withheld
+        held = HeldCollectiveAdvice(held, "")
+    a = held.advice
     k, s = a.messages, a.bytes
     console.print(f"[bold]{k} {a.collective}s of {units.size(s)}[/] or one of {units.size(k * s)}, "
                   f"{a.ranks} ranks")
-    if a.measured_apart_s is not None and a.measured_combined_s is not None:
+    if a.measured_apart_s is not None and a.measured_combined_s is not None and held.measured_why_not:
+        console.print(f"  measured   {k} × {units.size(s)} against {units.size(k * s)}: speedup cannot tell: "
+                      f"{safe(held.measured_why_not)}", highlight=False)
+    elif a.measured_apart_s is not None and a.measured_combined_s is not None:
         console.print(f"  measured   {k} × {units.seconds(a.measured_apart_s / k)} = {units.seconds(a.measured_apart_s)} "
                       f"against {units.seconds(a.measured_combined_s)}: speedup {units.ratio(a.measured_speedup)}")
     elif a.measured_apart_s is not None:
@@ -149,12 +156,16 @@ def render_collective_advice(console: Console, a: CollectiveAdvice) -> None:
                           f"{units.seconds(other.combined_s)} (speedup {units.ratio(other.speedup)})", style="dim")
     console.print(f"             from the {safe(a.model_words)}", style="dim")
     console.print("  the model favours, per size (a suggestion to measure, not a finding):")
-    for f in a.favoured:
+    selected = held.selected or ("",) * len(a.favoured)
+    for f, already in zip(a.favoured, selected):
         where = _range(f.from_bytes, f.to_bytes)
         if not f.algorithm:
             console.print(f"    {where}: no algorithm ahead by 10 % (about equal)")
             continue
         named = f"; this run's was named {f.named}" if f.named else ""
-        select = f" — measure it with {f.select}" if f.select else " (no variable of this MPI selects it)"
+        select = (f" — this run already selects it ({already}): its times are that algorithm's" if already else
+                  f" — measure it with {f.select}" if f.select else " (no variable of this MPI selects it)")
         console.print(f"    {where}: {safe(f.algorithm)}, {units.percent(f.margin, decimals=0)} ahead of "
                       f"{safe(f.runner_up)}{safe(named)}{safe(select)}")
+    for w in held.conditions:  # the answer's lines about the launches, as show says them
+        console.print(f"  [yellow]![/] {safe(w.text)} → {safe(w.fix)}")

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from msgperf.analysis.answer import Answer, disturbed_terms, held_gaps, segments_cannot_tell
+from msgperf.analysis.answer import (Answer, disturbed_terms, held_gaps, segments_cannot_tell, segments_disturbed_of,
+                                     unconfirmed_switches)
 from msgperf.analysis.caveats import Caveat
-from msgperf.analysis.tables import CombiningPrediction, SaphirRow, SizeRow
+from msgperf.analysis.tables import SaphirRow, SizeRow
 from msgperf.analysis.model import LineFit, SeriesAnalysis, SizeAnalysis, SweepAnalysis
 from msgperf.analysis.result import RunResult, SeriesResult
 
@@ -55,13 +56,16 @@ def _line(line: LineFit) -> dict[str, Any]:
     }
 
 
-def _segment(line: LineFit, cannot_tell: str) -> dict[str, Any]:
+def _segment(line: LineFit, cannot_tell: str, disturbed: str = "") -> dict[str, Any]:
     """One segment of the piecewise model; a β that breaks its rule (piecewise.slope_cannot_tell) is
-    null, with its 1/β and n½, and ``cannot_tell`` says why."""
+    null, with its 1/β and n½, and ``cannot_tell`` says why; ``disturbed``: its sizes were measured
+    while disturbed (the answer's ``segments_disturbed``), so its α is null too."""
     out = {**_line(line), "cannot_tell": cannot_tell or None}
     if cannot_tell:
         out.update({k: None for k in ("beta_s_per_byte", "beta_ci_s_per_byte", "bandwidth_bytes_per_s",
                                       "bandwidth_ci_bytes_per_s", "n_half_bytes", "n_half_ci_bytes")})
+    if disturbed:
+        out.update(alpha_s=None, alpha_ci_s=None)
     return out
 
 
@@ -71,13 +75,15 @@ def _caveat(c: Caveat) -> dict[str, Any]:
 
 
 def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
-                  held: dict[tuple[int, int], tuple[int, int, str]] | None = None) -> dict[str, Any]:
+                  held: dict[tuple[int, int], tuple[int, int, str]] | None = None,
+                  segments: tuple[str, ...] = (), unconfirmed: dict[tuple[int, int], str] | None = None
+                  ) -> dict[str, Any]:
     """The model of one sweep: the required top-level keys of ``fit --json`` and the rest.
     ``disturbed`` and ``held`` are the answer block's decisions about the sweep (analysis/answer.py
     ``disturbed_terms``, ``held_gaps``): a term it cannot tell is null, with its ``why_not``, and a
     breakpoint's most likely gap is the one held to its rule."""
     h, pw, ch = sweep.hockney, sweep.piecewise, sweep.characteristics
-    disturbed, held = disturbed or {}, held or {}
+    disturbed, held, unconfirmed = disturbed or {}, held or {}, unconfirmed or {}
     line = _line(h.line)
     out = {
         **{k: v for k, v in line.items() if k not in ("from_bytes", "to_bytes", "n_points")},
@@ -92,6 +98,7 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
         "breakpoints_bytes": [[bp.low_bytes, bp.high_bytes] for bp in pw.breakpoints],
         "breakpoints": [{"low_bytes": bp.low_bytes, "high_bytes": bp.high_bytes,
                          **_best(bp, held),
+                         "cannot_tell": unconfirmed.get((bp.low_bytes, bp.high_bytes)) or None,
                          "confidence": bp.confidence,
                          "refinement_launches": origin.launches if origin else 0,
                          "found_by_refinement": bool(origin and origin.found),
@@ -99,7 +106,8 @@ def sweep_to_dict(sweep: SweepAnalysis, disturbed: dict[str, str] | None = None,
                          "located_at_set_threshold": bool(origin and origin.at_threshold)}
                         for bp, origin in zip(pw.breakpoints, [*sweep.provenance, *[None] * len(pw.breakpoints)])],
         "suspects_bytes": [list(s) for s in sweep.suspects],
-        "segments": [_segment(s, why) for s, why in zip(pw.segments, segments_cannot_tell(sweep, disturbed))],
+        "segments": [_segment(s, why, own) for s, why, own in zip(
+            pw.segments, segments_cannot_tell(sweep, disturbed, segments), [*segments, *[""] * len(pw.segments)])],
         "criterion": [_num(v) for v in pw.criterion],  # penalised -2 log L per number of breakpoints
         # regimes between two known switches too narrow for a line: their sizes are no anomalies
         "narrow_regimes": [{"lower_bytes": n.lower, "upper_bytes": n.upper, "sizes_bytes": list(n.sizes)}
@@ -192,7 +200,9 @@ def _size(size: SizeAnalysis, sweep: SweepAnalysis, asymptote_withheld: bool = F
 
 
 def series_model_dict(result: SeriesAnalysis, disturbed: dict[str, str] | None = None,
-                      held: dict[tuple[int, int], tuple[int, int, str]] | None = None) -> dict[str, Any]:
+                      held: dict[tuple[int, int], tuple[int, int, str]] | None = None,
+                      segments: tuple[str, ...] = (), unconfirmed: dict[tuple[int, int], str] | None = None
+                      ) -> dict[str, Any]:
     """Everything in a ``SeriesAnalysis``, pooled model at the top level (with the answer's
     decisions about it, ``sweep_to_dict``)."""
     out: dict[str, Any] = {"pattern": result.pattern, "variant": result.variant,
@@ -200,7 +210,7 @@ def series_model_dict(result: SeriesAnalysis, disturbed: dict[str, str] | None =
                            "launches": list(result.launches),
                            "one_way_note": "times are per message (one-way: half the round trip "
                                            "for a ping-pong)"}
-    out.update(sweep_to_dict(result.sweep, disturbed, held))
+    out.update(sweep_to_dict(result.sweep, disturbed, held, segments, unconfirmed))
     out["sizes"] = [_size(s, result.sweep, "asymptotic_bandwidth" in (disturbed or {})) for s in result.sizes]
     out["aligned_bytes"] = list(result.aligned_bytes)  # their times are on the sweep's level, not as measured
     out["caveats"] = [_caveat(c) for c in result.caveats]
@@ -229,7 +239,8 @@ def series_dict(s: SeriesResult, answer: Answer | None = None) -> dict[str, Any]
     if s.model is None:
         return {**head, "pattern": s.key.pattern, "variant": s.key.variant, "model": None,
                 "not_modelled": s.not_modelled}
-    out = {**head, **series_model_dict(s.model, disturbed_terms(answer, s.name), held_gaps(answer, s.name))}
+    out = {**head, **series_model_dict(s.model, disturbed_terms(answer, s.name), held_gaps(answer, s.name),
+                                       segments_disturbed_of(answer, s.name), unconfirmed_switches(answer, s.name))}
     for entry, label in zip(out["breakpoints"], s.labels):
         entry.update({"label": label.text, "kinds": list(label.kinds), "evidence": list(label.evidence),
                       "past_limit_bytes": label.past_limit})
@@ -293,22 +304,47 @@ def saphir_dict(row: SaphirRow) -> dict[str, Any]:
     return {k: number(v) if isinstance(v, float) else v for k, v in row.as_dict().items()}
 
 
-def advice_dict(p: CombiningPrediction, series: SeriesResult, run: str = "", misfit: str = "") -> dict[str, Any]:
+def advice_dict(a: Any, series: SeriesResult, run: str = "", misfit: str = "",
+                told: dict[str, str] | None = None, segments: tuple[str, ...] = ()) -> dict[str, Any]:
     """``advise --json``: the prediction's fields, what buffering costs (with where b_c and b_n
     come from), the model it rests on, and ``model_conditions`` when the run's launches were not
-    conditions to predict from (``misfit``: analysis/model_choice.conditions_misfit)."""
-    from msgperf.present.advice_text import conditions_warning  # noqa: PLC0415 - advise only
+    conditions to predict from (``misfit``: analysis/model_choice.conditions_misfit). A figure the
+    advice cannot tell (analysis/advice/combining_advice.py) is null, its reason in ``cannot_tell``."""
+    from msgperf.present.advice_text import conditions_warning, held  # noqa: PLC0415 - advise only
 
+    a = held(a)
+    p = a.prediction
     out = {k: v for k, v in msgspec.structs.asdict(p).items() if k not in ("caveats", "buffering")}
     out["measured_speedup"] = p.measured_speedup
-    out["answer_speedup"] = p.answer_speedup
+    out["answer_speedup"] = None if a.speedup_why_not else p.answer_speedup
+    withheld = {"predicted": (a.predicted_why_not, ("apart_s", "combined_s", "speedup")),
+                "line": (a.line_why_not, ("line_apart_s", "line_combined_s", "line_speedup", "line_break_even_bytes")),
+                "measured": (a.measured_why_not, ("measured_apart_s", "measured_combined_s", "measured_speedup"))}
+    for why, fields in withheld.values():
+        for field in fields if why else ():
+            out[field] = None
+    out["cannot_tell"] = {name: why for name, (why, _) in withheld.items() if why}
+    if a.speedup_why_not:
+        out["cannot_tell"]["speedup"] = a.speedup_why_not
+    if a.paying_why_not:
+        out["cannot_tell"]["paying_beyond_within_bytes"] = a.paying_why_not
+    if a.buffering_why_not:
+        out["cannot_tell"]["buffering"] = a.buffering_why_not
+    out["verdict"] = a.verdict or None
+    out["conditions"] = [{"kind": w.kind, "text": w.text, "fix": w.fix} for w in a.conditions]
     out["model_used"] = p.model_words
     out["series"] = series.name
     out["caveats"] = [_caveat(c) for c in p.caveats]
     b = p.buffering
     out["buffering"] = None if b is None else {k: v for k, v in msgspec.structs.asdict(b).items()
                                                if k not in ("copy_from", "network_from")}
-    model = series_model_dict(series.model)
+    if b is not None and a.buffering_why_not:  # b_n (or b_c) and what rests on it cannot be told
+        out["buffering"].update(dict.fromkeys(("network_bandwidth_bytes_per_s", "effective_bandwidth_bytes_per_s",
+                                               "slowdown", "buffered_s"), None))
+    if b is not None and a.copy_why_not:
+        out["buffering"]["copy_bandwidth_bytes_per_s"] = None
+        out["cannot_tell"]["copy"] = a.copy_why_not
+    model = series_model_dict(series.model, told, segments=segments)  # α, β and segments as fit --json gives them
     out["model"] = {k: model[k] for k in ("alpha_s", "beta_s_per_byte", "breakpoints_bytes", "segments")}
     out["model_conditions"] = conditions_warning(run, misfit) or None
     out["copy_bandwidth_from"] = b.copy_from if b is not None else None
@@ -377,8 +413,15 @@ def _escaped(match: re.Match) -> str:
 def collective_advice_dict(advice: Any) -> dict[str, Any]:
     """``advise --collective --json``: every field of the ``CollectiveAdvice``, its measured speedup,
     and that the favoured algorithms are predictions."""
-    out = plain(advice)
-    out["measured_speedup"] = number(advice.measured_speedup)
+    from msgperf.analysis.advice import HeldCollectiveAdvice  # noqa: PLC0415 - advise only
+
+    held = advice if isinstance(advice, HeldCollectiveAdvice) else HeldCollectiveAdvice(advice, "")
+    out = plain(held.advice)
+    out["measured_speedup"] = number(held.measured_speedup)
+    out["measured_speedup_cannot_tell"] = held.measured_why_not or None
+    out["conditions"] = [{"kind": w.kind, "text": w.text, "fix": w.fix} for w in held.conditions]
+    for row, already in zip(out["favoured"], held.selected):
+        row["selected_by_run"] = already or None
     out["suggestion"] = "the favoured algorithms are predictions: measure before choosing"
     return out
 

@@ -11,7 +11,8 @@ from typing import Any
 from rich.console import Console
 
 from msgperf import units
-from msgperf.analysis.answer import disturbed_terms, held_gaps, segments_cannot_tell, segments_disturbed_of
+from msgperf.analysis.answer import (disturbed_terms, held_gaps, segments_cannot_tell, segments_disturbed_of,
+                                     unconfirmed_switches)
 from msgperf.analysis.model import LineFit
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.present.grid import Grid, render
@@ -137,11 +138,14 @@ def _left_out(s: SeriesResult) -> str:
 
 
 def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tuple[int, int]] | None = None,
-               disturbed: dict[str, str] | None = None, segments: tuple[str, ...] = ()) -> None:
+               disturbed: dict[str, str] | None = None, segments: tuple[str, ...] = (),
+               unconfirmed: dict[tuple[int, int], str] | None = None) -> None:
     """The piecewise model's segments and breakpoints; ``segments``: why each segment's α and β
-    cannot be told (the answer's ``segments_disturbed``)."""
+    cannot be told (the answer's ``segments_disturbed``); ``unconfirmed``: the switches the answer
+    cannot tell (``unconfirmed_switches``)."""
     pw = s.model.sweep.piecewise
     left_out = _left_out(s)
+    unconfirmed = unconfirmed or {}
     if not pw.breakpoints:
         note = "" if pw.criterion else " (too few sizes to look for breakpoints)"
         found = "no breakpoint — one line" if pw.fits_every_size else "no breakpoint found"
@@ -169,6 +173,8 @@ def _piecewise(console: Console, s: SeriesResult, held: dict[tuple[int, int], tu
         if (best_low, best_high) != (bp.low_bytes, bp.high_bytes):
             best = f" (most likely between {units.size(best_low)} and {units.size(best_high)})"
         what = label.text if label is not None else "a switch"
+        if (bp.low_bytes, bp.high_bytes) in unconfirmed:  # the answer's "cannot tell", said beside the label
+            what = f"cannot tell ({unconfirmed[bp.low_bytes, bp.high_bytes]}): {what}"
         console.print(f"  between {units.size(bp.low_bytes)} and {units.size(bp.high_bytes)}{best}: {what}"
                       f"{_origin(origin)}", markup=False)
     if left_out:
@@ -346,7 +352,8 @@ def render_series(console: Console, s: SeriesResult, result: RunResult, per_size
                       "are per message; show's table counts all of them)", style="dim")
     disturbed, held = answer_says(result, s)
     _model(console, s, result.confidence, disturbed)
-    _piecewise(console, s, held, disturbed, segments_disturbed_of(result.answer, s.name))
+    _piecewise(console, s, held, disturbed, segments_disturbed_of(result.answer, s.name),
+               unconfirmed_switches(result.answer, s.name))
     anomalies = s.model.sweep.anomalies
     console.print("[bold]Anomalies[/]: " + (", ".join(
         f"{units.size(a.bytes)} ({a.kind}, {units.percent(a.rel_deviation, signed=True, decimals=0)} off the model)"

@@ -131,6 +131,9 @@ def eager_lines(a: ProfileAdvice) -> list[str]:
     if limit is None:
         return ["the run did not measure the eager limit (eager-probe): run msgperf run without --no-probe"]
     head = f"eager limit {units.exact_bytes(limit)} (eager-probe of {a.basis.run})"
+    if a.eager_why_not:
+        return [f"{head}: what sending a size just above it eagerly saves cannot tell (crossing it: "
+                f"{a.eager_why_not})"]
     if not a.eager:
         return [f"{head}: no size sent lies just above it (up to {units.exact_bytes(a.just_above_bytes)})"]
     lines = [head]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from msgperf import units
-from msgperf.analysis.answer import disturbed_terms
+from msgperf.analysis.answer import disturbed_terms, unconfirmed_switches
 from msgperf.analysis.compare import RunComparison
 from msgperf.analysis.result import RunResult, SeriesResult
 from msgperf.writing import REPORT_MARK, Output
@@ -75,6 +75,7 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
         items.append(("1/β of the last segment", f"cannot tell ({disturbed['line_bandwidth']})"
                       if "line_bandwidth" in disturbed else term_text(ch.line_bandwidth, "B/s")))
         bps = main.model.sweep.piecewise.breakpoints
+        unconfirmed = unconfirmed_switches(result.answer, main.name)
         if bps:
             best = {(b.low_bytes, b.high_bytes): held.get((b.low_bytes, b.high_bytes),
                                                           (b.best_low_bytes, b.best_high_bytes)) for b in bps}
@@ -82,6 +83,8 @@ def headline_items(result: RunResult) -> list[tuple[str, str]]:
                               + (f" (most likely {units.size(best[b.low_bytes, b.high_bytes][0])}–"
                                  f"{units.size(best[b.low_bytes, b.high_bytes][1])})"
                                  if best[b.low_bytes, b.high_bytes] != (b.low_bytes, b.high_bytes) else "")
+                              + (f": cannot tell ({unconfirmed[b.low_bytes, b.high_bytes]})"
+                                 if (b.low_bytes, b.high_bytes) in unconfirmed else "")
                               + (f": {label.text}" if label is not None else "")
                               for b, label in zip(bps, list(main.labels) + [None] * len(bps)))
             items.append(("breakpoints", f"{len(bps)}: {words}"))

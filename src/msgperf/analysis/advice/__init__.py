@@ -3,6 +3,8 @@ per kind of advice), and which model a listing of runs should use.
 
 The face: what msgperf's other packages may use (tests/analysis/test_rooms.py)."""
 
+from msgperf.analysis.advice.combining_advice import CombiningAdvice, hold_combining, series_rows
+from msgperf.analysis.advice.collective_advice import HeldCollectiveAdvice, hold_collective
 from msgperf.analysis.advice.model_choice import choose, conditions_misfit, listing_misfit, refusal, wanted_of
 from msgperf.analysis.advice.profile_accounting import (POINT_TO_POINT_KINDS, ProfileAccounting, account_profile,
                                                       point_to_point_time)
@@ -15,6 +17,7 @@ from msgperf.analysis.advice.profile_collectives import (WIDE, CollectivePredict
 from msgperf.analysis.advice.profile_faults import MIN_SAMPLED, FaultingCalls, PageFaults
 
 __all__ = [
+    "CombiningAdvice", "hold_combining", "series_rows", "HeldCollectiveAdvice", "hold_collective",
     "CollectivePrediction", "CombineAdvice", "Estimate", "ProfileCollectives", "RankCollectives", "Share", "WIDE",
     "WholeProgram", "FaultingCalls", "MIN_SAMPLED", "PageFaults", "POINT_TO_POINT_KINDS", "ProfileAccounting", "ProfileAdvice", "account_profile",
     "advise_profile", "choose", "conditions_misfit", "point_to_point_time",

@@ -243,6 +243,9 @@ class ProfileAdvice(Value):
     whole: tuple[WholeProgram, ...] = ()  # per rank, its time inside MPI in shares that add up to it
     # collectives that fault their pages in again at every call (None: the profile counted no faults)
     page_faults: PageFaults | None = None
+    # why the sizes just above the eager limit get no saving: the model run cannot tell what crossing
+    # the limit costs (its answer's eager step); "" where it can (or no size lies just above it)
+    eager_why_not: str = ""
 
     @property
     def whole_held(self) -> WholeProgram | None:
@@ -458,6 +461,10 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
     measured = max(ranks, key=lambda t: t.measured_s)
 
     eager_rows = _eager_advice(model, eager, traffic.sizes_sent, traffic.ranks_at) if eager is not None else ()
+    # what crossing the limit costs, only where the model run's answer can tell it (show's "crossing it")
+    eager_why_not = crossing_why_not(result, chosen) if eager_rows else ""
+    if eager_why_not:
+        eager_rows = ()
     if eager is None:
         notes.append("the run did not measure the eager limit (no eager-probe): no advice about it")
     buffering = _buffering_advice(model, copy_model, traffic.sizes_sent) if copy_model is not None else ()
@@ -476,7 +483,7 @@ def advise_profile(profile: Any, result: Any, series: Any = None, profile_label:
         complete=profile.info.complete, missing_ranks=profile.missing_ranks, basis=basis, ranks=tuple(ranks),
         predicted=slowest.predicted, predicted_rank=slowest.rank, measured_s=measured.measured_s,
         measured_rank=measured.rank, combine=combining.advice, predicted_combined_s=after,
-        eager=eager_rows[:MAX_EAGER_ROWS], buffering=buffering, bound=shares,
+        eager=eager_rows[:MAX_EAGER_ROWS], eager_why_not=eager_why_not, buffering=buffering, bound=shares,
         histogram=_histogram(_sent_log2(profile), eager, n_half),
         actions=_actions(combining.advice, eager_rows, buffering, faults),
         notes=tuple(notes), model_choice=model_choice, accounting=accounting, collectives=collectives, whole=whole,
@@ -724,6 +731,16 @@ def _apart(model: PiecewiseFit, sizes: Sequence[tuple[float, int]], length: int,
             cost.add(segment_index(model, size), k / length, size)
             cost.constant += k * (length - 1) / length * max(gap.at(size), 0.0)
     return cost
+
+
+def crossing_why_not(result: Any, chosen: Any) -> str:
+    """Why the model run's answer cannot tell what crossing the eager limit costs ("" where it can,
+    or where its answer is about another series): the saving of sending a size just above the limit
+    eagerly is that crossing, read off the model."""
+    answer = getattr(result, "answer", None)
+    if answer is None or answer.series != chosen.name or answer.eager_step is not None:
+        return ""
+    return answer.eager_step_why or "no step at the eager limit"
 
 
 def _eager_advice(model: PiecewiseFit, limit: int, sizes: dict[int, dict[str, int]],
