@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.cli_in_process import cli as run_cli
 
 RUNS = Path(__file__).resolve().parents[1] / "data" / "kernel-runs"
+PROFILES = Path(__file__).resolve().parents[1] / "data" / "profiles"
 
 
 def _advise(capsys, monkeypatch, tmp_path, *args: str) -> tuple[str, dict]:
@@ -80,7 +81,7 @@ def test_the_profiles_eager_saving_cannot_tell_where_the_model_run_cannot_tell_t
     # show of the model run: "crossing it cannot tell: sizes beside it, 4 KiB and 8 KiB, too far apart";
     # advise said "saves 0 ns [0 ns – 0 ns]"
     monkeypatch.setenv("MSGPERF_HOME", str(tmp_path / "home"))
-    args = ("advise", "--profile", str(RUNS / "profile-eager-8150.jsonl"), "--model", str(RUNS / "mpich-taskset-one-cpu.jsonl"))
+    args = ("advise", "--profile", str(PROFILES / "eager-8150.jsonl"), "--model", str(RUNS / "mpich-taskset-one-cpu.jsonl"))
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     text = " ".join(out.split())
