@@ -38,6 +38,7 @@ STEP_SPAN = 2 ** (1 / 8)
 DISTURBING = ("busy_machine", "oversubscribed")
 # ... and a launch cut off before its conditions were recorded: whether it was disturbed is unknown
 UNKNOWN = "conditions_unknown"
+UNKNOWN_WORDS = "conditions unknown"  # how ``disturbance`` begins where every launch was only cut off
 # ... and two ranks seen on one CPU, which alone is no proof (6 of 20 quiet runs on 2 vCPUs saw it
 # at an instant), so it counts only with the samples' own sign of a scheduler: two groups of times
 # at the figure's size, or a time of at least one slice (1 ms, the shortest tick, HZ = 1000).
@@ -267,7 +268,7 @@ def disturbance(figure: Figure, rows: Mapping[int, SizeRow], caveats: Sequence[C
         return ""
     said = ", ".join(dict.fromkeys(c.brief if c.kind == APART else _HOW[c.kind] for c in hits))
     where = sorted({c.launch for c in hits if c.launch is not None})
-    what = "conditions unknown" if all(c.kind == UNKNOWN for c in hits) else "disturbed"
+    what = UNKNOWN_WORDS if all(c.kind == UNKNOWN for c in hits) else "disturbed"
     return f"{what}: {_launch_words(where)} {said}"
 
 
@@ -344,7 +345,7 @@ def _seen_disturbed(s: Switch, measured: Mapping[int, Figure], rows: Mapping[int
     if len(said) < 2 or not all(said):
         return s
     why = ("sizes measured where conditions were not recorded"
-           if all(w.startswith("conditions unknown") for w in said) else "sizes measured while disturbed")
+           if all(w.startswith(UNKNOWN_WORDS) for w in said) else "sizes measured while disturbed")
     return msgspec.structs.replace(s, unconfirmed=why)
 
 
@@ -430,7 +431,7 @@ def _eager_step(eager: EagerLimit | None, switches: Sequence[Switch], measured: 
 def _measured_while(size: int, said: str) -> str:
     """'8112 B was measured while disturbed', or where its launches were only cut off (``said``,
     ``disturbance``'s words) 'was measured in a launch whose conditions were not recorded'."""
-    if said.startswith("conditions unknown"):
+    if said.startswith(UNKNOWN_WORDS):
         return f"{units.size(size)} was measured in a launch whose conditions were not recorded"
     return f"{units.size(size)} was measured while disturbed"
 
