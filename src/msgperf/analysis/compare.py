@@ -580,6 +580,8 @@ def _busy_launches_by_size(run: Any, pattern: str, variant: str) -> dict[int, di
     that were cut off before their conditions were recorded, each with how it was."""
     how = {c.launch: "beside other work" if c.busy else "cut off, conditions not recorded"
            for c in run_conditions(run) if c.busy or c.cut_off}
+    if not how:  # (a quiet run: no need to choose its launches again, which reads samples)
+        return {}
     timed = time_launches(run)  # the launches whose samples are compared (launch_samples)
     out: dict[int, dict[int, str]] = {}
     for m in run.measurements:
